@@ -1,0 +1,187 @@
+// Accounts and their API keys in DynamoDB: keys are stored only as SHA-256 hashes and can be revoked.
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { newAccountId, newApiKey, newWebhookSecret } from '../../accounts/secrets';
+import { accountKeyPrefix, isConditionFailure, keys, type TableHandle } from './table';
+
+export interface Account {
+  accountId: string;
+  name: string;
+  balance: number;
+  /** Credits on hold per running bot id. */
+  holds: Record<string, number>;
+  webhookSecret: string;
+  /** The previous secret during a rotation overlap: both signatures are sent until it expires. */
+  previousWebhookSecret?: string;
+  createdAt: string;
+}
+
+export interface ApiKeyRecord {
+  keyId: string;
+  accountId: string;
+  hash: string;
+  createdAt: string;
+  revokedAt?: string;
+}
+
+export class AccountsStore {
+  constructor(private readonly table: TableHandle) {}
+
+  /** Creates the account (zero balance) and its first key; credits are granted through the ledger. */
+  async create(name: string, now = new Date()): Promise<{ account: Account; apiKey: string; keyId: string }> {
+    const account: Account = {
+      accountId: newAccountId(),
+      name,
+      balance: 0,
+      holds: {},
+      webhookSecret: newWebhookSecret(),
+      createdAt: now.toISOString(),
+    };
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...keys.account(account.accountId),
+          type: 'account',
+          account_id: account.accountId,
+          name: account.name,
+          balance: 0,
+          holds: {},
+          webhook_secret: account.webhookSecret,
+          created_at: account.createdAt,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    const { apiKey, keyId } = await this.createKey(account.accountId, now);
+    return { account, apiKey, keyId };
+  }
+
+  async get(accountId: string): Promise<Account | null> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: keys.account(accountId), ConsistentRead: true }),
+    );
+    if (!Item) return null;
+    return {
+      accountId: Item.account_id,
+      name: Item.name,
+      balance: Item.balance,
+      holds: Item.holds ?? {},
+      webhookSecret: Item.webhook_secret,
+      previousWebhookSecret: Item.previous_webhook_secret,
+      createdAt: Item.created_at,
+    };
+  }
+
+  /** Issues a new key for an existing account. The plain key is returned once and never stored. */
+  async createKey(accountId: string, now = new Date()): Promise<{ apiKey: string; keyId: string }> {
+    const { apiKey, keyId, hash } = newApiKey();
+    const createdAt = now.toISOString();
+    // The account-side record first: a key is usable only once its hash record exists.
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...keys.accountKey(accountId, keyId),
+          type: 'account_key',
+          key_id: keyId,
+          hash,
+          created_at: createdAt,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...keys.apiKeyHash(hash),
+          type: 'api_key',
+          key_id: keyId,
+          account_id: accountId,
+          hash,
+          created_at: createdAt,
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return { apiKey, keyId };
+  }
+
+  async findKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: keys.apiKeyHash(hash), ConsistentRead: true }),
+    );
+    if (!Item) return null;
+    return {
+      keyId: Item.key_id,
+      accountId: Item.account_id,
+      hash: Item.hash,
+      createdAt: Item.created_at,
+      revokedAt: Item.revoked_at,
+    };
+  }
+
+  async listKeys(accountId: string): Promise<ApiKeyRecord[]> {
+    const { Items = [] } = await this.table.doc.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':prefix': accountKeyPrefix },
+        ConsistentRead: true,
+      }),
+    );
+    return Items.map((i) => ({
+      keyId: i.key_id,
+      accountId,
+      hash: i.hash,
+      createdAt: i.created_at,
+      revokedAt: i.revoked_at,
+    }));
+  }
+
+  /** Revokes a key of this account; false when the account has no such key. */
+  async revokeKey(accountId: string, keyId: string, now = new Date()): Promise<boolean> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.accountKey(accountId, keyId),
+        ConsistentRead: true,
+      }),
+    );
+    if (!Item) return false;
+    const revokedAt = now.toISOString();
+    // The hash record is what authentication reads, so it is revoked first.
+    for (const key of [keys.apiKeyHash(Item.hash), keys.accountKey(accountId, keyId)]) {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: key,
+          UpdateExpression: 'SET revoked_at = if_not_exists(revoked_at, :now)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':now': revokedAt },
+        }),
+      );
+    }
+    return true;
+  }
+
+  /** Replaces the webhook secret; the old one keeps signing alongside until the overlap ends. */
+  async rotateWebhookSecret(accountId: string): Promise<string> {
+    const secret = newWebhookSecret();
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: 'SET previous_webhook_secret = webhook_secret, webhook_secret = :s',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':s': secret },
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) throw new Error(`account ${accountId} not found`);
+      throw err;
+    }
+    return secret;
+  }
+}

@@ -1,0 +1,190 @@
+// The credit ledger: holds, releases, usage charges and grants, each one conditional write on the account item.
+//
+// The account item is the source of truth: `balance` and the `holds` map change together in one conditional
+// UpdateItem, so concurrent joins can never spend more than the balance (dynalite has no transactions, and one
+// conditional write is also cheaper than one). Ledger entries use deterministic ids per bot, so a retried
+// settle or release writes the same entry again instead of a second one.
+
+import { randomBytes } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, keys, ledgerPrefix, type TableHandle } from './table';
+
+export type LedgerKind = 'grant' | 'hold' | 'release' | 'usage';
+
+export interface LedgerEntry {
+  entryId: string;
+  kind: LedgerKind;
+  /** Signed change of the balance. */
+  amount: number;
+  botId?: string;
+  note?: string;
+  createdAt: string;
+}
+
+export class InsufficientCreditsError extends Error {
+  constructor(readonly balance: number) {
+    super(`balance ${balance} is below the hold`);
+    this.name = 'InsufficientCreditsError';
+  }
+}
+
+export class AccountNotFoundError extends Error {
+  constructor(accountId: string) {
+    super(`account ${accountId} not found`);
+    this.name = 'AccountNotFoundError';
+  }
+}
+
+export class CreditLedger {
+  constructor(private readonly table: TableHandle) {}
+
+  /** Adds (or, negative, removes) credits; returns the new balance. */
+  async grant(accountId: string, amount: number, note = 'grant', now = new Date()): Promise<number> {
+    if (!Number.isInteger(amount) || amount === 0) throw new Error('amount must be a non-zero integer');
+    let balance: number;
+    try {
+      const { Attributes } = await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: 'SET balance = balance + :a',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':a': amount },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      balance = Attributes?.balance;
+    } catch (err) {
+      if (isConditionFailure(err)) throw new AccountNotFoundError(accountId);
+      throw err;
+    }
+    const stamp = now.toISOString();
+    await this.record(accountId, `grant#${stamp}#${randomBytes(4).toString('hex')}`, {
+      kind: 'grant',
+      amount,
+      note,
+      createdAt: stamp,
+    });
+    return balance;
+  }
+
+  /** Places the start hold for a bot; throws InsufficientCreditsError (with the balance) when it does not fit. */
+  async placeHold(accountId: string, botId: string, amount: number, now = new Date()): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: 'SET balance = balance - :a, holds.#bot = :a',
+          ConditionExpression: 'attribute_exists(pk) AND balance >= :a AND attribute_not_exists(holds.#bot)',
+          ExpressionAttributeNames: { '#bot': botId },
+          ExpressionAttributeValues: { ':a': amount },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      const account = await this.readAccount(accountId);
+      if (!account) throw new AccountNotFoundError(accountId);
+      if (account.holds?.[botId] !== undefined) return; // already held: a retry of the same join
+      throw new InsufficientCreditsError(account.balance);
+    }
+    await this.record(accountId, `${botId}#hold`, {
+      kind: 'hold',
+      amount: -amount,
+      botId,
+      createdAt: now.toISOString(),
+    });
+  }
+
+  /** Returns a bot's hold to the balance uncharged (the bot never ran). Idempotent. */
+  async releaseHold(accountId: string, botId: string, now = new Date()): Promise<void> {
+    await this.settle(accountId, botId, 0, now);
+  }
+
+  /**
+   * Ends a bot's hold: the hold goes back and `charge` is taken, in one conditional write. Idempotent: once the
+   * hold is gone, a repeat changes nothing. The balance may go below zero when usage exceeded it (post-paid).
+   */
+  async settle(accountId: string, botId: string, charge: number, now = new Date()): Promise<boolean> {
+    const account = await this.readAccount(accountId);
+    const hold = account?.holds?.[botId];
+    if (hold === undefined) return false;
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: 'SET balance = balance + :net REMOVE holds.#bot',
+          ConditionExpression: 'holds.#bot = :hold',
+          ExpressionAttributeNames: { '#bot': botId },
+          ExpressionAttributeValues: { ':net': hold - charge, ':hold': hold },
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) return false; // settled concurrently
+      throw err;
+    }
+    const createdAt = now.toISOString();
+    await this.record(accountId, `${botId}#release`, { kind: 'release', amount: hold, botId, createdAt });
+    if (charge > 0) {
+      await this.record(accountId, `${botId}#usage`, { kind: 'usage', amount: -charge, botId, createdAt });
+    }
+    return true;
+  }
+
+  async entries(accountId: string): Promise<LedgerEntry[]> {
+    const out: LedgerEntry[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.table.doc.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':prefix': ledgerPrefix },
+          ExclusiveStartKey: start,
+          ConsistentRead: true,
+        }),
+      );
+      for (const i of page.Items ?? []) {
+        out.push({
+          entryId: String(i.sk).slice(ledgerPrefix.length),
+          kind: i.kind,
+          amount: i.amount,
+          botId: i.bot_id,
+          note: i.note,
+          createdAt: i.created_at,
+        });
+      }
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return out.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  }
+
+  private async readAccount(accountId: string) {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: keys.account(accountId), ConsistentRead: true }),
+    );
+    return Item as { balance: number; holds?: Record<string, number> } | undefined;
+  }
+
+  private async record(
+    accountId: string,
+    entryId: string,
+    entry: Omit<LedgerEntry, 'entryId'>,
+  ): Promise<void> {
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...keys.ledgerEntry(accountId, entryId),
+          type: 'ledger',
+          kind: entry.kind,
+          amount: entry.amount,
+          bot_id: entry.botId,
+          note: entry.note,
+          created_at: entry.createdAt,
+        },
+      }),
+    );
+  }
+}

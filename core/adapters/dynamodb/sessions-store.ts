@@ -1,0 +1,135 @@
+// Bot sessions in DynamoDB: one item per bot; state changes are conditional on the session still running.
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { BotSession } from '../../bots/session';
+import { isConditionFailure, keys, type TableHandle } from './table';
+
+const fieldToAttribute = {
+  botId: 'bot_id',
+  accountId: 'account_id',
+  status: 'status',
+  provider: 'provider',
+  roomUrl: 'room_url',
+  roomName: 'room_name',
+  botConfig: 'bot_config',
+  processInsights: 'process_insights',
+  email: 'email',
+  webhookUrl: 'webhook_callback_url',
+  meetingToken: 'meeting_token',
+  analysisPrompt: 'analysis_prompt',
+  summaryFormatPrompt: 'summary_format_prompt',
+  holdCredits: 'hold_credits',
+  createdAt: 'created_at',
+  startedAt: 'started_at',
+  completedAt: 'completed_at',
+  stopRequestedAt: 'stop_requested_at',
+  exitReason: 'exit_reason',
+  error: 'error',
+  transcript: 'transcript',
+  qaPairs: 'qa_pairs',
+  insights: 'insights',
+  taskRef: 'task_ref',
+  heartbeatAt: 'heartbeat_at',
+} as const satisfies Record<keyof BotSession, string>;
+
+type Field = keyof typeof fieldToAttribute;
+
+function toItem(session: BotSession): Record<string, unknown> {
+  const item: Record<string, unknown> = { ...keys.session(session.botId), type: 'session' };
+  for (const [field, attr] of Object.entries(fieldToAttribute)) {
+    const value = session[field as Field];
+    if (value !== undefined) item[attr] = value;
+  }
+  return item;
+}
+
+function fromItem(item: Record<string, unknown>): BotSession {
+  const session: Record<string, unknown> = {};
+  for (const [field, attr] of Object.entries(fieldToAttribute)) {
+    if (item[attr] !== undefined) session[field] = item[attr];
+  }
+  session.startedAt ??= null;
+  session.completedAt ??= null;
+  return session as unknown as BotSession;
+}
+
+export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
+
+export class SessionsStore {
+  constructor(private readonly table: TableHandle) {}
+
+  async create(session: BotSession): Promise<void> {
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: toItem(session),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+  }
+
+  async get(botId: string): Promise<BotSession | null> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: keys.session(botId), ConsistentRead: true }),
+    );
+    return Item ? fromItem(Item) : null;
+  }
+
+  /** Records a stop request on a running session (first request time wins, so a repeat is harmless). */
+  async requestStop(botId: string, now = new Date()): Promise<StopRequestOutcome> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: 'SET stop_requested_at = if_not_exists(stop_requested_at, :now)',
+          ConditionExpression: 'attribute_exists(pk) AND #status = :running',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':now': now.toISOString(), ':running': 'running' },
+        }),
+      );
+      return 'requested';
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      return (await this.get(botId)) ? 'not_running' : 'not_found';
+    }
+  }
+
+  /**
+   * Sets fields of a session that is still running; returns false when it already ended (first end wins).
+   * Ending a session (status completed or failed) goes through here too.
+   */
+  async updateRunning(
+    botId: string,
+    changes: Partial<Omit<BotSession, 'botId' | 'accountId'>>,
+  ): Promise<boolean> {
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':running': 'running' };
+    const sets: string[] = [];
+    let i = 0;
+    for (const [field, value] of Object.entries(changes)) {
+      if (value === undefined) continue;
+      const attr = fieldToAttribute[field as Field];
+      names[`#f${i}`] = attr;
+      values[`:v${i}`] = value;
+      sets.push(`#f${i} = :v${i}`);
+      i++;
+    }
+    if (sets.length === 0) return true;
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk) AND #status = :running',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+}

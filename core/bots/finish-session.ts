@@ -1,0 +1,69 @@
+// Use cases that end a session: completed (with results) or failed; both settle the credit hold exactly once.
+import { usageCharge } from '../accounts/pricing';
+import type { Config } from '../config';
+import type { Stores } from '../deps';
+import type { ExitReason, Insights, QaPair } from '../schemas/api';
+
+export interface Completion {
+  exitReason: ExitReason;
+  transcript: string;
+  qaPairs?: QaPair[];
+  insights?: Insights | null;
+}
+
+type Deps = Pick<Stores, 'sessions' | 'ledger'> & { config: Pick<Config, 'CREDITS_PER_MINUTE'> };
+
+/** Marks a running session completed and charges its started minutes; false when it had already ended. */
+export async function completeSession(
+  deps: Deps,
+  botId: string,
+  result: Completion,
+  now = new Date(),
+): Promise<boolean> {
+  const session = await deps.sessions.get(botId);
+  if (session?.status !== 'running') return false;
+  const completedAt = now.toISOString();
+  const ended = await deps.sessions.updateRunning(botId, {
+    status: 'completed',
+    completedAt,
+    exitReason: result.exitReason,
+    transcript: result.transcript,
+    qaPairs: result.qaPairs ?? [],
+    insights: result.insights ?? null,
+  });
+  if (!ended) return false;
+  const charge = usageCharge(
+    session.startedAt ?? session.createdAt,
+    completedAt,
+    deps.config.CREDITS_PER_MINUTE,
+  );
+  await deps.ledger.settle(session.accountId, botId, charge, now);
+  return true;
+}
+
+/**
+ * Marks a running session failed. A bot that never got into the room is not charged; one that died mid-session
+ * pays for the minutes it ran (`chargeUsage`).
+ */
+export async function failSession(
+  deps: Deps,
+  botId: string,
+  failure: { error: string; chargeUsage: boolean; transcript?: string },
+  now = new Date(),
+): Promise<boolean> {
+  const session = await deps.sessions.get(botId);
+  if (session?.status !== 'running') return false;
+  const completedAt = now.toISOString();
+  const ended = await deps.sessions.updateRunning(botId, {
+    status: 'failed',
+    completedAt,
+    error: failure.error,
+    transcript: failure.transcript,
+  });
+  if (!ended) return false;
+  const charge = failure.chargeUsage
+    ? usageCharge(session.startedAt ?? session.createdAt, completedAt, deps.config.CREDITS_PER_MINUTE)
+    : 0;
+  await deps.ledger.settle(session.accountId, botId, charge, now);
+  return true;
+}

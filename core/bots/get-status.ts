@@ -1,0 +1,28 @@
+// Use case: a bot's status and results, visible only to the account that started it.
+import type { Caller } from '../accounts/authenticate';
+import type { ServiceDeps } from '../deps';
+import { ApiError, notFound } from '../errors';
+import { botIdSchema, type StatusView } from '../schemas/api';
+import { type BotSession, toStatusView } from './session';
+
+/** The caller's session; another account's bot is reported exactly like a missing one (404). */
+export async function findOwnSession(
+  deps: ServiceDeps,
+  caller: Caller,
+  rawBotId: string | undefined,
+): Promise<BotSession> {
+  const parsed = botIdSchema.safeParse(rawBotId);
+  if (!parsed.success) throw new ApiError('validation_error', 'bot_id: must be a UUID');
+  const botId = parsed.data.toLowerCase();
+  const session = await deps.sessions.get(botId);
+  if (!session || session.accountId !== caller.accountId) throw notFound(botId);
+  return session;
+}
+
+export async function getBotStatus(
+  deps: ServiceDeps,
+  caller: Caller,
+  rawBotId: string | undefined,
+): Promise<StatusView> {
+  return toStatusView(await findOwnSession(deps, caller, rawBotId));
+}

@@ -1,0 +1,55 @@
+// The bot session as the domain sees it, and its public status view (spec §2.1).
+import type {
+  BotConfig,
+  BotStatus,
+  ExitReason,
+  Insights,
+  Provider,
+  QaPair,
+  StatusView,
+} from '../schemas/api';
+
+export interface BotSession {
+  botId: string;
+  accountId: string;
+  status: BotStatus;
+  provider: Provider;
+  roomUrl: string;
+  roomName: string;
+  botConfig: BotConfig;
+  processInsights: boolean;
+  email?: string;
+  webhookUrl?: string;
+  /** Secret: read by the bot-task only, never returned or logged. */
+  meetingToken?: string;
+  analysisPrompt?: string;
+  summaryFormatPrompt?: string;
+  holdCredits: number;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  stopRequestedAt?: string;
+  exitReason?: ExitReason;
+  error?: string;
+  transcript?: string;
+  qaPairs?: QaPair[];
+  insights?: Insights | null;
+  /** Runner's handle of the task (child pid locally, task ARN in ECS). */
+  taskRef?: string;
+  heartbeatAt?: string;
+}
+
+export function toStatusView(s: BotSession): StatusView {
+  return {
+    status: s.status,
+    bot_id: s.botId,
+    room_url: s.roomUrl,
+    started_at: s.startedAt,
+    completed_at: s.completedAt,
+    transcript: s.transcript ?? null,
+    qa_pairs: s.qaPairs ?? null,
+    insights: s.insights ?? null,
+    error: s.error ?? null,
+    exit_reason: s.exitReason ?? null,
+  };
+}

@@ -1,0 +1,138 @@
+// Use case: start a bot — validate, honour Idempotency-Key, hold credits, write the session, start the task.
+import { randomUUID } from 'node:crypto';
+import type { Caller } from '../accounts/authenticate';
+import { requestFingerprint } from '../accounts/secrets';
+import { InsufficientCreditsError } from '../adapters/dynamodb/credit-ledger';
+import type { StoredResponse } from '../adapters/dynamodb/idempotency-store';
+import type { ServiceDeps } from '../deps';
+import { ApiError } from '../errors';
+import { idempotencyKeySchema, roomNameOf, type StartRequest, startRequestSchema } from '../schemas/api';
+import { parseOrThrow } from '../schemas/validate';
+import { failSession } from './finish-session';
+import type { BotSession } from './session';
+
+export interface StartResult extends StoredResponse {
+  /** True when the response is a replay of an earlier request with the same Idempotency-Key. */
+  replayed: boolean;
+}
+
+export async function startBot(
+  deps: ServiceDeps,
+  caller: Caller,
+  body: unknown,
+  idempotencyKeyHeader: string | undefined,
+): Promise<StartResult> {
+  const schema = startRequestSchema({ allowInsecureWebhooks: deps.config.ALLOW_INSECURE_WEBHOOKS });
+  const request = parseOrThrow(schema, body);
+  const botId = randomUUID();
+  const response: StoredResponse = {
+    status: 201,
+    body: { status: 'started', bot_id: botId, room_url: request.room_url },
+  };
+
+  let idempotencyKey: string | undefined;
+  if (idempotencyKeyHeader !== undefined) {
+    const parsed = idempotencyKeySchema.safeParse(idempotencyKeyHeader);
+    if (!parsed.success)
+      throw new ApiError(
+        'validation_error',
+        'Idempotency-Key header: must be 1 to 255 printable ASCII characters',
+      );
+    idempotencyKey = parsed.data;
+    const replay = await claimIdempotencyKey(deps, caller, idempotencyKey, request, response);
+    if (replay) return { ...replay, replayed: true };
+  }
+
+  const log = deps.log.child({ bot_id: botId, account_id: caller.accountId });
+  try {
+    await deps.ledger.placeHold(caller.accountId, botId, deps.config.JOIN_HOLD_CREDITS, deps.now());
+  } catch (err) {
+    if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
+    if (err instanceof InsufficientCreditsError) {
+      throw new ApiError(
+        'insufficient_credits',
+        `starting a bot holds ${deps.config.JOIN_HOLD_CREDITS} credit(s); the balance is ${err.balance}`,
+        { balance: err.balance },
+      );
+    }
+    throw err;
+  }
+
+  try {
+    await deps.sessions.create(newSession(botId, caller.accountId, request, deps));
+  } catch (err) {
+    await undo(deps, caller, botId, idempotencyKey);
+    throw err;
+  }
+
+  try {
+    const { taskRef } = await deps.runner.start(botId);
+    await deps.sessions.updateRunning(botId, { taskRef });
+  } catch (err) {
+    log.error('bot task could not be started', { err });
+    await failSession(
+      deps,
+      botId,
+      { error: 'the bot could not be started; no credits were charged', chargeUsage: false },
+      deps.now(),
+    );
+    if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
+    throw new ApiError('server_error', 'the bot could not be started; no credits were charged, please retry');
+  }
+
+  if (idempotencyKey) await deps.idempotency.complete(caller.accountId, idempotencyKey, response);
+  log.info('bot started', { provider: request.provider });
+  return { ...response, replayed: false };
+}
+
+async function claimIdempotencyKey(
+  deps: ServiceDeps,
+  caller: Caller,
+  key: string,
+  request: StartRequest,
+  response: StoredResponse,
+): Promise<StoredResponse | null> {
+  const fingerprint = requestFingerprint(request);
+  const now = deps.now();
+  const claim = await deps.idempotency.claim(caller.accountId, key, fingerprint, response, now);
+  if (claim.claimed) return null;
+  const { existing } = claim;
+  if (existing.fingerprint !== fingerprint) {
+    throw new ApiError('idempotency_conflict', 'this Idempotency-Key was used with a different request body');
+  }
+  const age = now.getTime() - Date.parse(existing.createdAt);
+  if (existing.state === 'done' || age > deps.config.IDEMPOTENCY_IN_FLIGHT_MS) {
+    if (existing.response) return existing.response;
+  }
+  throw new ApiError('idempotency_in_progress', 'a request with this Idempotency-Key is still in progress', {
+    retryAfter: 1,
+  });
+}
+
+async function undo(deps: ServiceDeps, caller: Caller, botId: string, idempotencyKey: string | undefined) {
+  await deps.ledger.releaseHold(caller.accountId, botId, deps.now());
+  if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
+}
+
+function newSession(botId: string, accountId: string, req: StartRequest, deps: ServiceDeps): BotSession {
+  const now = deps.now().toISOString();
+  return {
+    botId,
+    accountId,
+    status: 'running',
+    provider: req.provider,
+    roomUrl: req.room_url,
+    roomName: roomNameOf(req.provider, req.room_url)!,
+    botConfig: req.bot_config,
+    processInsights: req.process_insights,
+    email: req.email,
+    webhookUrl: req.webhook_callback_url,
+    meetingToken: req.meeting_token,
+    analysisPrompt: req.analysis_prompt,
+    summaryFormatPrompt: req.summary_format_prompt,
+    holdCredits: deps.config.JOIN_HOLD_CREDITS,
+    createdAt: now,
+    startedAt: now,
+    completedAt: null,
+  };
+}

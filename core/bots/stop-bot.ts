@@ -1,0 +1,34 @@
+// Use case: stop a bot — record the stop request on the session, then signal the task as a backstop.
+import type { Caller } from '../accounts/authenticate';
+import type { ServiceDeps } from '../deps';
+import { ApiError, notFound } from '../errors';
+import { findOwnSession } from './get-status';
+
+export async function stopBot(deps: ServiceDeps, caller: Caller, rawBotId: string | undefined) {
+  const session = await findOwnSession(deps, caller, rawBotId);
+  const outcome =
+    session.status === 'running' ? await deps.sessions.requestStop(session.botId, deps.now()) : 'not_running';
+  if (outcome === 'not_found') throw notFound(session.botId);
+  if (outcome === 'not_running') {
+    throw new ApiError(
+      'bot_not_running',
+      `bot ${session.botId} has already ${session.status === 'failed' ? 'failed' : 'finished'}`,
+    );
+  }
+  // The bot watches its session record (ARCHITECTURE.md §4), so the request above is the durable signal; the
+  // runner's signal only shortens the wait. Its failure is logged, not returned: the bot will still stop.
+  try {
+    await deps.runner.stop(session.botId, session.taskRef);
+  } catch (err) {
+    deps.log.warn('stop signal to the task failed; the bot will see the stop request', {
+      bot_id: session.botId,
+      account_id: caller.accountId,
+      err,
+    });
+  }
+  return {
+    status: 'leave_requested' as const,
+    bot_id: session.botId,
+    message: 'The bot is leaving the room; results follow by webhook and e-mail where configured.',
+  };
+}

@@ -1,0 +1,44 @@
+// Typed, validated deployment settings read from the environment; every knob has a default (README "Configuration").
+import { z } from 'zod';
+
+const bool = z
+  .enum(['true', 'false', '1', '0', ''])
+  .default('false')
+  .transform((v) => v === 'true' || v === '1');
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+
+export const configSchema = z.object({
+  AWS_REGION: z.string().min(1).default('us-east-1'),
+  TABLE_NAME: z.string().min(3).default('meeting-bot'),
+  /** Endpoint overrides: set by the local stack (dynalite, fauxqs, local SES); unset in AWS. */
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  /** Credits placed on hold by a join; below it the join is refused with 402. */
+  JOIN_HOLD_CREDITS: int(1, 0),
+  /** Credits charged per started minute of a session when it settles. */
+  CREDITS_PER_MINUTE: int(1, 0),
+  /** Requests per minute per API key before 429 rate_limited. */
+  RATE_LIMIT_PER_MINUTE: int(600, 1),
+  /** How long a positive API-key lookup is reused in this process; a revocation takes effect within it. */
+  KEY_CACHE_TTL_MS: int(0, 0),
+  IDEMPOTENCY_TTL_SECONDS: int(24 * 3600, 60),
+  /** A join whose first attempt has not finished after this long is replayed instead of answered 409. */
+  IDEMPOTENCY_IN_FLIGHT_MS: int(60_000, 1),
+  /** Allows http:// and private/loopback webhook targets (local mode only). */
+  ALLOW_INSECURE_WEBHOOKS: bool,
+  MAX_BODY_BYTES: int(64 * 1024, 1024),
+  IDLE_TIMEOUT_MS: int(300_000, 1),
+  STOP_POLL_MS: int(500, 10),
+  HEARTBEAT_MS: int(15_000, 100),
+  LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`invalid configuration: ${fields}`);
+  }
+  return parsed.data;
+}

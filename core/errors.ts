@@ -1,0 +1,68 @@
+// The one domain error type; its `error` code maps to the HTTP status of ARCHITECTURE.md §4 in one table.
+
+export const errorStatus = {
+  validation_error: 400,
+  authentication_error: 401,
+  insufficient_credits: 402,
+  not_found: 404,
+  bot_not_running: 409,
+  idempotency_in_progress: 409,
+  payload_too_large: 413,
+  idempotency_conflict: 422,
+  rate_limited: 429,
+  server_error: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+const defaultMessages: Record<ErrorCode, string> = {
+  validation_error: 'The request is not valid. Check the detail and try again.',
+  authentication_error: 'Authentication failed. Send a valid API key as "Authorization: Bearer <key>".',
+  insufficient_credits: 'Your account does not have enough credits to start a bot.',
+  not_found: 'The bot session was not found.',
+  bot_not_running: 'The bot has already finished.',
+  idempotency_in_progress: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
+  payload_too_large: 'The request body is too large.',
+  idempotency_conflict: 'This Idempotency-Key was already used with a different request body.',
+  rate_limited: 'Too many requests. Slow down and retry later.',
+  server_error: 'Something went wrong on our side. Please retry.',
+};
+
+export interface ApiErrorExtras {
+  balance?: number;
+  /** Seconds, sent as the Retry-After header. */
+  retryAfter?: number;
+  message?: string;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly userMessage: string;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extras: ApiErrorExtras = {},
+  ) {
+    super(`${code}: ${detail}`);
+    this.name = 'ApiError';
+    this.status = errorStatus[code];
+    this.userMessage = extras.message ?? defaultMessages[code];
+  }
+
+  /** The spec §2.4 error body. */
+  toBody(): ErrorBody {
+    const body: ErrorBody = { error: this.code, detail: this.detail, message: this.userMessage };
+    if (this.extras.balance !== undefined) body.balance = this.extras.balance;
+    return body;
+  }
+}
+
+export interface ErrorBody {
+  error: ErrorCode;
+  detail: string;
+  message: string;
+  balance?: number;
+}
+
+export const notFound = (botId: string) => new ApiError('not_found', `bot session ${botId} was not found`);

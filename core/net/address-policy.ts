@@ -1,0 +1,54 @@
+// Which network addresses a webhook may reach: public unicast only (SSRF guard; ARCHITECTURE.md §4 webhooks).
+import { BlockList, isIP } from 'node:net';
+
+const blocked = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10], // carrier-grade NAT
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16], // link-local, including the cloud metadata endpoint 169.254.169.254
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4], // multicast
+  ['240.0.0.0', 4], // reserved and broadcast
+] as const) {
+  blocked.addSubnet(net, prefix, 'ipv4');
+}
+for (const [net, prefix] of [
+  ['::', 128],
+  ['::1', 128],
+  ['::ffff:0:0', 96], // IPv4-mapped: checked again as IPv4 below
+  ['64:ff9b::', 96], // NAT64
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7], // unique local
+  ['fe80::', 10], // link-local
+  ['ff00::', 8], // multicast
+] as const) {
+  blocked.addSubnet(net, prefix, 'ipv6');
+}
+
+/** True when `address` (an IP literal) is a public unicast address. */
+export function isPublicAddress(address: string): boolean {
+  const bare = address.replace(/^\[|\]$/g, '');
+  const family = isIP(bare);
+  if (family === 4) return !blocked.check(bare, 'ipv4');
+  if (family === 6) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
+    if (mapped) return isPublicAddress(mapped[1]!);
+    return !blocked.check(bare, 'ipv6');
+  }
+  return false;
+}
+
+/** True for a host name that is obviously local (no DNS needed to refuse it). */
+export function isLocalHostName(host: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost') || h.endsWith('.local') || h.endsWith('.internal');
+}

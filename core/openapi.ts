@@ -1,0 +1,190 @@
+// The OpenAPI 3.1 document, generated from the same zod schemas the handlers validate with (docs/openapi.json).
+import { z } from 'zod';
+import type { errorStatus } from './errors';
+import {
+  botConfigSchema,
+  errorBodySchema,
+  insightsSchema,
+  leaveResponseSchema,
+  qaPairSchema,
+  startRequestSchema,
+  startResponseSchema,
+  statusViewSchema,
+} from './schemas/api';
+import { botFailedSchema, botJoinFailedSchema, sessionCompleteSchema } from './schemas/webhooks';
+
+const components = {
+  StartRequest: { schema: startRequestSchema({ allowInsecureWebhooks: false }), io: 'input' },
+  BotConfig: { schema: botConfigSchema, io: 'input' },
+  StartResponse: { schema: startResponseSchema, io: 'output' },
+  LeaveResponse: { schema: leaveResponseSchema, io: 'output' },
+  StatusView: { schema: statusViewSchema, io: 'output' },
+  QaPair: { schema: qaPairSchema, io: 'output' },
+  Insights: { schema: insightsSchema, io: 'output' },
+  ErrorBody: { schema: errorBodySchema, io: 'output' },
+  SessionCompleteEvent: { schema: sessionCompleteSchema, io: 'output' },
+  BotJoinFailedEvent: { schema: botJoinFailedSchema, io: 'output' },
+  BotFailedEvent: { schema: botFailedSchema, io: 'output' },
+} as const;
+
+const ref = (name: keyof typeof components) => ({ $ref: `#/components/schemas/${name}` });
+
+function schemas(): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, { schema, io }] of Object.entries(components)) {
+    const registry = z.registry<{ id: string }>();
+    // Nested named schemas become references instead of copies.
+    for (const [other, c] of Object.entries(components)) {
+      if (other !== name && c.io === io) registry.add(c.schema as z.ZodType, { id: other });
+    }
+    registry.add(schema as z.ZodType, { id: name });
+    const { schemas: generated } = z.toJSONSchema(registry, {
+      io,
+      target: 'draft-2020-12',
+      unrepresentable: 'any',
+      uri: (id) => `#/components/schemas/${id}`,
+    });
+    const { $schema: _schema, $id: _id, ...body } = generated[name] as Record<string, unknown>;
+    out[name] = body;
+  }
+  return out;
+}
+
+const errorResponse = (codes: (keyof typeof errorStatus)[], description: string) => ({
+  description: `${description} (error: ${codes.join(', ')})`,
+  content: { 'application/json': { schema: ref('ErrorBody') } },
+});
+
+const json = (name: keyof typeof components, description: string) => ({
+  description,
+  content: { 'application/json': { schema: ref(name) } },
+});
+
+const botIdParam = {
+  name: 'bot_id',
+  in: 'path',
+  required: true,
+  description: 'The bot id returned by the start operation.',
+  schema: { type: 'string', format: 'uuid' },
+};
+
+const commonErrors = {
+  '400': errorResponse(['validation_error'], 'The request or a path parameter is not valid'),
+  '401': errorResponse(['authentication_error'], 'Missing, malformed, unknown or revoked API key'),
+  '429': errorResponse(['rate_limited'], 'Too many requests for this key; see Retry-After'),
+  '500': errorResponse(['server_error'], 'Unexpected fault; the caller may retry'),
+};
+
+export function buildOpenApiDocument() {
+  const stop = (alias: boolean) => ({
+    operationId: alias ? 'stopBotAlias' : 'stopBot',
+    summary: alias ? 'Stop a bot (alias cited by spec §6.1)' : 'Stop a bot',
+    description:
+      'Records the stop request; the bot leaves the room (typically within 1 s) and runs the full exit pipeline.',
+    tags: ['bots'],
+    security: [{ bearerAuth: [] }],
+    parameters: [botIdParam],
+    responses: {
+      '202': json('LeaveResponse', 'Leave requested (also for a repeated request while the bot is leaving)'),
+      ...commonErrors,
+      '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
+      '409': errorResponse(['bot_not_running'], 'The bot already completed or failed'),
+    },
+  });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Meeting Bot Service',
+      version: '0.1.0',
+      description:
+        'Start an AI bot in an existing video room, stop it, and read its transcript, Q&A pairs and insights. ' +
+        'Results are also delivered by e-mail and by signed webhook (Standard Webhooks).',
+    },
+    servers: [{ url: 'http://localhost:3000', description: 'Local stack (npm start)' }],
+    security: [{ bearerAuth: [] }],
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key of your account.' },
+      },
+      schemas: schemas(),
+    },
+    paths: {
+      '/api/bot/join': {
+        post: {
+          operationId: 'startBot',
+          summary: 'Start a bot in a room',
+          tags: ['bots'],
+          parameters: [
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description:
+                'Kept 24 h per account: the same key and body return the first response; another body gives 422; ' +
+                'a duplicate while the first is still in progress gives 409.',
+              schema: { type: 'string', minLength: 1, maxLength: 255 },
+            },
+          ],
+          requestBody: { required: true, content: { 'application/json': { schema: ref('StartRequest') } } },
+          responses: {
+            '201': json('StartResponse', 'The bot was created and is joining'),
+            ...commonErrors,
+            '402': errorResponse(
+              ['insufficient_credits'],
+              'The balance is below the start hold; body has balance',
+            ),
+            '409': errorResponse(
+              ['idempotency_in_progress'],
+              'A request with this Idempotency-Key is in progress',
+            ),
+            '413': errorResponse(['payload_too_large'], 'Body over 64 KiB'),
+            '422': errorResponse(['idempotency_conflict'], 'Idempotency-Key reused with another body'),
+          },
+        },
+      },
+      '/api/bot/{bot_id}/status': {
+        get: {
+          operationId: 'getBotStatus',
+          summary: 'Status and results of a bot',
+          tags: ['bots'],
+          parameters: [botIdParam],
+          responses: {
+            '200': json('StatusView', 'The session'),
+            ...commonErrors,
+            '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
+          },
+        },
+      },
+      '/v1/bots/leave/{bot_id}': { post: stop(false) },
+      '/v1/bot/{bot_id}/stop': { post: stop(true) },
+      '/openapi.json': {
+        get: {
+          operationId: 'getOpenApi',
+          summary: 'This document',
+          security: [],
+          responses: { '200': { description: 'OpenAPI 3.1 document' } },
+        },
+      },
+    },
+    webhooks: {
+      session_complete: {
+        post: {
+          requestBody: { content: { 'application/json': { schema: ref('SessionCompleteEvent') } } },
+          responses: { '2XX': { description: 'Received' } },
+        },
+      },
+      bot_join_failed: {
+        post: {
+          requestBody: { content: { 'application/json': { schema: ref('BotJoinFailedEvent') } } },
+          responses: { '2XX': { description: 'Received' } },
+        },
+      },
+      bot_failed: {
+        post: {
+          requestBody: { content: { 'application/json': { schema: ref('BotFailedEvent') } } },
+          responses: { '2XX': { description: 'Received' } },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,11 @@
+// Port: per-API-key request rate limiting (429 rate_limited, ARCHITECTURE.md §4).
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Seconds until the next request may pass, when refused. */
+  retryAfterSeconds: number;
+}
+
+export interface RateLimiter {
+  consume(subject: string, limitPerMinute: number, now?: Date): Promise<RateDecision>;
+}

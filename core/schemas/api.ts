@@ -1,0 +1,235 @@
+// Zod schemas of the HTTP API (spec §2, §4; ARCHITECTURE.md §4): what handlers validate with and OpenAPI is built from.
+import { z } from 'zod';
+import { isLocalHostName, isPublicAddress } from '../net/address-policy';
+import { defaultVoice, voiceIds } from '../voices';
+
+export const limits = {
+  promptChars: 8000,
+  nameChars: 100,
+  stopPhraseChars: 200,
+  urlChars: 2048,
+  tokenChars: 4096,
+  emailChars: 254,
+  maxDurationSeconds: 14_400,
+} as const;
+
+export const providers = ['daily', 'local'] as const;
+export type Provider = (typeof providers)[number];
+
+export const exitReasons = [
+  'participant_left',
+  'stop_phrase',
+  'force_leave',
+  'idle_timeout',
+  'max_duration',
+] as const;
+export type ExitReason = (typeof exitReasons)[number];
+
+export const botStatuses = ['running', 'completed', 'failed'] as const;
+export type BotStatus = (typeof botStatuses)[number];
+
+const prompt = (what: string) => z.string().max(limits.promptChars).describe(what);
+
+export const botConfigSchema = z
+  .strictObject({
+    bot_prompt: prompt('Instruction prompt for the bot (its questions, its role).').optional(),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(limits.nameChars)
+      .default('Meeting Bot')
+      .describe('Display name of the bot.'),
+    video_mode: z
+      .enum(['static', 'off'])
+      .default('static')
+      .describe('static: one still tile (background_image_url or a generated name card); off: no video.'),
+    background_image_url: z
+      .url({ protocol: /^https?$/ })
+      .max(limits.urlChars)
+      .optional()
+      .describe('Image shown as the bot tile (PNG, JPEG or WebP, at most 5 MB).'),
+    bot_greeting: prompt('How the bot greets participants; a sentence is spoken as written.').optional(),
+    stop_phrase: z
+      .string()
+      .trim()
+      .min(1)
+      .max(limits.stopPhraseChars)
+      .optional()
+      .describe('Phrase that makes the bot leave when a participant says it.'),
+    voice: z.enum(voiceIds).default(defaultVoice).describe('Amazon Polly voice id (see README, "Voices").'),
+    max_duration_seconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(limits.maxDurationSeconds)
+      .default(limits.maxDurationSeconds)
+      .describe('Safety cap: the bot leaves with exit_reason max_duration after this long.'),
+  })
+  .describe('How the bot looks, sounds and behaves. Every member has a default.');
+
+export type BotConfig = z.infer<typeof botConfigSchema>;
+
+/** Room URL shapes: Daily rooms are https://<domain>/<room>; local rooms are http(s)://<host>/rooms/<room>. */
+const dailyRoomPath = /^\/([A-Za-z0-9_-]{1,128})\/?$/;
+const localRoomPath = /^\/rooms\/([A-Za-z0-9_-]{1,128})\/?$/;
+
+/** The room name in a room URL of the given provider, or null when the URL is not a room of that provider. */
+export function roomNameOf(provider: Provider, roomUrl: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(roomUrl);
+  } catch {
+    return null;
+  }
+  if (url.username || url.password || url.hash) return null;
+  if (provider === 'daily') {
+    if (url.protocol !== 'https:') return null;
+    return dailyRoomPath.exec(url.pathname)?.[1] ?? null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  return localRoomPath.exec(url.pathname)?.[1] ?? null;
+}
+
+export interface RequestPolicy {
+  /** http:// and private or loopback webhook targets are accepted (local mode). */
+  allowInsecureWebhooks: boolean;
+}
+
+/** Static check of a webhook URL; the delivery side checks the resolved address again at connect time. */
+export function webhookUrlProblem(raw: string, policy: RequestPolicy): string | null {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.username || url.password) return 'must not carry credentials';
+  if (policy.allowInsecureWebhooks) {
+    return url.protocol === 'https:' || url.protocol === 'http:' ? null : 'must be an http(s) URL';
+  }
+  if (url.protocol !== 'https:') return 'must be an https URL';
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isLocalHostName(host)) return 'must point to a public host';
+  if (/^[\d.]+$/.test(host) || host.includes(':')) {
+    if (!isPublicAddress(host)) return 'must point to a public address';
+  }
+  return null;
+}
+
+export function startRequestSchema(policy: RequestPolicy) {
+  return z
+    .strictObject({
+      provider: z.enum(providers).default('daily').describe('Room provider: daily (default) or local.'),
+      room_url: z.string().max(limits.urlChars).describe('Full URL of the existing meeting room.'),
+      bot_config: botConfigSchema.default(() => botConfigSchema.parse({})),
+      process_insights: z
+        .boolean()
+        .default(true)
+        .describe('Extract Q&A pairs and insights after the session.'),
+      email: z.email().max(limits.emailChars).optional().describe('Where to e-mail the results.'),
+      webhook_callback_url: z
+        .string()
+        .max(limits.urlChars)
+        .optional()
+        .describe('https URL that receives session_complete, bot_join_failed and bot_failed events.'),
+      meeting_token: z
+        .string()
+        .min(1)
+        .max(limits.tokenChars)
+        .optional()
+        .describe('Meeting token for private rooms.'),
+      analysis_prompt: prompt('Custom prompt steering the evaluation.').optional(),
+      summary_format_prompt: prompt('Custom prompt for the summary format.').optional(),
+    })
+    .superRefine((req, ctx) => {
+      if (roomNameOf(req.provider, req.room_url) === null) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['room_url'],
+          message:
+            req.provider === 'daily'
+              ? 'must be a Daily room URL such as https://your-domain.daily.co/room-name'
+              : 'must be a local room URL such as http://localhost:3000/rooms/room-name',
+        });
+      }
+      if (req.webhook_callback_url !== undefined) {
+        const problem = webhookUrlProblem(req.webhook_callback_url, policy);
+        if (problem) ctx.addIssue({ code: 'custom', path: ['webhook_callback_url'], message: problem });
+      }
+    })
+    .describe('Start a bot in an existing room (spec §2.2).');
+}
+
+export type StartRequest = z.infer<ReturnType<typeof startRequestSchema>>;
+
+export const botIdSchema = z.uuid().describe('The bot id returned by the start operation.');
+
+export const startResponseSchema = z
+  .strictObject({
+    status: z.literal('started'),
+    bot_id: z.uuid(),
+    room_url: z.string(),
+  })
+  .describe('The bot was created and is starting.');
+
+export const leaveResponseSchema = z.strictObject({
+  status: z.literal('leave_requested'),
+  bot_id: z.uuid(),
+  message: z.string(),
+});
+
+export const qaPairSchema = z
+  .object({
+    question: z.string(),
+    answer: z.string(),
+    asked_by: z.string().nullable().optional(),
+    answered_by: z.string().nullable().optional(),
+    asked_at: z.iso.datetime({ offset: true }).nullable().optional(),
+  })
+  .describe('A question and the answer that followed it.');
+export type QaPair = z.infer<typeof qaPairSchema>;
+
+export const insightsSchema = z
+  .object({
+    summary: z.string(),
+    overall_score: z.number().min(0).max(100),
+    strengths: z.array(z.string()),
+    weaknesses: z.array(z.string()),
+    topics: z.array(z.string()).optional(),
+    action_items: z.array(z.string()).optional(),
+  })
+  .describe('AI-generated insights: summary and evaluation.');
+export type Insights = z.infer<typeof insightsSchema>;
+
+const dateTime = z.iso.datetime({ offset: true });
+
+export const statusViewSchema = z
+  .strictObject({
+    status: z.enum(botStatuses),
+    bot_id: z.uuid(),
+    room_url: z.string(),
+    started_at: dateTime.nullable(),
+    completed_at: dateTime.nullable(),
+    transcript: z.string().nullable().describe('Full transcript; while running, the transcript so far.'),
+    qa_pairs: z.array(qaPairSchema).nullable(),
+    insights: insightsSchema.nullable(),
+    error: z.string().nullable(),
+    exit_reason: z.enum(exitReasons).nullable().describe('Why the bot left (an addition to spec §2.1).'),
+  })
+  .describe('Status and results of a bot session (spec §2.1).');
+export type StatusView = z.infer<typeof statusViewSchema>;
+
+export const errorBodySchema = z
+  .strictObject({
+    error: z.string().describe('Error type (ARCHITECTURE.md §4 table).'),
+    detail: z.string(),
+    message: z.string(),
+    balance: z.number().optional().describe('Current balance, with insufficient_credits.'),
+  })
+  .describe('Error body (spec §2.4).');
+
+/** Idempotency-Key header (ARCHITECTURE.md §4): printable ASCII, 1–255 characters. */
+export const idempotencyKeySchema = z
+  .string()
+  .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces');

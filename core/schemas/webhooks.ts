@@ -1,0 +1,56 @@
+// Zod schemas of the webhook payloads (spec §6 plus ARCHITECTURE.md §4 additions: bot_id, qa_pairs, started_at, completed_at, bot_failed).
+import { z } from 'zod';
+import { exitReasons, insightsSchema, qaPairSchema } from './api';
+
+const dateTime = z.iso.datetime({ offset: true });
+
+export const sessionCompleteSchema = z
+  .object({
+    event: z.literal('session_complete'),
+    bot_id: z.uuid(),
+    transcript_id: z.string().nullable(),
+    room_id: z.string().nullable(),
+    room_name: z.string(),
+    duration_seconds: z.number().nonnegative(),
+    transcript_text: z.string(),
+    summary: z.string(),
+    exit_reason: z.enum(exitReasons),
+    insights: insightsSchema.optional().describe('Omitted when insights are disabled or failed.'),
+    insights_error: z.string().nullable().optional().describe('Present only when insight processing failed.'),
+    qa_pairs: z.array(qaPairSchema),
+    started_at: dateTime,
+    completed_at: dateTime,
+  })
+  .describe('Sent after the call ends and the results are processed (spec §6.1).');
+
+export const joinErrorTypes = ['room_not_found', 'auth_error', 'unknown'] as const;
+export type JoinErrorType = (typeof joinErrorTypes)[number];
+
+export const botJoinFailedSchema = z
+  .object({
+    event_type: z.literal('bot_join_failed'),
+    bot_id: z.uuid(),
+    workflow_thread_id: z.string().describe('The bot id.'),
+    room_url: z.string(),
+    error_type: z.enum(joinErrorTypes),
+    error_message: z.string(),
+    timestamp: dateTime,
+    duration_seconds: z.number().nonnegative(),
+  })
+  .describe('Sent when the bot fails to join the room (spec §6.2).');
+
+export const botFailedSchema = z
+  .object({
+    event_type: z.literal('bot_failed'),
+    bot_id: z.uuid(),
+    room_url: z.string(),
+    error_message: z.string(),
+    transcript_text: z.string().describe('The transcript captured before the failure.'),
+    timestamp: dateTime,
+    duration_seconds: z.number().nonnegative(),
+  })
+  .describe('Sent when a bot that had joined dies before finishing (our addition).');
+
+export type SessionCompleteEvent = z.infer<typeof sessionCompleteSchema>;
+export type BotJoinFailedEvent = z.infer<typeof botJoinFailedSchema>;
+export type BotFailedEvent = z.infer<typeof botFailedSchema>;

@@ -1,0 +1,17 @@
+// Every HTTP route of the API, named for its Lambda function; the local server and the CDK API both read this.
+
+export type RouteName = 'join' | 'leave' | 'status' | 'openapi';
+
+export interface RouteSpec {
+  method: 'GET' | 'POST';
+  path: string;
+  name: RouteName;
+}
+
+export const routeTable: readonly RouteSpec[] = [
+  { method: 'POST', path: '/api/bot/join', name: 'join' },
+  { method: 'POST', path: '/v1/bots/leave/{bot_id}', name: 'leave' },
+  { method: 'POST', path: '/v1/bot/{bot_id}/stop', name: 'leave' },
+  { method: 'GET', path: '/api/bot/{bot_id}/status', name: 'status' },
+  { method: 'GET', path: '/openapi.json', name: 'openapi' },
+];

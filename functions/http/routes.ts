@@ -1,0 +1,22 @@
+// The API's routes (spec §4 plus ARCHITECTURE.md §4): each one line from HTTP to a use case.
+import { getBotStatus } from '../../core/bots/get-status';
+import { startBot } from '../../core/bots/start-bot';
+import { stopBot } from '../../core/bots/stop-bot';
+import { header, jsonBody, type Route } from './http-route';
+
+export const joinRoute: Route = async ({ deps, event, caller }) => {
+  const body = jsonBody(event, deps.config.MAX_BODY_BYTES);
+  const result = await startBot(deps, caller, body, header(event, 'idempotency-key'));
+  const headers: Record<string, string> = result.replayed ? { 'idempotent-replayed': 'true' } : {};
+  return { status: result.status, body: result.body, headers };
+};
+
+export const leaveRoute: Route = async ({ deps, event, caller }) => ({
+  status: 202,
+  body: await stopBot(deps, caller, event.pathParameters?.bot_id),
+});
+
+export const statusRoute: Route = async ({ deps, event, caller }) => ({
+  status: 200,
+  body: await getBotStatus(deps, caller, event.pathParameters?.bot_id),
+});

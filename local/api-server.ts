@@ -1,0 +1,204 @@
+// Plays API Gateway (HTTP API, payload v2) on localhost: each request becomes a v2 event for the same handlers.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ServiceDeps } from '../core/deps';
+import { ApiError } from '../core/errors';
+import {
+  authenticatedRoute,
+  errorResult,
+  type HttpEvent,
+  type HttpHandler,
+  type HttpResult,
+  publicRoute,
+} from '../functions/http/http-route';
+import { openApiRoute } from '../functions/http/openapi';
+import { type RouteName, routeTable } from '../functions/http/route-table';
+import { joinRoute, leaveRoute, statusRoute } from '../functions/http/routes';
+
+/** API Gateway's own payload limit is 10 MB; we stop reading far earlier and let the handler judge the rest. */
+const readLimitBytes = 1024 * 1024;
+
+/** Extra request handlers mounted beside the API (the local room); return true when handled. */
+export type Mount = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
+
+interface CompiledRoute {
+  method: string;
+  routeKey: string;
+  pattern: RegExp;
+  params: string[];
+  handler: HttpHandler;
+}
+
+export function apiHandlers(deps: ServiceDeps): Record<RouteName, HttpHandler> {
+  const d = async () => deps;
+  return {
+    join: authenticatedRoute(joinRoute, d),
+    leave: authenticatedRoute(leaveRoute, d),
+    status: authenticatedRoute(statusRoute, d),
+    openapi: publicRoute(openApiRoute),
+  };
+}
+
+function compile(handlers: Record<RouteName, HttpHandler>): CompiledRoute[] {
+  return routeTable.map((r) => {
+    const params: string[] = [];
+    const source = r.path
+      .split('/')
+      .map((part) => {
+        const m = /^\{(\w+)\}$/.exec(part);
+        if (!m) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        params.push(m[1]!);
+        return '([^/]+)';
+      })
+      .join('/');
+    return {
+      method: r.method,
+      routeKey: `${r.method} ${r.path}`,
+      pattern: new RegExp(`^${source}$`),
+      params,
+      handler: handlers[r.name],
+    };
+  });
+}
+
+export interface ApiServer {
+  server: Server;
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startApiServer(
+  deps: ServiceDeps,
+  options: { port: number; host?: string; mounts?: Mount[] },
+): Promise<ApiServer> {
+  const routes = compile(apiHandlers(deps));
+  const server = createServer((req, res) => {
+    void handle(req, res).catch((err) => {
+      deps.log.error('local api server fault', { err });
+      if (!res.headersSent) send(res, errorResult(err, randomUUID(), deps));
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    for (const mount of options.mounts ?? []) {
+      if (await mount(req, res)) return;
+    }
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const requestId = randomUUID();
+    const route = routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
+    if (!route) {
+      send(
+        res,
+        errorResult(
+          new ApiError('not_found', `no route ${req.method} ${url.pathname}`, { message: 'Not found.' }),
+          requestId,
+          deps,
+        ),
+      );
+      req.resume();
+      return;
+    }
+    const body = await readBody(req);
+    if (body === null) {
+      send(
+        res,
+        errorResult(
+          new ApiError('payload_too_large', `the body is over ${readLimitBytes} bytes`),
+          requestId,
+          deps,
+        ),
+      );
+      return;
+    }
+    const match = route.pattern.exec(url.pathname)!;
+    const pathParameters = Object.fromEntries(
+      route.params.map((p, i) => [p, decodeURIComponent(match[i + 1]!)]),
+    );
+    send(res, await route.handler(toEvent(req, url, route.routeKey, pathParameters, body, requestId)));
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve());
+  });
+  server.keepAliveTimeout = 65_000;
+  const { port } = server.address() as AddressInfo;
+  return {
+    server,
+    baseUrl: `http://localhost:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > readLimitBytes) over = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => resolve(over ? null : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+function toEvent(
+  req: IncomingMessage,
+  url: URL,
+  routeKey: string,
+  pathParameters: Record<string, string>,
+  body: Buffer,
+  requestId: string,
+): HttpEvent {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) {
+    if (v !== undefined) headers[k.toLowerCase()] = Array.isArray(v) ? v.join(',') : v;
+  }
+  const now = Date.now();
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    queryStringParameters: url.search ? Object.fromEntries(url.searchParams) : undefined,
+    pathParameters,
+    body: body.length ? body.toString('base64') : undefined,
+    isBase64Encoded: body.length > 0,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: url.host,
+      domainPrefix: 'local',
+      http: {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${req.httpVersion}`,
+        sourceIp: req.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: req.headers['user-agent'] ?? '',
+      },
+      requestId,
+      routeKey,
+      stage: '$default',
+      time: new Date(now).toISOString(),
+      timeEpoch: now,
+    },
+  };
+}
+
+function send(res: ServerResponse, result: HttpResult) {
+  const body = typeof result.body === 'string' ? result.body : '';
+  res.writeHead(result.statusCode ?? 200, {
+    ...(result.headers as Record<string, string>),
+    'content-length': Buffer.byteLength(body),
+  });
+  res.end(body);
+}

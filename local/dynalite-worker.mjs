@@ -1,0 +1,11 @@
+// Runs dynalite (DynamoDB on LevelDB) in a worker thread so the API server and the database use separate cores.
+import { parentPort, workerData } from 'node:worker_threads';
+import dynalite from 'dynalite';
+
+const server = dynalite({ path: workerData.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+server.listen(workerData.port, '127.0.0.1', () => {
+  parentPort.postMessage({ port: server.address().port });
+});
+parentPort.on('message', (msg) => {
+  if (msg === 'close') server.close(() => parentPort.postMessage('closed'));
+});

@@ -1,0 +1,38 @@
+// `npm start`: runs the local stack until Ctrl-C.
+import { startLocalStack } from './stack';
+
+const stack = await startLocalStack({ devAccount: true });
+const dev = stack.devAccount!;
+process.stdout.write(
+  [
+    '',
+    'Meeting Bot Service is running locally.',
+    `  Base URL:   ${stack.baseUrl}`,
+    `  API key:    ${dev.api_key}`,
+    `  Account:    ${dev.account_id}`,
+    `  OpenAPI:    ${stack.baseUrl}/openapi.json`,
+    '',
+    'Try:',
+    `  curl -s ${stack.baseUrl}/api/bot/join -H "Authorization: Bearer ${dev.api_key}" \\`,
+    `    -H 'Content-Type: application/json' -d '{"provider":"local","room_url":"${stack.baseUrl}/rooms/demo"}'`,
+    '',
+    'Press Ctrl-C to stop.',
+    '',
+  ].join('\n'),
+);
+
+let stopping = false;
+const shutdown = (signal: string) => {
+  if (stopping) return;
+  stopping = true;
+  process.stdout.write(`\n${signal}: shutting down…\n`);
+  stack.close().then(
+    () => process.exit(0),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+};
+process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => shutdown('SIGTERM'));

@@ -1,0 +1,130 @@
+// The embedded default: the whole service on one machine, no cloud account, no network (ARCHITECTURE.md §3).
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { dynamoDocumentClient } from '../core/adapters/aws-clients';
+import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
+import { onTaskStopped } from '../core/bots/task-stopped';
+import { type Config, loadConfig } from '../core/config';
+import { buildServiceDeps, type ServiceDeps } from '../core/deps';
+import { createLogger, type Logger } from '../core/log';
+import { type ApiServer, startApiServer } from './api-server';
+import { startDynalite } from './dynalite';
+import { LocalTaskRunner } from './task-runner';
+
+export interface LocalStackOptions {
+  port?: number;
+  /** Where dynalite's files and bot logs live; null keeps the database in memory (tests). */
+  dataDir?: string | null;
+  /** Settings on top of the local defaults and the process environment. */
+  env?: Record<string, string>;
+  /** Create (first start) or reuse the dev account and print its key. */
+  devAccount?: boolean;
+  log?: Logger;
+}
+
+export interface DevAccount {
+  account_id: string;
+  api_key: string;
+  webhook_secret: string;
+}
+
+export interface LocalStack {
+  baseUrl: string;
+  config: Config;
+  deps: ServiceDeps;
+  table: TableHandle;
+  runner: LocalTaskRunner;
+  api: ApiServer;
+  dynamoEndpoint: string;
+  devAccount?: DevAccount;
+  close(): Promise<void>;
+}
+
+/** What local mode changes from the AWS defaults. */
+const localDefaults: Record<string, string> = {
+  ALLOW_INSECURE_WEBHOOKS: 'true',
+  AWS_REGION: 'local',
+};
+
+export const stackFileName = 'stack.json';
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const dataDir = options.dataDir === undefined ? resolve(process.env.DATA_DIR ?? '.data') : options.dataDir;
+  const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
+  const env = { ...localDefaults, ...process.env, ...options.env, DYNAMODB_ENDPOINT: dynamo.endpoint };
+  const config = loadConfig(env);
+  const log = options.log ?? createLogger(config.LOG_LEVEL, { component: 'local-stack' });
+  const table: TableHandle = { doc: dynamoDocumentClient(config), tableName: config.TABLE_NAME };
+  await ensureTable(table);
+
+  const botEnv = Object.fromEntries(
+    Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'),
+  );
+  let deps: ServiceDeps | undefined;
+  const runner = new LocalTaskRunner({
+    env: botEnv,
+    logDir: join(dataDir ?? join(resolve('.data'), 'tmp'), 'bots'),
+    onExit: (botId, code, signal) => {
+      if (!deps) return;
+      void onTaskStopped(deps, {
+        botId,
+        reason: signal ? `killed by ${signal}` : `exited with code ${code}`,
+      }).catch((err) => log.error('task-stopped handling failed', { bot_id: botId, err }));
+    },
+  });
+  deps = buildServiceDeps(table, config, { runner, log });
+
+  const port = options.port ?? Number(process.env.PORT ?? 3000);
+  const api = await startApiServer(deps, { port });
+  const devAccount = options.devAccount ? await ensureDevAccount(deps, dataDir, env) : undefined;
+
+  if (dataDir) {
+    writeFileSync(
+      join(dataDir, stackFileName),
+      JSON.stringify({ pid: process.pid, base_url: api.baseUrl, dynamodb_endpoint: dynamo.endpoint }),
+    );
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    baseUrl: api.baseUrl,
+    config,
+    deps,
+    table,
+    runner,
+    api,
+    dynamoEndpoint: dynamo.endpoint,
+    devAccount,
+    close() {
+      closing ??= (async () => {
+        await api.close();
+        await runner.closeAll();
+        table.doc.destroy();
+        await dynamo.close();
+        if (dataDir) rmSync(join(dataDir, stackFileName), { force: true });
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The dev account of this data directory: created on first start, its key kept in DATA_DIR (local only). */
+async function ensureDevAccount(
+  deps: ServiceDeps,
+  dataDir: string | null,
+  env: Record<string, string | undefined>,
+): Promise<DevAccount> {
+  const file = dataDir ? join(dataDir, 'dev-account.json') : null;
+  if (file && existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as DevAccount;
+    if (await deps.accounts.get(saved.account_id)) return saved;
+  }
+  const { account, apiKey } = await deps.accounts.create('Local developer');
+  await deps.ledger.grant(account.accountId, Number(env.DEV_CREDITS ?? 1000), 'dev account');
+  const dev = { account_id: account.accountId, api_key: apiKey, webhook_secret: account.webhookSecret };
+  if (file) {
+    mkdirSync(dataDir!, { recursive: true });
+    writeFileSync(file, JSON.stringify(dev, null, 2), { mode: 0o600 });
+  }
+  return dev;
+}
