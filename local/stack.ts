@@ -44,6 +44,8 @@ export interface LocalStack {
 const localDefaults: Record<string, string> = {
   ALLOW_INSECURE_WEBHOOKS: 'true',
   AWS_REGION: 'local',
+  // Node 20 is supported locally; the SDK's notice about its future Node 22 floor is noise here.
+  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
 export const stackFileName = 'stack.json';
@@ -52,6 +54,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const dataDir = options.dataDir === undefined ? resolve(process.env.DATA_DIR ?? '.data') : options.dataDir;
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
   const env = { ...localDefaults, ...process.env, ...options.env, DYNAMODB_ENDPOINT: dynamo.endpoint };
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const config = loadConfig(env);
   const log = options.log ?? createLogger(config.LOG_LEVEL, { component: 'local-stack' });
   const table: TableHandle = { doc: dynamoDocumentClient(config), tableName: config.TABLE_NAME };

@@ -23,7 +23,6 @@ for (const [net, prefix] of [
 for (const [net, prefix] of [
   ['::', 128],
   ['::1', 128],
-  ['::ffff:0:0', 96], // IPv4-mapped: checked again as IPv4 below
   ['64:ff9b::', 96], // NAT64
   ['100::', 64],
   ['2001:db8::', 32],

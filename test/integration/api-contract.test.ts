@@ -1,0 +1,512 @@
+// Contract tests over real HTTP against the local stack: every endpoint's success body and every error row of
+// spec §7 and ARCHITECTURE.md §4, with the rule that a refused request changes nothing.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskRunner } from '../../core/ports/task-runner';
+import { startTestStack, type TestStack } from '../support/local-stack';
+
+let stack: TestStack;
+let key: string;
+let accountId: string;
+let roomUrl: string;
+
+/** A runner that records starts instead of spawning bot processes (the bot-task has its own tests). */
+function recordingRunner(): TaskRunner & { started: string[]; stopped: string[] } {
+  const started: string[] = [];
+  const stopped: string[] = [];
+  return {
+    started,
+    stopped,
+    start: async (botId) => {
+      started.push(botId);
+      return { taskRef: `test:${botId}` };
+    },
+    stop: async (botId) => {
+      stopped.push(botId);
+    },
+  };
+}
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  stack.deps.runner = recordingRunner();
+  ({ apiKey: key, accountId } = await stack.account(100));
+  roomUrl = `${stack.baseUrl}/rooms/contract`;
+});
+afterAll(() => stack?.close());
+
+async function snapshot(id = accountId) {
+  const account = await stack.deps.accounts.get(id);
+  const entries = await stack.deps.ledger.entries(id);
+  return {
+    balance: account?.balance,
+    holds: Object.keys(account?.holds ?? {}).length,
+    entries: entries.length,
+  };
+}
+
+const join = (body: unknown, opts: { key?: string; headers?: Record<string, string> } = {}) =>
+  stack.request('POST', '/api/bot/join', { key: opts.key ?? key, body, headers: opts.headers });
+
+function expectError(res: { status: number; body: Record<string, unknown> }, status: number, error: string) {
+  expect(res.status).toBe(status);
+  expect(res.body).toMatchObject({ error });
+  expect(typeof res.body.detail).toBe('string');
+  expect(typeof res.body.message).toBe('string');
+  expect(String(res.body.detail)).not.toMatch(/at .*\.ts:\d+/); // no stack traces
+}
+
+describe('POST /api/bot/join', () => {
+  it('starts a bot: 201 with status, bot_id and room_url; one hold placed', async () => {
+    const before = await snapshot();
+    const res = await join({
+      provider: 'local',
+      room_url: roomUrl,
+      bot_config: { name: 'Interviewer', voice: 'Matthew', stop_phrase: 'goodbye bot' },
+      email: 'someone@example.com',
+      webhook_callback_url: 'http://127.0.0.1:9/hook',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({ status: 'started', bot_id: expect.any(String), room_url: roomUrl });
+    expect(res.body.bot_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const after = await snapshot();
+    expect(after.balance).toBe((before.balance ?? 0) - 1);
+    expect(after.holds).toBe(before.holds + 1);
+    const session = await stack.deps.sessions.get(res.body.bot_id);
+    expect(session).toMatchObject({
+      status: 'running',
+      accountId,
+      roomName: 'contract',
+      taskRef: `test:${res.body.bot_id}`,
+    });
+    expect(session?.botConfig).toMatchObject({ name: 'Interviewer', voice: 'Matthew', video_mode: 'static' });
+  });
+
+  it('defaults provider to daily and accepts a Daily room URL with only room_url given', async () => {
+    const res = await join({ room_url: 'https://acme.daily.co/weekly-sync' });
+    expect(res.status).toBe(201);
+    const session = await stack.deps.sessions.get(res.body.bot_id);
+    expect(session).toMatchObject({ provider: 'daily', roomName: 'weekly-sync', processInsights: true });
+    expect(session?.botConfig).toMatchObject({
+      name: 'Meeting Bot',
+      voice: 'Joanna',
+      max_duration_seconds: 14400,
+    });
+  });
+
+  const invalid: [string, unknown, RegExp][] = [
+    [
+      'an unknown top-level field',
+      { room_url: 'https://a.daily.co/r', colour: 'red' },
+      /colour: unknown field/,
+    ],
+    [
+      'an unknown bot_config field',
+      { room_url: 'https://a.daily.co/r', bot_config: { nam: 'x' } },
+      /bot_config\.nam: unknown field/,
+    ],
+    ['a wrong type', { room_url: 'https://a.daily.co/r', process_insights: 'yes' }, /process_insights/],
+    ['a missing room_url', { provider: 'daily' }, /room_url/],
+    ['a room_url that is not a URL', { room_url: 'not a url' }, /room_url/],
+    ['a non-https Daily room', { room_url: 'http://a.daily.co/r' }, /room_url/],
+    [
+      'a local room URL without /rooms/',
+      { provider: 'local', room_url: 'http://localhost:3000/x' },
+      /room_url/,
+    ],
+    [
+      'an unknown provider',
+      { provider: 'zoom', room_url: 'https://a.daily.co/r' },
+      /provider.*daily.*local|provider/,
+    ],
+    ['a bad e-mail', { room_url: 'https://a.daily.co/r', email: 'not-an-email' }, /email/],
+    [
+      'a webhook URL that is not a URL',
+      { room_url: 'https://a.daily.co/r', webhook_callback_url: 'nope' },
+      /webhook_callback_url/,
+    ],
+    [
+      'a webhook URL with another scheme',
+      { room_url: 'https://a.daily.co/r', webhook_callback_url: 'ftp://x.example/h' },
+      /webhook_callback_url/,
+    ],
+    [
+      'an unknown voice',
+      { room_url: 'https://a.daily.co/r', bot_config: { voice: 'Robot' } },
+      /bot_config\.voice/,
+    ],
+    [
+      'an unknown video_mode',
+      { room_url: 'https://a.daily.co/r', bot_config: { video_mode: 'live' } },
+      /bot_config\.video_mode/,
+    ],
+    [
+      'an over-long name',
+      { room_url: 'https://a.daily.co/r', bot_config: { name: 'x'.repeat(101) } },
+      /bot_config\.name/,
+    ],
+    [
+      'an over-long prompt',
+      { room_url: 'https://a.daily.co/r', bot_config: { bot_prompt: 'x'.repeat(8001) } },
+      /bot_prompt/,
+    ],
+    [
+      'an over-long stop phrase',
+      { room_url: 'https://a.daily.co/r', bot_config: { stop_phrase: 'x'.repeat(201) } },
+      /stop_phrase/,
+    ],
+    ['a JSON array', [1, 2], /body/],
+    ['JSON null', null, /body/],
+  ];
+  it.each(invalid)(
+    'refuses %s with 400 validation_error naming the field, creating nothing',
+    async (_n, body, detail) => {
+      const before = await snapshot();
+      const res = await join(body);
+      expectError(res, 400, 'validation_error');
+      expect(res.body.detail).toMatch(detail);
+      expect(await snapshot()).toEqual(before);
+    },
+  );
+
+  it('refuses a body that is not JSON, and an empty body, with 400', async () => {
+    const before = await snapshot();
+    for (const rawBody of ['{"room_url": ', 'room_url=https://a.daily.co/r', '']) {
+      const res = await stack.request('POST', '/api/bot/join', {
+        key,
+        rawBody,
+        headers: { 'content-type': 'application/json' },
+      });
+      expectError(res, 400, 'validation_error');
+    }
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('refuses a body over 64 KiB with 413 payload_too_large', async () => {
+    const before = await snapshot();
+    const res = await join({ room_url: 'https://a.daily.co/r', analysis_prompt: 'x'.repeat(70 * 1024) });
+    expectError(res, 413, 'payload_too_large');
+    const huge = await stack.request('POST', '/api/bot/join', { key, rawBody: 'x'.repeat(2 * 1024 * 1024) });
+    expectError(huge, 413, 'payload_too_large');
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('refuses with 402 insufficient_credits and the balance when credits are below the hold', async () => {
+    const poor = await stack.account(0, 'Poor');
+    const res = await join({ room_url: 'https://a.daily.co/r' }, { key: poor.apiKey });
+    expectError(res, 402, 'insufficient_credits');
+    expect(res.body.balance).toBe(0);
+    expect(await snapshot(poor.accountId)).toEqual({ balance: 0, holds: 0, entries: 0 });
+  });
+
+  it('answers 500 server_error, fails the session and returns the hold when the bot cannot be started', async () => {
+    const acct = await stack.account(3, 'Unlucky');
+    const runner = stack.deps.runner;
+    stack.deps.runner = { start: async () => Promise.reject(new Error('no capacity')), stop: async () => {} };
+    try {
+      const res = await join({ room_url: 'https://a.daily.co/r' }, { key: acct.apiKey });
+      expectError(res, 500, 'server_error');
+      expect(res.body.detail).not.toMatch(/capacity/); // no internal details
+    } finally {
+      stack.deps.runner = runner;
+    }
+    const after = await snapshot(acct.accountId);
+    expect(after.balance).toBe(3);
+    expect(after.holds).toBe(0);
+  });
+});
+
+describe('authentication (every endpoint)', () => {
+  const endpoints = () => [
+    ['POST', '/api/bot/join'],
+    ['GET', `/api/bot/${randomUUID()}/status`],
+    ['POST', `/v1/bots/leave/${randomUUID()}`],
+    ['POST', `/v1/bot/${randomUUID()}/stop`],
+  ];
+  const badHeaders: [string, Record<string, string>, RegExp][] = [
+    ['missing', {}, /missing/],
+    ['not Bearer', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, /Bearer/],
+    ['Bearer without a key', { authorization: 'Bearer' }, /Bearer/],
+    ['malformed', { authorization: 'Bearer not-a-key' }, /malformed/],
+    ['unknown', { authorization: `Bearer mbk_${'A'.repeat(43)}` }, /not recognised/],
+  ];
+  it.each(badHeaders)(
+    'a %s key gets 401 authentication_error with WWW-Authenticate',
+    async (_n, headers, detail) => {
+      const before = await snapshot();
+      for (const [method, path] of endpoints()) {
+        const res = await stack.request(method!, path!, {
+          headers,
+          body: method === 'POST' ? { room_url: 'https://a.daily.co/r' } : undefined,
+        });
+        expectError(res, 401, 'authentication_error');
+        expect(res.body.detail).toMatch(detail);
+        expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      }
+      expect(await snapshot()).toEqual(before);
+    },
+  );
+
+  it('a revoked key gets 401; the account’s other key keeps working', async () => {
+    const acct = await stack.account(5, 'Revoker');
+    const second = await stack.deps.accounts.createKey(acct.accountId);
+    expect((await join({ room_url: 'https://a.daily.co/r' }, { key: acct.apiKey })).status).toBe(201);
+    await stack.deps.accounts.revokeKey(acct.accountId, acct.keyId);
+    const res = await join({ room_url: 'https://a.daily.co/r' }, { key: acct.apiKey });
+    expectError(res, 401, 'authentication_error');
+    expect(res.body.detail).toMatch(/revoked/);
+    expect((await join({ room_url: 'https://a.daily.co/r' }, { key: second.apiKey })).status).toBe(201);
+  });
+});
+
+describe('GET /api/bot/{bot_id}/status', () => {
+  it('returns the running view: status, bot_id, room_url, started_at, results null', async () => {
+    const { body: started } = await join({ provider: 'local', room_url: roomUrl });
+    const res = await stack.request('GET', `/api/bot/${started.bot_id}/status`, { key });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: 'running',
+      bot_id: started.bot_id,
+      room_url: roomUrl,
+      started_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      completed_at: null,
+      transcript: null,
+      qa_pairs: null,
+      insights: null,
+      error: null,
+      exit_reason: null,
+    });
+    expect(JSON.stringify(res.body)).not.toContain('meeting_token');
+  });
+
+  it('404 not_found for an unknown bot, naming it', async () => {
+    const id = randomUUID();
+    const res = await stack.request('GET', `/api/bot/${id}/status`, { key });
+    expectError(res, 404, 'not_found');
+    expect(res.body.detail).toContain(id);
+  });
+
+  it('400 validation_error for a bot id that is not a UUID', async () => {
+    for (const id of ['123', 'not-a-uuid', `${randomUUID()}x`, '%27%20OR%201%3D1']) {
+      expectError(await stack.request('GET', `/api/bot/${id}/status`, { key }), 400, 'validation_error');
+    }
+  });
+
+  it('one account cannot see another account’s bot (404, same as missing)', async () => {
+    const { body } = await join({ provider: 'local', room_url: roomUrl });
+    const other = await stack.account(5, 'Other');
+    const res = await stack.request('GET', `/api/bot/${body.bot_id}/status`, { key: other.apiKey });
+    expectError(res, 404, 'not_found');
+    expect(JSON.stringify(res.body)).not.toContain(roomUrl);
+  });
+});
+
+describe('POST /v1/bots/leave/{bot_id} and its alias /v1/bot/{bot_id}/stop', () => {
+  it.each(['/v1/bots/leave/', '/v1/bot/'])(
+    '%s: 202 leave_requested, recorded, runner signalled; repeat is 202',
+    async (prefix) => {
+      const { body } = await join({ provider: 'local', room_url: roomUrl });
+      const path = prefix === '/v1/bot/' ? `/v1/bot/${body.bot_id}/stop` : `${prefix}${body.bot_id}`;
+      const res = await stack.request('POST', path, { key });
+      expect(res.status).toBe(202);
+      expect(res.body).toEqual({
+        status: 'leave_requested',
+        bot_id: body.bot_id,
+        message: expect.any(String),
+      });
+      const session = await stack.deps.sessions.get(body.bot_id);
+      expect(session?.stopRequestedAt).toBeTruthy();
+      expect((stack.deps.runner as ReturnType<typeof recordingRunner>).stopped).toContain(body.bot_id);
+      const again = await stack.request('POST', path, { key });
+      expect(again.status).toBe(202);
+      expect((await stack.deps.sessions.get(body.bot_id))?.stopRequestedAt).toBe(session?.stopRequestedAt);
+    },
+  );
+
+  it('409 bot_not_running once the bot completed or failed', async () => {
+    const { body } = await join({ provider: 'local', room_url: roomUrl });
+    await stack.deps.sessions.updateRunning(body.bot_id, {
+      status: 'completed',
+      completedAt: new Date().toISOString(),
+    });
+    expectError(
+      await stack.request('POST', `/v1/bots/leave/${body.bot_id}`, { key }),
+      409,
+      'bot_not_running',
+    );
+  });
+
+  it('404 for an unknown bot and for another account’s bot, which keeps running', async () => {
+    expectError(await stack.request('POST', `/v1/bots/leave/${randomUUID()}`, { key }), 404, 'not_found');
+    const { body } = await join({ provider: 'local', room_url: roomUrl });
+    const other = await stack.account(5, 'Intruder');
+    expectError(
+      await stack.request('POST', `/v1/bots/leave/${body.bot_id}`, { key: other.apiKey }),
+      404,
+      'not_found',
+    );
+    expect(await stack.deps.sessions.get(body.bot_id)).toMatchObject({ status: 'running' });
+    expect((await stack.deps.sessions.get(body.bot_id))?.stopRequestedAt).toBeUndefined();
+  });
+
+  it('still 202 when only the runner signal fails: the stop request is durable in the session', async () => {
+    const { body } = await join({ provider: 'local', room_url: roomUrl });
+    const runner = stack.deps.runner;
+    stack.deps.runner = { start: runner.start, stop: async () => Promise.reject(new Error('ecs down')) };
+    try {
+      expect((await stack.request('POST', `/v1/bots/leave/${body.bot_id}`, { key })).status).toBe(202);
+    } finally {
+      stack.deps.runner = runner;
+    }
+    expect((await stack.deps.sessions.get(body.bot_id))?.stopRequestedAt).toBeTruthy();
+  });
+});
+
+describe('Idempotency-Key on join', () => {
+  it('the same key and body give one bot and one hold; the replay says so', async () => {
+    const before = await snapshot();
+    const headers = { 'idempotency-key': `order-${randomUUID()}` };
+    const body = { provider: 'local', room_url: roomUrl, bot_config: { name: 'Once' } };
+    const first = await join(body, { headers });
+    const second = await join(body, { headers });
+    expect(first.status).toBe(201);
+    expect(second.status).toBe(201);
+    expect(second.body).toEqual(first.body);
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    const after = await snapshot();
+    expect(after.balance).toBe((before.balance ?? 0) - 1);
+    expect(after.holds).toBe(before.holds + 1);
+  });
+
+  it('the same key with another body is 422 idempotency_conflict and creates nothing', async () => {
+    const headers = { 'idempotency-key': `order-${randomUUID()}` };
+    expect((await join({ provider: 'local', room_url: roomUrl }, { headers })).status).toBe(201);
+    const before = await snapshot();
+    const res = await join({ provider: 'local', room_url: `${roomUrl}-other` }, { headers });
+    expectError(res, 422, 'idempotency_conflict');
+    expect(await snapshot()).toEqual(before);
+  });
+
+  it('keys are per account: another account may use the same key', async () => {
+    const headers = { 'idempotency-key': `shared-${randomUUID()}` };
+    const other = await stack.account(5, 'Same key');
+    const a = await join({ provider: 'local', room_url: roomUrl }, { headers });
+    const b = await join({ provider: 'local', room_url: roomUrl }, { headers, key: other.apiKey });
+    expect(a.status).toBe(201);
+    expect(b.status).toBe(201);
+    expect(b.body.bot_id).not.toBe(a.body.bot_id);
+  });
+
+  it('a duplicate while the first request is in flight gets 409 idempotency_in_progress', async () => {
+    const headers = { 'idempotency-key': `slow-${randomUUID()}` };
+    const runner = stack.deps.runner;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    stack.deps.runner = {
+      start: async (id) => gate.then(() => ({ taskRef: `slow:${id}` })),
+      stop: runner.stop,
+    };
+    try {
+      const first = join({ provider: 'local', room_url: roomUrl }, { headers });
+      await new Promise((r) => setTimeout(r, 200));
+      const dup = await join({ provider: 'local', room_url: roomUrl }, { headers });
+      expectError(dup, 409, 'idempotency_in_progress');
+      expect(dup.headers.get('retry-after')).toBe('1');
+      release();
+      expect((await first).status).toBe(201);
+    } finally {
+      stack.deps.runner = runner;
+    }
+  });
+
+  it('a key that failed (402) may be retried after credits are added', async () => {
+    const acct = await stack.account(0, 'Topped up');
+    const headers = { 'idempotency-key': 'retry-me' };
+    expect((await join({ room_url: 'https://a.daily.co/r' }, { key: acct.apiKey, headers })).status).toBe(
+      402,
+    );
+    await stack.deps.ledger.grant(acct.accountId, 2);
+    expect((await join({ room_url: 'https://a.daily.co/r' }, { key: acct.apiKey, headers })).status).toBe(
+      201,
+    );
+  });
+
+  it('refuses a malformed Idempotency-Key with 400', async () => {
+    const res = await join(
+      { room_url: 'https://a.daily.co/r' },
+      { headers: { 'idempotency-key': 'x'.repeat(256) } },
+    );
+    expectError(res, 400, 'validation_error');
+  });
+});
+
+describe('credits under concurrency', () => {
+  it('balance for exactly K holds and N > K parallel joins: K sessions, N−K 402, ledger = balance change', async () => {
+    const K = 5;
+    const N = 16;
+    const acct = await stack.account(K, 'Race');
+    const results = await Promise.all(
+      Array.from({ length: N }, () => join({ room_url: 'https://a.daily.co/race' }, { key: acct.apiKey })),
+    );
+    const ok = results.filter((r) => r.status === 201);
+    const refused = results.filter((r) => r.status === 402);
+    expect(ok).toHaveLength(K);
+    expect(refused).toHaveLength(N - K);
+    for (const r of refused)
+      expect(r.body).toMatchObject({ error: 'insufficient_credits', balance: expect.any(Number) });
+    const account = await stack.deps.accounts.get(acct.accountId);
+    expect(account?.balance).toBe(0);
+    expect(Object.keys(account?.holds ?? {})).toHaveLength(K);
+    const entries = await stack.deps.ledger.entries(acct.accountId);
+    const holds = entries.filter((e) => e.kind === 'hold');
+    expect(holds).toHaveLength(K);
+    const sum = entries.reduce((s, e) => s + e.amount, 0);
+    expect(sum).toBe(account?.balance); // grant(K) + K holds(−1) = 0
+    for (const r of ok)
+      expect(await stack.deps.sessions.get(r.body.bot_id)).toMatchObject({ status: 'running' });
+  });
+});
+
+describe('rate limiting', () => {
+  it('429 rate_limited with Retry-After once a key exceeds its per-minute limit', async () => {
+    const limited = await startTestStack({ RATE_LIMIT_PER_MINUTE: '3' });
+    try {
+      const acct = await limited.account(5);
+      const path = `/api/bot/${randomUUID()}/status`;
+      const codes = [];
+      for (let i = 0; i < 4; i++)
+        codes.push((await limited.request('GET', path, { key: acct.apiKey })).status);
+      expect(codes).toEqual([404, 404, 404, 429]);
+      const res = await limited.request('GET', path, { key: acct.apiKey });
+      expectError(res, 429, 'rate_limited');
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // Another key is counted separately.
+      const other = await limited.account(5);
+      expect((await limited.request('GET', path, { key: other.apiKey })).status).toBe(404);
+    } finally {
+      await limited.close();
+    }
+  });
+});
+
+describe('routing', () => {
+  it('an unknown path gets a 404 error body', async () => {
+    expectError(await stack.request('GET', '/api/bots', { key }), 404, 'not_found');
+  });
+
+  it('GET /openapi.json serves the OpenAPI 3.1 document without a key', async () => {
+    const res = await stack.request('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/api/bot/join',
+        '/api/bot/{bot_id}/status',
+        '/v1/bots/leave/{bot_id}',
+        '/v1/bot/{bot_id}/stop',
+      ]),
+    );
+  });
+});

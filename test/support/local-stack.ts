@@ -1,0 +1,51 @@
+// Test helper: a local stack with an in-memory database on a free port, plus a small HTTP client.
+import { type LocalStack, startLocalStack } from '../../local/stack';
+
+export interface TestStack extends LocalStack {
+  /** Creates an account with `credits`, returning its id and API key. */
+  account(credits?: number, name?: string): Promise<{ accountId: string; apiKey: string; keyId: string }>;
+  request(
+    method: string,
+    path: string,
+    opts?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<TestResponse>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON fields
+  body: any;
+}
+
+export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
+  const stack = await startLocalStack({
+    port: 0,
+    dataDir: null,
+    env: { LOG_LEVEL: 'silent', STOP_POLL_MS: '100', ...env },
+  });
+  return {
+    ...stack,
+    async account(credits = 10, name = 'Test account') {
+      const { account, apiKey, keyId } = await stack.deps.accounts.create(name);
+      if (credits !== 0) await stack.deps.ledger.grant(account.accountId, credits, 'test');
+      return { accountId: account.accountId, apiKey, keyId };
+    },
+    async request(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+      let body: string | undefined = opts.rawBody;
+      if (opts.body !== undefined) {
+        body = JSON.stringify(opts.body);
+        headers['content-type'] = 'application/json';
+      }
+      const res = await fetch(stack.baseUrl + path, { method, headers, body });
+      const text = await res.text();
+      let parsed: unknown = text;
+      try {
+        parsed = JSON.parse(text);
+      } catch {}
+      return { status: res.status, headers: res.headers, body: parsed };
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { roomNameOf, startRequestSchema, webhookUrlProblem } from '../../core/schemas/api';
+import { describeIssues } from '../../core/schemas/validate';
+
+const strict = { allowInsecureWebhooks: false };
+const local = { allowInsecureWebhooks: true };
+
+describe('room URLs', () => {
+  it.each([
+    ['daily', 'https://acme.daily.co/standup', 'standup'],
+    ['daily', 'https://acme.daily.co/standup/', 'standup'],
+    ['daily', 'https://video.example.com/Room_1-a', 'Room_1-a'],
+    ['local', 'http://localhost:3000/rooms/demo', 'demo'],
+    ['local', 'https://dev.example/rooms/x', 'x'],
+  ] as const)('%s %s → %s', (provider, url, name) => {
+    expect(roomNameOf(provider, url)).toBe(name);
+  });
+
+  it.each([
+    ['daily', 'http://acme.daily.co/standup'],
+    ['daily', 'https://acme.daily.co/'],
+    ['daily', 'https://acme.daily.co/a/b'],
+    ['daily', 'https://user:pw@acme.daily.co/a'],
+    ['daily', 'https://acme.daily.co/a#frag'],
+    ['daily', 'javascript:alert(1)'],
+    ['local', 'http://localhost:3000/demo'],
+    ['local', 'file:///rooms/demo'],
+    ['daily', 'not a url'],
+  ] as const)('%s %s is refused', (provider, url) => {
+    expect(roomNameOf(provider, url)).toBeNull();
+  });
+});
+
+describe('webhook URLs', () => {
+  it('production accepts public https only', () => {
+    expect(webhookUrlProblem('https://hooks.example.com/in', strict)).toBeNull();
+    expect(webhookUrlProblem('https://93.184.216.34/in', strict)).toBeNull();
+    for (const url of [
+      'http://hooks.example.com/in',
+      'https://localhost/in',
+      'https://127.0.0.1/in',
+      'https://10.1.2.3/in',
+      'https://169.254.169.254/latest/meta-data',
+      'https://192.168.1.1/',
+      'https://[::1]/in',
+      'https://[fd00::1]/in',
+      'https://[::ffff:127.0.0.1]/in',
+      'https://metadata.google.internal/',
+      'https://user:pw@hooks.example.com/',
+      'ftp://hooks.example.com/',
+    ]) {
+      expect(webhookUrlProblem(url, strict), url).not.toBeNull();
+    }
+  });
+
+  it('local mode also accepts http and loopback', () => {
+    expect(webhookUrlProblem('http://127.0.0.1:8080/hook', local)).toBeNull();
+    expect(webhookUrlProblem('ftp://127.0.0.1/hook', local)).not.toBeNull();
+  });
+});
+
+describe('start request', () => {
+  it('fills every default', () => {
+    const req = startRequestSchema(strict).parse({ room_url: 'https://a.daily.co/r' });
+    expect(req).toEqual({
+      provider: 'daily',
+      room_url: 'https://a.daily.co/r',
+      process_insights: true,
+      bot_config: { name: 'Meeting Bot', video_mode: 'static', voice: 'Joanna', max_duration_seconds: 14400 },
+    });
+  });
+
+  it('names every offending field, including unknown ones', () => {
+    const result = startRequestSchema(strict).safeParse({
+      room_url: 'https://a.daily.co/r',
+      webhook_callback_url: 'http://x.example/h',
+      extra: 1,
+      bot_config: { voice: 'Nope', other: true },
+    });
+    expect(result.success).toBe(false);
+    const detail = describeIssues(result.error!);
+    expect(detail).toContain('extra: unknown field');
+    expect(detail).toContain('bot_config.other: unknown field');
+    expect(detail).toContain('bot_config.voice');
+  });
+
+  it('refuses a http webhook in production mode and accepts it locally', () => {
+    const body = { room_url: 'https://a.daily.co/r', webhook_callback_url: 'http://127.0.0.1/h' };
+    expect(startRequestSchema(strict).safeParse(body).success).toBe(false);
+    expect(startRequestSchema(local).safeParse(body).success).toBe(true);
+  });
+});

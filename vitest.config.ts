@@ -1,0 +1,21 @@
+import { defineConfig } from 'vitest/config';
+
+// Three projects so a quick run of unit tests takes seconds (STYLE.md): unit, integration (dynalite, the local
+// stack over real HTTP), browser (Playwright + Chromium).
+export default defineConfig({
+  test: {
+    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LOG_LEVEL: 'silent' },
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'core/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 30_000,
+        },
+      },
+    ],
+  },
+});
