@@ -1,0 +1,341 @@
+// Operator CLI for accounts, API keys, credits and webhook secrets: `npm run admin -- help`.
+import { parseArgs } from 'node:util';
+import { AccountNotFoundError } from '../core/adapters/dynamodb/credit-ledger';
+import { buildStores, type Stores } from '../core/deps';
+import { openTarget } from './target';
+
+// Node 20 is supported here; the SDK's notice about its future Node 22 floor would only clutter the output.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+const options = {
+  name: { type: 'string' },
+  credits: { type: 'string' },
+  account: { type: 'string' },
+  key: { type: 'string' },
+  amount: { type: 'string' },
+  note: { type: 'string' },
+  json: { type: 'boolean' },
+  aws: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Flags = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean };
+
+interface Result {
+  json: Record<string, unknown>;
+  text: string;
+}
+
+interface Command {
+  /** Flags as shown in the usage text; the command accepts exactly the flags named here. */
+  args: string;
+  about: string;
+  /** Validates the flags before any database is touched, and returns the work to do. */
+  prepare(flags: Flags): (stores: Stores) => Promise<Result>;
+}
+
+class UsageError extends Error {}
+
+const ledgerShown = 20;
+
+const commands: Record<string, Command> = {
+  'accounts create': {
+    args: '--name NAME --credits N',
+    about: 'Create an account; prints its API key (shown once) and webhook secret',
+    prepare(flags) {
+      const name = required(flags, 'name').trim();
+      if (!name || name.length > 100) throw new UsageError('--name must be 1 to 100 characters');
+      const credits = integer(flags, 'credits');
+      if (credits < 0) throw new UsageError('--credits must be zero or more');
+      return async ({ accounts, ledger }) => {
+        const { account, apiKey, keyId } = await accounts.create(name);
+        const balance = credits === 0 ? 0 : await ledger.grant(account.accountId, credits, 'initial credits');
+        return {
+          json: {
+            account_id: account.accountId,
+            api_key: apiKey,
+            key_id: keyId,
+            webhook_secret: account.webhookSecret,
+            balance,
+          },
+          text: lines(
+            `Created account ${account.accountId} (${name}).`,
+            `  API key:        ${apiKey}`,
+            `  Key id:         ${keyId}`,
+            `  Webhook secret: ${account.webhookSecret}`,
+            `  Balance:        ${balance} credits`,
+            'The API key is shown only this once: store it now.',
+          ),
+        };
+      };
+    },
+  },
+
+  'accounts show': {
+    args: '--account ID',
+    about: `Balance, holds, API keys and the last ${ledgerShown} ledger entries`,
+    prepare(flags) {
+      const accountId = required(flags, 'account');
+      return async ({ accounts, ledger }) => {
+        const account = await mustGet(accounts, accountId);
+        const [apiKeys, entries] = await Promise.all([accounts.listKeys(accountId), ledger.entries(accountId)]);
+        const holds = Object.values(account.holds);
+        const holdTotal = holds.reduce((sum, h) => sum + h, 0);
+        const recent = entries.slice(-ledgerShown);
+        return {
+          json: {
+            account_id: accountId,
+            name: account.name,
+            created_at: account.createdAt,
+            balance: account.balance,
+            holds: { count: holds.length, total: holdTotal },
+            keys: apiKeys.map(keyJson),
+            ledger: recent.map((e) => ({
+              kind: e.kind,
+              amount: e.amount,
+              bot_id: e.botId ?? null,
+              note: e.note ?? null,
+              created_at: e.createdAt,
+            })),
+            ledger_entries_total: entries.length,
+          },
+          text: lines(
+            `Account ${accountId} (${account.name}), created ${account.createdAt}`,
+            `  Balance: ${account.balance} credits`,
+            `  Holds:   ${holds.length} running bot(s), ${holdTotal} credits`,
+            `API keys (${apiKeys.length}):`,
+            ...apiKeys.map((k) => `  ${keyLine(k)}`),
+            `Ledger (last ${recent.length} of ${entries.length}):`,
+            ...recent.map(
+              (e) =>
+                `  ${e.createdAt}  ${e.kind.padEnd(7)} ${signed(e.amount).padStart(6)}  ${e.botId ? `bot ${e.botId}` : (e.note ?? '')}`,
+            ),
+          ),
+        };
+      };
+    },
+  },
+
+  'keys create': {
+    args: '--account ID',
+    about: 'Issue another API key (shown once)',
+    prepare(flags) {
+      const accountId = required(flags, 'account');
+      return async ({ accounts }) => {
+        await mustGet(accounts, accountId);
+        const { apiKey, keyId } = await accounts.createKey(accountId);
+        return {
+          json: { account_id: accountId, api_key: apiKey, key_id: keyId },
+          text: lines(
+            `Created key ${keyId} for ${accountId}.`,
+            `  API key: ${apiKey}`,
+            'The API key is shown only this once: store it now.',
+          ),
+        };
+      };
+    },
+  },
+
+  'keys list': {
+    args: '--account ID',
+    about: "List the account's API keys",
+    prepare(flags) {
+      const accountId = required(flags, 'account');
+      return async ({ accounts }) => {
+        await mustGet(accounts, accountId);
+        const apiKeys = await accounts.listKeys(accountId);
+        return {
+          json: { account_id: accountId, keys: apiKeys.map(keyJson) },
+          text: lines(`API keys of ${accountId} (${apiKeys.length}):`, ...apiKeys.map((k) => `  ${keyLine(k)}`)),
+        };
+      };
+    },
+  },
+
+  'keys revoke': {
+    args: '--account ID --key KEY_ID',
+    about: 'Revoke an API key',
+    prepare(flags) {
+      const accountId = required(flags, 'account');
+      const keyId = required(flags, 'key');
+      return async ({ accounts }) => {
+        await mustGet(accounts, accountId);
+        const existing = (await accounts.listKeys(accountId)).find((k) => k.keyId === keyId);
+        if (!existing) throw new NotFoundError(`key ${keyId} not found on account ${accountId}`);
+        const now = new Date();
+        await accounts.revokeKey(accountId, keyId, now);
+        // Revoking twice keeps the first time (the store writes it only if absent).
+        const revokedAt = existing.revokedAt ?? now.toISOString();
+        return {
+          json: { account_id: accountId, key_id: keyId, revoked_at: revokedAt },
+          text: `Key ${keyId} of ${accountId} is revoked (since ${revokedAt}).\n`,
+        };
+      };
+    },
+  },
+
+  'credits add': {
+    args: '--account ID --amount N [--note TEXT]',
+    about: 'Add credits; a negative amount (--amount=-N) removes them',
+    prepare(flags) {
+      const accountId = required(flags, 'account');
+      const amount = integer(flags, 'amount');
+      if (amount === 0) throw new UsageError('--amount must not be zero');
+      const note = flags.note ?? 'admin';
+      return async ({ ledger }) => {
+        const balance = await ledger.grant(accountId, amount, note);
+        return {
+          json: { account_id: accountId, amount, balance },
+          text: `${signed(amount)} credits for ${accountId}; balance is now ${balance}.\n`,
+        };
+      };
+    },
+  },
+
+  'webhooks rotate-secret': {
+    args: '--account ID',
+    about: 'New webhook signing secret; the previous one keeps signing alongside during the overlap',
+    prepare(flags) {
+      const accountId = required(flags, 'account');
+      return async ({ accounts }) => {
+        await mustGet(accounts, accountId);
+        const secret = await accounts.rotateWebhookSecret(accountId);
+        return {
+          json: { account_id: accountId, webhook_secret: secret },
+          text: lines(
+            `New webhook secret for ${accountId}:`,
+            `  ${secret}`,
+            'Deliveries carry signatures with both the new and the previous secret during the overlap.',
+          ),
+        };
+      };
+    },
+  },
+};
+
+class NotFoundError extends Error {}
+
+function usage(): string {
+  const width = Math.max(...Object.entries(commands).map(([name, c]) => name.length + c.args.length + 1));
+  return lines(
+    'Usage: npm run -s admin -- <command> [flags]',
+    '',
+    'Commands:',
+    ...Object.entries(commands).map(([name, c]) => `  ${`${name} ${c.args}`.padEnd(width)}  ${c.about}`),
+    `  ${'help'.padEnd(width)}  This text`,
+    '',
+    'Flags for every command:',
+    '  --json  Print one JSON object on stdout instead of text',
+    '  --aws   Use DynamoDB in AWS (default credentials, AWS_REGION, TABLE_NAME)',
+    '',
+    'Database: DYNAMODB_ENDPOINT if set; else AWS with --aws; else the local stack running on DATA_DIR',
+    "(default .data), or DATA_DIR's database directly when no stack is running.",
+  );
+}
+
+function required(flags: Flags, name: 'name' | 'account' | 'key' | 'amount' | 'credits'): string {
+  const value = flags[name];
+  if (value === undefined || value === '') throw new UsageError(`missing --${name}`);
+  return value;
+}
+
+function integer(flags: Flags, name: 'amount' | 'credits'): number {
+  const raw = required(flags, name);
+  const value = Number(raw);
+  if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(value)) {
+    throw new UsageError(`--${name} must be a whole number, got '${raw}'`);
+  }
+  return value;
+}
+
+async function mustGet(accounts: Stores['accounts'], accountId: string) {
+  const account = await accounts.get(accountId);
+  if (!account) throw new NotFoundError(`account ${accountId} not found`);
+  return account;
+}
+
+function keyJson(k: { keyId: string; createdAt: string; revokedAt?: string }) {
+  return { key_id: k.keyId, created_at: k.createdAt, revoked_at: k.revokedAt ?? null };
+}
+
+function keyLine(k: { keyId: string; createdAt: string; revokedAt?: string }): string {
+  return `${k.keyId}  created ${k.createdAt}  ${k.revokedAt ? `revoked ${k.revokedAt}` : 'active'}`;
+}
+
+const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
+const lines = (...ls: string[]) => `${ls.join('\n')}\n`;
+
+/** parseArgs reads `--amount -5` as two flags; a negative number is the one value that may start with a dash. */
+function joinNegativeValues(args: string[]): string[] {
+  const out: string[] = [];
+  for (const arg of args) {
+    const prev = out.at(-1);
+    const takesValue = prev?.startsWith('--') && options[prev.slice(2) as keyof typeof options]?.type === 'string';
+    if (takesValue && /^-\d+$/.test(arg)) out[out.length - 1] = `${prev}=${arg}`;
+    else out.push(arg);
+  }
+  return out;
+}
+
+/** Parses and validates everything up front, so a usage error never opens a database. */
+function plan(args: string[]): { flags: Flags; work?: (stores: Stores) => Promise<Result> } {
+  let parsed: { values: Flags; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: joinNegativeValues(args), options, allowPositionals: true, strict: true });
+  } catch (err) {
+    // Node's messages span lines and suggest `--` for positionals, which no command takes.
+    throw new UsageError((err as Error).message.split(/\.\s/)[0]!.replace(/\.$/, ''));
+  }
+  const { values: flags, positionals } = parsed;
+  if (flags.help || positionals.length === 0 || (positionals[0] === 'help' && positionals.length === 1)) {
+    return { flags };
+  }
+  const name = positionals.slice(0, 2).join(' ');
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command '${name}'`);
+  if (positionals.length > 2) throw new UsageError(`unexpected argument '${positionals[2]}'`);
+  const accepted = new Set([...command.args.matchAll(/--([a-z]+)/g)].map((m) => m[1]));
+  for (const flag of Object.keys(flags)) {
+    if (flag !== 'json' && flag !== 'aws' && !accepted.has(flag)) {
+      throw new UsageError(`'${name}' does not take --${flag}`);
+    }
+  }
+  return { flags, work: command.prepare(flags) };
+}
+
+async function main(args: string[]): Promise<number> {
+  let flags: Flags;
+  let work: ((stores: Stores) => Promise<Result>) | undefined;
+  try {
+    ({ flags, work } = plan(args));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`error: ${err.message}\nRun 'npm run admin -- help' for usage.\n`);
+    return 2;
+  }
+  if (!work) {
+    process.stdout.write(usage());
+    return 0;
+  }
+
+  let target: Awaited<ReturnType<typeof openTarget>> | undefined;
+  try {
+    target = await openTarget({ aws: flags.aws === true });
+    const result = await work(buildStores(target.table, target.config));
+    process.stdout.write(flags.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
+    return 0;
+  } catch (err) {
+    if (err instanceof NotFoundError || err instanceof AccountNotFoundError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    // Connection and credential failures are an operator's everyday errors: the name and message say enough.
+    const e = err as Error;
+    process.stderr.write(`error: ${e.name === 'Error' ? '' : `${e.name}: `}${e.message}\n`);
+    return 1;
+  } finally {
+    await target?.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

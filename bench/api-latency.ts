@@ -1,0 +1,220 @@
+// API latency: p50/p99 and requests/s of status and join against the local stack at 32 connections,
+// once without the API-key cache (every request reads the key from DynamoDB) and once with a 5 s cache.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import type { TaskRunner } from '../core/ports/task-runner';
+import { type LocalStack, startLocalStack } from '../local/stack';
+import type { Table } from './run';
+
+const connections = 32;
+const warmupSeconds = 2;
+const durationSeconds = 10;
+const seedBots = 100;
+const targetsP99Ms = { status: 15, join: 40 };
+const runnerNote = 'no-op (process spawn excluded)';
+const keyCacheModes = [
+  { label: 'nocache', ttlMs: '0' },
+  { label: 'keycache5s', ttlMs: '5000' },
+] as const;
+
+/** Stands in for LocalTaskRunner: a join would otherwise spawn a bot process (~1 s of CPU each). */
+const noopRunner: TaskRunner = {
+  start: async (botId) => ({ taskRef: `bench:${botId}` }),
+  stop: async () => {},
+};
+
+export interface LoadFigures {
+  endpoint: string;
+  key_cache_ttl_ms: number;
+  connections: number;
+  warmup_s: number;
+  duration_s: number;
+  latency_ms: { p50: number; p90: number; p99: number; max: number; mean: number };
+  requests_per_s: number;
+  total_requests: number;
+  non_2xx: number;
+  errors: number;
+  timeouts: number;
+  status_codes: Record<string, number>;
+  target_p99_ms: number;
+  pass: boolean;
+  valid: boolean;
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const figures: Record<string, LoadFigures> = {};
+  for (const mode of keyCacheModes) {
+    const dataDir = mkdtempSync(join(tmpdir(), 'bench-api-latency-'));
+    let stack: LocalStack | undefined;
+    try {
+      stack = await startLocalStack({
+        port: 0,
+        dataDir,
+        env: { LOG_LEVEL: 'silent', RATE_LIMIT_PER_MINUTE: '100000000', KEY_CACHE_TTL_MS: mode.ttlMs },
+      });
+      stack.deps.runner = noopRunner;
+      const { account, apiKey } = await stack.deps.accounts.create('bench');
+      await stack.deps.ledger.grant(account.accountId, 1_000_000, 'bench');
+      const authorization = `Bearer ${apiKey}`;
+      const joinBody = JSON.stringify({ provider: 'local', room_url: `${stack.baseUrl}/rooms/bench` });
+
+      progress(`[${mode.label}] seeding ${seedBots} bots`);
+      const botIds = await seed(stack.baseUrl, authorization, joinBody);
+
+      progress(`[${mode.label}] status: ${warmupSeconds} s warm-up + ${durationSeconds} s`);
+      figures[`status_${mode.label}`] = await load('status', Number(mode.ttlMs), {
+        url: stack.baseUrl,
+        requests: botIds.map((id) => ({
+          method: 'GET' as const,
+          path: `/api/bot/${id}/status`,
+          headers: { authorization },
+        })),
+      });
+
+      progress(`[${mode.label}] join: ${warmupSeconds} s warm-up + ${durationSeconds} s`);
+      figures[`join_${mode.label}`] = await load('join', Number(mode.ttlMs), {
+        url: stack.baseUrl,
+        method: 'POST',
+        path: '/api/bot/join',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: joinBody,
+      });
+    } finally {
+      await stack?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+
+  const all = Object.values(figures);
+  const warnings = Object.entries(figures)
+    .filter(([, f]) => !f.valid)
+    .map(
+      ([key, f]) =>
+        `${key}: ${f.non_2xx} non-2xx, ${f.errors} errors, ${f.timeouts} timeouts (status codes ${JSON.stringify(f.status_codes)})`,
+    );
+  return {
+    valid: all.every((f) => f.valid),
+    all_pass: all.every((f) => f.pass),
+    warnings,
+    runner: runnerNote,
+    connections,
+    warmup_s: warmupSeconds,
+    duration_s: durationSeconds,
+    status_seed_bots: seedBots,
+    targets: { status_p99_ms: targetsP99Ms.status, join_p99_ms: targetsP99Ms.join },
+    latency_resolution_ms: 1,
+    notes: [
+      'Load generator: autocannon in a worker thread of the same process as the stack (API server on the main thread, dynalite in its own worker thread).',
+      'Each mode (KEY_CACHE_TTL_MS 0 and 5000) runs on a fresh stack with a fresh data directory.',
+      'Status cycles through the seeded bots; join has no Idempotency-Key and places a 1-credit hold per request.',
+      'The per-key rate limit still runs on every request (limit set to 100000000/min so it never rejects).',
+    ],
+    ...figures,
+  };
+}
+
+/** Creates the bots that the status benchmark reads (eight at a time). */
+async function seed(baseUrl: string, authorization: string, body: string): Promise<string[]> {
+  const ids: string[] = [];
+  const one = async () => {
+    const res = await fetch(`${baseUrl}/api/bot/join`, {
+      method: 'POST',
+      headers: { authorization, 'content-type': 'application/json' },
+      body,
+    });
+    const json = (await res.json()) as { bot_id?: string };
+    if (res.status !== 201 || !json.bot_id) {
+      throw new Error(`seeding join failed: ${res.status} ${JSON.stringify(json)}`);
+    }
+    ids.push(json.bot_id);
+  };
+  for (let i = 0; i < seedBots; i += 8) {
+    await Promise.all(Array.from({ length: Math.min(8, seedBots - i) }, one));
+  }
+  return ids;
+}
+
+async function load(
+  endpoint: 'status' | 'join',
+  keyCacheTtlMs: number,
+  options: Partial<autocannon.Options> & { url: string },
+): Promise<LoadFigures> {
+  const result = await autocannon({
+    ...options,
+    connections,
+    duration: durationSeconds,
+    // Its own thread, so the load generator does not share the API server's event loop.
+    workers: 1,
+    warmup: { connections, duration: warmupSeconds },
+  } as autocannon.Options);
+  const codes: Record<string, number> = {};
+  for (const [code, stat] of Object.entries(
+    (result as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {},
+  )) {
+    codes[code] = stat.count;
+  }
+  const target = targetsP99Ms[endpoint];
+  const valid = result.non2xx === 0 && result.errors === 0 && result.timeouts === 0 && result.requests.total > 0;
+  return {
+    endpoint,
+    key_cache_ttl_ms: keyCacheTtlMs,
+    connections,
+    warmup_s: warmupSeconds,
+    duration_s: durationSeconds,
+    latency_ms: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: round(result.latency.mean),
+    },
+    requests_per_s: round(result.requests.average),
+    total_requests: result.requests.total,
+    non_2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    status_codes: codes,
+    target_p99_ms: target,
+    pass: valid && result.latency.p99 < target,
+    valid,
+  };
+}
+
+export function table(result: Record<string, unknown>): Table {
+  const rows: Table = [
+    ['case', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'req/s', 'total', 'non2xx', 'err/tmo', 'p99 target', ''],
+  ];
+  for (const value of Object.values(result)) {
+    if (!isFigures(value)) continue;
+    const f = value;
+    rows.push([
+      `${f.endpoint} (key cache ${f.key_cache_ttl_ms ? `${f.key_cache_ttl_ms / 1000} s` : 'off'})`,
+      String(f.latency_ms.p50),
+      String(f.latency_ms.p90),
+      String(f.latency_ms.p99),
+      String(f.latency_ms.max),
+      f.requests_per_s.toFixed(0),
+      String(f.total_requests),
+      String(f.non_2xx),
+      `${f.errors}/${f.timeouts}`,
+      `< ${f.target_p99_ms}`,
+      !f.valid ? 'INVALID' : f.pass ? 'pass' : 'FAIL',
+    ]);
+  }
+  rows.push([`runner: ${runnerNote}; ${connections} connections, ${durationSeconds} s after ${warmupSeconds} s warm-up`]);
+  return rows;
+}
+
+function isFigures(value: unknown): value is LoadFigures {
+  return typeof value === 'object' && value !== null && 'latency_ms' in value && 'endpoint' in value;
+}
+
+function round(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+function progress(message: string) {
+  process.stderr.write(`  ${message}\n`);
+}

@@ -1,0 +1,133 @@
+// Benchmark driver: `npm run bench [-- name...]` runs the named benchmarks (all by default), prints a table
+// and writes bench/results/<name>.json per benchmark plus bench/results/latest.json combining them.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Rows for the printed table; the first row is the header. */
+export type Table = string[][];
+
+/** What every benchmark module exports. */
+export interface BenchmarkModule {
+  run(): Promise<Record<string, unknown>>;
+  /** Optional: the rows to print; without it the driver prints the result's top-level scalar fields. */
+  table?(result: Record<string, unknown>): Table;
+}
+
+/** The benchmarks, in the order `npm run bench` runs them; later issues add entries here. */
+const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
+  'api-latency': () => import('./api-latency'),
+};
+
+const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
+
+export function machineInfo() {
+  const cpuList = cpus();
+  return {
+    cpus: cpuList.length,
+    cpu_model: cpuList[0]?.model ?? 'unknown',
+    total_mem_bytes: totalmem(),
+    total_mem_gib: Math.round((totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    platform: platform(),
+    release: release(),
+    arch: arch(),
+  };
+}
+
+interface Outcome {
+  benchmark: string;
+  timestamp: string;
+  duration_s: number;
+  machine: ReturnType<typeof machineInfo>;
+  ok: boolean;
+  error?: string;
+  result?: Record<string, unknown>;
+}
+
+async function main(): Promise<number> {
+  const requested = process.argv.slice(2).filter((a) => a !== '--');
+  const unknown = requested.filter((name) => !(name in benchmarks));
+  if (unknown.length) {
+    console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${Object.keys(benchmarks).join(', ')}`);
+    return 2;
+  }
+  const names = requested.length ? [...new Set(requested)] : Object.keys(benchmarks);
+  mkdirSync(resultsDir, { recursive: true });
+  const machine = machineInfo();
+  console.log(
+    `machine: ${machine.cpus} x ${machine.cpu_model}, ${machine.total_mem_gib} GiB, node ${machine.node}, ${machine.platform} ${machine.arch}`,
+  );
+
+  let exitCode = 0;
+  for (const name of names) {
+    console.log(`\n== ${name}`);
+    const started = Date.now();
+    const timestamp = new Date(started).toISOString();
+    let outcome: Outcome;
+    let mod: BenchmarkModule | undefined;
+    try {
+      mod = await benchmarks[name]!();
+      const result = await mod.run();
+      outcome = { benchmark: name, timestamp, duration_s: seconds(started), machine, ok: true, result };
+    } catch (err) {
+      const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
+      outcome = { benchmark: name, timestamp, duration_s: seconds(started), machine, ok: false, error };
+    }
+    writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(outcome, null, 2)}\n`);
+
+    if (!outcome.ok || !outcome.result) {
+      console.log(`!!! ${name} FAILED: ${outcome.error}`);
+      exitCode = 1;
+      continue;
+    }
+    console.log(formatTable(mod?.table ? mod.table(outcome.result) : scalarTable(outcome.result)));
+    const warnings = Array.isArray(outcome.result.warnings) ? (outcome.result.warnings as unknown[]) : [];
+    for (const w of warnings) console.log(`!!! ${String(w)}`);
+    if (outcome.result.valid === false) {
+      console.log(`!!! ${name}: INVALID RUN - the figures above are not trustworthy`);
+      exitCode = 1;
+    }
+    console.log(`(${outcome.duration_s} s; bench/results/${name}.json)`);
+  }
+
+  writeLatest(machine);
+  console.log('\nwrote bench/results/latest.json');
+  return exitCode;
+}
+
+/** latest.json: the newest result of every known benchmark (this run's, or an earlier run's file). */
+function writeLatest(machine: ReturnType<typeof machineInfo>) {
+  const combined: Record<string, unknown> = {};
+  for (const name of Object.keys(benchmarks)) {
+    const file = join(resultsDir, `${name}.json`);
+    if (existsSync(file)) combined[name] = JSON.parse(readFileSync(file, 'utf8'));
+  }
+  const latest = { timestamp: new Date().toISOString(), machine, benchmarks: combined };
+  writeFileSync(join(resultsDir, 'latest.json'), `${JSON.stringify(latest, null, 2)}\n`);
+}
+
+function scalarTable(result: Record<string, unknown>): Table {
+  const rows: Table = [['field', 'value']];
+  for (const [k, v] of Object.entries(result)) {
+    if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) rows.push([k, String(v)]);
+  }
+  return rows;
+}
+
+export function formatTable(rows: Table): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  const line = (row: string[]) =>
+    row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+  const [header, ...body] = rows;
+  if (!header) return '';
+  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+function seconds(since: number): number {
+  return Math.round((Date.now() - since) / 100) / 10;
+}
+
+process.exitCode = await main();

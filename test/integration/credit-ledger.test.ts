@@ -1,0 +1,78 @@
+// The credit ledger against dynalite: holds, settles and releases are exact and idempotent.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountNotFoundError, InsufficientCreditsError } from '../../core/adapters/dynamodb/credit-ledger';
+import { completeSession } from '../../core/bots/finish-session';
+import { startTestStack, type TestStack } from '../support/local-stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(() => stack?.close());
+
+const sum = async (accountId: string) => (await stack.deps.ledger.entries(accountId)).reduce((s, e) => s + e.amount, 0);
+
+describe('credit ledger', () => {
+  it('a repeated hold for the same bot is one hold', async () => {
+    const { accountId } = await stack.account(5);
+    await stack.deps.ledger.placeHold(accountId, 'bot-a', 2);
+    await stack.deps.ledger.placeHold(accountId, 'bot-a', 2);
+    expect((await stack.deps.accounts.get(accountId))?.balance).toBe(3);
+    expect(await sum(accountId)).toBe(3);
+  });
+
+  it('refuses a hold above the balance with the balance, changing nothing', async () => {
+    const { accountId } = await stack.account(1);
+    await expect(stack.deps.ledger.placeHold(accountId, 'bot-b', 2)).rejects.toEqual(new InsufficientCreditsError(1));
+    expect((await stack.deps.accounts.get(accountId))?.balance).toBe(1);
+    expect(await sum(accountId)).toBe(1);
+  });
+
+  it('settles once: hold back, usage charged; a repeat or a late release changes nothing', async () => {
+    const { accountId } = await stack.account(10);
+    await stack.deps.ledger.placeHold(accountId, 'bot-c', 1);
+    expect(await stack.deps.ledger.settle(accountId, 'bot-c', 4)).toBe(true);
+    expect(await stack.deps.ledger.settle(accountId, 'bot-c', 4)).toBe(false);
+    await stack.deps.ledger.releaseHold(accountId, 'bot-c');
+    expect((await stack.deps.accounts.get(accountId))?.balance).toBe(6);
+    expect(await sum(accountId)).toBe(6);
+  });
+
+  it('concurrent settles of one hold charge once', async () => {
+    const { accountId } = await stack.account(10);
+    await stack.deps.ledger.placeHold(accountId, 'bot-d', 1);
+    const results = await Promise.all(Array.from({ length: 8 }, () => stack.deps.ledger.settle(accountId, 'bot-d', 3)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect((await stack.deps.accounts.get(accountId))?.balance).toBe(7);
+    expect(await sum(accountId)).toBe(7);
+  });
+
+  it('usage above the balance goes negative (post-paid) and blocks the next join', async () => {
+    const { accountId } = await stack.account(1);
+    await stack.deps.ledger.placeHold(accountId, 'bot-e', 1);
+    await stack.deps.ledger.settle(accountId, 'bot-e', 5);
+    expect((await stack.deps.accounts.get(accountId))?.balance).toBe(-4);
+    await expect(stack.deps.ledger.placeHold(accountId, 'bot-f', 1)).rejects.toBeInstanceOf(InsufficientCreditsError);
+  });
+
+  it('grants to an unknown account fail without a ledger entry', async () => {
+    await expect(stack.deps.ledger.grant('acct_missing', 5)).rejects.toBeInstanceOf(AccountNotFoundError);
+    expect(await stack.deps.ledger.entries('acct_missing')).toEqual([]);
+  });
+
+  it('completing a session twice settles once', async () => {
+    const acct = await stack.account(5);
+    stack.deps.runner = { start: async (id) => ({ taskRef: id }), stop: async () => {} };
+    const res = await stack.request('POST', '/api/bot/join', { key: acct.apiKey, body: { room_url: 'https://a.daily.co/x' } });
+    const botId = res.body.bot_id;
+    const deps = { ...stack.deps, config: stack.config };
+    const later = new Date(Date.now() + 90_000);
+    const [a, b] = await Promise.all([
+      completeSession(deps, botId, { exitReason: 'participant_left', transcript: 'hi' }, later),
+      completeSession(deps, botId, { exitReason: 'idle_timeout', transcript: 'hi' }, later),
+    ]);
+    expect([a, b].filter(Boolean)).toHaveLength(1);
+    expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(3); // 2 started minutes at 1 credit
+    expect(await sum(acct.accountId)).toBe(3);
+  });
+});
