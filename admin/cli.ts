@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { AccountNotFoundError } from '../core/adapters/dynamodb/credit-ledger';
 import { buildStores, type Stores } from '../core/deps';
-import { openTarget } from './target';
+import { openTarget, type Target } from './target';
 
 // Node 20 is supported here; the SDK's notice about its future Node 22 floor would only clutter the output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -19,7 +19,9 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-type Flags = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean };
+type Flags = {
+  [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean;
+};
 
 interface Result {
   json: Record<string, unknown>;
@@ -35,6 +37,7 @@ interface Command {
 }
 
 class UsageError extends Error {}
+class NotFoundError extends Error {}
 
 const ledgerShown = 20;
 
@@ -78,7 +81,10 @@ const commands: Record<string, Command> = {
       const accountId = required(flags, 'account');
       return async ({ accounts, ledger }) => {
         const account = await mustGet(accounts, accountId);
-        const [apiKeys, entries] = await Promise.all([accounts.listKeys(accountId), ledger.entries(accountId)]);
+        const [apiKeys, entries] = await Promise.all([
+          keysByAge(accounts, accountId),
+          ledger.entries(accountId),
+        ]);
         const holds = Object.values(account.holds);
         const holdTotal = holds.reduce((sum, h) => sum + h, 0);
         const recent = entries.slice(-ledgerShown);
@@ -143,10 +149,13 @@ const commands: Record<string, Command> = {
       const accountId = required(flags, 'account');
       return async ({ accounts }) => {
         await mustGet(accounts, accountId);
-        const apiKeys = await accounts.listKeys(accountId);
+        const apiKeys = await keysByAge(accounts, accountId);
         return {
           json: { account_id: accountId, keys: apiKeys.map(keyJson) },
-          text: lines(`API keys of ${accountId} (${apiKeys.length}):`, ...apiKeys.map((k) => `  ${keyLine(k)}`)),
+          text: lines(
+            `API keys of ${accountId} (${apiKeys.length}):`,
+            ...apiKeys.map((k) => `  ${keyLine(k)}`),
+          ),
         };
       };
     },
@@ -176,7 +185,7 @@ const commands: Record<string, Command> = {
 
   'credits add': {
     args: '--account ID --amount N [--note TEXT]',
-    about: 'Add credits; a negative amount (--amount=-N) removes them',
+    about: 'Add credits; a negative amount removes them',
     prepare(flags) {
       const accountId = required(flags, 'account');
       const amount = integer(flags, 'amount');
@@ -194,7 +203,7 @@ const commands: Record<string, Command> = {
 
   'webhooks rotate-secret': {
     args: '--account ID',
-    about: 'New webhook signing secret; the previous one keeps signing alongside during the overlap',
+    about: 'Replace the webhook signing secret (both sign during the overlap)',
     prepare(flags) {
       const accountId = required(flags, 'account');
       return async ({ accounts }) => {
@@ -212,8 +221,6 @@ const commands: Record<string, Command> = {
     },
   },
 };
-
-class NotFoundError extends Error {}
 
 function usage(): string {
   const width = Math.max(...Object.entries(commands).map(([name, c]) => name.length + c.args.length + 1));
@@ -254,6 +261,12 @@ async function mustGet(accounts: Stores['accounts'], accountId: string) {
   return account;
 }
 
+/** Oldest first: the store lists keys in key-id order, which is random. */
+async function keysByAge(accounts: Stores['accounts'], accountId: string) {
+  const list = await accounts.listKeys(accountId);
+  return list.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+}
+
 function keyJson(k: { keyId: string; createdAt: string; revokedAt?: string }) {
   return { key_id: k.keyId, created_at: k.createdAt, revoked_at: k.revokedAt ?? null };
 }
@@ -270,7 +283,8 @@ function joinNegativeValues(args: string[]): string[] {
   const out: string[] = [];
   for (const arg of args) {
     const prev = out.at(-1);
-    const takesValue = prev?.startsWith('--') && options[prev.slice(2) as keyof typeof options]?.type === 'string';
+    const takesValue =
+      prev?.startsWith('--') && options[prev.slice(2) as keyof typeof options]?.type === 'string';
     if (takesValue && /^-\d+$/.test(arg)) out[out.length - 1] = `${prev}=${arg}`;
     else out.push(arg);
   }
@@ -283,8 +297,10 @@ function plan(args: string[]): { flags: Flags; work?: (stores: Stores) => Promis
   try {
     parsed = parseArgs({ args: joinNegativeValues(args), options, allowPositionals: true, strict: true });
   } catch (err) {
-    // Node's messages span lines and suggest `--` for positionals, which no command takes.
-    throw new UsageError((err as Error).message.split(/\.\s/)[0]!.replace(/\.$/, ''));
+    const e = err as NodeJS.ErrnoException;
+    // Node's messages span lines; for unknown options the rest suggests `--`, which no command takes.
+    const message = e.message.replace(/\s*\n\s*/g, ' ');
+    throw new UsageError(e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? message.split('. ')[0]! : message);
   }
   const { values: flags, positionals } = parsed;
   if (flags.help || positionals.length === 0 || (positionals[0] === 'help' && positionals.length === 1)) {
@@ -318,7 +334,7 @@ async function main(args: string[]): Promise<number> {
     return 0;
   }
 
-  let target: Awaited<ReturnType<typeof openTarget>> | undefined;
+  let target: Target | undefined;
   try {
     target = await openTarget({ aws: flags.aws === true });
     const result = await work(buildStores(target.table, target.config));

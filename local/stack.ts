@@ -9,6 +9,7 @@ import { buildServiceDeps, type ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
 import { type ApiServer, startApiServer } from './api-server';
 import { startDynalite } from './dynalite';
+import { stackFileName } from './stack-file';
 import { LocalTaskRunner } from './task-runner';
 
 export interface LocalStackOptions {
@@ -47,8 +48,6 @@ const localDefaults: Record<string, string> = {
   // Node 20 is supported locally; the SDK's notice about its future Node 22 floor is noise here.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
-
-export const stackFileName = 'stack.json';
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = options.dataDir === undefined ? resolve(process.env.DATA_DIR ?? '.data') : options.dataDir;
