@@ -7,8 +7,6 @@ import { type Config, loadConfig } from '../core/config';
 import { startDynalite } from '../local/dynalite';
 import { stackFileName } from '../local/stack-file';
 
-// Written by local/stack.ts while a stack runs; not imported from there, which would load the whole stack per command.
-
 export interface Target {
   config: Config;
   table: TableHandle;

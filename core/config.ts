@@ -12,6 +12,9 @@ export const configSchema = z.object({
   TABLE_NAME: z.string().min(3).default('meeting-bot'),
   /** Endpoint overrides: set by the local stack (dynalite, fauxqs, local SES); unset in AWS. */
   DYNAMODB_ENDPOINT: z.url().optional(),
+  SQS_ENDPOINT: z.url().optional(),
+  /** Where the bot-task hands its results (and failure events) for processing. */
+  RESULTS_QUEUE_URL: z.string().default(''),
   /** Credits placed on hold by a join; below it the join is refused with 402. */
   JOIN_HOLD_CREDITS: int(1, 0),
   /** Credits charged per started minute of a session when it settles. */
@@ -27,6 +30,14 @@ export const configSchema = z.object({
   ALLOW_INSECURE_WEBHOOKS: bool,
   MAX_BODY_BYTES: int(64 * 1024, 1024),
   IDLE_TIMEOUT_MS: int(300_000, 1),
+  /** How long the bot tries to join before giving up (bot_join_failed, error_type unknown). */
+  JOIN_TIMEOUT_MS: int(90_000, 100),
+  /** Transcript lines are saved this often while the bot runs: a crash loses at most this much. */
+  TRANSCRIPT_FLUSH_MS: int(3_000, 50),
+  /** Leaving the room is raced against this (daily-js leave() can hang). */
+  LEAVE_TIMEOUT_MS: int(5_000, 100),
+  /** A running session whose heartbeat is older than this is failed by the sweeper. */
+  HEARTBEAT_STALE_MS: int(60_000, 1000),
   STOP_POLL_MS: int(500, 10),
   HEARTBEAT_MS: int(15_000, 100),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),

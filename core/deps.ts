@@ -6,6 +6,7 @@ import { IdempotencyStore } from './adapters/dynamodb/idempotency-store';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter';
 import { SessionsStore } from './adapters/dynamodb/sessions-store';
 import type { TableHandle } from './adapters/dynamodb/table';
+import { TranscriptStore } from './adapters/dynamodb/transcript-store';
 import type { Config } from './config';
 import type { Logger } from './log';
 import type { RateLimiter } from './ports/rate-limiter';
@@ -16,6 +17,7 @@ export interface Stores {
   sessions: SessionsStore;
   ledger: CreditLedger;
   idempotency: IdempotencyStore;
+  transcripts: TranscriptStore;
 }
 
 export interface ServiceDeps extends Stores {
@@ -33,6 +35,7 @@ export function buildStores(table: TableHandle, config: Config): Stores {
     sessions: new SessionsStore(table),
     ledger: new CreditLedger(table),
     idempotency: new IdempotencyStore(table, config.IDEMPOTENCY_TTL_SECONDS),
+    transcripts: new TranscriptStore(table),
   };
 }
 

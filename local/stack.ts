@@ -1,14 +1,20 @@
 // The embedded default: the whole service on one machine, no cloud account, no network (ARCHITECTURE.md §3).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { dynamoDocumentClient } from '../core/adapters/aws-clients';
+import { dynamoDocumentClient, sqsClient } from '../core/adapters/aws-clients';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
+import { SqsQueue } from '../core/adapters/sqs/sqs-queue';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
-import { buildServiceDeps, type ServiceDeps } from '../core/deps';
+import { buildServiceDeps, buildStores, type ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
+import type { ResultsMessage } from '../core/results/messages';
+import { makeResultsHandler } from '../functions/results/handler';
 import { type ApiServer, startApiServer } from './api-server';
 import { startDynalite } from './dynalite';
+import { QueuePoller } from './queue-poller';
+import { startLocalQueues } from './queues';
+import { createRoomServer, type RoomServer } from './room/room-server';
 import { stackFileName } from './stack-file';
 import { LocalTaskRunner } from './task-runner';
 
@@ -36,6 +42,9 @@ export interface LocalStack {
   table: TableHandle;
   runner: LocalTaskRunner;
   api: ApiServer;
+  rooms: RoomServer;
+  /** The last results-queue messages processed (newest last). */
+  resultsSeen: ResultsMessage[];
   dynamoEndpoint: string;
   devAccount?: DevAccount;
   close(): Promise<void>;
@@ -52,7 +61,15 @@ const localDefaults: Record<string, string> = {
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = options.dataDir === undefined ? resolve(process.env.DATA_DIR ?? '.data') : options.dataDir;
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
-  const env = { ...localDefaults, ...process.env, ...options.env, DYNAMODB_ENDPOINT: dynamo.endpoint };
+  const queues = await startLocalQueues();
+  const env = {
+    ...localDefaults,
+    ...process.env,
+    ...options.env,
+    DYNAMODB_ENDPOINT: dynamo.endpoint,
+    SQS_ENDPOINT: queues.endpoint,
+    RESULTS_QUEUE_URL: queues.results.url,
+  };
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const config = loadConfig(env);
   const log = options.log ?? createLogger(config.LOG_LEVEL, { component: 'local-stack' });
@@ -62,22 +79,49 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const botEnv = Object.fromEntries(
     Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'),
   );
-  let deps: ServiceDeps | undefined;
+  const sqs = sqsClient(config);
+  const results = new SqsQueue(sqs, config.RESULTS_QUEUE_URL);
+  const stores = buildStores(table, config);
   const runner = new LocalTaskRunner({
     env: botEnv,
     logDir: join(dataDir ?? join(resolve('.data'), 'tmp'), 'bots'),
     onExit: (botId, code, signal) => {
-      if (!deps) return;
-      void onTaskStopped(deps, {
-        botId,
-        reason: signal ? `killed by ${signal}` : `exited with code ${code}`,
-      }).catch((err) => log.error('task-stopped handling failed', { bot_id: botId, err }));
+      const reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
+      void onTaskStopped({ stores, config, results, log }, { botId, reason, clean: code === 0 }).catch(
+        (err) => log.error('task-stopped handling failed', { bot_id: botId, err }),
+      );
     },
   });
-  deps = buildServiceDeps(table, config, { runner, log });
+  const deps = buildServiceDeps(table, config, { runner, log });
 
+  const resultsSeen: ResultsMessage[] = [];
+  const resultsPoller = new QueuePoller(
+    sqs,
+    config.RESULTS_QUEUE_URL,
+    makeResultsHandler({
+      stores,
+      config,
+      log,
+      now: () => new Date(),
+      onProcessed: (m) => {
+        resultsSeen.push(m);
+        if (resultsSeen.length > 200) resultsSeen.shift();
+      },
+    }),
+    { queueArn: queues.results.arn, region: config.AWS_REGION, waitSeconds: 1 },
+    log,
+  );
+  resultsPoller.start();
+
+  let baseUrl = '';
+  const rooms = createRoomServer({ baseUrl: () => baseUrl });
+  rooms.createRoom('demo', false);
   const port = options.port ?? Number(process.env.PORT ?? 3000);
-  const api = await startApiServer(deps, { port });
+  const api = await startApiServer(deps, { port, mounts: [rooms.handle] });
+  baseUrl = api.baseUrl;
+  api.server.on('upgrade', (req, socket, head) => {
+    if (!rooms.upgrade(req, socket, head)) socket.destroy();
+  });
   const devAccount = options.devAccount ? await ensureDevAccount(deps, dataDir, env) : undefined;
 
   if (dataDir) {
@@ -95,12 +139,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     table,
     runner,
     api,
+    rooms,
+    resultsSeen,
     dynamoEndpoint: dynamo.endpoint,
     devAccount,
     close() {
       closing ??= (async () => {
+        rooms.close();
         await api.close();
         await runner.closeAll();
+        await resultsPoller.stop();
+        await queues.stop();
+        sqs.destroy();
         table.doc.destroy();
         await dynamo.close();
         if (dataDir) rmSync(join(dataDir, stackFileName), { force: true });

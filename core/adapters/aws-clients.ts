@@ -1,5 +1,6 @@
 // The one place that builds AWS SDK clients from configuration; local and cloud differ only in the endpoints here.
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Config } from '../config';
 
@@ -16,5 +17,12 @@ export function dynamoDocumentClient(config: Pick<Config, 'AWS_REGION' | 'DYNAMO
   });
   return DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
+}
+
+export function sqsClient(config: Pick<Config, 'AWS_REGION' | 'SQS_ENDPOINT'>) {
+  return new SQSClient({
+    region: config.AWS_REGION,
+    ...(config.SQS_ENDPOINT ? { endpoint: config.SQS_ENDPOINT, credentials: localCredentials } : {}),
   });
 }

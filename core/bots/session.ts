@@ -29,6 +29,8 @@ export interface BotSession {
   startedAt: string | null;
   completedAt: string | null;
   stopRequestedAt?: string;
+  /** When the bot left the room (before results are processed). */
+  leftAt?: string;
   exitReason?: ExitReason;
   error?: string;
   transcript?: string;

@@ -1,35 +1,71 @@
-// Use case: a bot's task ended (ECS task-state event or a local child exit); a session still running is failed.
-
+// Use case: a bot's task ended (ECS task-state event, a local child exit, or a stale heartbeat); a session still
+// running is failed, keeping its partial transcript, and a bot_failed event is queued.
 import type { Config } from '../config';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
+import type { MessageQueue } from '../ports/queue';
+import type { ResultsMessage } from '../results/messages';
 import { failSession } from './finish-session';
+import { transcriptText } from './transcript';
 
 export interface TaskStopped {
   botId: string;
   /** What the runner knows about the end, for the session's error text. */
   reason: string;
+  /** The process exited 0: the bot ran its own exit pipeline, nothing to repair. */
+  clean: boolean;
+}
+
+export interface TaskStoppedDeps {
+  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts'>;
+  config: Pick<Config, 'CREDITS_PER_MINUTE'>;
+  results: MessageQueue;
+  log: Logger;
 }
 
 export async function onTaskStopped(
-  deps: Pick<Stores, 'sessions' | 'ledger'> & { config: Pick<Config, 'CREDITS_PER_MINUTE'>; log: Logger },
+  deps: TaskStoppedDeps,
   stopped: TaskStopped,
   now = new Date(),
 ): Promise<'failed' | 'already_ended' | 'unknown'> {
-  const session = await deps.sessions.get(stopped.botId);
+  const session = await deps.stores.sessions.get(stopped.botId);
   if (!session) return 'unknown';
   if (session.status !== 'running') return 'already_ended';
+  if (stopped.clean) return 'already_ended';
+  if (session.leftAt && session.exitReason) {
+    // It left the room but died around the hand-over: hand over again (processing is idempotent).
+    await deps.results.send({
+      kind: 'session_ended',
+      bot_id: session.botId,
+      exit_reason: session.exitReason,
+      left_at: session.leftAt,
+    } satisfies ResultsMessage);
+    return 'already_ended';
+  }
+  const transcript = transcriptText(await deps.stores.transcripts.load(stopped.botId));
+  const error = `the bot stopped unexpectedly: ${stopped.reason}`;
   const failed = await failSession(
-    deps,
+    { ...deps.stores, config: deps.config },
     stopped.botId,
-    {
-      error: `the bot stopped unexpectedly: ${stopped.reason}`,
-      chargeUsage: true,
-      transcript: session.transcript,
-    },
+    { error, chargeUsage: true, transcript },
     now,
   );
-  if (failed)
-    deps.log.warn('bot task died before finishing', { bot_id: stopped.botId, reason: stopped.reason });
-  return failed ? 'failed' : 'already_ended';
+  if (!failed) return 'already_ended';
+  deps.log.warn('bot task died before finishing', { bot_id: stopped.botId, reason: stopped.reason });
+  const started = Date.parse(session.startedAt ?? session.createdAt);
+  const message: ResultsMessage = {
+    kind: 'bot_failed',
+    bot_id: stopped.botId,
+    event: {
+      event_type: 'bot_failed',
+      bot_id: stopped.botId,
+      room_url: session.roomUrl,
+      error_message: error,
+      transcript_text: transcript,
+      timestamp: now.toISOString(),
+      duration_seconds: Math.max(0, (now.getTime() - started) / 1000),
+    },
+  };
+  await deps.results.send(message);
+  return 'failed';
 }

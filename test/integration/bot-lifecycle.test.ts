@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/local-stack';
 import { startLocalStack } from '../../local/stack';
+import { startTestStack, type TestStack } from '../support/local-stack';
 
 async function until<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
   const end = Date.now() + timeoutMs;
@@ -17,57 +17,187 @@ async function until<T>(probe: () => Promise<T | undefined | null | false>, time
   }
 }
 
-describe('bot-task process lifecycle', () => {
+describe('bot in a local room, through npm start’s stack and real HTTP', () => {
   let stack: TestStack;
+  let key: string;
   beforeAll(async () => {
-    stack = await startTestStack({ CREDITS_PER_MINUTE: '2', JOIN_HOLD_CREDITS: '3' });
+    stack = await startTestStack({
+      CREDITS_PER_MINUTE: '2',
+      JOIN_HOLD_CREDITS: '3',
+      IDLE_TIMEOUT_MS: '2500',
+      TRANSCRIPT_FLUSH_MS: '200',
+    });
+    ({ apiKey: key } = await stack.account(100));
   });
   afterAll(() => stack?.close());
 
-  it('join starts a process; leave ends it with exit_reason force_leave and settles credits per started minute', async () => {
-    const acct = await stack.account(10);
-    const join = await stack.request('POST', '/api/bot/join', {
-      key: acct.apiKey,
-      body: { provider: 'local', room_url: `${stack.baseUrl}/rooms/life` },
+  async function room(name: string, isPrivate = false) {
+    const res = await fetch(`${stack.baseUrl}/rooms`, {
+      method: 'POST',
+      body: JSON.stringify({ name, private: isPrivate }),
     });
-    expect(join.status).toBe(201);
-    const botId = join.body.bot_id;
-    await until(async () => (await stack.deps.sessions.get(botId))?.heartbeatAt);
-    expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(7);
+    expect(res.status).toBe(201);
+    return (await res.json()) as { room_url: string; token?: string };
+  }
+  async function scripted(name: string, body: object) {
+    const res = await fetch(`${stack.baseUrl}/rooms/${name}/participants`, {
+      method: 'POST',
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(201);
+  }
+  async function startBot(body: object, apiKey = key) {
+    const res = await stack.request('POST', '/api/bot/join', {
+      key: apiKey,
+      body: { provider: 'local', ...body },
+    });
+    expect(res.status).toBe(201);
+    return res.body.bot_id as string;
+  }
+  const status = async (botId: string, apiKey = key) =>
+    (await stack.request('GET', `/api/bot/${botId}/status`, { key: apiKey })).body;
+  const ended = (botId: string, apiKey = key) =>
+    until(async () => {
+      const s = await status(botId, apiKey);
+      return s.status !== 'running' && s;
+    });
+  const botInRoom = (name: string) =>
+    until(async () => stack.rooms.rooms.get(name)?.participants.find((p) => p.kind === 'bot'));
 
-    const leave = await stack.request('POST', `/v1/bots/leave/${botId}`, { key: acct.apiKey });
-    expect(leave.status).toBe(202);
-    const done = await until(async () => {
-      const s = await stack.request('GET', `/api/bot/${botId}/status`, { key: acct.apiKey });
-      return s.body.status === 'completed' && s.body;
+  it('transcribes a scripted participant in order with speakers; the last one leaving ends it (participant_left)', async () => {
+    const { room_url } = await room('life');
+    const botId = await startBot({ room_url, bot_config: { name: 'Scribe' } });
+    await botInRoom('life');
+    await scripted('life', {
+      name: 'Ada',
+      lines: [
+        { say: 'Hello, is the recorder on?', at_ms: 100 },
+        { say: 'Great. First point: ship on Friday.', at_ms: 400 },
+      ],
+      leave_at_ms: 1500,
     });
-    expect(done).toMatchObject({ status: 'completed', exit_reason: 'force_leave', completed_at: expect.any(String) });
-    await until(async () => stack.runner.running === 0);
-    // hold 3 returned, one started minute at 2 credits charged
+    await scripted('life', {
+      name: 'Bob',
+      lines: [{ say: 'Agreed, Friday works.', at_ms: 700 }],
+      leave_at_ms: 1200,
+    });
+    const live = await until(async () => {
+      const s = await status(botId);
+      return s.status === 'running' && s.transcript?.includes('Friday works') && s;
+    });
+    expect(live.transcript).toBe(
+      'Ada: Hello, is the recorder on?\nAda: Great. First point: ship on Friday.\nBob: Agreed, Friday works.',
+    );
+    const done = await ended(botId);
+    expect(done).toMatchObject({
+      status: 'completed',
+      exit_reason: 'participant_left',
+      completed_at: expect.any(String),
+    });
+    expect(done.transcript).toBe(live.transcript);
+    expect(stack.rooms.rooms.get('life')?.participants).toEqual([]);
+  });
+
+  it('leaves when a participant says the stop phrase (stop_phrase)', async () => {
+    const { room_url } = await room('phrase');
+    const botId = await startBot({ room_url, bot_config: { stop_phrase: 'Thanks, bot — we are done' } });
+    await botInRoom('phrase');
+    await scripted('phrase', {
+      name: 'Cy',
+      lines: [
+        { say: 'ok thanks bot we are', at_ms: 50 },
+        { say: 'done here', at_ms: 150 },
+      ],
+    });
+    expect(await ended(botId)).toMatchObject({ status: 'completed', exit_reason: 'stop_phrase' });
+  });
+
+  it('leaves on the leave endpoint (force_leave), fast, and settles credits per started minute', async () => {
+    const acct = await stack.account(10);
+    const { room_url } = await room('force');
+    await scripted('force', { name: 'Dee', lines: [] });
+    const botId = await startBot({ room_url }, acct.apiKey);
+    await botInRoom('force');
+    expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(7);
+    const asked = Date.now();
+    expect((await stack.request('POST', `/v1/bots/leave/${botId}`, { key: acct.apiKey })).status).toBe(202);
+    await until(async () => !stack.rooms.rooms.get('force')?.participants.some((p) => p.kind === 'bot'));
+    expect(Date.now() - asked).toBeLessThan(5000); // spec §8
+    expect(await ended(botId, acct.apiKey)).toMatchObject({
+      status: 'completed',
+      exit_reason: 'force_leave',
+    });
     const account = await stack.deps.accounts.get(acct.accountId);
-    expect(account?.balance).toBe(8);
+    expect(account?.balance).toBe(8); // hold 3 returned, one started minute at 2
     expect(account?.holds).toEqual({});
     const entries = await stack.deps.ledger.entries(acct.accountId);
-    expect(entries.map((e) => [e.kind, e.amount])).toEqual(expect.arrayContaining([['grant', 10], ['hold', -3], ['release', 3], ['usage', -2]]));
     expect(entries.reduce((s, e) => s + e.amount, 0)).toBe(8);
     expect((await stack.request('POST', `/v1/bots/leave/${botId}`, { key: acct.apiKey })).status).toBe(409);
   });
 
-  it('a bot process that dies mid-session leaves the session failed with a readable error', async () => {
-    const acct = await stack.account(10);
-    const join = await stack.request('POST', '/api/bot/join', {
-      key: acct.apiKey,
-      body: { provider: 'local', room_url: `${stack.baseUrl}/rooms/crash` },
+  it('leaves after IDLE_TIMEOUT_MS without audio from others (idle_timeout)', async () => {
+    const { room_url } = await room('quiet');
+    await scripted('quiet', { name: 'Eve', lines: [{ say: 'I will be quiet now.', at_ms: 1500 }] });
+    const botId = await startBot({ room_url });
+    const done = await ended(botId);
+    expect(done).toMatchObject({
+      status: 'completed',
+      exit_reason: 'idle_timeout',
+      transcript: 'Eve: I will be quiet now.',
     });
-    const botId = join.body.bot_id;
-    await until(async () => (await stack.deps.sessions.get(botId))?.heartbeatAt);
+  });
+
+  it('an unknown room fails the session and queues bot_join_failed with room_not_found', async () => {
+    const acct = await stack.account(5);
+    const room_url = `${stack.baseUrl}/rooms/nowhere`;
+    const botId = await startBot({ room_url }, acct.apiKey);
+    const done = await ended(botId, acct.apiKey);
+    expect(done.status).toBe('failed');
+    expect(done.error).toMatch(/room_not_found/);
+    const event = await until(async () => stack.resultsSeen.find((m) => m.bot_id === botId));
+    expect(event).toMatchObject({
+      kind: 'bot_join_failed',
+      event: {
+        event_type: 'bot_join_failed',
+        workflow_thread_id: botId,
+        room_url,
+        error_type: 'room_not_found',
+        error_message: expect.stringContaining('nowhere'),
+        timestamp: expect.stringMatching(/T.*(Z|[+-]\d\d:\d\d)$/),
+        duration_seconds: expect.any(Number),
+      },
+    });
+    expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(5); // hold released, nothing charged
+  });
+
+  it('a private room with a wrong token gives auth_error; with its token the bot gets in', async () => {
+    const { room_url, token } = await room('private', true);
+    const bad = await startBot({ room_url, meeting_token: 'wrong' });
+    expect((await ended(bad)).status).toBe('failed');
+    expect(await until(async () => stack.resultsSeen.find((m) => m.bot_id === bad))).toMatchObject({
+      event: { error_type: 'auth_error' },
+    });
+    const good = await startBot({ room_url, meeting_token: token });
+    await botInRoom('private');
+    await stack.request('POST', `/v1/bots/leave/${good}`, { key });
+    expect(await ended(good)).toMatchObject({ status: 'completed', exit_reason: 'force_leave' });
+  });
+
+  it('a bot process killed mid-session: failed, partial transcript kept, bot_failed queued', async () => {
+    const { room_url } = await room('crash');
+    const botId = await startBot({ room_url });
+    await botInRoom('crash');
+    await scripted('crash', { name: 'Fay', lines: [{ say: 'Something worth keeping.', at_ms: 10 }] });
+    await until(async () => (await status(botId)).transcript?.includes('worth keeping'));
     expect(stack.runner.signal(botId, 'SIGKILL')).toBe(true);
-    const failed = await until(async () => {
-      const s = await stack.request('GET', `/api/bot/${botId}/status`, { key: acct.apiKey });
-      return s.body.status === 'failed' && s.body;
+    const done = await ended(botId);
+    expect(done).toMatchObject({ status: 'failed', transcript: 'Fay: Something worth keeping.' });
+    expect(done.error).toMatch(/stopped unexpectedly.*SIGKILL/);
+    const event = await until(async () => stack.resultsSeen.find((m) => m.bot_id === botId));
+    expect(event).toMatchObject({
+      kind: 'bot_failed',
+      event: { event_type: 'bot_failed', transcript_text: 'Fay: Something worth keeping.' },
     });
-    expect(failed.error).toMatch(/stopped unexpectedly.*SIGKILL/);
-    expect((await stack.deps.accounts.get(acct.accountId))?.holds).toEqual({});
   });
 });
 
@@ -94,7 +224,11 @@ describe('persistence', () => {
           headers: { authorization: `Bearer ${dev.api_key}` },
         });
         expect(status.status).toBe(200);
-        expect(await status.json()).toMatchObject({ bot_id, status: 'running', room_url: 'https://a.daily.co/persist' });
+        expect(await status.json()).toMatchObject({
+          bot_id,
+          status: 'running',
+          room_url: 'https://a.daily.co/persist',
+        });
         expect((await second.deps.accounts.get(dev.account_id))?.balance).toBe(999);
       } finally {
         await second.close();

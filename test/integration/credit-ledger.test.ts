@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-const sum = async (accountId: string) => (await stack.deps.ledger.entries(accountId)).reduce((s, e) => s + e.amount, 0);
+const sum = async (accountId: string) =>
+  (await stack.deps.ledger.entries(accountId)).reduce((s, e) => s + e.amount, 0);
 
 describe('credit ledger', () => {
   it('a repeated hold for the same bot is one hold', async () => {
@@ -23,7 +24,9 @@ describe('credit ledger', () => {
 
   it('refuses a hold above the balance with the balance, changing nothing', async () => {
     const { accountId } = await stack.account(1);
-    await expect(stack.deps.ledger.placeHold(accountId, 'bot-b', 2)).rejects.toEqual(new InsufficientCreditsError(1));
+    await expect(stack.deps.ledger.placeHold(accountId, 'bot-b', 2)).rejects.toEqual(
+      new InsufficientCreditsError(1),
+    );
     expect((await stack.deps.accounts.get(accountId))?.balance).toBe(1);
     expect(await sum(accountId)).toBe(1);
   });
@@ -41,7 +44,9 @@ describe('credit ledger', () => {
   it('concurrent settles of one hold charge once', async () => {
     const { accountId } = await stack.account(10);
     await stack.deps.ledger.placeHold(accountId, 'bot-d', 1);
-    const results = await Promise.all(Array.from({ length: 8 }, () => stack.deps.ledger.settle(accountId, 'bot-d', 3)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => stack.deps.ledger.settle(accountId, 'bot-d', 3)),
+    );
     expect(results.filter(Boolean)).toHaveLength(1);
     expect((await stack.deps.accounts.get(accountId))?.balance).toBe(7);
     expect(await sum(accountId)).toBe(7);
@@ -52,7 +57,9 @@ describe('credit ledger', () => {
     await stack.deps.ledger.placeHold(accountId, 'bot-e', 1);
     await stack.deps.ledger.settle(accountId, 'bot-e', 5);
     expect((await stack.deps.accounts.get(accountId))?.balance).toBe(-4);
-    await expect(stack.deps.ledger.placeHold(accountId, 'bot-f', 1)).rejects.toBeInstanceOf(InsufficientCreditsError);
+    await expect(stack.deps.ledger.placeHold(accountId, 'bot-f', 1)).rejects.toBeInstanceOf(
+      InsufficientCreditsError,
+    );
   });
 
   it('grants to an unknown account fail without a ledger entry', async () => {
@@ -63,7 +70,10 @@ describe('credit ledger', () => {
   it('completing a session twice settles once', async () => {
     const acct = await stack.account(5);
     stack.deps.runner = { start: async (id) => ({ taskRef: id }), stop: async () => {} };
-    const res = await stack.request('POST', '/api/bot/join', { key: acct.apiKey, body: { room_url: 'https://a.daily.co/x' } });
+    const res = await stack.request('POST', '/api/bot/join', {
+      key: acct.apiKey,
+      body: { room_url: 'https://a.daily.co/x' },
+    });
     const botId = res.body.bot_id;
     const deps = { ...stack.deps, config: stack.config };
     const later = new Date(Date.now() + 90_000);

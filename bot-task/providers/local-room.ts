@@ -1,0 +1,133 @@
+// RoomProvider for the local room server: joins over WebSocket and maps its events and refusals like Daily's.
+import { EventEmitter } from 'node:events';
+import WebSocket from 'ws';
+import {
+  type JoinOptions,
+  type RoomConnection,
+  type RoomEventName,
+  type RoomEvents,
+  RoomJoinError,
+  type RoomParticipant,
+  type RoomProvider,
+} from '../../core/ports/room-provider';
+
+type ServerMessage =
+  | { type: 'welcome'; participant_id: string; participants: { id: string; name: string; kind: string }[] }
+  | { type: 'error'; error_type: string; message: string }
+  | { type: 'participant-joined'; participant: { id: string; name: string; kind: string } }
+  | { type: 'participant-left'; participant_id: string }
+  | { type: 'utterance'; participant_id: string; name: string; text: string; final: boolean; at: string }
+  | { type: 'speaking'; participant_id: string; active: boolean };
+
+/** The local room's refusals carry daily-js's error names; this is the spec §6.2 mapping of notes/daily-bot.md. */
+export function joinErrorTypeOf(providerError: string): RoomJoinError['type'] {
+  if (['no-room', 'exp-room', 'nbf-room'].includes(providerError)) return 'room_not_found';
+  if (['not-allowed', 'exp-token', 'nbf-token'].includes(providerError)) return 'auth_error';
+  return 'unknown';
+}
+
+const toParticipant = (p: { id: string; name: string; kind: string }): RoomParticipant => ({
+  participantId: p.id,
+  name: p.name,
+  isBot: p.kind === 'bot',
+});
+
+export class LocalRoomProvider implements RoomProvider {
+  async join(options: JoinOptions): Promise<RoomConnection> {
+    const url = new URL(options.roomUrl.replace(/\/$/, ''));
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    url.pathname += '/ws';
+    url.searchParams.set('name', options.botName);
+    url.searchParams.set('kind', 'bot');
+    if (options.meetingToken) url.searchParams.set('token', options.meetingToken);
+
+    const ws = new WebSocket(url);
+    const emitter = new EventEmitter();
+    const people = new Map<string, RoomParticipant>();
+    let selfId = '';
+    let leaving = false;
+
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        ws.terminate();
+        reject(
+          new RoomJoinError('unknown', `timed out after ${options.timeoutMs} ms joining ${options.roomUrl}`),
+        );
+      }, options.timeoutMs);
+      ws.once('error', (err) => {
+        clearTimeout(timer);
+        reject(new RoomJoinError('unknown', `could not reach the room: ${err.message}`));
+      });
+      ws.on('message', (data) => {
+        let msg: ServerMessage;
+        try {
+          msg = JSON.parse(String(data));
+        } catch {
+          return;
+        }
+        switch (msg.type) {
+          case 'welcome':
+            clearTimeout(timer);
+            selfId = msg.participant_id;
+            for (const p of msg.participants) if (p.id !== selfId) people.set(p.id, toParticipant(p));
+            resolve();
+            break;
+          case 'error':
+            clearTimeout(timer);
+            reject(new RoomJoinError(joinErrorTypeOf(msg.error_type), msg.message));
+            break;
+          case 'participant-joined':
+            if (msg.participant.id === selfId) break;
+            people.set(msg.participant.id, toParticipant(msg.participant));
+            emitter.emit('participant-joined', toParticipant(msg.participant));
+            break;
+          case 'participant-left':
+            people.delete(msg.participant_id);
+            emitter.emit('participant-left', { participantId: msg.participant_id });
+            break;
+          case 'utterance':
+            emitter.emit('utterance', {
+              participantId: msg.participant_id,
+              name: msg.name,
+              text: msg.text,
+              final: msg.final,
+              at: msg.at,
+            });
+            break;
+          case 'speaking':
+            emitter.emit('audio-activity', { participantId: msg.participant_id, active: msg.active });
+            break;
+        }
+      });
+    });
+
+    ws.on('close', (code, reason) => {
+      if (!leaving)
+        emitter.emit('disconnected', { reason: `room connection closed (${code} ${String(reason)})` });
+    });
+    ws.on('error', () => {});
+
+    return {
+      selfId,
+      participants: () => [...people.values()],
+      on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void) {
+        emitter.on(event, listener);
+      },
+      async leave() {
+        leaving = true;
+        if (ws.readyState === WebSocket.CLOSED) return;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(() => {
+            ws.terminate();
+            resolve();
+          }, 2000);
+          ws.once('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          ws.close(1000, 'bot leaving');
+        });
+      },
+    };
+  }
+}

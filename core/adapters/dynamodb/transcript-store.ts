@@ -1,0 +1,45 @@
+// Transcript segments: the lines a bot saved at each flush, one item per flush, so a crash loses only the last.
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import type { Utterance } from '../../bots/transcript';
+import { keys, type TableHandle } from './table';
+
+const segmentPrefix = 'SEGMENT#';
+
+export class TranscriptStore {
+  constructor(private readonly table: TableHandle) {}
+
+  /** Saves one flush's lines under its sequence number; a retried flush overwrites itself. */
+  async saveSegment(botId: string, seq: number, utterances: Utterance[]): Promise<void> {
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          pk: keys.session(botId).pk,
+          sk: `${segmentPrefix}${String(seq).padStart(8, '0')}`,
+          type: 'transcript_segment',
+          utterances,
+        },
+      }),
+    );
+  }
+
+  /** Every saved line, in order. */
+  async load(botId: string): Promise<Utterance[]> {
+    const out: Utterance[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.table.doc.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.session(botId).pk, ':prefix': segmentPrefix },
+          ExclusiveStartKey: start,
+          ConsistentRead: true,
+        }),
+      );
+      for (const item of page.Items ?? []) out.push(...(item.utterances as Utterance[]));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return out;
+  }
+}

@@ -1,0 +1,58 @@
+// Port: how the bot joins a room and hears it, named for the domain (participants, utterances, activity).
+import type { JoinErrorType } from '../schemas/webhooks';
+
+export interface RoomParticipant {
+  participantId: string;
+  name: string;
+  /** Another bot or recorder (when the provider can tell): not a human the bot waits for. */
+  isBot?: boolean;
+}
+
+export interface RoomEvents {
+  'participant-joined': RoomParticipant;
+  'participant-left': { participantId: string };
+  /** A transcription result; only `final` ones enter the transcript. */
+  utterance: { participantId: string; name: string; text: string; final: boolean; at: string };
+  /** Someone's audio is active (the idle timer and barge-in read it). */
+  'audio-activity': { participantId: string; active: boolean };
+  /** The room ended the bot's presence (ejected, room deleted, connection lost for good). */
+  disconnected: { reason: string };
+}
+
+export type RoomEventName = keyof RoomEvents;
+
+export interface JoinOptions {
+  roomUrl: string;
+  meetingToken?: string;
+  botName: string;
+  videoMode: 'static' | 'off';
+  backgroundImageUrl?: string;
+  /** Give up joining after this long (daily-js retries its CDN for about a minute on its own). */
+  timeoutMs: number;
+}
+
+export interface RoomConnection {
+  /** The bot's own participant id: its own audio and transcription are ignored. */
+  readonly selfId: string;
+  /** Everyone else in the room at this moment. */
+  participants(): RoomParticipant[];
+  on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void): void;
+  /** Leaves the room; resolves once out (bounded by the provider's own timeouts). */
+  leave(): Promise<void>;
+}
+
+export interface RoomProvider {
+  /** Joins or throws RoomJoinError. */
+  join(options: JoinOptions): Promise<RoomConnection>;
+}
+
+export class RoomJoinError extends Error {
+  constructor(
+    readonly type: JoinErrorType,
+    /** The provider's own words, for error_message (spec §6.2). */
+    readonly providerMessage: string,
+  ) {
+    super(`${type}: ${providerMessage}`);
+    this.name = 'RoomJoinError';
+  }
+}

@@ -1,0 +1,104 @@
+// Plays the Lambda SQS event source mapping locally: batches, ReportBatchItemFailures, visibility-based retry,
+// and the queue's own redrive to its DLQ — driving the same handler the Lambda runs.
+import {
+  DeleteMessageBatchCommand,
+  type Message,
+  ReceiveMessageCommand,
+  type SQSClient,
+} from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Logger } from '../core/log';
+
+export interface PollerOptions {
+  batchSize?: number;
+  waitSeconds?: number;
+  queueArn: string;
+  region: string;
+}
+
+export class QueuePoller {
+  private running = false;
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly sqs: SQSClient,
+    private readonly queueUrl: string,
+    private readonly handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>,
+    private readonly options: PollerOptions,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        const { Messages = [] } = await this.sqs.send(
+          new ReceiveMessageCommand({
+            QueueUrl: this.queueUrl,
+            MaxNumberOfMessages: this.options.batchSize ?? 10,
+            WaitTimeSeconds: this.options.waitSeconds ?? 1,
+            MessageSystemAttributeNames: ['All'],
+            MessageAttributeNames: ['All'],
+          }),
+        );
+        if (Messages.length) await this.deliver(Messages);
+      } catch (err) {
+        if (!this.running) return;
+        this.log.warn('queue poll failed', { queue: this.queueUrl, err });
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  private async deliver(messages: Message[]): Promise<void> {
+    const event: SQSEvent = { Records: messages.map((m) => this.toRecord(m)) };
+    let failed: Set<string>;
+    try {
+      const result = await this.handler(event);
+      failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+    } catch (err) {
+      // A thrown handler fails the whole batch, as in Lambda.
+      this.log.error('queue handler threw; the batch will be retried', { err });
+      failed = new Set(messages.map((m) => m.MessageId!));
+    }
+    const done = messages.filter((m) => !failed.has(m.MessageId!));
+    if (done.length) {
+      await this.sqs.send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: this.queueUrl,
+          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+        }),
+      );
+    }
+    // Failed messages stay in flight until their visibility timeout ends, then come back (or go to the DLQ).
+  }
+
+  private toRecord(m: Message): SQSRecord {
+    const a = m.Attributes ?? {};
+    return {
+      messageId: m.MessageId!,
+      receiptHandle: m.ReceiptHandle!,
+      body: m.Body ?? '',
+      attributes: {
+        ApproximateReceiveCount: a.ApproximateReceiveCount ?? '1',
+        SentTimestamp: a.SentTimestamp ?? String(Date.now()),
+        SenderId: a.SenderId ?? 'local',
+        ApproximateFirstReceiveTimestamp: a.ApproximateFirstReceiveTimestamp ?? String(Date.now()),
+      },
+      messageAttributes: {},
+      md5OfBody: m.MD5OfBody ?? '',
+      eventSource: 'aws:sqs',
+      eventSourceARN: this.options.queueArn,
+      awsRegion: this.options.region,
+    };
+  }
+}

@@ -1,0 +1,132 @@
+// The page a person opens at a local room URL: join, see who is there and the live transcript, talk, hear the bot.
+
+export function roomPageHtml(roomName: string): string {
+  const name = JSON.stringify(roomName).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Local room · ${escapeHtml(roomName)}</title>
+<style>
+  body { font: 15px/1.45 system-ui, sans-serif; margin: 0; background: #f6f7f9; color: #1c1e21; }
+  header { background: #1f2937; color: #fff; padding: 12px 20px; display: flex; gap: 12px; align-items: center; }
+  header h1 { font-size: 17px; margin: 0; flex: 1; }
+  main { display: grid; grid-template-columns: 240px 1fr; gap: 16px; padding: 16px 20px; max-width: 1100px; }
+  section { background: #fff; border: 1px solid #e3e5e8; border-radius: 8px; padding: 12px 14px; }
+  h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: #6b7280; margin: 0 0 8px; }
+  ul { list-style: none; margin: 0; padding: 0; }
+  li.p { padding: 4px 0; display: flex; gap: 6px; align-items: center; }
+  .tag { font-size: 11px; background: #e5e7eb; border-radius: 4px; padding: 0 5px; }
+  .tag.bot { background: #dbeafe; } .speaking { color: #059669; font-weight: 600; }
+  #transcript { height: 52vh; overflow-y: auto; }
+  #transcript div { padding: 3px 0; } #transcript b { margin-right: 6px; } #transcript .bot b { color: #1d4ed8; }
+  #transcript .sys { color: #6b7280; font-size: 13px; }
+  form { display: flex; gap: 8px; margin-top: 10px; } input[type=text] { flex: 1; padding: 8px; border: 1px solid #d1d5db; border-radius: 6px; }
+  button { padding: 8px 12px; border-radius: 6px; border: 1px solid #d1d5db; background: #fff; cursor: pointer; }
+  button.primary { background: #2563eb; color: #fff; border-color: #2563eb; } button:disabled { opacity: .5; cursor: default; }
+  #join { max-width: 420px; margin: 48px auto; }
+</style>
+</head>
+<body>
+<header><h1>Local room: <span id="room"></span></h1><span id="status">not joined</span><button id="leave" disabled>Leave</button></header>
+<section id="join">
+  <h2>Join this room</h2>
+  <form id="joinForm"><input type="text" id="name" placeholder="Your name" required maxlength="100"><button class="primary">Join</button></form>
+  <p class="sys" id="joinError"></p>
+</section>
+<main id="call" hidden>
+  <section><h2>In the room</h2><ul id="people"></ul></section>
+  <section>
+    <h2>Transcript</h2>
+    <div id="transcript" aria-live="polite"></div>
+    <form id="sayForm"><input type="text" id="line" placeholder="Type what you say and press Enter" autocomplete="off"><button class="primary">Say</button><button type="button" id="mic">🎤 Speak</button></form>
+  </section>
+</main>
+<script>
+const roomName = ${name};
+const $ = (id) => document.getElementById(id);
+$('room').textContent = roomName;
+let ws, me, people = new Map();
+const params = new URLSearchParams(location.search);
+
+function line(cls, who, text) {
+  const div = document.createElement('div');
+  div.className = cls;
+  if (who) { const b = document.createElement('b'); b.textContent = who + ':'; div.append(b); }
+  div.append(document.createTextNode(text));
+  $('transcript').append(div);
+  $('transcript').scrollTop = $('transcript').scrollHeight;
+}
+function renderPeople() {
+  const ul = $('people'); ul.textContent = '';
+  for (const p of people.values()) {
+    const li = document.createElement('li'); li.className = 'p' + (p.speaking ? ' speaking' : '');
+    li.append(document.createTextNode(p.name + (p.id === me ? ' (you)' : '')));
+    const tag = document.createElement('span'); tag.className = 'tag ' + p.kind; tag.textContent = p.kind; li.append(tag);
+    ul.append(li);
+  }
+}
+function speak(text, voiceHint) {
+  if (!('speechSynthesis' in window)) return;
+  const u = new SpeechSynthesisUtterance(text);
+  const voices = speechSynthesis.getVoices();
+  const match = voiceHint && voices.find((v) => v.name.includes(voiceHint));
+  if (match) u.voice = match;
+  speechSynthesis.speak(u);
+}
+$('joinForm').onsubmit = (e) => {
+  e.preventDefault();
+  const proto = location.protocol === 'https:' ? 'wss' : 'ws';
+  const q = new URLSearchParams({ name: $('name').value, kind: 'human' });
+  if (params.get('token')) q.set('token', params.get('token'));
+  ws = new WebSocket(proto + '://' + location.host + '/rooms/' + encodeURIComponent(roomName) + '/ws?' + q);
+  ws.onmessage = (m) => {
+    const e = JSON.parse(m.data);
+    if (e.type === 'error') { $('joinError').textContent = e.message; return; }
+    if (e.type === 'welcome') {
+      me = e.participant_id; people = new Map(e.participants.map((p) => [p.id, p]));
+      $('join').hidden = true; $('call').hidden = false; $('leave').disabled = false; $('status').textContent = 'joined';
+      for (const l of e.log) if (l.type === 'utterance' && l.final) line(people.get(l.participant_id)?.kind === 'bot' ? 'bot' : '', l.name, l.text);
+      renderPeople(); $('line').focus();
+    } else if (e.type === 'participant-joined') { people.set(e.participant.id, e.participant); line('sys', '', e.participant.name + ' joined'); renderPeople(); }
+    else if (e.type === 'participant-left') { const p = people.get(e.participant_id); people.delete(e.participant_id); if (p) line('sys', '', p.name + ' left'); renderPeople(); }
+    else if (e.type === 'utterance' && e.final) {
+      const p = people.get(e.participant_id); const isBot = p && p.kind === 'bot';
+      line(isBot ? 'bot' : '', e.name, e.text);
+      if (isBot && e.participant_id !== me) speak(e.text, e.voice);
+    } else if (e.type === 'speaking') { const p = people.get(e.participant_id); if (p) { p.speaking = e.active; renderPeople(); } }
+  };
+  ws.onclose = () => { $('status').textContent = 'left'; $('leave').disabled = true; };
+};
+$('sayForm').onsubmit = (e) => {
+  e.preventDefault();
+  const text = $('line').value.trim(); if (!text || !ws) return;
+  if ('speechSynthesis' in window) speechSynthesis.cancel(); // talking over the bot stops its voice here too
+  ws.send(JSON.stringify({ type: 'speaking', active: true }));
+  ws.send(JSON.stringify({ type: 'say', text }));
+  ws.send(JSON.stringify({ type: 'speaking', active: false }));
+  $('line').value = '';
+};
+$('leave').onclick = () => { ws && ws.send(JSON.stringify({ type: 'leave' })); };
+const Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
+if (!Recognition) $('mic').hidden = true;
+else {
+  let rec;
+  $('mic').onclick = () => {
+    if (rec) { rec.stop(); rec = null; $('mic').textContent = '🎤 Speak'; return; }
+    rec = new Recognition(); rec.continuous = true; rec.interimResults = true;
+    rec.onspeechstart = () => ws && ws.send(JSON.stringify({ type: 'speaking', active: true }));
+    rec.onspeechend = () => ws && ws.send(JSON.stringify({ type: 'speaking', active: false }));
+    rec.onresult = (ev) => { for (let i = ev.resultIndex; i < ev.results.length; i++) if (ev.results[i].isFinal) ws.send(JSON.stringify({ type: 'say', text: ev.results[i][0].transcript })); };
+    rec.start(); $('mic').textContent = '■ Stop';
+  };
+}
+</script>
+</body>
+</html>`;
+}
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,209 @@
+// The local room server: an HTTP API and WebSocket standing in for a Daily room, plus the page people join from.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocket, WebSocketServer } from 'ws';
+import { z } from 'zod';
+import { describeIssues } from '../../core/schemas/validate';
+import { type ParticipantKind, Room, type RoomEvent } from './room';
+import { roomPageHtml } from './room-page';
+
+const roomName = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, - or _');
+
+const createRoomSchema = z.strictObject({ name: roomName, private: z.boolean().default(false) });
+
+const scriptedSchema = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  lines: z
+    .array(
+      z.strictObject({ say: z.string().min(1).max(2000), at_ms: z.number().int().min(0).max(3_600_000) }),
+    )
+    .max(500)
+    .default([]),
+  leave_at_ms: z.number().int().min(0).max(3_600_000).optional(),
+  token: z.string().optional(),
+});
+
+export type ScriptedParticipant = z.infer<typeof scriptedSchema>;
+
+export interface RoomServer {
+  rooms: Map<string, Room>;
+  /** HTTP requests under /rooms; returns true when handled. */
+  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** WebSocket upgrades for /rooms/<name>/ws; returns true when handled. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  createRoom(name: string, isPrivate: boolean): Room;
+  addScripted(room: Room, script: ScriptedParticipant): string;
+  close(): void;
+}
+
+export function createRoomServer(options: { baseUrl: () => string }): RoomServer {
+  const rooms = new Map<string, Room>();
+  const timers = new Set<NodeJS.Timeout>();
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+
+  const later = (ms: number, fn: () => void) => {
+    const t = setTimeout(() => {
+      timers.delete(t);
+      fn();
+    }, ms);
+    timers.add(t);
+  };
+
+  const roomUrl = (name: string) => `${options.baseUrl()}/rooms/${name}`;
+
+  function createRoom(name: string, isPrivate: boolean): Room {
+    const room = new Room(name, isPrivate);
+    rooms.set(name, room);
+    return room;
+  }
+
+  function addScripted(room: Room, script: ScriptedParticipant): string {
+    const me = room.join(script.name, 'scripted', () => {});
+    for (const line of script.lines) {
+      later(line.at_ms, () => {
+        if (!room.participants.some((p) => p.id === me.id)) return;
+        room.speaking(me.id, true);
+        room.say(me.id, line.say);
+        room.speaking(me.id, false);
+      });
+    }
+    if (script.leave_at_ms !== undefined) later(script.leave_at_ms, () => room.leave(me.id));
+    return me.id;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const parts = url.pathname.split('/').filter(Boolean);
+    if (parts[0] !== 'rooms') return false;
+    const name = parts[1];
+    const room = name ? rooms.get(name) : undefined;
+
+    if (req.method === 'POST' && parts.length === 1) {
+      const body = await readJson(req);
+      const parsed = createRoomSchema.safeParse(body);
+      if (!parsed.success) return reply(res, 400, error('validation_error', describeIssues(parsed.error)));
+      if (rooms.has(parsed.data.name))
+        return reply(res, 409, error('room_exists', `room ${parsed.data.name} already exists`));
+      const created = createRoom(parsed.data.name, parsed.data.private);
+      return reply(res, 201, {
+        name: created.name,
+        room_url: roomUrl(created.name),
+        private: created.isPrivate,
+        token: created.token,
+      });
+    }
+    if (req.method === 'GET' && parts.length === 1) {
+      return reply(res, 200, {
+        rooms: [...rooms.values()].map((r) => ({
+          name: r.name,
+          room_url: roomUrl(r.name),
+          private: r.isPrivate,
+          participants: r.participants.length,
+        })),
+      });
+    }
+    if (req.method === 'GET' && parts.length === 2) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(roomPageHtml(name!));
+      return true;
+    }
+    if (!room) return reply(res, 404, error('not_found', `room ${name} does not exist`));
+    if (req.method === 'GET' && parts[2] === 'state' && parts.length === 3)
+      return reply(res, 200, room.state());
+    if (req.method === 'POST' && parts[2] === 'participants' && parts.length === 3) {
+      const parsed = scriptedSchema.safeParse(await readJson(req));
+      if (!parsed.success) return reply(res, 400, error('validation_error', describeIssues(parsed.error)));
+      const refusal = room.admits(parsed.data.token);
+      if (refusal) return reply(res, 403, error(refusal.error_type, refusal.message));
+      return reply(res, 201, { participant_id: addScripted(room, parsed.data) });
+    }
+    return reply(res, 404, error('not_found', `no route ${req.method} ${url.pathname}`));
+  }
+
+  function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const m = /^\/rooms\/([^/]+)\/ws$/.exec(url.pathname);
+    if (!m) return false;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const room = rooms.get(decodeURIComponent(m[1]!));
+      const send = (e: unknown) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(e));
+      // Refusals mirror daily-js's fatal errors so the bot maps them the same way (spec §6.2).
+      if (!room) {
+        send({ type: 'error', error_type: 'no-room', message: `the room ${m[1]} does not exist` });
+        return ws.close(4404, 'no-room');
+      }
+      const refusal = room.admits(url.searchParams.get('token') ?? undefined);
+      if (refusal) {
+        send({ type: 'error', ...refusal });
+        return ws.close(4403, refusal.error_type);
+      }
+      const kind: ParticipantKind = url.searchParams.get('kind') === 'bot' ? 'bot' : 'human';
+      const name = (url.searchParams.get('name') ?? '').trim().slice(0, 100) || 'Guest';
+      const me = room.join(name, kind, (e: RoomEvent) => send(e));
+      send({
+        type: 'welcome',
+        participant_id: me.id,
+        participants: room.participants,
+        log: room.log.slice(-200),
+      });
+      ws.on('message', (data) => {
+        let msg: { type?: string; text?: unknown; final?: unknown; active?: unknown };
+        try {
+          msg = JSON.parse(String(data));
+        } catch {
+          return;
+        }
+        if (msg.type === 'say' && typeof msg.text === 'string')
+          room.say(me.id, msg.text, msg.final !== false);
+        else if (msg.type === 'speaking' && typeof msg.active === 'boolean') room.speaking(me.id, msg.active);
+        else if (msg.type === 'leave') ws.close(1000, 'left');
+      });
+      ws.on('close', () => room.leave(me.id));
+      ws.on('error', () => room.leave(me.id));
+    });
+    return true;
+  }
+
+  return {
+    rooms,
+    handle,
+    upgrade,
+    createRoom,
+    addScripted,
+    close() {
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+    },
+  };
+}
+
+function error(code: string, detail: string) {
+  return { error: code, detail, message: detail };
+}
+
+function reply(res: ServerResponse, status: number, body: unknown): true {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+  return true;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > 256 * 1024) return undefined;
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,138 @@
+// A local room: who is in it, what was said (the room log), and the rules a Daily room enforces on joining.
+import { randomBytes, randomUUID } from 'node:crypto';
+
+export type ParticipantKind = 'human' | 'bot' | 'scripted';
+
+export interface Participant {
+  id: string;
+  name: string;
+  kind: ParticipantKind;
+  joinedAt: string;
+}
+
+/** One line of the room log; `t_ms` counts from the room's creation so tests can measure intervals. */
+export type RoomLogEntry = { at: string; t_ms: number; participant_id: string; name: string } & (
+  | { type: 'joined' | 'left' }
+  | { type: 'utterance'; text: string; final: boolean }
+  | { type: 'speaking'; active: boolean }
+);
+
+/** What a room sends its members: the same shapes the local provider and the room page read. */
+export type RoomEvent =
+  | { type: 'participant-joined'; participant: Participant }
+  | { type: 'participant-left'; participant_id: string }
+  | { type: 'utterance'; participant_id: string; name: string; text: string; final: boolean; at: string }
+  | { type: 'speaking'; participant_id: string; active: boolean; at: string };
+
+export type JoinRefusal = { error_type: 'no-room' | 'not-allowed' | 'meeting-full'; message: string };
+
+export const maxParticipants = 50;
+
+export class Room {
+  readonly createdAt = Date.now();
+  readonly token: string | undefined;
+  private readonly members = new Map<string, { participant: Participant; send: (e: RoomEvent) => void }>();
+  readonly log: RoomLogEntry[] = [];
+
+  constructor(
+    readonly name: string,
+    readonly isPrivate: boolean,
+  ) {
+    this.token = isPrivate ? `lrt_${randomBytes(18).toString('base64url')}` : undefined;
+  }
+
+  get participants(): Participant[] {
+    return [...this.members.values()].map((m) => m.participant);
+  }
+
+  /** Daily's rule: a private room needs its meeting token. */
+  admits(token: string | undefined): JoinRefusal | null {
+    if (this.isPrivate && token !== this.token) {
+      return {
+        error_type: 'not-allowed',
+        message: `room ${this.name} is private and the meeting token is missing or wrong`,
+      };
+    }
+    if (this.members.size >= maxParticipants)
+      return { error_type: 'meeting-full', message: `room ${this.name} is full` };
+    return null;
+  }
+
+  join(name: string, kind: ParticipantKind, send: (e: RoomEvent) => void): Participant {
+    const participant: Participant = { id: randomUUID(), name, kind, joinedAt: new Date().toISOString() };
+    this.broadcast({ type: 'participant-joined', participant });
+    this.members.set(participant.id, { participant, send });
+    this.record({ type: 'joined' }, participant);
+    return participant;
+  }
+
+  leave(id: string): void {
+    const member = this.members.get(id);
+    if (!member) return;
+    this.members.delete(id);
+    this.record({ type: 'left' }, member.participant);
+    this.broadcast({ type: 'participant-left', participant_id: id });
+  }
+
+  say(id: string, text: string, final = true): void {
+    const member = this.members.get(id);
+    const clean = text.replace(/\s+/g, ' ').trim().slice(0, 2000);
+    if (!member || !clean) return;
+    const entry = this.record({ type: 'utterance', text: clean, final }, member.participant);
+    this.broadcast({
+      type: 'utterance',
+      participant_id: id,
+      name: member.participant.name,
+      text: clean,
+      final,
+      at: entry.at,
+    });
+  }
+
+  /** Audio activity: a participant started or stopped producing sound (the idle timer and barge-in read it). */
+  speaking(id: string, active: boolean): void {
+    const member = this.members.get(id);
+    if (!member) return;
+    const entry = this.record({ type: 'speaking', active }, member.participant);
+    this.broadcast({ type: 'speaking', participant_id: id, active, at: entry.at });
+  }
+
+  state() {
+    return {
+      name: this.name,
+      private: this.isPrivate,
+      participants: this.participants,
+      log: this.log,
+    };
+  }
+
+  private record(
+    entry:
+      | { type: 'joined' | 'left' }
+      | { type: 'utterance'; text: string; final: boolean }
+      | { type: 'speaking'; active: boolean },
+    p: Participant,
+  ) {
+    const now = Date.now();
+    const full = {
+      ...entry,
+      at: new Date(now).toISOString(),
+      t_ms: now - this.createdAt,
+      participant_id: p.id,
+      name: p.name,
+    } as RoomLogEntry;
+    this.log.push(full);
+    if (this.log.length > 5000) this.log.splice(0, this.log.length - 5000);
+    return full;
+  }
+
+  private broadcast(event: RoomEvent) {
+    for (const m of this.members.values()) {
+      try {
+        m.send(event);
+      } catch {
+        // a member whose socket broke is removed by its close handler
+      }
+    }
+  }
+}
