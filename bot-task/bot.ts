@@ -91,7 +91,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       forceLeaveWatcher(
         async () => {
           const current = await stores.sessions.get(botId);
-          return !current || current.status !== 'running' || Boolean(current.stopRequestedAt);
+          return current?.status !== 'running' || Boolean(current.stopRequestedAt);
         },
         config.STOP_POLL_MS,
         exit,

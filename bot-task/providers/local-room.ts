@@ -1,6 +1,7 @@
 // RoomProvider for the local room server: joins over WebSocket and maps its events and refusals like Daily's.
 import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
+import { joinErrorTypeOf } from '../../core/bots/join-errors';
 import {
   type JoinOptions,
   type RoomConnection,
@@ -18,13 +19,6 @@ type ServerMessage =
   | { type: 'participant-left'; participant_id: string }
   | { type: 'utterance'; participant_id: string; name: string; text: string; final: boolean; at: string }
   | { type: 'speaking'; participant_id: string; active: boolean };
-
-/** The local room's refusals carry daily-js's error names; this is the spec §6.2 mapping of notes/daily-bot.md. */
-export function joinErrorTypeOf(providerError: string): RoomJoinError['type'] {
-  if (['no-room', 'exp-room', 'nbf-room'].includes(providerError)) return 'room_not_found';
-  if (['not-allowed', 'exp-token', 'nbf-token'].includes(providerError)) return 'auth_error';
-  return 'unknown';
-}
 
 const toParticipant = (p: { id: string; name: string; kind: string }): RoomParticipant => ({
   participantId: p.id,

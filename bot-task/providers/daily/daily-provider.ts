@@ -1,12 +1,144 @@
-// RoomProvider for Daily: placeholder until the Playwright harness lands (next commit).
+// RoomProvider for Daily: Playwright drives headless Chromium, whose page (our origin) runs daily-js.
+import { EventEmitter } from 'node:events';
+import type { Browser, Page } from 'playwright-core';
+import { joinErrorTypeOf } from '../../../core/bots/join-errors';
 import type { Logger } from '../../../core/log';
-import { type RoomConnection, RoomJoinError, type RoomProvider } from '../../../core/ports/room-provider';
+import {
+  type JoinOptions,
+  type RoomConnection,
+  type RoomEventName,
+  type RoomEvents,
+  RoomJoinError,
+  type RoomParticipant,
+  type RoomProvider,
+} from '../../../core/ports/room-provider';
+import { launchChromium } from './chromium';
+import type { HarnessEvent, HarnessJoinOptions, HarnessJoinResult } from './page/harness';
+import { botOrigin, dailyModule, harnessScript, pageHtml } from './page-assets';
+
+export interface DailyProviderOptions {
+  log: Logger;
+  /** Transcription language (Deepgram code). */
+  language?: string;
+  launch?: () => Promise<Browser>;
+  /** Called with the page once our routes are in place, before it loads (tests add a stubbed daily-js here). */
+  preparePage?: (page: Page) => Promise<void>;
+}
 
 export class DailyRoomProvider implements RoomProvider {
-  constructor(private readonly options: { log: Logger }) {}
+  constructor(private readonly options: DailyProviderOptions) {}
 
-  async join(): Promise<RoomConnection> {
-    this.options.log.error('the Daily provider is not built yet');
-    throw new RoomJoinError('unknown', 'the Daily provider is not available in this build');
+  async join(options: JoinOptions): Promise<RoomConnection> {
+    const { log } = this.options;
+    const browser = await (this.options.launch ?? launchChromium)();
+    const emitter = new EventEmitter();
+    const people = new Map<string, RoomParticipant>();
+    let closing = false;
+
+    const onEvent = (e: HarnessEvent) => {
+      switch (e.type) {
+        case 'participant-joined':
+          people.set(e.participantId, { participantId: e.participantId, name: e.name });
+          emitter.emit(e.type, { participantId: e.participantId, name: e.name });
+          break;
+        case 'participant-left':
+          people.delete(e.participantId);
+          emitter.emit(e.type, { participantId: e.participantId });
+          break;
+        case 'utterance':
+          emitter.emit(e.type, {
+            participantId: e.participantId,
+            name: e.name,
+            text: e.text,
+            final: e.final,
+            at: e.at,
+          });
+          break;
+        case 'audio-activity':
+          emitter.emit(e.type, { participantId: e.participantId, active: e.active });
+          break;
+        case 'disconnected':
+          if (!closing) emitter.emit(e.type, { reason: e.reason });
+          break;
+        case 'log':
+          log[e.level]('daily page', { detail: e.message });
+          break;
+      }
+    };
+
+    let page: Page;
+    let result: HarnessJoinResult;
+    try {
+      const context = await browser.newContext();
+      page = await context.newPage();
+      page.on('pageerror', (err) => log.warn('bot page error', { err: err.message }));
+      page.on('crash', () => onEvent({ type: 'disconnected', reason: 'the bot page crashed' }));
+      await page.exposeBinding('__botEvent', (_source, event: HarnessEvent) => onEvent(event));
+      const harness = await harnessScript();
+      await page.route(`${botOrigin}/**`, (route) => {
+        const path = new URL(route.request().url()).pathname;
+        if (path === '/') return route.fulfill({ contentType: 'text/html', body: pageHtml });
+        if (path === '/harness.js') return route.fulfill({ contentType: 'text/javascript', body: harness });
+        if (path === '/vendor/daily-esm.js')
+          return route.fulfill({ contentType: 'text/javascript', body: dailyModule() });
+        return route.fulfill({ status: 404, body: '' });
+      });
+      await this.options.preparePage?.(page);
+      await page.goto(`${botOrigin}/`);
+      await page.waitForFunction(() => typeof window.bot?.join === 'function', undefined, {
+        timeout: 10_000,
+      });
+      const joinOptions: HarnessJoinOptions = {
+        url: options.roomUrl,
+        token: options.meetingToken,
+        userName: options.botName,
+        videoMode: options.videoMode,
+        language: this.options.language ?? 'en',
+      };
+      result = await Promise.race([
+        page.evaluate((o) => window.bot.join(o), joinOptions),
+        new Promise<HarnessJoinResult>((resolve) =>
+          setTimeout(
+            () =>
+              resolve({
+                ok: false,
+                errorType: 'timeout',
+                message: `timed out after ${options.timeoutMs} ms joining the room`,
+              }),
+            options.timeoutMs,
+          ),
+        ),
+      ]);
+    } catch (err) {
+      await browser.close().catch(() => {});
+      throw new RoomJoinError(
+        'unknown',
+        `the bot browser failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+    if (!result.ok) {
+      await browser.close().catch(() => {});
+      throw new RoomJoinError(joinErrorTypeOf(result.errorType), result.message);
+    }
+    for (const p of result.participants) people.set(p.participantId, p);
+    browser.on('disconnected', () => {
+      if (!closing) emitter.emit('disconnected', { reason: 'the bot browser exited' });
+    });
+
+    return {
+      selfId: result.selfId,
+      participants: () => [...people.values()],
+      on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void) {
+        emitter.on(event, listener);
+      },
+      async leave() {
+        closing = true;
+        await Promise.race([
+          page.evaluate(() => window.bot.leave()),
+          new Promise((r) => setTimeout(r, 9000)),
+        ]).catch((err) => log.warn('leaving the Daily call failed', { err }));
+        await browser.close().catch(() => {});
+      },
+    };
   }
 }

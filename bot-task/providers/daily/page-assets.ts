@@ -1,0 +1,47 @@
+// The bot page's files: the HTML shell, our harness bundle and daily-js, all served from our own origin.
+// A built task ships them prebuilt in assets/ beside its bundle; from source they are built on first use.
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** A real https origin (notes/daily-bot.md: daily-js breaks on about:blank), answered by page.route. */
+export const botOrigin = 'https://bot-harness.invalid';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const prebuilt = join(here, 'assets');
+
+export const pageHtml = `<!doctype html><html><head><meta charset="utf-8"><title>bot</title></head>
+<body style="margin:0;background:#000"><script type="module" src="/harness.js"></script></body></html>`;
+
+let harness: Promise<string> | undefined;
+
+export function harnessScript(): Promise<string> {
+  harness ??= (async () => {
+    const file = join(prebuilt, 'harness.js');
+    if (existsSync(file)) return readFileSync(file, 'utf8');
+    const { build } = await import('esbuild');
+    const out = await build({
+      entryPoints: [fileURLToPath(new URL('./page/harness.ts', import.meta.url))],
+      bundle: true,
+      format: 'esm',
+      target: 'chrome120',
+      write: false,
+      minify: true,
+      logLevel: 'silent',
+    });
+    return out.outputFiles[0]!.text;
+  })();
+  return harness;
+}
+
+let daily: string | undefined;
+
+export function dailyModule(): string {
+  if (daily) return daily;
+  const file = join(prebuilt, 'daily-esm.js');
+  daily = existsSync(file)
+    ? readFileSync(file, 'utf8')
+    : readFileSync(createRequire(import.meta.url).resolve('@daily-co/daily-js/dist/daily-esm.js'), 'utf8');
+  return daily;
+}

@@ -1,0 +1,222 @@
+// Runs inside the bot's Chromium page: drives daily-js and forwards room events to Node through `__botEvent`.
+// Bundled by esbuild (page-assets.ts); daily-js itself is loaded from our origin at /vendor/daily-esm.js.
+import type {
+  DailyCall,
+  DailyCallFactory,
+  DailyEventObjectFatalError,
+  DailyEventObjectParticipant,
+  DailyEventObjectParticipantLeft,
+  DailyEventObjectRemoteParticipantsAudioLevel,
+  DailyEventObjectTranscriptionMessage,
+  DailyParticipant,
+} from '@daily-co/daily-js';
+
+export interface HarnessJoinOptions {
+  url: string;
+  token?: string;
+  userName: string;
+  videoMode: 'static' | 'off';
+  /** A data: URL of the tile image, already fetched and checked in Node. */
+  imageDataUrl?: string;
+  language: string;
+}
+
+export type HarnessJoinResult =
+  | { ok: true; selfId: string; participants: { participantId: string; name: string }[] }
+  | { ok: false; errorType: string; message: string };
+
+export type HarnessEvent =
+  | { type: 'participant-joined'; participantId: string; name: string }
+  | { type: 'participant-left'; participantId: string }
+  | { type: 'utterance'; participantId: string; name: string; text: string; final: boolean; at: string }
+  | { type: 'audio-activity'; participantId: string; active: boolean }
+  | { type: 'disconnected'; reason: string }
+  | { type: 'log'; level: 'info' | 'warn'; message: string };
+
+declare global {
+  interface Window {
+    __botEvent?: (event: HarnessEvent) => void;
+    bot: { join(o: HarnessJoinOptions): Promise<HarnessJoinResult>; leave(): Promise<void> };
+  }
+}
+
+const emit = (event: HarnessEvent) => window.__botEvent?.(event);
+const dailyModuleUrl = '/vendor/daily-esm.js';
+
+/** Audio level above which a remote participant counts as active (daily-js reports 0..1). */
+const activityLevel = 0.02;
+
+let call: DailyCall | undefined;
+let leaving = false;
+let audioContext: AudioContext | undefined;
+let tileTimer: ReturnType<typeof setInterval> | undefined;
+const names = new Map<string, string>();
+const lastActivity = new Map<string, number>();
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} timed out`)), ms)),
+  ]);
+}
+
+/** The bot's microphone: a WebAudio destination whose track Daily sends (speech is played into it, issue #4). */
+function microphoneTrack(): MediaStreamTrack {
+  audioContext = new AudioContext({ sampleRate: 48_000 });
+  const destination = audioContext.createMediaStreamDestination();
+  return destination.stream.getAudioTracks()[0]!;
+}
+
+/** The static tile: the image, or a name card, on a canvas redrawn every second so frames keep flowing. */
+async function tileTrack(name: string, imageDataUrl: string | undefined): Promise<MediaStreamTrack> {
+  const canvas = document.createElement('canvas');
+  canvas.width = 640;
+  canvas.height = 360;
+  const ctx = canvas.getContext('2d')!;
+  let image: HTMLImageElement | undefined;
+  if (imageDataUrl) {
+    image = new Image();
+    image.src = imageDataUrl;
+    await image.decode().catch(() => {
+      image = undefined;
+    });
+  }
+  const draw = () => {
+    if (image) {
+      const scale = Math.max(canvas.width / image.width, canvas.height / image.height);
+      const w = image.width * scale;
+      const h = image.height * scale;
+      ctx.drawImage(image, (canvas.width - w) / 2, (canvas.height - h) / 2, w, h);
+      return;
+    }
+    ctx.fillStyle = '#1f2937';
+    ctx.fillRect(0, 0, canvas.width, canvas.height);
+    ctx.fillStyle = '#2563eb';
+    ctx.beginPath();
+    ctx.arc(320, 150, 64, 0, Math.PI * 2);
+    ctx.fill();
+    ctx.fillStyle = '#fff';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    ctx.font = 'bold 56px sans-serif';
+    ctx.fillText(initials(name), 320, 152);
+    ctx.font = '28px sans-serif';
+    ctx.fillText(name.length > 36 ? `${name.slice(0, 35)}…` : name, 320, 270);
+  };
+  draw();
+  tileTimer = setInterval(draw, 1000);
+  document.body.append(canvas);
+  return canvas.captureStream(5).getVideoTracks()[0]!;
+}
+
+function initials(name: string): string {
+  const parts = name.trim().split(/\s+/).filter(Boolean);
+  return (
+    parts.length > 1 ? parts[0]![0]! + parts[parts.length - 1]![0]! : (parts[0] ?? '?').slice(0, 2)
+  ).toUpperCase();
+}
+
+function remember(p: DailyParticipant) {
+  names.set(p.session_id, p.user_name || 'Guest');
+}
+
+async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
+  const Daily = (await import(/* @vite-ignore */ dailyModuleUrl)).default as DailyCallFactory;
+  let fatal: { type: string; msg: string } | undefined;
+  call = Daily.createCallObject({
+    url: o.url,
+    token: o.token,
+    userName: o.userName,
+    audioSource: microphoneTrack(),
+    videoSource: o.videoMode === 'off' ? false : await tileTrack(o.userName, o.imageDataUrl),
+    startVideoOff: o.videoMode === 'off',
+    // The bot needs no one's media: transcription runs server-side and audio levels come as events.
+    subscribeToTracksAutomatically: false,
+  });
+
+  call.on('error', (e: DailyEventObjectFatalError) => {
+    fatal = { type: e.error?.type ?? 'unknown', msg: e.error?.msg ?? e.errorMsg };
+    if (!leaving && call?.meetingState() === 'joined-meeting')
+      emit({ type: 'disconnected', reason: `${fatal.type}: ${fatal.msg}` });
+  });
+  call.on('left-meeting', () => {
+    if (!leaving)
+      emit({ type: 'disconnected', reason: fatal ? `${fatal.type}: ${fatal.msg}` : 'left the meeting' });
+  });
+  call.on('participant-joined', (e: DailyEventObjectParticipant) => {
+    if (e.participant.local) return;
+    remember(e.participant);
+    emit({
+      type: 'participant-joined',
+      participantId: e.participant.session_id,
+      name: e.participant.user_name || 'Guest',
+    });
+  });
+  call.on('participant-updated', (e: DailyEventObjectParticipant) => {
+    if (!e.participant.local) remember(e.participant);
+  });
+  call.on('participant-left', (e: DailyEventObjectParticipantLeft) => {
+    emit({ type: 'participant-left', participantId: e.participant.session_id });
+  });
+  call.on('transcription-message', (e: DailyEventObjectTranscriptionMessage) => {
+    // Finality is only in Deepgram's raw response (notes/daily-bot.md); without it a message is final.
+    const final = e.rawResponse?.is_final !== false;
+    emit({
+      type: 'utterance',
+      participantId: e.participantId,
+      name: names.get(e.participantId) ?? 'Guest',
+      text: e.text,
+      final,
+      at: new Date(e.timestamp ?? Date.now()).toISOString(),
+    });
+  });
+  call.on('remote-participants-audio-level', (e: DailyEventObjectRemoteParticipantsAudioLevel) => {
+    const now = Date.now();
+    for (const [id, level] of Object.entries(e.participantsAudioLevel)) {
+      if (level < activityLevel || now - (lastActivity.get(id) ?? 0) < 1000) continue;
+      lastActivity.set(id, now);
+      emit({ type: 'audio-activity', participantId: id, active: true });
+    }
+  });
+  call.on('transcription-error', (e) =>
+    emit({ type: 'log', level: 'warn', message: `transcription error: ${JSON.stringify(e)}` }),
+  );
+  call.on('transcription-started', () =>
+    emit({ type: 'log', level: 'info', message: 'transcription started' }),
+  );
+
+  try {
+    await call.join();
+  } catch (err) {
+    // The fatal `error` event carries Daily's type; it can arrive just after the rejection.
+    await new Promise((r) => setTimeout(r, 50));
+    return {
+      ok: false,
+      errorType: fatal?.type ?? 'unknown',
+      message: fatal?.msg ?? (err instanceof Error ? err.message : String(err)),
+    };
+  }
+  const everyone = Object.values(call.participants());
+  const self = everyone.find((p) => p.local);
+  const others = everyone.filter((p) => !p.local);
+  for (const p of others) remember(p);
+  call.startTranscription({ language: o.language, punctuate: true, includeRawResponse: true });
+  await call.startRemoteParticipantsAudioLevelObserver(200);
+  return {
+    ok: true,
+    selfId: self?.session_id ?? 'self',
+    participants: others.map((p) => ({ participantId: p.session_id, name: p.user_name || 'Guest' })),
+  };
+}
+
+async function leave(): Promise<void> {
+  leaving = true;
+  clearInterval(tileTimer);
+  if (!call) return;
+  // leave() and destroy() can hang (notes/daily-bot.md): bounded, then the browser is closed anyway.
+  await withTimeout(call.leave(), 5000, 'leave').catch(() => {});
+  await withTimeout(call.destroy(), 3000, 'destroy').catch(() => {});
+  await audioContext?.close().catch(() => {});
+}
+
+window.bot = { join, leave };

@@ -1,0 +1,230 @@
+// The Daily provider in real Chromium, with daily-js replaced by a typed stub served through page.route.
+
+import { existsSync } from 'node:fs';
+import { build } from 'esbuild';
+import type { Page } from 'playwright-core';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider';
+import { botOrigin } from '../../bot-task/providers/daily/page-assets';
+import { createLogger } from '../../core/log';
+import { type RoomConnection, type RoomEvents, RoomJoinError } from '../../core/ports/room-provider';
+import type { StubScenario } from './daily-stub';
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+let stubJs: string;
+
+beforeAll(async () => {
+  const out = await build({
+    entryPoints: [new URL('./daily-stub.ts', import.meta.url).pathname],
+    bundle: true,
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+  });
+  stubJs = out.outputFiles[0]!.text;
+});
+
+interface Harnessed {
+  provider: DailyRoomProvider;
+  page: () => Page;
+  /** URLs the page tried to reach outside our origin (all aborted). */
+  external: string[];
+}
+
+function harnessed(scenario: StubScenario = {}): Harnessed {
+  let page: Page | undefined;
+  const external: string[] = [];
+  const provider = new DailyRoomProvider({
+    log: createLogger('silent'),
+    preparePage: async (p) => {
+      page = p;
+      await p.route('**/*', (route) => {
+        if (route.request().url().startsWith(botOrigin)) return route.fallback();
+        external.push(route.request().url());
+        return route.abort();
+      });
+      await p.route(`${botOrigin}/vendor/daily-esm.js`, (route) =>
+        route.fulfill({ contentType: 'text/javascript', body: stubJs }),
+      );
+      await p.addInitScript((s) => {
+        window.__dailyStubScenario = s;
+      }, scenario);
+    },
+  });
+  return { provider, page: () => page!, external };
+}
+
+const joinOptions = {
+  roomUrl: 'https://acme.daily.co/interview',
+  meetingToken: 'meeting-token-123',
+  botName: 'Interviewer',
+  videoMode: 'static' as const,
+  timeoutMs: 15_000,
+};
+
+function collect(conn: RoomConnection) {
+  const seen: { event: keyof RoomEvents; payload: unknown }[] = [];
+  for (const event of [
+    'participant-joined',
+    'participant-left',
+    'utterance',
+    'audio-activity',
+    'disconnected',
+  ] as const) {
+    conn.on(event, (payload) => seen.push({ event, payload }));
+  }
+  return seen;
+}
+
+async function until<T>(probe: () => T | undefined | false, ms = 5000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed daily-js)', () => {
+  let open: RoomConnection | undefined;
+  afterEach(async () => {
+    await open?.leave();
+    open = undefined;
+  });
+
+  it('joins with the room, token, name and our own audio and video tracks, then starts transcription', async () => {
+    const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
+    open = await h.provider.join(joinOptions);
+    expect(open.selfId).toBe('bot-session');
+    expect(open.participants()).toEqual([{ participantId: 'p-ann', name: 'Ann' }]);
+    const page = h.page();
+    expect(await page.evaluate(() => window.__dailyStub!.describeOptions())).toEqual({
+      url: 'https://acme.daily.co/interview',
+      token: 'meeting-token-123',
+      userName: 'Interviewer',
+      audioSource: 'track:audio:live',
+      videoSource: 'track:video:live',
+      subscribeToTracksAutomatically: false,
+    });
+    expect(await page.evaluate(() => window.__dailyStub!.calls)).toEqual([
+      'join',
+      'startTranscription',
+      'startRemoteParticipantsAudioLevelObserver:200',
+    ]);
+    expect(await page.evaluate(() => window.__dailyStub!.transcriptionOptions)).toMatchObject({
+      includeRawResponse: true,
+      language: 'en',
+    });
+    expect(h.external).toEqual([]);
+  });
+
+  it('forwards participants, transcription (finality from rawResponse), audio activity, and leaves', async () => {
+    const h = harnessed();
+    const conn = await h.provider.join(joinOptions);
+    open = conn;
+    const seen = collect(conn);
+    const page = h.page();
+    await page.evaluate(() => {
+      const s = window.__dailyStub!;
+      s.addParticipant('p-bob', 'Bob');
+      s.transcribe('p-bob', 'I think we', false);
+      s.transcribe('p-bob', 'I think we should ship.', true);
+      s.transcribe('bot-session', 'Hello from the bot', true);
+      s.audioLevels({ 'p-bob': 0.4, 'p-quiet': 0.001 });
+      s.removeParticipant('p-bob');
+    });
+    await until(() => seen.length >= 6);
+    expect(seen.map((s) => s.event)).toEqual([
+      'participant-joined',
+      'utterance',
+      'utterance',
+      'utterance',
+      'audio-activity',
+      'participant-left',
+    ]);
+    expect(seen[1]!.payload).toMatchObject({
+      participantId: 'p-bob',
+      name: 'Bob',
+      text: 'I think we',
+      final: false,
+    });
+    expect(seen[2]!.payload).toMatchObject({
+      participantId: 'p-bob',
+      name: 'Bob',
+      text: 'I think we should ship.',
+      final: true,
+    });
+    expect(seen[3]!.payload).toMatchObject({ participantId: 'bot-session' });
+    expect(seen[4]!.payload).toEqual({ participantId: 'p-bob', active: true });
+    expect(conn.participants()).toEqual([]);
+
+    open = undefined;
+    await conn.leave();
+    expect(page.isClosed()).toBe(true);
+    expect(h.external).toEqual([]);
+  });
+
+  it('calls leave() and destroy() on the call object when leaving', async () => {
+    const h = harnessed();
+    const conn = await h.provider.join(joinOptions);
+    const page = h.page();
+    // Record the call log into the Node side just before the browser closes.
+    let calls: string[] = [];
+    await page.exposeFunction('__reportCalls', (c: string[]) => {
+      calls = c;
+    });
+    await page.evaluate(() => {
+      const original = window.bot.leave;
+      window.bot.leave = async () => {
+        await original();
+        await (window as unknown as { __reportCalls(c: string[]): Promise<void> }).__reportCalls(
+          window.__dailyStub!.calls,
+        );
+      };
+    });
+    await conn.leave();
+    expect(calls.slice(-2)).toEqual(['leave', 'destroy']);
+  });
+
+  it('reports being ejected as a disconnection', async () => {
+    const h = harnessed();
+    const conn = await h.provider.join(joinOptions);
+    open = conn;
+    const seen = collect(conn);
+    await h.page().evaluate(() => window.__dailyStub!.eject());
+    const d = await until(() => seen.find((s) => s.event === 'disconnected'));
+    expect(d.payload).toMatchObject({ reason: expect.stringContaining('ejected') });
+  });
+
+  it.each([
+    ['no-room', 'room_not_found'],
+    ['exp-room', 'room_not_found'],
+    ['not-allowed', 'auth_error'],
+    ['exp-token', 'auth_error'],
+    ['connection-error', 'unknown'],
+  ] as const)('a %s join error becomes RoomJoinError %s with Daily’s message', async (type, ours) => {
+    const h = harnessed({ joinError: { type, msg: `daily says ${type}` } });
+    const err = await h.provider.join(joinOptions).catch((e) => e);
+    expect(err).toBeInstanceOf(RoomJoinError);
+    expect(err).toMatchObject({ type: ours, providerMessage: `daily says ${type}` });
+    expect(h.page().isClosed()).toBe(true);
+  });
+
+  it('gives up joining after the timeout', async () => {
+    const provider = new DailyRoomProvider({
+      log: createLogger('silent'),
+      preparePage: async (p) => {
+        // A daily-js whose join never settles.
+        await p.route(`${botOrigin}/vendor/daily-esm.js`, (route) =>
+          route.fulfill({
+            contentType: 'text/javascript',
+            body: 'export default { createCallObject: () => ({ on() {}, join: () => new Promise(() => {}), participants: () => ({}) }) };',
+          }),
+        );
+      },
+    });
+    const err = await provider.join({ ...joinOptions, timeoutMs: 800 }).catch((e) => e);
+    expect(err).toMatchObject({ type: 'unknown', providerMessage: expect.stringContaining('timed out') });
+  });
+});

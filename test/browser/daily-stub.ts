@@ -1,0 +1,191 @@
+// A stand-in for daily-js served into the bot page by page.route. Its payloads are typed against daily-js's own
+// declarations, so a change in the published types fails `tsc` here. Tests drive it through window.__dailyStub.
+import type {
+  DailyCall,
+  DailyCallFactory,
+  DailyEvent,
+  DailyEventObjectFatalError,
+  DailyEventObjectParticipant,
+  DailyEventObjectParticipantLeft,
+  DailyEventObjectRemoteParticipantsAudioLevel,
+  DailyEventObjectTranscriptionMessage,
+  DailyFactoryOptions,
+  DailyFatalErrorType,
+  DailyParticipant,
+  DailyParticipantsObject,
+  DailyTranscriptionDeepgramOptions,
+} from '@daily-co/daily-js';
+
+export interface StubScenario {
+  joinError?: { type: DailyFatalErrorType; msg: string };
+  /** Participants already in the room when the bot joins. */
+  present?: { id: string; name: string }[];
+}
+
+type Listener = (event: unknown) => void;
+
+/** Fields every daily-js event object carries. */
+const base = { callClientId: 'stub-call-client' };
+
+function participant(id: string, name: string, local: boolean): DailyParticipant {
+  return { session_id: id, user_id: id, user_name: name, local, owner: false } as DailyParticipant;
+}
+
+class StubCall {
+  readonly calls: string[] = [];
+  transcriptionOptions: DailyTranscriptionDeepgramOptions | undefined;
+  private readonly listeners = new Map<string, Listener[]>();
+  private readonly people = new Map<string, DailyParticipant>();
+  private state: ReturnType<DailyCall['meetingState']> = 'new';
+
+  constructor(
+    readonly options: DailyFactoryOptions,
+    private readonly scenario: StubScenario,
+  ) {}
+
+  on(event: DailyEvent, listener: Listener) {
+    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
+    return this;
+  }
+
+  off(event: DailyEvent, listener: Listener) {
+    this.listeners.set(
+      event,
+      (this.listeners.get(event) ?? []).filter((l) => l !== listener),
+    );
+    return this;
+  }
+
+  emit(event: { action: DailyEvent }) {
+    for (const l of this.listeners.get(event.action) ?? []) l(event);
+  }
+
+  meetingState() {
+    return this.state;
+  }
+
+  async join(): Promise<DailyParticipantsObject> {
+    this.calls.push('join');
+    this.state = 'joining-meeting';
+    if (this.scenario.joinError) {
+      const { type, msg } = this.scenario.joinError;
+      const fatal: DailyEventObjectFatalError = {
+        ...base,
+        action: 'error',
+        errorMsg: msg,
+        error: { type, msg },
+      };
+      this.state = 'error';
+      this.emit(fatal);
+      throw new Error(msg);
+    }
+    this.people.set('bot-session', participant('bot-session', this.options.userName ?? '', true));
+    for (const p of this.scenario.present ?? []) this.people.set(p.id, participant(p.id, p.name, false));
+    this.state = 'joined-meeting';
+    return this.participants();
+  }
+
+  participants(): DailyParticipantsObject {
+    const all: Record<string, DailyParticipant> = {};
+    for (const p of this.people.values()) all[p.local ? 'local' : p.session_id] = p;
+    return all as DailyParticipantsObject;
+  }
+
+  startTranscription(options?: DailyTranscriptionDeepgramOptions) {
+    this.calls.push('startTranscription');
+    this.transcriptionOptions = options;
+  }
+
+  async startRemoteParticipantsAudioLevelObserver(interval?: number) {
+    this.calls.push(`startRemoteParticipantsAudioLevelObserver:${interval}`);
+  }
+
+  async leave() {
+    this.calls.push('leave');
+    this.state = 'left-meeting';
+  }
+
+  async destroy() {
+    this.calls.push('destroy');
+  }
+
+  // Test controls, each emitting exactly what daily-js would.
+  addParticipant(id: string, name: string) {
+    const p = participant(id, name, false);
+    this.people.set(id, p);
+    const e: DailyEventObjectParticipant = { ...base, action: 'participant-joined', participant: p };
+    this.emit(e);
+  }
+
+  removeParticipant(id: string) {
+    const p = this.people.get(id) ?? participant(id, '', false);
+    this.people.delete(id);
+    const e: DailyEventObjectParticipantLeft = { ...base, action: 'participant-left', participant: p };
+    this.emit(e);
+  }
+
+  transcribe(participantId: string, text: string, isFinal: boolean) {
+    const e: DailyEventObjectTranscriptionMessage = {
+      ...base,
+      action: 'transcription-message',
+      participantId,
+      text,
+      timestamp: new Date(),
+      trackType: 'cam-audio',
+      rawResponse: { is_final: isFinal, channel: { alternatives: [{ transcript: text }] } },
+    };
+    this.emit(e);
+  }
+
+  audioLevels(levels: Record<string, number>) {
+    const e: DailyEventObjectRemoteParticipantsAudioLevel = {
+      ...base,
+      action: 'remote-participants-audio-level',
+      participantsAudioLevel: levels,
+    };
+    this.emit(e);
+  }
+
+  eject() {
+    const e: DailyEventObjectFatalError = {
+      ...base,
+      action: 'error',
+      errorMsg: 'ejected',
+      error: { type: 'ejected', msg: 'You were ejected' },
+    };
+    this.emit(e);
+    this.state = 'left-meeting';
+    this.emit({ action: 'left-meeting' });
+  }
+
+  /** What the harness handed to createCallObject, as plain data. */
+  describeOptions() {
+    const kind = (s: unknown) =>
+      s instanceof MediaStreamTrack ? `track:${s.kind}:${s.readyState}` : String(s);
+    return {
+      url: this.options.url,
+      token: this.options.token,
+      userName: this.options.userName,
+      audioSource: kind(this.options.audioSource),
+      videoSource: kind(this.options.videoSource),
+      subscribeToTracksAutomatically: this.options.subscribeToTracksAutomatically,
+    };
+  }
+}
+
+declare global {
+  interface Window {
+    __dailyStub?: StubCall;
+    __dailyStubScenario?: StubScenario;
+  }
+}
+
+const factory: Pick<DailyCallFactory, 'createCallObject'> = {
+  createCallObject(options?: DailyFactoryOptions) {
+    const call = new StubCall(options ?? {}, window.__dailyStubScenario ?? {});
+    window.__dailyStub = call;
+    return call as unknown as DailyCall;
+  },
+};
+
+export default factory;
