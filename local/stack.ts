@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { dynamoDocumentClient, sqsClient } from '../core/adapters/aws-clients';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
 import { SqsQueue } from '../core/adapters/sqs/sqs-queue';
+import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
 import { buildServiceDeps, buildStores, type ServiceDeps } from '../core/deps';
@@ -112,6 +113,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     log,
   );
   resultsPoller.start();
+  const sweeper = setInterval(() => {
+    void sweepStaleSessions({ stores, config, results, log }, sweepSettings(config)).catch((err) =>
+      log.warn('heartbeat sweep failed', { err }),
+    );
+  }, config.HEARTBEAT_MS);
 
   let baseUrl = '';
   const rooms = createRoomServer({ baseUrl: () => baseUrl });
@@ -145,6 +151,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     devAccount,
     close() {
       closing ??= (async () => {
+        clearInterval(sweeper);
         rooms.close();
         await api.close();
         await runner.closeAll();

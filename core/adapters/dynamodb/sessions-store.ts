@@ -1,7 +1,7 @@
 // Bot sessions in DynamoDB: one item per bot; state changes are conditional on the session still running.
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BotSession } from '../../bots/session';
-import { isConditionFailure, keys, type TableHandle } from './table';
+import { isConditionFailure, keys, runningIndex, type TableHandle } from './table';
 
 const fieldToAttribute = {
   botId: 'bot_id',
@@ -36,6 +36,10 @@ type Field = keyof typeof fieldToAttribute;
 
 function toItem(session: BotSession): Record<string, unknown> {
   const item: Record<string, unknown> = { ...keys.session(session.botId), type: 'session' };
+  if (session.status === 'running') {
+    item[runningIndex.pk] = runningIndex.value;
+    item[runningIndex.sk] = `${session.createdAt}#${session.botId}`;
+  }
   for (const [field, attr] of Object.entries(fieldToAttribute)) {
     const value = session[field as Field];
     if (value !== undefined) item[attr] = value;
@@ -66,6 +70,27 @@ export class SessionsStore {
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
+  }
+
+  /** Ids of every running session (sparse index; eventually consistent). */
+  async listRunning(): Promise<string[]> {
+    const ids: string[] = [];
+    let start: Record<string, unknown> | undefined;
+    do {
+      const page = await this.table.doc.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          IndexName: runningIndex.name,
+          KeyConditionExpression: '#p = :running',
+          ExpressionAttributeNames: { '#p': runningIndex.pk },
+          ExpressionAttributeValues: { ':running': runningIndex.value },
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const item of page.Items ?? []) ids.push(String(item.pk).slice('BOT#'.length));
+      start = page.LastEvaluatedKey;
+    } while (start);
+    return ids;
   }
 
   async get(botId: string): Promise<BotSession | null> {
@@ -116,12 +141,15 @@ export class SessionsStore {
       i++;
     }
     if (sets.length === 0) return true;
+    // An ended session leaves the sparse running index.
+    const ends = changes.status !== undefined && changes.status !== 'running';
+    const remove = ends ? ` REMOVE ${runningIndex.pk}, ${runningIndex.sk}` : '';
     try {
       await this.table.doc.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.session(botId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
+          UpdateExpression: `SET ${sets.join(', ')}${remove}`,
           ConditionExpression: 'attribute_exists(pk) AND #status = :running',
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,

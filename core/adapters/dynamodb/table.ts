@@ -3,6 +3,7 @@ import {
   ConditionalCheckFailedException,
   CreateTableCommand,
   DescribeTableCommand,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -26,6 +27,14 @@ export const keys = {
   rateWindow: (subject: string, window: number) => ({ pk: `RATE#${subject}#${window}`, sk: 'RATE' }),
 } as const;
 
+/** Sparse index of running sessions (only they carry `running_pk`): the heartbeat sweeper reads it. */
+export const runningIndex = {
+  name: 'running',
+  pk: 'running_pk',
+  sk: 'running_sk',
+  value: 'RUNNING',
+} as const;
+
 export const ledgerPrefix = 'LEDGER#';
 export const accountKeyPrefix = 'KEY#';
 
@@ -42,34 +51,64 @@ export function isConditionFailure(err: unknown): boolean {
 }
 
 /** Creates the table when missing (local stack, tests); in AWS the CDK stack owns it with the same key schema. */
+const attributeDefinitions = [
+  { AttributeName: 'pk', AttributeType: 'S' as const },
+  { AttributeName: 'sk', AttributeType: 'S' as const },
+  { AttributeName: runningIndex.pk, AttributeType: 'S' as const },
+  { AttributeName: runningIndex.sk, AttributeType: 'S' as const },
+];
+
+const runningIndexDefinition = {
+  IndexName: runningIndex.name,
+  KeySchema: [
+    { AttributeName: runningIndex.pk, KeyType: 'HASH' as const },
+    { AttributeName: runningIndex.sk, KeyType: 'RANGE' as const },
+  ],
+  Projection: { ProjectionType: 'KEYS_ONLY' as const },
+};
+
+/** Creates the table (or its index) when missing (local stack, tests); in AWS the CDK stack owns it. */
 export async function ensureTable({ doc, tableName }: TableHandle): Promise<void> {
+  let existing: Awaited<ReturnType<typeof describe>> | undefined;
   try {
-    await doc.send(new DescribeTableCommand({ TableName: tableName }));
-    return;
+    existing = await describe(doc, tableName);
   } catch (err) {
     if (!(err instanceof Error) || err.name !== 'ResourceNotFoundException') throw err;
   }
-  try {
+  if (!existing) {
+    try {
+      await doc.send(
+        new CreateTableCommand({
+          TableName: tableName,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: attributeDefinitions,
+          KeySchema: [
+            { AttributeName: 'pk', KeyType: 'HASH' },
+            { AttributeName: 'sk', KeyType: 'RANGE' },
+          ],
+          GlobalSecondaryIndexes: [runningIndexDefinition],
+        }),
+      );
+    } catch (err) {
+      if (!(err instanceof Error) || err.name !== 'ResourceInUseException') throw err;
+    }
+  } else if (!existing.GlobalSecondaryIndexes?.some((i) => i.IndexName === runningIndex.name)) {
+    // A data directory made before the index existed.
     await doc.send(
-      new CreateTableCommand({
+      new UpdateTableCommand({
         TableName: tableName,
-        BillingMode: 'PAY_PER_REQUEST',
-        AttributeDefinitions: [
-          { AttributeName: 'pk', AttributeType: 'S' },
-          { AttributeName: 'sk', AttributeType: 'S' },
-        ],
-        KeySchema: [
-          { AttributeName: 'pk', KeyType: 'HASH' },
-          { AttributeName: 'sk', KeyType: 'RANGE' },
-        ],
+        AttributeDefinitions: attributeDefinitions,
+        GlobalSecondaryIndexUpdates: [{ Create: runningIndexDefinition }],
       }),
     );
-  } catch (err) {
-    if (!(err instanceof Error) || err.name !== 'ResourceInUseException') throw err;
   }
-  for (let i = 0; i < 100; i++) {
-    const { Table } = await doc.send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') break;
+  for (let i = 0; i < 200; i++) {
+    const table = await describe(doc, tableName);
+    if (
+      table?.TableStatus === 'ACTIVE' &&
+      (table.GlobalSecondaryIndexes ?? []).every((g) => g.IndexStatus === 'ACTIVE')
+    )
+      break;
     await new Promise((r) => setTimeout(r, 50));
   }
   try {
@@ -82,4 +121,8 @@ export async function ensureTable({ doc, tableName }: TableHandle): Promise<void
   } catch {
     // dynalite does not implement TTL; expiry is also checked on read, so nothing depends on it.
   }
+}
+
+async function describe(doc: DynamoDBDocumentClient, tableName: string) {
+  return (await doc.send(new DescribeTableCommand({ TableName: tableName }))).Table;
 }
