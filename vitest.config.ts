@@ -18,6 +18,10 @@ export default defineConfig({
       },
       {
         extends: true,
+        test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000 },
+      },
+      {
+        extends: true,
         test: {
           name: 'browser',
           include: ['test/browser/**/*.test.ts'],
