@@ -1,7 +1,7 @@
 // API latency: p50/p99 and requests/s of status and join against the local stack at 32 connections,
 // once without the API-key cache (every request reads the key from DynamoDB) and once with a 5 s cache.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import type { TaskRunner } from '../core/ports/task-runner';
@@ -38,10 +38,15 @@ export interface LoadFigures {
   errors: number;
   timeouts: number;
   status_codes: Record<string, number>;
+  /** Share of the whole machine's CPU during the recorded window: this process, and everything else. */
+  cpu_pct: { this_process: number; other_processes: number };
   target_p99_ms: number;
   pass: boolean;
   valid: boolean;
 }
+
+/** Other processes using more than this share of the machine make the figures unreliable. */
+const maxOtherCpuPct = 15;
 
 export async function run(): Promise<Record<string, unknown>> {
   const figures: Record<string, LoadFigures> = {};
@@ -75,12 +80,12 @@ export async function run(): Promise<Record<string, unknown>> {
 
       progress(`[${mode.label}] join: ${warmupSeconds} s warm-up + ${durationSeconds} s`);
       figures[`join_${mode.label}`] = await load('join', Number(mode.ttlMs), {
-        url: stack.baseUrl,
+        url: `${stack.baseUrl}/api/bot/join`,
         method: 'POST',
-        path: '/api/bot/join',
         headers: { authorization, 'content-type': 'application/json' },
         body: joinBody,
       });
+      if (stack.runner.running > 0) throw new Error(`${stack.runner.running} bot processes were spawned`);
     } finally {
       await stack?.close();
       rmSync(dataDir, { recursive: true, force: true });
@@ -88,14 +93,22 @@ export async function run(): Promise<Record<string, unknown>> {
   }
 
   const all = Object.values(figures);
-  const warnings = Object.entries(figures)
-    .filter(([, f]) => !f.valid)
-    .map(
-      ([key, f]) =>
-        `${key}: ${f.non_2xx} non-2xx, ${f.errors} errors, ${f.timeouts} timeouts (status codes ${JSON.stringify(f.status_codes)})`,
-    );
+  const warnings: string[] = [];
+  for (const [key, f] of Object.entries(figures)) {
+    if (!f.valid) {
+      warnings.push(
+        `${key}: INVALID - ${f.non_2xx} non-2xx, ${f.errors} errors, ${f.timeouts} timeouts (status codes ${JSON.stringify(f.status_codes)})`,
+      );
+    }
+    if (f.cpu_pct.other_processes > maxOtherCpuPct) {
+      warnings.push(
+        `${key}: other processes used ${f.cpu_pct.other_processes}% of the machine's CPU while it ran - figures are noisy, rerun on an idle machine`,
+      );
+    }
+  }
   return {
     valid: all.every((f) => f.valid),
+    machine_quiet: all.every((f) => f.cpu_pct.other_processes <= maxOtherCpuPct),
     all_pass: all.every((f) => f.pass),
     warnings,
     runner: runnerNote,
@@ -105,7 +118,9 @@ export async function run(): Promise<Record<string, unknown>> {
     status_seed_bots: seedBots,
     targets: { status_p99_ms: targetsP99Ms.status, join_p99_ms: targetsP99Ms.join },
     latency_resolution_ms: 1,
+    max_other_cpu_pct: maxOtherCpuPct,
     notes: [
+      'cpu_pct: share of the whole machine (all cores) during the recorded window; other_processes above max_other_cpu_pct means the machine was not quiet.',
       'Load generator: autocannon in a worker thread of the same process as the stack (API server on the main thread, dynalite in its own worker thread).',
       'Each mode (KEY_CACHE_TTL_MS 0 and 5000) runs on a fresh stack with a fresh data directory.',
       'Status cycles through the seeded bots; join has no Idempotency-Key and places a 1-credit hold per request.',
@@ -141,14 +156,12 @@ async function load(
   keyCacheTtlMs: number,
   options: Partial<autocannon.Options> & { url: string },
 ): Promise<LoadFigures> {
-  const result = await autocannon({
-    ...options,
-    connections,
-    duration: durationSeconds,
-    // Its own thread, so the load generator does not share the API server's event loop.
-    workers: 1,
-    warmup: { connections, duration: warmupSeconds },
-  } as autocannon.Options);
+  // Its own thread, so the load generator does not share the API server's event loop.
+  const base = { ...options, connections, workers: 1 } as autocannon.Options;
+  await autocannon({ ...base, duration: warmupSeconds });
+  const before = cpuSnapshot();
+  const result = await autocannon({ ...base, duration: durationSeconds });
+  const cpu = cpuShare(before, cpuSnapshot());
   const codes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(
     (result as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {},
@@ -156,7 +169,8 @@ async function load(
     codes[code] = stat.count;
   }
   const target = targetsP99Ms[endpoint];
-  const valid = result.non2xx === 0 && result.errors === 0 && result.timeouts === 0 && result.requests.total > 0;
+  const valid =
+    result.non2xx === 0 && result.errors === 0 && result.timeouts === 0 && result.requests.total > 0;
   return {
     endpoint,
     key_cache_ttl_ms: keyCacheTtlMs,
@@ -176,6 +190,7 @@ async function load(
     errors: result.errors,
     timeouts: result.timeouts,
     status_codes: codes,
+    cpu_pct: cpu,
     target_p99_ms: target,
     pass: valid && result.latency.p99 < target,
     valid,
@@ -184,7 +199,20 @@ async function load(
 
 export function table(result: Record<string, unknown>): Table {
   const rows: Table = [
-    ['case', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms', 'req/s', 'total', 'non2xx', 'err/tmo', 'p99 target', ''],
+    [
+      'case',
+      'p50 ms',
+      'p90 ms',
+      'p99 ms',
+      'max ms',
+      'req/s',
+      'total',
+      'non2xx',
+      'err/tmo',
+      'cpu own/other',
+      'p99 target',
+      '',
+    ],
   ];
   for (const value of Object.values(result)) {
     if (!isFigures(value)) continue;
@@ -199,12 +227,43 @@ export function table(result: Record<string, unknown>): Table {
       String(f.total_requests),
       String(f.non_2xx),
       `${f.errors}/${f.timeouts}`,
+      `${f.cpu_pct.this_process}%/${f.cpu_pct.other_processes}%`,
       `< ${f.target_p99_ms}`,
       !f.valid ? 'INVALID' : f.pass ? 'pass' : 'FAIL',
     ]);
   }
-  rows.push([`runner: ${runnerNote}; ${connections} connections, ${durationSeconds} s after ${warmupSeconds} s warm-up`]);
+  rows.push([
+    `runner: ${runnerNote}; ${connections} connections, ${durationSeconds} s after ${warmupSeconds} s warm-up`,
+  ]);
   return rows;
+}
+
+interface CpuSnapshot {
+  busyMs: number;
+  totalMs: number;
+  ownUs: number;
+}
+
+function cpuSnapshot(): CpuSnapshot {
+  let busyMs = 0;
+  let totalMs = 0;
+  for (const { times } of cpus()) {
+    const busy = times.user + times.nice + times.sys + times.irq;
+    busyMs += busy;
+    totalMs += busy + times.idle;
+  }
+  const own = process.cpuUsage();
+  return { busyMs, totalMs, ownUs: own.user + own.system };
+}
+
+function cpuShare(a: CpuSnapshot, b: CpuSnapshot): LoadFigures['cpu_pct'] {
+  const total = Math.max(1, b.totalMs - a.totalMs);
+  const own = (b.ownUs - a.ownUs) / 1000;
+  const other = Math.max(0, b.busyMs - a.busyMs - own);
+  return {
+    this_process: Math.round((own / total) * 100),
+    other_processes: Math.round((other / total) * 100),
+  };
 }
 
 function isFigures(value: unknown): value is LoadFigures {

@@ -1,11 +1,11 @@
 // Benchmark driver: `npm run bench [-- name...]` runs the named benchmarks (all by default), prints a table
 // and writes bench/results/<name>.json per benchmark plus bench/results/latest.json combining them.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { arch, cpus, platform, release, totalmem } from 'node:os';
+import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Rows for the printed table; the first row is the header. */
+/** Rows for the printed table; the first row is the header, and a one-cell row is printed as a note. */
 export type Table = string[][];
 
 /** What every benchmark module exports. */
@@ -33,6 +33,8 @@ export function machineInfo() {
     platform: platform(),
     release: release(),
     arch: arch(),
+    /** 1-minute load average when the run started: above a few tenths per core, other work skews the figures. */
+    loadavg_1m_at_start: Math.round(loadavg()[0]! * 100) / 100,
   };
 }
 
@@ -50,15 +52,22 @@ async function main(): Promise<number> {
   const requested = process.argv.slice(2).filter((a) => a !== '--');
   const unknown = requested.filter((name) => !(name in benchmarks));
   if (unknown.length) {
-    console.error(`unknown benchmark(s): ${unknown.join(', ')}; available: ${Object.keys(benchmarks).join(', ')}`);
+    console.error(
+      `unknown benchmark(s): ${unknown.join(', ')}; available: ${Object.keys(benchmarks).join(', ')}`,
+    );
     return 2;
   }
   const names = requested.length ? [...new Set(requested)] : Object.keys(benchmarks);
   mkdirSync(resultsDir, { recursive: true });
   const machine = machineInfo();
   console.log(
-    `machine: ${machine.cpus} x ${machine.cpu_model}, ${machine.total_mem_gib} GiB, node ${machine.node}, ${machine.platform} ${machine.arch}`,
+    `machine: ${machine.cpus} x ${machine.cpu_model}, ${machine.total_mem_gib} GiB, node ${machine.node}, ${machine.platform} ${machine.arch}, load ${machine.loadavg_1m_at_start}`,
   );
+  if (machine.loadavg_1m_at_start > machine.cpus * 0.5) {
+    console.log(
+      `!!! the machine is busy (1-minute load ${machine.loadavg_1m_at_start}); figures will be noisy`,
+    );
+  }
 
   let exitCode = 0;
   for (const name of names) {
@@ -118,9 +127,16 @@ function scalarTable(result: Record<string, unknown>): Table {
 
 export function formatTable(rows: Table): string {
   const widths: number[] = [];
-  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  for (const row of rows) {
+    if (row.length === 1) continue;
+    row.forEach((cell, i) => {
+      widths[i] = Math.max(widths[i] ?? 0, cell.length);
+    });
+  }
   const line = (row: string[]) =>
-    row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
+    row.length === 1
+      ? row[0]!
+      : row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join('  ');
   const [header, ...body] = rows;
   if (!header) return '';
   return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');

@@ -22,7 +22,9 @@ export const configSchema = z.object({
   /** Requests per minute per API key before 429 rate_limited. */
   RATE_LIMIT_PER_MINUTE: int(600, 1),
   /** How long a positive API-key lookup is reused in this process; a revocation takes effect within it. */
-  KEY_CACHE_TTL_MS: int(0, 0),
+  KEY_CACHE_TTL_MS: int(5_000, 0),
+  /** How long the status endpoint may reuse a running session it read (ended sessions are final and kept). */
+  STATUS_CACHE_TTL_MS: int(1_000, 0),
   IDEMPOTENCY_TTL_SECONDS: int(24 * 3600, 60),
   /** A join whose first attempt has not finished after this long is replayed instead of answered 409. */
   IDEMPOTENCY_IN_FLIGHT_MS: int(60_000, 1),

@@ -7,6 +7,7 @@ import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter';
 import { SessionsStore } from './adapters/dynamodb/sessions-store';
 import type { TableHandle } from './adapters/dynamodb/table';
 import { TranscriptStore } from './adapters/dynamodb/transcript-store';
+import { SessionCache } from './bots/status-cache';
 import type { Config } from './config';
 import type { Logger } from './log';
 import type { RateLimiter } from './ports/rate-limiter';
@@ -24,6 +25,7 @@ export interface ServiceDeps extends Stores {
   config: Config;
   rateLimiter: RateLimiter;
   auth: Authenticator;
+  statusCache: SessionCache;
   runner: TaskRunner;
   log: Logger;
   now: () => Date;
@@ -56,6 +58,7 @@ export function buildServiceDeps(
       keyCacheTtlMs: config.KEY_CACHE_TTL_MS,
       rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     }),
+    statusCache: new SessionCache(config.STATUS_CACHE_TTL_MS),
     now: parts.now ?? (() => new Date()),
   };
 }

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { dynamoDocumentClient, sqsClient } from '../core/adapters/aws-clients';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
+import { MemoryRateLimiter } from '../core/adapters/memory/rate-limiter';
 import { SqsQueue } from '../core/adapters/sqs/sqs-queue';
 import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
@@ -93,7 +94,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       );
     },
   });
-  const deps = buildServiceDeps(table, config, { runner, log });
+  // One process serves every request here, so counting in memory is exact (Lambda counts in DynamoDB).
+  const deps = buildServiceDeps(table, config, { runner, log, rateLimiter: new MemoryRateLimiter() });
 
   const resultsSeen: ResultsMessage[] = [];
   const resultsPoller = new QueuePoller(

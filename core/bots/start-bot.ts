@@ -22,8 +22,10 @@ export async function startBot(
   body: unknown,
   idempotencyKeyHeader: string | undefined,
 ): Promise<StartResult> {
-  const schema = startRequestSchema({ allowInsecureWebhooks: deps.config.ALLOW_INSECURE_WEBHOOKS });
-  const request = parseOrThrow(schema, body);
+  const request = parseOrThrow(
+    startRequestSchema({ allowInsecureWebhooks: deps.config.ALLOW_INSECURE_WEBHOOKS }),
+    body,
+  );
   const botId = randomUUID();
   const response: StoredResponse = {
     status: 201,

@@ -117,7 +117,19 @@ export function webhookUrlProblem(raw: string, policy: RequestPolicy): string | 
   return null;
 }
 
+const startRequestSchemas = new Map<boolean, ReturnType<typeof buildStartRequestSchema>>();
+
+/** The start request schema for a webhook policy (built once per policy: zod schemas are costly to build). */
 export function startRequestSchema(policy: RequestPolicy) {
+  let schema = startRequestSchemas.get(policy.allowInsecureWebhooks);
+  if (!schema) {
+    schema = buildStartRequestSchema(policy);
+    startRequestSchemas.set(policy.allowInsecureWebhooks, schema);
+  }
+  return schema;
+}
+
+function buildStartRequestSchema(policy: RequestPolicy) {
   return z
     .strictObject({
       provider: z.enum(providers).default('daily').describe('Room provider: daily (default) or local.'),

@@ -159,7 +159,7 @@ describe('admin CLI beside a running local stack', () => {
   let stack: LocalStack;
   beforeAll(async () => {
     dataDir = tempDir();
-    stack = await startLocalStack({ port: 0, dataDir, env: { LOG_LEVEL: 'silent' } });
+    stack = await startLocalStack({ port: 0, dataDir, env: { LOG_LEVEL: 'silent', KEY_CACHE_TTL_MS: '0' } });
   });
   afterAll(async () => {
     await stack?.close();

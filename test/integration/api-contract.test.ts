@@ -257,6 +257,20 @@ describe('authentication (every endpoint)', () => {
     expect(res.body.detail).toMatch(/revoked/);
     expect((await join({ room_url: 'https://a.daily.co/r' }, { key: second.apiKey })).status).toBe(201);
   });
+
+  it('with a key cache, a revocation takes effect within KEY_CACHE_TTL_MS', async () => {
+    const cached = await startTestStack({ KEY_CACHE_TTL_MS: '300' });
+    try {
+      const acct = await cached.account(5);
+      const path = `/api/bot/${randomUUID()}/status`;
+      expect((await cached.request('GET', path, { key: acct.apiKey })).status).toBe(404);
+      await cached.deps.accounts.revokeKey(acct.accountId, acct.keyId);
+      await new Promise((r) => setTimeout(r, 350));
+      expectError(await cached.request('GET', path, { key: acct.apiKey }), 401, 'authentication_error');
+    } finally {
+      await cached.close();
+    }
+  });
 });
 
 describe('GET /api/bot/{bot_id}/status', () => {

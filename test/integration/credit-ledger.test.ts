@@ -86,3 +86,18 @@ describe('credit ledger', () => {
     expect(await sum(acct.accountId)).toBe(3);
   });
 });
+
+describe('DynamoDB rate limiter (Lambda)', () => {
+  it('counts per key per minute across callers and refuses past the limit', async () => {
+    const { DynamoRateLimiter } = await import('../../core/adapters/dynamodb/rate-limiter');
+    const a = new DynamoRateLimiter(stack.table);
+    const b = new DynamoRateLimiter(stack.table); // another Lambda instance
+    const t = new Date('2026-01-01T00:00:30Z');
+    const decisions = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => (i % 2 ? a : b).consume('key_x', 4, t)),
+    );
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(4);
+    expect(decisions.find((d) => !d.allowed)?.retryAfterSeconds).toBe(30);
+    expect((await a.consume('key_x', 4, new Date('2026-01-01T00:01:00Z'))).allowed).toBe(true);
+  });
+});

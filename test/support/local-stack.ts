@@ -22,7 +22,8 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   const stack = await startLocalStack({
     port: 0,
     dataDir: null,
-    env: { LOG_LEVEL: 'silent', STOP_POLL_MS: '100', ...env },
+    // Revocation is immediate in tests unless a test sets a key cache; the status cache keeps its default.
+    env: { LOG_LEVEL: 'silent', STOP_POLL_MS: '100', KEY_CACHE_TTL_MS: '0', ...env },
   });
   return {
     ...stack,

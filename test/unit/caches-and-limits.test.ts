@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryRateLimiter } from '../../core/adapters/memory/rate-limiter';
+import type { BotSession } from '../../core/bots/session';
+import { SessionCache } from '../../core/bots/status-cache';
+
+const session = (botId: string, status: BotSession['status']) => ({ botId, status }) as BotSession;
+
+describe('session cache for the status endpoint', () => {
+  it('reuses a running session for the TTL only', () => {
+    const cache = new SessionCache(1000);
+    cache.put(session('a', 'running'), 0);
+    expect(cache.get('a', 999)?.botId).toBe('a');
+    expect(cache.get('a', 1001)).toBeUndefined();
+  });
+
+  it('keeps ended sessions (they never change again)', () => {
+    const cache = new SessionCache(1000);
+    cache.put(session('b', 'completed'), 0);
+    expect(cache.get('b', 10_000_000)?.status).toBe('completed');
+  });
+
+  it('caches no running session when the TTL is 0, and stays bounded', () => {
+    const cache = new SessionCache(0, 2);
+    cache.put(session('a', 'running'), 0);
+    expect(cache.get('a', 0)).toBeUndefined();
+    cache.put(session('x', 'failed'), 0);
+    cache.put(session('y', 'failed'), 0);
+    cache.put(session('z', 'failed'), 0);
+    expect(cache.get('x', 0)).toBeUndefined();
+    expect(cache.get('z', 0)?.botId).toBe('z');
+  });
+});
+
+describe('in-memory rate limiter (local stack)', () => {
+  it('allows the limit per key per minute, then tells how long to wait', async () => {
+    const limiter = new MemoryRateLimiter();
+    const t = new Date('2026-01-01T00:00:10Z');
+    for (let i = 0; i < 3; i++) expect((await limiter.consume('k', 3, t)).allowed).toBe(true);
+    expect(await limiter.consume('k', 3, t)).toEqual({ allowed: false, retryAfterSeconds: 50 });
+    expect((await limiter.consume('other', 3, t)).allowed).toBe(true);
+    expect((await limiter.consume('k', 3, new Date('2026-01-01T00:01:00Z'))).allowed).toBe(true);
+  });
+});
