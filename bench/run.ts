@@ -18,6 +18,7 @@ export interface BenchmarkModule {
 /** The benchmarks, in the order `npm run bench` runs them; later issues add entries here. */
 const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   'api-latency': () => import('./api-latency'),
+  'bot-runtime': () => import('./bot-runtime'),
 };
 
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));

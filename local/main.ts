@@ -2,6 +2,7 @@
 import { startLocalStack } from './stack';
 
 const stack = await startLocalStack({ devAccount: true });
+await stack.runner.prepare();
 const dev = stack.devAccount!;
 process.stdout.write(
   [

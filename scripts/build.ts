@@ -1,43 +1,30 @@
-// `npm run build` (after tsc): esbuild bundles of every Lambda entry and of the bot-task, into dist/.
+// `npm run build` (after tsc): esbuild bundles of every Lambda entry and of the bot-task (with its page assets) into dist/.
 import { build } from 'esbuild';
 import { routeTable } from '../functions/http/route-table';
+import { buildBotTaskBundle, nodeBundle } from './bundles';
 
-/** Lambda entries: one per route name, plus the event-driven handlers added by later issues. */
-const lambdaEntries = [...new Set(routeTable.map((r) => r.name))].map((name) => `functions/http/${name}.ts`);
-
-const common = {
-  bundle: true,
-  platform: 'node' as const,
-  target: 'node22',
-  format: 'esm' as const,
-  minify: true,
-  sourcemap: false,
-  legalComments: 'none' as const,
-  // ESM bundles of CommonJS dependencies need a require() in scope.
-  banner: {
-    js: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
-  },
-  logLevel: 'warning' as const,
-  metafile: true,
-};
+/** Lambda entries: one per HTTP route name, plus the queue, event and schedule handlers. */
+const lambdaEntries = [
+  ...new Set(routeTable.map((r) => `functions/http/${r.name}.ts`)),
+  'functions/results/handler.ts',
+  'functions/ops/task-stopped.ts',
+  'functions/ops/sweep-heartbeats.ts',
+];
 
 const lambdas = await build({
-  ...common,
-  entryPoints: lambdaEntries,
+  ...nodeBundle,
+  target: 'node22',
+  entryPoints: lambdaEntries.map((entry) => ({
+    in: entry,
+    out: entry.replace(/^functions\//, '').replace(/\.ts$/, ''),
+  })),
   outdir: 'dist/functions',
   outExtension: { '.js': '.mjs' },
-  entryNames: '[name]/index',
 });
+const bot = await buildBotTaskBundle('dist/bot-task');
 
-// playwright-core ships browser-side assets it loads from its own package; it stays an external dependency.
-const bot = await build({
-  ...common,
-  entryPoints: ['bot-task/main.ts'],
-  outfile: 'dist/bot-task/main.mjs',
-  external: ['playwright-core', 'chromium-bidi'],
-});
-
-const sizes = [lambdas, bot].flatMap((r) =>
-  Object.entries(r.metafile?.outputs ?? {}).map(([f, o]) => `${f} ${(o.bytes / 1024).toFixed(0)} KiB`),
+const lines = Object.entries(lambdas.metafile?.outputs ?? {}).map(
+  ([f, o]) => `${f} ${(o.bytes / 1024).toFixed(0)} KiB`,
 );
-process.stdout.write(`${sizes.join('\n')}\n`);
+lines.push(`dist/bot-task/main.mjs ${(bot.bytes / 1024).toFixed(0)} KiB (+ assets/)`);
+process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,5 +1,5 @@
 // How the bot's Chromium is started: Debian's build, headless, with the flags a WebRTC bot needs.
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 
 export const chromiumFlags = [
   '--headless',
@@ -16,8 +16,10 @@ export const chromiumFlags = [
   '--autoplay-policy=no-user-gesture-required',
 ];
 
-export function launchChromium(
+export async function launchChromium(
   executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
 ): Promise<Browser> {
+  // Loaded here, not at the top: playwright-core costs about half a second of start-up a local bot never needs.
+  const { chromium } = await import('playwright-core');
   return chromium.launch({ executablePath, headless: true, args: chromiumFlags });
 }

@@ -1,0 +1,237 @@
+// Bot runtime: 20 concurrent bots in one local room — join latency (join request → bot in the room), stop latency
+// (leave request → bot out of the room), peak RSS of each bot-task process, and whether any failed.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LocalStack, startLocalStack } from '../local/stack';
+import type { Table } from './run';
+
+const bots = 20;
+const targets = { stop_p95_ms: 1000, stop_spec_limit_ms: 5000 };
+
+export async function run(): Promise<Record<string, unknown>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-bot-runtime-'));
+  let stack: LocalStack | undefined;
+  try {
+    stack = await startLocalStack({
+      port: 0,
+      dataDir,
+      env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' },
+    });
+    const s = stack;
+    const { account, apiKey } = await s.deps.accounts.create('bench');
+    await s.deps.ledger.grant(account.accountId, 10_000, 'bench');
+    const room = s.rooms.createRoom('bench-room', false);
+    // Someone stays in the room so no bot leaves for participant_left.
+    s.rooms.addScripted(room, { name: 'Host', lines: [] });
+    const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+
+    const names = Array.from({ length: bots }, (_, i) => `Bench bot ${i + 1}`);
+    const joinedAt = (name: string) => room.log.find((e) => e.type === 'joined' && e.name === name);
+    const leftAt = (name: string) => room.log.find((e) => e.type === 'left' && e.name === name);
+
+    // One at a time first: the latency of a single join and stop on an otherwise idle stack.
+    const singleJoin: number[] = [];
+    const singleStop: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const name = `Solo bot ${i + 1}`;
+      const t0 = Date.now();
+      const res = await fetch(`${s.baseUrl}/api/bot/join`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          provider: 'local',
+          room_url: `${s.baseUrl}/rooms/bench-room`,
+          bot_config: { name },
+        }),
+      });
+      const { bot_id } = (await res.json()) as { bot_id: string };
+      await until(() => Boolean(joinedAt(name)), 30_000);
+      singleJoin.push(Date.parse(joinedAt(name)!.at) - t0);
+      await new Promise((r) => setTimeout(r, 300));
+      const t1 = Date.now();
+      await fetch(`${s.baseUrl}/v1/bots/leave/${bot_id}`, { method: 'POST', headers });
+      await until(() => Boolean(leftAt(name)), 30_000);
+      singleStop.push(Date.parse(leftAt(name)!.at) - t1);
+    }
+
+    // Then all at once, as a burst of 20.
+    const started = await Promise.all(
+      names.map(async (name) => {
+        const t0 = Date.now();
+        const res = await fetch(`${s.baseUrl}/api/bot/join`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            provider: 'local',
+            room_url: `${s.baseUrl}/rooms/bench-room`,
+            bot_config: { name },
+          }),
+        });
+        if (res.status !== 201) throw new Error(`join ${res.status}: ${await res.text()}`);
+        const { bot_id } = (await res.json()) as { bot_id: string };
+        return { name, botId: bot_id, t0 };
+      }),
+    );
+    await until(() => started.every((b) => joinedAt(b.name)), 60_000);
+    const joinMs = started.map((b) => Date.parse(joinedAt(b.name)!.at) - b.t0);
+
+    // Let every bot settle into its steady state, then read each process's peak RSS.
+    await new Promise((r) => setTimeout(r, 2000));
+    const rss: number[] = [];
+    for (const b of started) {
+      const pid = Number((await s.deps.sessions.get(b.botId))?.taskRef?.replace('local:', ''));
+      rss.push(peakRssMiB(pid));
+    }
+
+    // Stop: all at once.
+    const stops = await Promise.all(
+      started.map(async (b) => {
+        const t0 = Date.now();
+        const res = await fetch(`${s.baseUrl}/v1/bots/leave/${b.botId}`, { method: 'POST', headers });
+        if (res.status !== 202) throw new Error(`leave ${res.status}`);
+        return { ...b, stopT0: t0 };
+      }),
+    );
+    await until(() => stops.every((b) => leftAt(b.name)), 30_000);
+    const stopMs = stops.map((b) => Date.parse(leftAt(b.name)!.at) - b.stopT0);
+
+    await until(async () => {
+      const sessions = await Promise.all(stops.map((b) => s.deps.sessions.get(b.botId)));
+      return sessions.every((x) => x?.status !== 'running');
+    }, 30_000);
+    const outcomes = await Promise.all(stops.map((b) => s.deps.sessions.get(b.botId)));
+    const failures = outcomes.filter(
+      (o) => o?.status !== 'completed' || o.exitReason !== 'force_leave',
+    ).length;
+
+    return {
+      bots,
+      provider: 'local',
+      join_latency_single_ms: summary(singleJoin),
+      stop_latency_single_ms: summary(singleStop),
+      join_latency_ms: summary(joinMs),
+      stop_latency_ms: summary(stopMs),
+      stop_targets: targets,
+      stop_p95_pass: percentile(stopMs, 95) <= targets.stop_p95_ms,
+      bot_task_peak_rss_mib: summary(rss),
+      concurrent_bots_failed: failures,
+      notes: [
+        'join latency: join request sent → the bot appears in the local room (spawning node on the bot bundle included); *_single: one bot at a time, 5 runs; the others: 20 bots started at once.',
+        'stop latency: leave request sent → the bot is out of the room (room log); STOP_POLL_MS 500 and SIGTERM.',
+        'peak RSS: VmHWM of each bot-task process (local provider) after 2 s in the room.',
+      ],
+      daily_adapter: await dailyAdapterRss(),
+    };
+  } finally {
+    await stack?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Peak RSS of one bot-task with the Daily adapter: its Node process and its Chromium, against the stub. */
+async function dailyAdapterRss(): Promise<Record<string, unknown>> {
+  const { spawn } = await import('node:child_process');
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL('./daily-rss-probe.ts', import.meta.url).pathname],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  const code = await new Promise<number | null>((r) => child.once('exit', r));
+  if (code !== 0) return { error: `probe exited with ${code}`, output: out.slice(-500) };
+  return JSON.parse(out.trim().split('\n').pop()!);
+}
+
+export function peakRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round((kb / 1024) * 10) / 10;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+function summary(values: number[]) {
+  return {
+    p50: percentile(values, 50),
+    p95: percentile(values, 95),
+    max: Math.max(...values),
+    min: Math.min(...values),
+    n: values.length,
+  };
+}
+
+async function until(probe: () => boolean | Promise<boolean>, ms: number) {
+  const end = Date.now() + ms;
+  while (!(await probe())) {
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export function table(result: Record<string, unknown>): Table {
+  const r = result as {
+    join_latency_single_ms: ReturnType<typeof summary>;
+    stop_latency_single_ms: ReturnType<typeof summary>;
+    join_latency_ms: ReturnType<typeof summary>;
+    stop_latency_ms: ReturnType<typeof summary>;
+    bot_task_peak_rss_mib: ReturnType<typeof summary>;
+    concurrent_bots_failed: number;
+    stop_p95_pass: boolean;
+    daily_adapter: Record<string, number>;
+  };
+  return [
+    ['figure', 'p50', 'p95', 'max', 'target'],
+    [
+      'one bot: join → in room (ms)',
+      String(r.join_latency_single_ms.p50),
+      String(r.join_latency_single_ms.p95),
+      String(r.join_latency_single_ms.max),
+      '',
+    ],
+    [
+      'one bot: leave → out (ms)',
+      String(r.stop_latency_single_ms.p50),
+      String(r.stop_latency_single_ms.p95),
+      String(r.stop_latency_single_ms.max),
+      '',
+    ],
+    [
+      '20 at once: join → in room (ms)',
+      String(r.join_latency_ms.p50),
+      String(r.join_latency_ms.p95),
+      String(r.join_latency_ms.max),
+      '',
+    ],
+    [
+      '20 at once: leave → out (ms)',
+      String(r.stop_latency_ms.p50),
+      String(r.stop_latency_ms.p95),
+      String(r.stop_latency_ms.max),
+      `p95 ≤ 1000 ${r.stop_p95_pass ? 'pass' : 'FAIL'}`,
+    ],
+    [
+      'bot-task peak RSS, local (MiB)',
+      String(r.bot_task_peak_rss_mib.p50),
+      String(r.bot_task_peak_rss_mib.p95),
+      String(r.bot_task_peak_rss_mib.max),
+      '',
+    ],
+    [
+      'daily adapter: node / chromium RSS (MiB)',
+      String(r.daily_adapter.node_peak_rss_mib),
+      String(r.daily_adapter.chromium_rss_mib),
+      '',
+      '',
+    ],
+    [`${bots} concurrent bots, failures: ${r.concurrent_bots_failed}`],
+  ];
+}

@@ -1,0 +1,82 @@
+// Run by bench/bot-runtime.ts in its own process: one Daily-adapter bot in Chromium against the stubbed daily-js,
+// reporting this process's peak RSS and its Chromium's memory (sum of RSS and of PSS over the browser's processes).
+import { readdirSync, readFileSync } from 'node:fs';
+import { build } from 'esbuild';
+import { DailyRoomProvider } from '../bot-task/providers/daily/daily-provider';
+import { botOrigin } from '../bot-task/providers/daily/page-assets';
+import { createLogger } from '../core/log';
+
+const stub = (
+  await build({
+    entryPoints: [new URL('../test/browser/daily-stub.ts', import.meta.url).pathname],
+    bundle: true,
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+  })
+).outputFiles[0]!.text;
+
+const provider = new DailyRoomProvider({
+  log: createLogger('silent'),
+  preparePage: async (page) => {
+    await page.route('**/*', (route) =>
+      route.request().url().startsWith(botOrigin) ? route.fallback() : route.abort(),
+    );
+    await page.route(`${botOrigin}/vendor/daily-esm.js`, (route) =>
+      route.fulfill({ contentType: 'text/javascript', body: stub }),
+    );
+  },
+});
+
+const conn = await provider.join({
+  roomUrl: 'https://bench.daily.co/room',
+  botName: 'RSS probe',
+  videoMode: 'static',
+  timeoutMs: 30_000,
+});
+await new Promise((r) => setTimeout(r, 3000));
+
+function descendants(root: number): number[] {
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {}
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const [child, parent] of parents) {
+      if (parent === pid) {
+        out.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(root);
+  return out;
+}
+
+const kb = (file: string, field: string) => {
+  try {
+    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(file, 'utf8'))?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+};
+const browserPids = descendants(process.pid);
+const rss = browserPids.reduce((s, pid) => s + kb(`/proc/${pid}/status`, 'VmRSS'), 0);
+const pss = browserPids.reduce((s, pid) => s + kb(`/proc/${pid}/smaps_rollup`, 'Pss'), 0);
+const mib = (k: number) => Math.round((k / 1024) * 10) / 10;
+await conn.leave();
+process.stdout.write(
+  `${JSON.stringify({
+    node_peak_rss_mib: mib(process.resourceUsage().maxRSS),
+    chromium_processes: browserPids.length,
+    chromium_rss_mib: mib(rss),
+    chromium_pss_mib: mib(pss),
+    note: 'chromium RSS sums every process (shared pages counted more than once); PSS shares them out',
+  })}\n`,
+);
+process.exit(0);

@@ -1,0 +1,173 @@
+// Topics (recurring key phrases) and action items (commitments and next steps) of a conversation.
+import { questionKind } from './questions';
+import { isContentWord, stem, type Turn, tidySentence, wordCount, words } from './text';
+
+/** How many topics and action items the insights carry at most. */
+export const maxTopics = 8;
+export const maxActionItems = 8;
+
+interface PhraseStats {
+  count: number;
+  /** Surface forms as spoken, to show the most frequent one. */
+  forms: Map<string, number>;
+  first: number;
+}
+
+/**
+ * Key phrases: runs of content words (RAKE-style: stop words and punctuation split them) cut into 1-3 word
+ * n-grams, counted over the conversation. A phrase of n words scores count × (1 + 0.5·(n−1)); a phrase must
+ * recur (twice for 2-3 words, three times for one word), and a word is dropped when a chosen longer phrase
+ * holds most of its uses. Speakers' names are not topics.
+ */
+export function extractTopics(turns: readonly Turn[], limit = maxTopics): string[] {
+  const nameParts = new Set(turns.flatMap((t) => words(t.speaker)));
+  const stats = new Map<string, PhraseStats>();
+  let position = 0;
+  for (const turn of turns) {
+    for (const sentence of turn.sentences) {
+      for (const run of contentRuns(sentence.text, nameParts)) {
+        for (let n = 1; n <= 3; n++) {
+          for (let i = 0; i + n <= run.length; i++) {
+            const gram = run.slice(i, i + n);
+            const key = gram.map(stem).join(' ');
+            const entry = stats.get(key) ?? { count: 0, forms: new Map(), first: position };
+            entry.count++;
+            const form = gram.join(' ');
+            entry.forms.set(form, (entry.forms.get(form) ?? 0) + 1);
+            stats.set(key, entry);
+          }
+        }
+        position++;
+      }
+    }
+  }
+  const ranked = [...stats.entries()]
+    .map(([key, s]) => ({ key, n: key.split(' ').length, ...s }))
+    // One word must be a noun-like word of four letters or more (no "-ly" adverbs).
+    .filter(
+      (p) => p.count >= (p.n === 1 ? 3 : 2) && (p.n > 1 || (p.key.length >= 4 && !p.key.endsWith('ly'))),
+    )
+    .map((p) => ({ ...p, score: p.count * (1 + 0.5 * (p.n - 1)) }))
+    .sort((a, b) => b.score - a.score || a.first - b.first);
+
+  const chosen: typeof ranked = [];
+  for (const p of ranked) {
+    if (chosen.length >= limit) break;
+    // "remote" is no topic of its own when "remote control" holds most of its uses.
+    const covered = chosen.some(
+      (c) => (contains(c.key, p.key) && c.count * 2 >= p.count) || contains(p.key, c.key),
+    );
+    if (covered) continue;
+    chosen.push(p);
+  }
+  return chosen.map((p) => mostFrequentForm(p.forms));
+}
+
+function contentRuns(sentence: string, exclude: ReadonlySet<string>): string[][] {
+  const runs: string[][] = [];
+  // Punctuation ends a phrase as a stop word does.
+  for (const clause of sentence.split(/[,.;:!?()"“”—–]|\s-\s/)) {
+    let run: string[] = [];
+    for (const w of words(clause)) {
+      if (isContentWord(w) && !exclude.has(w)) run.push(w);
+      else if (run.length) {
+        runs.push(run);
+        run = [];
+      }
+    }
+    if (run.length) runs.push(run);
+  }
+  return runs;
+}
+
+function contains(longer: string, shorter: string): boolean {
+  return longer !== shorter && ` ${longer} `.includes(` ${shorter} `);
+}
+
+function mostFrequentForm(forms: Map<string, number>): string {
+  let best = '';
+  let n = -1;
+  for (const [form, c] of forms) {
+    if (c > n) {
+      best = form;
+      n = c;
+    }
+  }
+  return best;
+}
+
+/** Explicit markers of a task or a next step. */
+const strongAction =
+  /\b(?:action items?|follow[- ]?up|next steps?|to-?do|deadline|by (?:monday|tuesday|wednesday|thursday|friday|tomorrow|tonight|next week|the end of (?:the )?(?:day|week|month)))\b/i;
+/** A commitment: someone will, must or should do something, or "let's" do it. */
+const commitment =
+  /\b(?:(?:we|i)(?:'ll| will| shall| need to| should| are going to|'re going to|'re gonna| are gonna|'m going to|'m gonna| am going to)|let's)\s+(?:just\s+|also\s+|then\s+|all\s+)?(\w+)/i;
+/** Words after "let's" or "we'll" that make no task: managing the talk ("let's see"), negation, hedging. */
+const talkVerbs = new Set([
+  'see',
+  'say',
+  'go',
+  'hope',
+  'talk',
+  'just',
+  'be',
+  'face',
+  'start',
+  'move',
+  'get',
+  'have',
+  'find',
+  'think',
+  'know',
+  'leave',
+  'wait',
+  'show',
+  'back',
+  'tell',
+  'explain',
+  'give',
+  'try',
+  'never',
+  'not',
+  'let',
+  'probably',
+]);
+/**
+ * Reported, past or conditional speech is not a commitment of this meeting ("I said we need to…", "we were
+ * going to", "if we…"), nor is anything quoted.
+ */
+const reported =
+  /\b(?:said|told|thought|was like|were like|would have|used to|wanted to)\b|^(?:if|when)\b|["“”]/i;
+
+/**
+ * Action items: statements (no questions) of 5 to 35 words with an explicit task marker ("action item",
+ * "follow up", "next step", a deadline) or a commitment of the speakers ("we need to", "I'll", "we should",
+ * "let's" + a verb other than see/say/talk…), not reported, conditional or quoted speech. Explicit ones first, then by order; at most `limit`, each as
+ * "Speaker: sentence".
+ */
+export function extractActionItems(turns: readonly Turn[], limit = maxActionItems): string[] {
+  const found: { text: string; strong: boolean; order: number }[] = [];
+  const seen = new Set<string>();
+  let order = 0;
+  for (const turn of turns) {
+    if (turn.isBot) continue;
+    for (const { text } of turn.sentences) {
+      order++;
+      const n = wordCount(text);
+      if (n < 5 || n > 35 || questionKind(text) || reported.test(text)) continue;
+      const strong = strongAction.test(text);
+      const verb = commitment.exec(text)?.[1]?.toLowerCase();
+      if (!strong && (!verb || talkVerbs.has(verb))) continue;
+      const item = `${turn.speaker}: ${tidySentence(text)}`;
+      const key = words(text).join(' ');
+      if (seen.has(key)) continue;
+      seen.add(key);
+      found.push({ text: item, strong, order });
+    }
+  }
+  const strongFirst = [...found].sort((a, b) => Number(b.strong) - Number(a.strong) || a.order - b.order);
+  return strongFirst
+    .slice(0, limit)
+    .sort((a, b) => a.order - b.order)
+    .map((f) => f.text);
+}
