@@ -15,6 +15,18 @@ export const configSchema = z.object({
   SQS_ENDPOINT: z.url().optional(),
   /** Where the bot-task hands its results (and failure events) for processing. */
   RESULTS_QUEUE_URL: z.string().default(''),
+  /** One job per channel (webhook, e-mail) of a finished session; its DLQ holds deliveries that gave up. */
+  DELIVERY_QUEUE_URL: z.string().default(''),
+  DELIVERY_DLQ_URL: z.string().default(''),
+  SES_ENDPOINT: z.url().optional(),
+  /** The verified SES identity results are sent from. */
+  SES_FROM_ADDRESS: z.string().default('Meeting Bot <bots@example.com>'),
+  /** Bedrock model (or inference profile) for insights; empty selects the local rule-based engine. */
+  INSIGHTS_MODEL_ID: z.string().default(''),
+  /** A webhook must answer 2xx within this long. */
+  WEBHOOK_TIMEOUT_MS: int(15_000, 100),
+  /** Multiplies the webhook retry schedule (1 = about 76 hours over 15 attempts); tests compress it. */
+  DELIVERY_BACKOFF_SCALE: z.coerce.number().min(0).max(1).default(1),
   /** Credits placed on hold by a join; below it the join is refused with 402. */
   JOIN_HOLD_CREDITS: int(1, 0),
   /** Credits charged per started minute of a session when it settles. */

@@ -2,6 +2,7 @@
 import { Authenticator } from './accounts/authenticate';
 import { AccountsStore } from './adapters/dynamodb/accounts-store';
 import { CreditLedger } from './adapters/dynamodb/credit-ledger';
+import { DeliveriesStore } from './adapters/dynamodb/deliveries-store';
 import { IdempotencyStore } from './adapters/dynamodb/idempotency-store';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter';
 import { SessionsStore } from './adapters/dynamodb/sessions-store';
@@ -19,6 +20,7 @@ export interface Stores {
   ledger: CreditLedger;
   idempotency: IdempotencyStore;
   transcripts: TranscriptStore;
+  deliveries: DeliveriesStore;
 }
 
 export interface ServiceDeps extends Stores {
@@ -38,6 +40,7 @@ export function buildStores(table: TableHandle, config: Config): Stores {
     ledger: new CreditLedger(table),
     idempotency: new IdempotencyStore(table, config.IDEMPOTENCY_TTL_SECONDS),
     transcripts: new TranscriptStore(table),
+    deliveries: new DeliveriesStore(table),
   };
 }
 

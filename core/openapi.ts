@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { errorStatus } from './errors';
 import {
   botConfigSchema,
+  deliveriesViewSchema,
   errorBodySchema,
   insightsSchema,
   leaveResponseSchema,
@@ -19,6 +20,7 @@ const components = {
   StartResponse: { schema: startResponseSchema, io: 'output' },
   LeaveResponse: { schema: leaveResponseSchema, io: 'output' },
   StatusView: { schema: statusViewSchema, io: 'output' },
+  DeliveriesView: { schema: deliveriesViewSchema, io: 'output' },
   QaPair: { schema: qaPairSchema, io: 'output' },
   Insights: { schema: insightsSchema, io: 'output' },
   ErrorBody: { schema: errorBodySchema, io: 'output' },
@@ -150,6 +152,19 @@ export function buildOpenApiDocument() {
           parameters: [botIdParam],
           responses: {
             '200': json('StatusView', 'The session'),
+            ...commonErrors,
+            '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
+          },
+        },
+      },
+      '/api/bot/{bot_id}/deliveries': {
+        get: {
+          operationId: 'getBotDeliveries',
+          summary: 'Webhook and e-mail deliveries of a bot, with every attempt',
+          tags: ['bots'],
+          parameters: [botIdParam],
+          responses: {
+            '200': json('DeliveriesView', 'The deliveries'),
             ...commonErrors,
             '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
           },

@@ -14,7 +14,7 @@ import {
 } from '../functions/http/http-route';
 import { openApiRoute } from '../functions/http/openapi';
 import { type RouteName, routeTable } from '../functions/http/route-table';
-import { joinRoute, leaveRoute, statusRoute } from '../functions/http/routes';
+import { deliveriesRoute, joinRoute, leaveRoute, statusRoute } from '../functions/http/routes';
 
 /** API Gateway's own payload limit is 10 MB; we stop reading far earlier and let the handler judge the rest. */
 const readLimitBytes = 1024 * 1024;
@@ -36,6 +36,7 @@ export function apiHandlers(deps: ServiceDeps): Record<RouteName, HttpHandler> {
     join: authenticatedRoute(joinRoute, d),
     leave: authenticatedRoute(leaveRoute, d),
     status: authenticatedRoute(statusRoute, d),
+    deliveries: authenticatedRoute(deliveriesRoute, d),
     openapi: publicRoute(openApiRoute),
   };
 }

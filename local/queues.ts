@@ -10,6 +10,8 @@ export interface LocalQueues {
   endpoint: string;
   results: LocalQueue;
   resultsDlq: LocalQueue;
+  delivery: LocalQueue;
+  deliveryDlq: LocalQueue;
   stop(): Promise<void>;
 }
 
@@ -17,17 +19,24 @@ export async function startLocalQueues(): Promise<LocalQueues> {
   const server = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' } as Parameters<
     typeof startFauxqs
   >[0]);
-  const dlq = server.createQueue('results-dlq');
-  const results = server.createQueue('results', {
-    attributes: {
-      VisibilityTimeout: '10',
-      RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: '5' }),
-    },
-  });
-  return {
-    endpoint: server.address,
-    results: { url: results.queueUrl, arn: results.queueArn },
-    resultsDlq: { url: dlq.queueUrl, arn: dlq.queueArn },
-    stop: () => server.stop(),
+  const withDlq = (name: string, visibilitySeconds: number, maxReceiveCount: number) => {
+    const dlq = server.createQueue(`${name}-dlq`);
+    const queue = server.createQueue(name, {
+      attributes: {
+        VisibilityTimeout: String(visibilitySeconds),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: dlq.queueArn,
+          maxReceiveCount: String(maxReceiveCount),
+        }),
+      },
+    });
+    return [
+      { url: queue.queueUrl, arn: queue.queueArn },
+      { url: dlq.queueUrl, arn: dlq.queueArn },
+    ] as const;
   };
+  const [results, resultsDlq] = withDlq('results', 10, 5);
+  // Above the 15 delivery attempts, so only a message that keeps crashing its handler lands here by redrive.
+  const [delivery, deliveryDlq] = withDlq('delivery', 30, 25);
+  return { endpoint: server.address, results, resultsDlq, delivery, deliveryDlq, stop: () => server.stop() };
 }

@@ -1,22 +1,26 @@
 // The embedded default: the whole service on one machine, no cloud account, no network (ARCHITECTURE.md §3).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { dynamoDocumentClient, sqsClient } from '../core/adapters/aws-clients';
+import { dynamoDocumentClient, sesClient, sqsClient } from '../core/adapters/aws-clients';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
 import { MemoryRateLimiter } from '../core/adapters/memory/rate-limiter';
+import { SesMailer } from '../core/adapters/ses/ses-mailer';
 import { SqsQueue } from '../core/adapters/sqs/sqs-queue';
 import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
 import { buildServiceDeps, buildStores, type ServiceDeps } from '../core/deps';
+import { LocalInsightsEngine } from '../core/insights/local-engine';
 import { createLogger, type Logger } from '../core/log';
 import type { ResultsMessage } from '../core/results/messages';
+import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
 import { type ApiServer, startApiServer } from './api-server';
 import { startDynalite } from './dynalite';
 import { QueuePoller } from './queue-poller';
-import { startLocalQueues } from './queues';
+import { type LocalQueues, startLocalQueues } from './queues';
 import { createRoomServer, type RoomServer } from './room/room-server';
+import { startLocalSes } from './ses';
 import { stackFileName } from './stack-file';
 import { LocalTaskRunner } from './task-runner';
 
@@ -45,6 +49,9 @@ export interface LocalStack {
   runner: LocalTaskRunner;
   api: ApiServer;
   rooms: RoomServer;
+  queues: LocalQueues;
+  /** Local SES v2 endpoint; GET <sesEndpoint>/store lists the mails sent. */
+  sesEndpoint: string;
   /** The last results-queue messages processed (newest last). */
   resultsSeen: ResultsMessage[];
   dynamoEndpoint: string;
@@ -64,6 +71,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const dataDir = options.dataDir === undefined ? resolve(process.env.DATA_DIR ?? '.data') : options.dataDir;
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
   const queues = await startLocalQueues();
+  const ses = await startLocalSes();
   const env = {
     ...localDefaults,
     ...process.env,
@@ -71,6 +79,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     SQS_ENDPOINT: queues.endpoint,
     RESULTS_QUEUE_URL: queues.results.url,
+    DELIVERY_QUEUE_URL: queues.delivery.url,
+    DELIVERY_DLQ_URL: queues.deliveryDlq.url,
+    SES_ENDPOINT: ses.endpoint,
   };
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const config = loadConfig(env);
@@ -104,6 +115,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     makeResultsHandler({
       stores,
       config,
+      insights: new LocalInsightsEngine(),
+      deliveryQueue: new SqsQueue(sqs, config.DELIVERY_QUEUE_URL),
       log,
       now: () => new Date(),
       onProcessed: (m) => {
@@ -115,6 +128,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     log,
   );
   resultsPoller.start();
+  const deliveryPoller = new QueuePoller(
+    sqs,
+    config.DELIVERY_QUEUE_URL,
+    makeDeliveryHandler(
+      {
+        stores,
+        mailer: new SesMailer(sesClient(config), config.SES_FROM_ADDRESS),
+        config,
+        log,
+        now: () => new Date(),
+      },
+      { sqs, queueUrl: config.DELIVERY_QUEUE_URL, dlqUrl: config.DELIVERY_DLQ_URL },
+    ),
+    { queueArn: queues.delivery.arn, region: config.AWS_REGION, waitSeconds: 1 },
+    log,
+  );
+  deliveryPoller.start();
   const sweeper = setInterval(() => {
     void sweepStaleSessions({ stores, config, results, log }, sweepSettings(config)).catch((err) =>
       log.warn('heartbeat sweep failed', { err }),
@@ -148,6 +178,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     runner,
     api,
     rooms,
+    queues,
+    sesEndpoint: ses.endpoint,
     resultsSeen,
     dynamoEndpoint: dynamo.endpoint,
     devAccount,
@@ -158,6 +190,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         await api.close();
         await runner.closeAll();
         await resultsPoller.stop();
+        await deliveryPoller.stop();
+        await ses.close();
         await queues.stop();
         sqs.destroy();
         table.doc.destroy();

@@ -7,6 +7,7 @@ import { buildBotTaskBundle, nodeBundle } from './bundles';
 const lambdaEntries = [
   ...new Set(routeTable.map((r) => `functions/http/${r.name}.ts`)),
   'functions/results/handler.ts',
+  'functions/delivery/handler.ts',
   'functions/ops/task-stopped.ts',
   'functions/ops/sweep-heartbeats.ts',
 ];

@@ -2,7 +2,9 @@
 
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -41,4 +43,12 @@ export function dynamoDocumentClient(config: Pick<Config, 'AWS_REGION' | 'DYNAMO
 
 export function sqsClient(config: Pick<Config, 'AWS_REGION' | 'SQS_ENDPOINT'>) {
   return new SQSClient({ region: config.AWS_REGION, ...connectionOptions(config.SQS_ENDPOINT) });
+}
+
+export function sesClient(config: Pick<Config, 'AWS_REGION' | 'SES_ENDPOINT'>) {
+  return new SESv2Client({ region: config.AWS_REGION, ...connectionOptions(config.SES_ENDPOINT) });
+}
+
+export function bedrockClient(config: Pick<Config, 'AWS_REGION'>) {
+  return new BedrockRuntimeClient({ region: config.AWS_REGION, ...connectionOptions(undefined) });
 }

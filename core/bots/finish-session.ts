@@ -9,6 +9,7 @@ export interface Completion {
   transcript: string;
   qaPairs?: QaPair[];
   insights?: Insights | null;
+  insightsError?: string;
 }
 
 type Deps = Pick<Stores, 'sessions' | 'ledger'> & { config: Pick<Config, 'CREDITS_PER_MINUTE'> };
@@ -30,6 +31,7 @@ export async function completeSession(
     transcript: result.transcript,
     qaPairs: result.qaPairs ?? [],
     insights: result.insights ?? null,
+    insightsError: result.insightsError,
   });
   if (!ended) return false;
   const charge = usageCharge(

@@ -2,7 +2,7 @@
 import type { Caller } from '../accounts/authenticate';
 import type { ServiceDeps } from '../deps';
 import { ApiError, notFound } from '../errors';
-import { botIdSchema, type StatusView } from '../schemas/api';
+import { botIdSchema, type DeliveriesView, type StatusView } from '../schemas/api';
 import { type BotSession, toStatusView } from './session';
 
 /** The caller's session; another account's bot is reported exactly like a missing one (404). */
@@ -25,4 +25,27 @@ export async function getBotStatus(
   rawBotId: string | undefined,
 ): Promise<StatusView> {
   return toStatusView(await findOwnSession(deps, caller, rawBotId));
+}
+
+export async function getBotDeliveries(
+  deps: ServiceDeps,
+  caller: Caller,
+  rawBotId: string | undefined,
+): Promise<DeliveriesView> {
+  const session = await findOwnSession(deps, caller, rawBotId);
+  const list = await deps.deliveries.list(session.botId);
+  return {
+    bot_id: session.botId,
+    deliveries: list.map((d) => ({
+      channel: d.channel,
+      event: d.event,
+      status: d.status,
+      target: d.target,
+      webhook_id: d.channel === 'webhook' ? d.messageId : null,
+      attempts: d.attempts,
+      created_at: d.createdAt,
+      delivered_at: d.deliveredAt ?? null,
+      next_attempt_at: d.status === 'pending' ? (d.nextAttemptAt ?? null) : null,
+    })),
+  };
 }

@@ -36,6 +36,8 @@ export interface BotSession {
   transcript?: string;
   qaPairs?: QaPair[];
   insights?: Insights | null;
+  /** Why insights are missing when processing failed (webhook `insights_error`). */
+  insightsError?: string;
   /** Runner's handle of the task (child pid locally, task ARN in ECS). */
   taskRef?: string;
   heartbeatAt?: string;

@@ -1,22 +1,31 @@
-// The results stage: a bot's hand-over becomes a completed session (transcript assembled, credits settled).
-// Insights and delivery jobs join here in issue #5.
+// The results stage: a bot's hand-over becomes a completed session (Q&A pairs, insights, credits settled) and one
+// delivery job per channel; failure events become webhook deliveries. Every step is idempotent, so a duplicate or
+// redelivered message completes nothing twice and sends nothing twice.
+
 import { completeSession } from '../bots/finish-session';
+import type { BotSession } from '../bots/session';
 import { transcriptText } from '../bots/transcript';
 import type { Config } from '../config';
+import { scheduleDelivery } from '../delivery/deliver';
+import { sessionCompletePayload } from '../delivery/payloads';
 import type { Stores } from '../deps';
+import { type InsightsEngine, InsightsError } from '../insights/insights-engine';
 import type { Logger } from '../log';
+import { renderResultsEmail } from '../mail/results-email';
+import type { MessageQueue } from '../ports/queue';
 import type { ResultsMessage } from './messages';
 
 export interface ResultsDeps {
-  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts'>;
+  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries'>;
   config: Pick<Config, 'CREDITS_PER_MINUTE'>;
+  insights: InsightsEngine;
+  deliveryQueue: MessageQueue;
   log: Logger;
   now: () => Date;
   /** Called after each message is processed (the local stack keeps a short list for tests and the dev). */
   onProcessed?: (message: ResultsMessage) => void;
 }
 
-/** Idempotent: a duplicate message finds the session already completed and changes nothing. */
 export async function processResults(deps: ResultsDeps, message: ResultsMessage): Promise<void> {
   await handle(deps, message);
   deps.onProcessed?.(message);
@@ -24,30 +33,102 @@ export async function processResults(deps: ResultsDeps, message: ResultsMessage)
 
 async function handle(deps: ResultsDeps, message: ResultsMessage): Promise<void> {
   const log = deps.log.child({ bot_id: message.bot_id });
-  switch (message.kind) {
-    case 'session_ended': {
-      const utterances = await deps.stores.transcripts.load(message.bot_id);
-      const completed = await completeSession(
-        { ...deps.stores, config: deps.config },
-        message.bot_id,
+  if (message.kind !== 'session_ended') {
+    const session = await deps.stores.sessions.get(message.bot_id);
+    if (session?.webhookUrl) {
+      await scheduleDelivery(
+        deps.stores,
+        deps.deliveryQueue,
         {
-          exitReason: message.exit_reason,
-          transcript: transcriptText(utterances),
-          qaPairs: [],
-          insights: null,
+          botId: session.botId,
+          accountId: session.accountId,
+          channel: 'webhook',
+          event: message.event.event_type,
+          target: session.webhookUrl,
+          payload: JSON.stringify(message.event),
         },
         deps.now(),
       );
-      log.info(completed ? 'session completed' : 'session already ended', {
-        exit_reason: message.exit_reason,
-        lines: utterances.length,
-      });
-      return;
     }
-    case 'bot_join_failed':
-    case 'bot_failed':
-      // The session was failed where the failure happened; the event waits for webhook delivery (issue #5).
-      log.info('failure event received', { event_type: message.event.event_type });
-      return;
+    log.info('failure event processed', {
+      event_type: message.event.event_type,
+      webhook: Boolean(session?.webhookUrl),
+    });
+    return;
+  }
+
+  let session = await deps.stores.sessions.get(message.bot_id);
+  if (!session) {
+    log.warn('results for an unknown session');
+    return;
+  }
+  if (session.status === 'running') {
+    const utterances = await deps.stores.transcripts.load(message.bot_id);
+    let qaPairs: BotSession['qaPairs'] = [];
+    let insights: BotSession['insights'] = null;
+    let insightsError: string | undefined;
+    try {
+      const result = await deps.insights.analyse({
+        utterances,
+        botName: session.botConfig.name,
+        analysisPrompt: session.analysisPrompt,
+        summaryFormatPrompt: session.summaryFormatPrompt,
+        processInsights: session.processInsights,
+      });
+      qaPairs = result.qaPairs;
+      insights = result.insights;
+    } catch (err) {
+      // An insights failure never loses the transcript: the session completes without them (spec §6.1).
+      insightsError = err instanceof InsightsError ? err.message : 'Insights could not be generated.';
+      log.error('insights failed; completing without them', { err });
+    }
+    await completeSession(
+      { ...deps.stores, config: deps.config },
+      message.bot_id,
+      {
+        exitReason: message.exit_reason,
+        transcript: transcriptText(utterances),
+        qaPairs,
+        insights,
+        insightsError,
+      },
+      deps.now(),
+    );
+    session = (await deps.stores.sessions.get(message.bot_id)) ?? session;
+  }
+  if (session.status !== 'completed') return;
+  await scheduleResultDeliveries(deps, session);
+  log.info('session completed', { exit_reason: session.exitReason });
+}
+
+async function scheduleResultDeliveries(deps: ResultsDeps, session: BotSession): Promise<void> {
+  const payload = sessionCompletePayload(session);
+  const base = { botId: session.botId, accountId: session.accountId, event: 'session_complete' };
+  if (session.webhookUrl) {
+    await scheduleDelivery(
+      deps.stores,
+      deps.deliveryQueue,
+      { ...base, channel: 'webhook', target: session.webhookUrl, payload: JSON.stringify(payload) },
+      deps.now(),
+    );
+  }
+  if (session.email) {
+    const mail = renderResultsEmail({
+      roomName: session.roomName,
+      startedAt: payload.started_at,
+      completedAt: payload.completed_at,
+      exitReason: payload.exit_reason,
+      durationSeconds: payload.duration_seconds,
+      transcript: payload.transcript_text,
+      qaPairs: payload.qa_pairs,
+      insights: session.insights ?? null,
+      insightsError: session.insightsError,
+    });
+    await scheduleDelivery(
+      deps.stores,
+      deps.deliveryQueue,
+      { ...base, channel: 'email', target: session.email, payload: JSON.stringify(mail) },
+      deps.now(),
+    );
   }
 }

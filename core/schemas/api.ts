@@ -245,3 +245,37 @@ export const errorBodySchema = z
 export const idempotencyKeySchema = z
   .string()
   .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces');
+
+export const deliveryAttemptSchema = z.strictObject({
+  at: z.iso.datetime({ offset: true }),
+  status_code: z
+    .number()
+    .int()
+    .nullable()
+    .describe('HTTP status of the webhook reply; null for e-mail or no reply.'),
+  latency_ms: z.number(),
+  error: z.string().nullable(),
+});
+
+export const deliveriesViewSchema = z
+  .strictObject({
+    bot_id: z.uuid(),
+    deliveries: z.array(
+      z.strictObject({
+        channel: z.enum(['webhook', 'email']),
+        event: z.string(),
+        status: z.enum(['pending', 'delivered', 'failed']),
+        target: z.string().describe('The webhook URL or e-mail address.'),
+        webhook_id: z
+          .string()
+          .nullable()
+          .describe('The webhook-id header of every attempt (receivers deduplicate on it).'),
+        attempts: z.array(deliveryAttemptSchema),
+        created_at: z.iso.datetime({ offset: true }),
+        delivered_at: z.iso.datetime({ offset: true }).nullable(),
+        next_attempt_at: z.iso.datetime({ offset: true }).nullable(),
+      }),
+    ),
+  })
+  .describe("Every delivery of a bot's results and events, with each attempt.");
+export type DeliveriesView = z.infer<typeof deliveriesViewSchema>;

@@ -1,6 +1,6 @@
 // Every HTTP route of the API, named for its Lambda function; the local server and the CDK API both read this.
 
-export type RouteName = 'join' | 'leave' | 'status' | 'openapi';
+export type RouteName = 'join' | 'leave' | 'status' | 'deliveries' | 'openapi';
 
 export interface RouteSpec {
   method: 'GET' | 'POST';
@@ -13,5 +13,6 @@ export const routeTable: readonly RouteSpec[] = [
   { method: 'POST', path: '/v1/bots/leave/{bot_id}', name: 'leave' },
   { method: 'POST', path: '/v1/bot/{bot_id}/stop', name: 'leave' },
   { method: 'GET', path: '/api/bot/{bot_id}/status', name: 'status' },
+  { method: 'GET', path: '/api/bot/{bot_id}/deliveries', name: 'deliveries' },
   { method: 'GET', path: '/openapi.json', name: 'openapi' },
 ];

@@ -1,5 +1,5 @@
 // The API's routes (spec §4 plus ARCHITECTURE.md §4): each one line from HTTP to a use case.
-import { getBotStatus } from '../../core/bots/get-status';
+import { getBotDeliveries, getBotStatus } from '../../core/bots/get-status';
 import { startBot } from '../../core/bots/start-bot';
 import { stopBot } from '../../core/bots/stop-bot';
 import { header, jsonBody, type Route } from './http-route';
@@ -19,4 +19,9 @@ export const leaveRoute: Route = async ({ deps, event, caller }) => ({
 export const statusRoute: Route = async ({ deps, event, caller }) => ({
   status: 200,
   body: await getBotStatus(deps, caller, event.pathParameters?.bot_id),
+});
+
+export const deliveriesRoute: Route = async ({ deps, event, caller }) => ({
+  status: 200,
+  body: await getBotDeliveries(deps, caller, event.pathParameters?.bot_id),
 });

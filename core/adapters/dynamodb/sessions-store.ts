@@ -28,6 +28,7 @@ const fieldToAttribute = {
   transcript: 'transcript',
   qaPairs: 'qa_pairs',
   insights: 'insights',
+  insightsError: 'insights_error',
   taskRef: 'task_ref',
   heartbeatAt: 'heartbeat_at',
 } as const satisfies Record<keyof BotSession, string>;

@@ -1,0 +1,194 @@
+// Delivery records: one per bot, channel and event, with every attempt (time, status, latency, error).
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, keys, type TableHandle } from './table';
+
+export type Channel = 'webhook' | 'email';
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface Attempt {
+  at: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+export interface Delivery {
+  botId: string;
+  accountId: string;
+  channel: Channel;
+  event: string;
+  /** Webhook URL or e-mail address. */
+  target: string;
+  /** The webhook body, or the e-mail as JSON ({subject, html, text}). */
+  payload: string;
+  /** Standard Webhooks `webhook-id`: the same for every attempt, so receivers can deduplicate. */
+  messageId: string;
+  status: DeliveryStatus;
+  attempts: Attempt[];
+  createdAt: string;
+  deliveredAt?: string;
+  nextAttemptAt?: string;
+}
+
+const prefix = 'DELIVERY#';
+const sortKey = (channel: Channel, event: string) => `${prefix}${channel}#${event}`;
+
+function fromItem(i: Record<string, unknown>): Delivery {
+  return {
+    botId: i.bot_id as string,
+    accountId: i.account_id as string,
+    channel: i.channel as Channel,
+    event: i.event as string,
+    target: i.target as string,
+    payload: i.payload as string,
+    messageId: i.message_id as string,
+    status: i.status as DeliveryStatus,
+    attempts: (i.attempts as Attempt[]) ?? [],
+    createdAt: i.created_at as string,
+    deliveredAt: i.delivered_at as string | undefined,
+    nextAttemptAt: i.next_attempt_at as string | undefined,
+  };
+}
+
+export class DeliveriesStore {
+  constructor(private readonly table: TableHandle) {}
+
+  private key(botId: string, channel: Channel, event: string) {
+    return { pk: keys.session(botId).pk, sk: sortKey(channel, event) };
+  }
+
+  /** Creates the record once; a duplicate results message finds it and changes nothing. Returns false then. */
+  async create(d: Omit<Delivery, 'status' | 'attempts'>): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: {
+            ...this.key(d.botId, d.channel, d.event),
+            type: 'delivery',
+            bot_id: d.botId,
+            account_id: d.accountId,
+            channel: d.channel,
+            event: d.event,
+            target: d.target,
+            payload: d.payload,
+            message_id: d.messageId,
+            status: 'pending',
+            attempts: [],
+            created_at: d.createdAt,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  async get(botId: string, channel: Channel, event: string): Promise<Delivery | null> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: this.key(botId, channel, event),
+        ConsistentRead: true,
+      }),
+    );
+    return Item ? fromItem(Item) : null;
+  }
+
+  async list(botId: string): Promise<Delivery[]> {
+    const { Items = [] } = await this.table.doc.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': keys.session(botId).pk, ':p': prefix },
+        ConsistentRead: true,
+      }),
+    );
+    return Items.map(fromItem);
+  }
+
+  /**
+   * Takes the right to send this delivery now (e-mail: at most one send in flight). Fails when it is delivered,
+   * failed, or another worker holds an unexpired claim.
+   */
+  async claim(d: Delivery, untilMs: number, nowMs: number): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: this.key(d.botId, d.channel, d.event),
+          UpdateExpression: 'SET claim_until = :until',
+          ConditionExpression: '#s = :pending AND (attribute_not_exists(claim_until) OR claim_until < :now)',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':until': untilMs, ':now': nowMs, ':pending': 'pending' },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Appends an attempt and sets the resulting state; only a pending delivery changes. */
+  async recordAttempt(
+    d: Delivery,
+    attempt: Attempt,
+    outcome: { status: DeliveryStatus; nextAttemptAt?: string },
+  ): Promise<boolean> {
+    const sets = ['attempts = list_append(attempts, :a)', '#s = :status', 'claim_until = :zero'];
+    const values: Record<string, unknown> = {
+      ':a': [attempt],
+      ':status': outcome.status,
+      ':pending': 'pending',
+      ':zero': 0,
+    };
+    if (outcome.status === 'delivered') {
+      sets.push('delivered_at = :at');
+      values[':at'] = attempt.at;
+    }
+    if (outcome.nextAttemptAt) {
+      sets.push('next_attempt_at = :next');
+      values[':next'] = outcome.nextAttemptAt;
+    }
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: this.key(d.botId, d.channel, d.event),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: '#s = :pending',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /** A failed (dead-lettered) delivery goes back to pending for a redrive; its attempts are kept. */
+  async reopen(botId: string, channel: Channel, event: string): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: this.key(botId, channel, event),
+          UpdateExpression: 'SET #s = :pending, claim_until = :zero',
+          ConditionExpression: '#s = :failed',
+          ExpressionAttributeNames: { '#s': 'status' },
+          ExpressionAttributeValues: { ':pending': 'pending', ':failed': 'failed', ':zero': 0 },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,123 @@
+// Delivering one job: a signed webhook POST or one e-mail, recorded attempt by attempt, retried on schedule.
+import type { AccountsStore } from '../adapters/dynamodb/accounts-store';
+import type { Attempt, Channel, DeliveriesStore, Delivery } from '../adapters/dynamodb/deliveries-store';
+import type { Config } from '../config';
+import type { Logger } from '../log';
+import { type PostResult, safePost } from '../net/safe-post';
+import type { Mail, Mailer } from '../ports/mailer';
+import type { MessageQueue } from '../ports/queue';
+import { nextRetry, parseRetryAfter } from './retry-schedule';
+import { newWebhookMessageId, webhookHeaders } from './webhook-signer';
+
+export interface DeliveryJob {
+  bot_id: string;
+  channel: Channel;
+  event: string;
+}
+
+export type DeliveryOutcome =
+  | { kind: 'done' }
+  | { kind: 'retry'; delaySeconds: number }
+  | { kind: 'failed'; reason: string };
+
+export interface DeliveryDeps {
+  stores: { deliveries: DeliveriesStore; accounts: AccountsStore };
+  mailer: Mailer;
+  config: Pick<Config, 'WEBHOOK_TIMEOUT_MS' | 'ALLOW_INSECURE_WEBHOOKS' | 'DELIVERY_BACKOFF_SCALE'>;
+  log: Logger;
+  now: () => Date;
+  /** Tests: DNS stand-in for the SSRF guard. */
+  resolve?: (host: string) => Promise<string[]>;
+}
+
+/** Records a delivery to make and queues its job; a repeat (duplicate results message) only re-queues a pending one. */
+export async function scheduleDelivery(
+  stores: { deliveries: DeliveriesStore },
+  queue: MessageQueue,
+  d: Omit<Delivery, 'status' | 'attempts' | 'messageId' | 'createdAt'>,
+  now: Date,
+): Promise<void> {
+  await stores.deliveries.create({ ...d, messageId: newWebhookMessageId(), createdAt: now.toISOString() });
+  const current = await stores.deliveries.get(d.botId, d.channel, d.event);
+  if (current?.status === 'pending')
+    await queue.send({ bot_id: d.botId, channel: d.channel, event: d.event } satisfies DeliveryJob);
+}
+
+export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<DeliveryOutcome> {
+  const { deliveries } = deps.stores;
+  const d = await deliveries.get(job.bot_id, job.channel, job.event);
+  if (!d || d.status !== 'pending') return { kind: 'done' };
+  const now = deps.now();
+  // One sender at a time: a duplicate message finds the claim and leaves (the holder's message is still queued).
+  const claimMs = deps.config.WEBHOOK_TIMEOUT_MS + 30_000;
+  if (!(await deliveries.claim(d, now.getTime() + claimMs, now.getTime()))) return { kind: 'done' };
+
+  const log = deps.log.child({
+    bot_id: d.botId,
+    account_id: d.accountId,
+    channel: d.channel,
+    event: d.event,
+  });
+  const result = d.channel === 'webhook' ? await postWebhook(deps, d) : await sendMail(deps, d);
+  const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
+  const attempt: Attempt = {
+    at: now.toISOString(),
+    status_code: d.channel === 'webhook' ? (result.status ?? null) : null,
+    latency_ms: result.latencyMs,
+    error: ok ? null : (result.error ?? `HTTP ${result.status}`),
+  };
+  if (ok) {
+    await deliveries.recordAttempt(d, attempt, { status: 'delivered' });
+    log.info('delivered', { attempt: d.attempts.length + 1, latency_ms: result.latencyMs });
+    return { kind: 'done' };
+  }
+  const blocked = attempt.error?.startsWith('blocked:') ?? false;
+  const decision = blocked
+    ? { retry: false, delaySeconds: 0 }
+    : nextRetry(d.attempts.length + 1, {
+        retryAfterSeconds: parseRetryAfter(result.retryAfter, now.getTime()),
+        scale: deps.config.DELIVERY_BACKOFF_SCALE,
+      });
+  if (decision.retry) {
+    const nextAttemptAt = new Date(now.getTime() + decision.delaySeconds * 1000).toISOString();
+    await deliveries.recordAttempt(d, attempt, { status: 'pending', nextAttemptAt });
+    log.warn('delivery attempt failed; will retry', {
+      attempt: d.attempts.length + 1,
+      error: attempt.error,
+      retry_in_s: decision.delaySeconds,
+    });
+    return { kind: 'retry', delaySeconds: decision.delaySeconds };
+  }
+  await deliveries.recordAttempt(d, attempt, { status: 'failed' });
+  log.error('delivery failed for good', { attempts: d.attempts.length + 1, error: attempt.error });
+  return { kind: 'failed', reason: attempt.error ?? 'failed' };
+}
+
+async function postWebhook(deps: DeliveryDeps, d: Delivery): Promise<PostResult> {
+  const account = await deps.stores.accounts.get(d.accountId);
+  if (!account) return { latencyMs: 0, error: 'blocked: the account no longer exists' };
+  const secrets = [
+    account.webhookSecret,
+    ...(account.previousWebhookSecret ? [account.previousWebhookSecret] : []),
+  ];
+  const headers = webhookHeaders(secrets, d.messageId, Math.floor(deps.now().getTime() / 1000), d.payload);
+  return safePost(d.target, d.payload, headers, {
+    timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS,
+    allowInsecure: deps.config.ALLOW_INSECURE_WEBHOOKS,
+    resolve: deps.resolve,
+  });
+}
+
+async function sendMail(deps: DeliveryDeps, d: Delivery): Promise<PostResult> {
+  const started = performance.now();
+  try {
+    const mail = JSON.parse(d.payload) as Omit<Mail, 'to'>;
+    await deps.mailer.send({ ...mail, to: d.target });
+    return { status: 200, latencyMs: Math.round(performance.now() - started) };
+  } catch (err) {
+    return {
+      latencyMs: Math.round(performance.now() - started),
+      error: err instanceof Error ? err.message : String(err),
+    };
+  }
+}

@@ -1,0 +1,27 @@
+// Webhook bodies built from a finished session (spec §6.1 plus ARCHITECTURE.md §4 additions), validated by schema.
+import type { BotSession } from '../bots/session';
+import { type SessionCompleteEvent, sessionCompleteSchema } from '../schemas/webhooks';
+
+export function sessionCompletePayload(s: BotSession): SessionCompleteEvent {
+  const started = s.startedAt ?? s.createdAt;
+  const completed = s.completedAt ?? new Date().toISOString();
+  const event: SessionCompleteEvent = {
+    event: 'session_complete',
+    bot_id: s.botId,
+    // One transcript per session, identified by the bot id; rooms have no id of their own in our model.
+    transcript_id: s.botId,
+    room_id: null,
+    room_name: s.roomName,
+    duration_seconds: Math.max(0, Math.round((Date.parse(completed) - Date.parse(started)) / 1000)),
+    transcript_text: s.transcript ?? '',
+    summary: s.insights?.summary ?? '',
+    exit_reason: s.exitReason ?? 'force_leave',
+    qa_pairs: s.qaPairs ?? [],
+    started_at: started,
+    completed_at: completed,
+  };
+  // Spec §6.1: insights omitted when disabled or failed; insights_error only when processing failed.
+  if (s.insights) event.insights = s.insights;
+  if (s.insightsError) event.insights_error = s.insightsError;
+  return sessionCompleteSchema.parse(event);
+}

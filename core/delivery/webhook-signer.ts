@@ -1,0 +1,25 @@
+// Standard Webhooks signatures (https://www.standardwebhooks.com): HMAC-SHA256 over "id.timestamp.body" with the
+// account's whsec_ secret; during a secret rotation both signatures are sent (ARCHITECTURE.md §4).
+import { createHmac, randomBytes } from 'node:crypto';
+
+export function webhookSignature(secret: string, id: string, timestampSeconds: number, body: string): string {
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestampSeconds}.${body}`).digest('base64')}`;
+}
+
+export function webhookHeaders(
+  secrets: string[],
+  id: string,
+  timestampSeconds: number,
+  body: string,
+): Record<string, string> {
+  return {
+    'webhook-id': id,
+    'webhook-timestamp': String(timestampSeconds),
+    'webhook-signature': secrets.map((s) => webhookSignature(s, id, timestampSeconds, body)).join(' '),
+  };
+}
+
+export function newWebhookMessageId(): string {
+  return `msg_${randomBytes(12).toString('base64url')}`;
+}

@@ -1,0 +1,80 @@
+// Lambda entry: the delivery queue consumer. A retry hides the message for the backoff delay (visibility, at most
+// 12 h) and reports it failed; a delivery that gives up is moved to the DLQ explicitly and recorded as failed.
+import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { z } from 'zod';
+import { dynamoDocumentClient, sesClient, sqsClient } from '../../core/adapters/aws-clients';
+import { SesMailer } from '../../core/adapters/ses/ses-mailer';
+import { loadConfig } from '../../core/config';
+import { type DeliveryDeps, deliver } from '../../core/delivery/deliver';
+import { buildStores } from '../../core/deps';
+import { createLogger } from '../../core/log';
+
+const jobSchema = z.object({
+  bot_id: z.uuid(),
+  channel: z.enum(['webhook', 'email']),
+  event: z.string().min(1),
+});
+
+export interface DeliveryQueues {
+  sqs: SQSClient;
+  queueUrl: string;
+  dlqUrl: string;
+}
+
+export function makeDeliveryHandler(deps: DeliveryDeps, queues: DeliveryQueues) {
+  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+    const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
+    await Promise.all(
+      event.Records.map(async (record) => {
+        try {
+          const job = jobSchema.parse(JSON.parse(record.body));
+          const outcome = await deliver(deps, job);
+          if (outcome.kind === 'retry') {
+            await queues.sqs.send(
+              new ChangeMessageVisibilityCommand({
+                QueueUrl: queues.queueUrl,
+                ReceiptHandle: record.receiptHandle,
+                VisibilityTimeout: outcome.delaySeconds,
+              }),
+            );
+            batchItemFailures.push({ itemIdentifier: record.messageId });
+          } else if (outcome.kind === 'failed') {
+            await queues.sqs.send(
+              new SendMessageCommand({
+                QueueUrl: queues.dlqUrl,
+                MessageBody: record.body,
+                MessageAttributes: {
+                  reason: { DataType: 'String', StringValue: outcome.reason.slice(0, 256) },
+                },
+              }),
+            );
+          }
+        } catch (err) {
+          deps.log.error('delivery job failed; SQS will redeliver it', { message_id: record.messageId, err });
+          batchItemFailures.push({ itemIdentifier: record.messageId });
+        }
+      }),
+    );
+    return { batchItemFailures };
+  };
+}
+
+let instance: ReturnType<typeof makeDeliveryHandler> | undefined;
+
+export const handler = (event: SQSEvent) => {
+  if (!instance) {
+    const config = loadConfig();
+    instance = makeDeliveryHandler(
+      {
+        stores: buildStores({ doc: dynamoDocumentClient(config), tableName: config.TABLE_NAME }, config),
+        mailer: new SesMailer(sesClient(config), config.SES_FROM_ADDRESS),
+        config,
+        log: createLogger(config.LOG_LEVEL, { component: 'delivery' }),
+        now: () => new Date(),
+      },
+      { sqs: sqsClient(config), queueUrl: config.DELIVERY_QUEUE_URL, dlqUrl: config.DELIVERY_DLQ_URL },
+    );
+  }
+  return instance(event);
+};

@@ -1,0 +1,338 @@
+// Results and delivery through the local stack: insights, signed webhooks with retries and DLQ, e-mail via the
+// local SES endpoint, idempotency under duplicate queue messages, and the SSRF guard.
+
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqsClient } from '../../core/adapters/aws-clients';
+import { deliver } from '../../core/delivery/deliver';
+import { createLogger } from '../../core/log';
+import { startTestStack, type TestStack } from '../support/local-stack';
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A webhook receiver whose answers the test scripts: a list of status codes, then 200. */
+async function receiver(answers: number[] = []) {
+  const received: Received[] = [];
+  const queue = [...answers];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      received.push({ headers: req.headers, body });
+      const status = queue.shift() ?? 200;
+      res.writeHead(status, status === 429 ? { 'retry-after': '0' } : {});
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+async function until<T>(probe: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+let stack: TestStack;
+let key: string;
+let secret: string;
+
+beforeAll(async () => {
+  stack = await startTestStack({ DELIVERY_BACKOFF_SCALE: '0.00001', TRANSCRIPT_FLUSH_MS: '200' });
+  const acct = await stack.account(100);
+  key = acct.apiKey;
+  secret = (await stack.deps.accounts.get(acct.accountId))!.webhookSecret;
+});
+afterAll(() => stack?.close());
+
+async function interview(room: string, body: Record<string, unknown>) {
+  const created = await fetch(`${stack.baseUrl}/rooms`, {
+    method: 'POST',
+    body: JSON.stringify({ name: room }),
+  });
+  expect(created.status).toBe(201);
+  const res = await stack.request('POST', '/api/bot/join', {
+    key,
+    body: { provider: 'local', room_url: `${stack.baseUrl}/rooms/${room}`, ...body },
+  });
+  expect(res.status).toBe(201);
+  const botId = res.body.bot_id as string;
+  await until(async () => stack.rooms.rooms.get(room)?.participants.some((p) => p.kind === 'bot'));
+  const script = (name: string, lines: [number, string][], leave: number) =>
+    fetch(`${stack.baseUrl}/rooms/${room}/participants`, {
+      method: 'POST',
+      body: JSON.stringify({
+        name,
+        lines: lines.map(([at_ms, say]) => ({ at_ms, say })),
+        leave_at_ms: leave,
+      }),
+    });
+  await script(
+    'Ivy Interviewer',
+    [
+      [100, 'Welcome! Could you tell me about your last project?'],
+      [700, 'What was the hardest part of it?'],
+    ],
+    1600,
+  );
+  await script(
+    'Cal Candidate',
+    [
+      [
+        350,
+        'I rebuilt our billing pipeline in TypeScript, cutting invoice errors by 40 percent over six months.',
+      ],
+      [
+        950,
+        'Migrating 2 million customer records without downtime; we ran both systems in parallel for three weeks.',
+      ],
+    ],
+    1500,
+  );
+  return botId;
+}
+
+const status = async (botId: string) =>
+  (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
+
+describe('end to end: interview → completed with insights → signed webhook → e-mail', () => {
+  it('delivers session_complete whose signature verifies with standardwebhooks, and the e-mail', async () => {
+    const hook = await receiver();
+    try {
+      const botId = await interview('e2e', { webhook_callback_url: hook.url, email: 'team@example.com' });
+      const done = await until(async () => {
+        const s = await status(botId);
+        return s.status === 'completed' && s;
+      });
+      expect(done.exit_reason).toBe('participant_left');
+      expect(done.transcript).toContain('Ivy Interviewer: Welcome!');
+      expect(done.qa_pairs.length).toBeGreaterThanOrEqual(2);
+      expect(done.qa_pairs[0]).toMatchObject({
+        question: expect.stringContaining('last project'),
+        answer: expect.stringContaining('billing'),
+      });
+      expect(done.insights).toMatchObject({ summary: expect.any(String), overall_score: expect.any(Number) });
+
+      const delivered = await until(async () => hook.received[0]);
+      const payload = new Webhook(secret).verify(delivered.body, {
+        'webhook-id': String(delivered.headers['webhook-id']),
+        'webhook-timestamp': String(delivered.headers['webhook-timestamp']),
+        'webhook-signature': String(delivered.headers['webhook-signature']),
+      }) as Record<string, unknown>;
+      expect(payload).toMatchObject({
+        event: 'session_complete',
+        bot_id: botId,
+        room_name: 'e2e',
+        exit_reason: 'participant_left',
+        transcript_text: done.transcript,
+        summary: done.insights.summary,
+        insights: done.insights,
+        qa_pairs: done.qa_pairs,
+        started_at: done.started_at,
+        completed_at: done.completed_at,
+        duration_seconds: expect.any(Number),
+      });
+      expect(payload).not.toHaveProperty('insights_error');
+
+      const mails = await until(async () => {
+        const store = (await (await fetch(`${stack.sesEndpoint}/store`)).json()) as {
+          emails: { destination: { to: string[] }; subject: string; html: string }[];
+        };
+        return store.emails.find((m) => m.destination.to.includes('team@example.com')) && store.emails;
+      });
+      const mail = mails.find((m) => m.destination.to.includes('team@example.com'))!;
+      expect(mail.subject).toMatch(/^Meeting results: e2e \(\d{4}-\d\d-\d\d\)$/);
+      expect(mail.html).toContain('billing pipeline');
+
+      const deliveries = await until(async () => {
+        const d = (await stack.request('GET', `/api/bot/${botId}/deliveries`, { key })).body;
+        return (
+          d.deliveries.length === 2 &&
+          d.deliveries.every((x: { status: string }) => x.status === 'delivered') &&
+          d
+        );
+      });
+      const webhook = deliveries.deliveries.find((d: { channel: string }) => d.channel === 'webhook');
+      expect(webhook).toMatchObject({
+        event: 'session_complete',
+        target: hook.url,
+        webhook_id: delivered.headers['webhook-id'],
+      });
+      expect(webhook.attempts).toEqual([
+        { at: expect.any(String), status_code: 200, latency_ms: expect.any(Number), error: null },
+      ]);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('process_insights false: Q&A pairs kept, no insights in the status or the webhook', async () => {
+    const hook = await receiver();
+    try {
+      const botId = await interview('no-insights', {
+        webhook_callback_url: hook.url,
+        process_insights: false,
+      });
+      const done = await until(async () => {
+        const s = await status(botId);
+        return s.status === 'completed' && s;
+      });
+      expect(done.insights).toBeNull();
+      const payload = JSON.parse((await until(async () => hook.received[0])).body);
+      expect(payload).not.toHaveProperty('insights');
+      expect(payload).not.toHaveProperty('insights_error');
+      expect(payload.summary).toBe('');
+    } finally {
+      await hook.close();
+    }
+  });
+});
+
+describe('webhook retries', () => {
+  it('a receiver failing 3 times then succeeding: delivered once, 4 attempts recorded', async () => {
+    const hook = await receiver([500, 503, 429]);
+    try {
+      const botId = await interview('flaky', { webhook_callback_url: hook.url });
+      const d = await until(async () => {
+        const list = (await stack.request('GET', `/api/bot/${botId}/deliveries`, { key })).body.deliveries;
+        return list[0]?.status === 'delivered' && list[0];
+      });
+      expect(d.attempts.map((a: { status_code: number }) => a.status_code)).toEqual([500, 503, 429, 200]);
+      expect(d.attempts[0].error).toBe('HTTP 500');
+      expect(hook.received).toHaveLength(4);
+      // Every attempt carries the same webhook-id, so the receiver can deduplicate.
+      expect(new Set(hook.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(hook.received).toHaveLength(4);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('a receiver that always fails: after the whole schedule the delivery is failed and in the DLQ', async () => {
+    const hook = await receiver(Array(50).fill(500));
+    try {
+      const botId = await interview('down', { webhook_callback_url: hook.url });
+      const d = await until(async () => {
+        const list = (await stack.request('GET', `/api/bot/${botId}/deliveries`, { key })).body.deliveries;
+        return list[0]?.status === 'failed' && list[0];
+      }, 60_000);
+      expect(d.attempts).toHaveLength(15);
+      expect(hook.received).toHaveLength(15);
+      const { ReceiveMessageCommand } = await import('@aws-sdk/client-sqs');
+      const sqs = sqsClient(stack.config);
+      const dlq = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: stack.config.DELIVERY_DLQ_URL, MaxNumberOfMessages: 10 }),
+      );
+      expect((dlq.Messages ?? []).map((m) => JSON.parse(m.Body!))).toContainEqual({
+        bot_id: botId,
+        channel: 'webhook',
+        event: 'session_complete',
+      });
+    } finally {
+      await hook.close();
+    }
+  });
+});
+
+describe('idempotency', () => {
+  it('a duplicated delivery job sends one e-mail and one successful webhook', async () => {
+    const hook = await receiver();
+    try {
+      const botId = await interview('dupes', { webhook_callback_url: hook.url, email: 'dupes@example.com' });
+      await until(async () => {
+        const list = (await stack.request('GET', `/api/bot/${botId}/deliveries`, { key })).body.deliveries;
+        return list.length === 2 && list.every((d: { status: string }) => d.status === 'delivered');
+      });
+      const sqs = sqsClient(stack.config);
+      for (const channel of ['webhook', 'email', 'webhook', 'email']) {
+        await sqs.send(
+          new SendMessageCommand({
+            QueueUrl: stack.config.DELIVERY_QUEUE_URL,
+            MessageBody: JSON.stringify({ bot_id: botId, channel, event: 'session_complete' }),
+          }),
+        );
+      }
+      // And the results message again, as SQS may deliver it twice.
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: stack.config.RESULTS_QUEUE_URL,
+          MessageBody: JSON.stringify({
+            kind: 'session_ended',
+            bot_id: botId,
+            exit_reason: 'participant_left',
+            left_at: new Date().toISOString(),
+          }),
+        }),
+      );
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(hook.received).toHaveLength(1);
+      const store = (await (await fetch(`${stack.sesEndpoint}/store`)).json()) as {
+        emails: { destination: { to: string[] } }[];
+      };
+      expect(store.emails.filter((m) => m.destination.to.includes('dupes@example.com'))).toHaveLength(1);
+    } finally {
+      await hook.close();
+    }
+  });
+});
+
+describe('SSRF guard', () => {
+  it('refuses a webhook whose host resolves to a private or metadata address, without a request', async () => {
+    const hook = await receiver();
+    try {
+      const acct = await stack.account(5);
+      const botId = '11111111-1111-4111-8111-111111111111';
+      for (const [i, address] of ['169.254.169.254', '127.0.0.1', '10.0.0.7'].entries()) {
+        const event = `probe_${i}`;
+        await stack.deps.deliveries.create({
+          botId,
+          accountId: acct.accountId,
+          channel: 'webhook',
+          event,
+          target: hook.url.replace('127.0.0.1', 'hooks.example.com').replace('http:', 'https:'),
+          payload: '{}',
+          messageId: `msg_${i}`,
+          createdAt: new Date().toISOString(),
+        });
+        const outcome = await deliver(
+          {
+            stores: stack.deps,
+            mailer: { send: async () => ({ messageId: 'x' }) },
+            config: { ...stack.config, ALLOW_INSECURE_WEBHOOKS: false },
+            log: createLogger('silent'),
+            now: () => new Date(),
+            resolve: async () => [address],
+          },
+          { bot_id: botId, channel: 'webhook', event },
+        );
+        expect(outcome).toMatchObject({
+          kind: 'failed',
+          reason: expect.stringContaining('not a public address'),
+        });
+        const d = await stack.deps.deliveries.get(botId, 'webhook', event);
+        expect(d).toMatchObject({
+          status: 'failed',
+          attempts: [{ status_code: null, error: expect.stringMatching(/^blocked:/) }],
+        });
+      }
+      expect(hook.received).toHaveLength(0);
+    } finally {
+      await hook.close();
+    }
+  });
+});
