@@ -1,6 +1,9 @@
 // Operator CLI for accounts, API keys, credits and webhook secrets: `npm run admin -- help`.
 import { parseArgs } from 'node:util';
+import { sqsClient } from '../core/adapters/aws-clients';
 import { AccountNotFoundError } from '../core/adapters/dynamodb/credit-ledger';
+import type { Config } from '../core/config';
+import { redriveDeliveries } from '../core/delivery/redrive';
 import { buildStores, type Stores } from '../core/deps';
 import { openTarget, type Target } from './target';
 
@@ -14,6 +17,7 @@ const options = {
   key: { type: 'string' },
   amount: { type: 'string' },
   note: { type: 'string' },
+  bot: { type: 'string' },
   json: { type: 'boolean' },
   aws: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -33,7 +37,7 @@ interface Command {
   args: string;
   about: string;
   /** Validates the flags before any database is touched, and returns the work to do. */
-  prepare(flags: Flags): (stores: Stores) => Promise<Result>;
+  prepare(flags: Flags): (stores: Stores, config: Config) => Promise<Result>;
 }
 
 class UsageError extends Error {}
@@ -42,6 +46,39 @@ class NotFoundError extends Error {}
 const ledgerShown = 20;
 
 const commands: Record<string, Command> = {
+  'deliveries redrive': {
+    args: '[--bot BOT_ID]',
+    about: 'Move deliveries that gave up (DLQ) back to the delivery queue, for one bot or all',
+    prepare(flags) {
+      const botId = flags.bot;
+      if (botId !== undefined && !/^[0-9a-f-]{36}$/i.test(botId))
+        throw new UsageError('--bot must be a bot id (UUID)');
+      return async ({ deliveries }, config) => {
+        if (!config.DELIVERY_QUEUE_URL || !config.DELIVERY_DLQ_URL) {
+          throw new NotFoundError(
+            'no delivery queues: start the local stack (npm start), or set DELIVERY_QUEUE_URL and DELIVERY_DLQ_URL with --aws',
+          );
+        }
+        const sqs = sqsClient(config);
+        try {
+          const { redriven, skipped } = await redriveDeliveries(
+            { sqs, queueUrl: config.DELIVERY_QUEUE_URL, dlqUrl: config.DELIVERY_DLQ_URL, deliveries },
+            { botId },
+          );
+          return {
+            json: { redriven, skipped },
+            text: lines(
+              `Redrove ${redriven.length} delivery(ies)${botId ? ` of bot ${botId}` : ''}; ${skipped} left in the DLQ.`,
+              ...redriven.map((j) => `  ${j.bot_id} ${j.channel} ${j.event}`),
+            ),
+          };
+        } finally {
+          sqs.destroy();
+        }
+      };
+    },
+  },
+
   'accounts create': {
     args: '--name NAME --credits N',
     about: 'Create an account; prints its API key (shown once) and webhook secret',
@@ -292,7 +329,7 @@ function joinNegativeValues(args: string[]): string[] {
 }
 
 /** Parses and validates everything up front, so a usage error never opens a database. */
-function plan(args: string[]): { flags: Flags; work?: (stores: Stores) => Promise<Result> } {
+function plan(args: string[]): { flags: Flags; work?: (stores: Stores, config: Config) => Promise<Result> } {
   let parsed: { values: Flags; positionals: string[] };
   try {
     parsed = parseArgs({ args: joinNegativeValues(args), options, allowPositionals: true, strict: true });
@@ -321,7 +358,7 @@ function plan(args: string[]): { flags: Flags; work?: (stores: Stores) => Promis
 
 async function main(args: string[]): Promise<number> {
   let flags: Flags;
-  let work: ((stores: Stores) => Promise<Result>) | undefined;
+  let work: ((stores: Stores, config: Config) => Promise<Result>) | undefined;
   try {
     ({ flags, work } = plan(args));
   } catch (err) {
@@ -337,7 +374,7 @@ async function main(args: string[]): Promise<number> {
   let target: Target | undefined;
   try {
     target = await openTarget({ aws: flags.aws === true });
-    const result = await work(buildStores(target.table, target.config));
+    const result = await work(buildStores(target.table, target.config), target.config);
     process.stdout.write(flags.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
     return 0;
   } catch (err) {

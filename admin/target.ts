@@ -20,8 +20,19 @@ export async function openTarget(options: { aws: boolean }): Promise<Target> {
   if (options.aws) return connect(loadConfig(env), false);
 
   const dataDir = resolve(env.DATA_DIR ?? '.data');
-  const running = runningStackEndpoint(dataDir);
-  if (running) return connect(loadConfig({ ...env, DYNAMODB_ENDPOINT: running }), true);
+  const running = runningStack(dataDir);
+  if (running) {
+    return connect(
+      loadConfig({
+        ...env,
+        DYNAMODB_ENDPOINT: running.dynamodb_endpoint,
+        SQS_ENDPOINT: running.sqs_endpoint,
+        DELIVERY_QUEUE_URL: running.delivery_queue_url,
+        DELIVERY_DLQ_URL: running.delivery_dlq_url,
+      }),
+      true,
+    );
+  }
 
   // LevelDB allows one process per directory, so dynalite is started here only when no stack holds it.
   const dynamo = await startDynalite({ path: join(dataDir, 'dynamodb') });
@@ -52,9 +63,17 @@ async function connect(config: Config, createTable: boolean): Promise<Target> {
   return { config, table, close };
 }
 
-/** The DynamoDB endpoint of a local stack running on this data directory, if one is. */
-function runningStackEndpoint(dataDir: string): string | undefined {
-  let stack: { pid?: unknown; dynamodb_endpoint?: unknown };
+interface StackFile {
+  pid?: unknown;
+  dynamodb_endpoint?: string;
+  sqs_endpoint?: string;
+  delivery_queue_url?: string;
+  delivery_dlq_url?: string;
+}
+
+/** The endpoints of a local stack running on this data directory, if one is. */
+function runningStack(dataDir: string): StackFile | undefined {
+  let stack: StackFile;
   try {
     stack = JSON.parse(readFileSync(join(dataDir, stackFileName), 'utf8'));
   } catch {
@@ -67,5 +86,5 @@ function runningStackEndpoint(dataDir: string): string | undefined {
     // EPERM: the process exists but belongs to another user; a killed stack leaves its file behind (ESRCH).
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
-  return stack.dynamodb_endpoint;
+  return stack;
 }

@@ -165,7 +165,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   if (dataDir) {
     writeFileSync(
       join(dataDir, stackFileName),
-      JSON.stringify({ pid: process.pid, base_url: api.baseUrl, dynamodb_endpoint: dynamo.endpoint }),
+      JSON.stringify({
+        pid: process.pid,
+        base_url: api.baseUrl,
+        dynamodb_endpoint: dynamo.endpoint,
+        sqs_endpoint: queues.endpoint,
+        delivery_queue_url: queues.delivery.url,
+        delivery_dlq_url: queues.deliveryDlq.url,
+        ses_endpoint: ses.endpoint,
+      }),
     );
   }
 

@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../core/adapters/aws-clients';
 import { deliver } from '../../core/delivery/deliver';
+import { redriveDeliveries } from '../../core/delivery/redrive';
 import { createLogger } from '../../core/log';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
@@ -19,7 +20,7 @@ interface Received {
 /** A webhook receiver whose answers the test scripts: a list of status codes, then 200. */
 async function receiver(answers: number[] = []) {
   const received: Received[] = [];
-  const queue = [...answers];
+  const queue = answers;
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => {
@@ -224,7 +225,8 @@ describe('webhook retries', () => {
   });
 
   it('a receiver that always fails: after the whole schedule the delivery is failed and in the DLQ', async () => {
-    const hook = await receiver(Array(50).fill(500));
+    const answers = Array(50).fill(500);
+    const hook = await receiver(answers);
     try {
       const botId = await interview('down', { webhook_callback_url: hook.url });
       const d = await until(async () => {
