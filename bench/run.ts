@@ -19,6 +19,7 @@ export interface BenchmarkModule {
 const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   'api-latency': () => import('./api-latency'),
   'bot-runtime': () => import('./bot-runtime'),
+  insights: () => import('./insights'),
 };
 
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));

@@ -50,5 +50,14 @@ export function sesClient(config: Pick<Config, 'AWS_REGION' | 'SES_ENDPOINT'>) {
 }
 
 export function bedrockClient(config: Pick<Config, 'AWS_REGION'>) {
-  return new BedrockRuntimeClient({ region: config.AWS_REGION, ...connectionOptions(undefined) });
+  // A Converse call can take a minute; the insights engine does its own throttling retries (so one SDK attempt).
+  return new BedrockRuntimeClient({
+    region: config.AWS_REGION,
+    maxAttempts: 1,
+    requestHandler: new NodeHttpHandler({
+      httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
+      connectionTimeout: 5_000,
+      requestTimeout: 180_000,
+    }),
+  });
 }

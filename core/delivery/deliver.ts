@@ -46,7 +46,7 @@ export async function scheduleDelivery(
 export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<DeliveryOutcome> {
   const { deliveries } = deps.stores;
   const d = await deliveries.get(job.bot_id, job.channel, job.event);
-  if (!d || d.status !== 'pending') return { kind: 'done' };
+  if (d?.status !== 'pending') return { kind: 'done' };
   const now = deps.now();
   // One sender at a time: a duplicate message finds the claim and leaves (the holder's message is still queued).
   const claimMs = deps.config.WEBHOOK_TIMEOUT_MS + 30_000;

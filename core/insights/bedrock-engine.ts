@@ -34,6 +34,7 @@ import {
   silentSessionInsights,
   validatedResult,
 } from './insights-engine';
+import { isBotUtterance } from './text';
 
 export interface BedrockInsightsConfig {
   /** Bedrock model id or inference profile (e.g. a Claude model); it must support forced tool use. */
@@ -308,7 +309,7 @@ function retryNote(toolName: string, problem: string): string {
 /** One numbered line per utterance: "12\tAlice: text" ("(bot)" marks the bot's lines). */
 function renderLines(utterances: readonly Utterance[], botName?: string): Line[] {
   return utterances.map((u, index) => {
-    const bot = u.is_bot || (botName && u.speaker === botName) ? ' (bot)' : '';
+    const bot = isBotUtterance(u, botName) ? ' (bot)' : '';
     // The transcript sits inside <transcript> tags; a speaker must not be able to close them.
     const text = u.text.replace(/<\/?(?:transcript|notes|qa_pairs)>/gi, '').replace(/\s+/g, ' ');
     return { index, text: `${index}\t${u.speaker}${bot}: ${text}` };
@@ -323,7 +324,7 @@ function joinLines(lines: readonly Line[]): string {
  * Parts of at most `budget` characters, cut at line ends (a single longer line is a part of its own). Each
  * part is shown with `overlap` lines of its neighbours on both sides.
  */
-export function splitIntoParts(lines: readonly Line[], budget: number, overlap: number): Part[] {
+function splitIntoParts(lines: readonly Line[], budget: number, overlap: number): Part[] {
   const ranges: [number, number][] = [];
   let start = 0;
   let size = 0;

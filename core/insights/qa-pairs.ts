@@ -40,7 +40,7 @@ export interface ExtractedPair {
   answeredByBot: boolean;
   /** Index of the utterance holding the question (its started_at is `asked_at`). */
   utterance: number;
-  /** Length of the whole answer before `maxAnswerWords` cut it. */
+  /** Words of the answer as collected, before the cut to `maxAnswerWords` (collecting stops past it). */
   answerWords: number;
 }
 
@@ -81,7 +81,8 @@ export function posedQuestion(turn: Turn, options: QaOptions = defaultQaOptions)
   const ws = text.split(/\s+/);
   if (ws.length > options.maxQuestionWords) text = `…${ws.slice(-options.maxQuestionWords).join(' ')}`;
   const minContent = turn.isBot ? minQuestionContentWords.bot : minQuestionContentWords.human;
-  if (contentStems(text).length < minContent) return null;
+  // Echoes are short ("Is that so?"); a longer question may use only common words ("Could you tell me about your last project?").
+  if (contentStems(text).length < minContent && wordCount(text) < 6) return null;
   return { text, from, to: last, utterance: turn.sentences[last]!.utterance, toBot: false };
 }
 

@@ -44,9 +44,9 @@ export type QuestionKind = 'question' | 'tag' | 'echo';
  * at most two words ("Was it?", "Really?"); or null, no question at all.
  */
 export function questionKind(sentence: string): QuestionKind | null {
-  const s = sentence.trim().replace(closing, '');
-  const core = s.replace(opener, '');
   if (isQuoted(sentence)) return null;
+  const s = sentence.trim().replace(/[’‘]/g, "'").replace(closing, '');
+  const core = s.replace(opener, '');
   if (/\?[.!]*$/.test(s)) {
     const end = core.replace(/[?!.\s]+$/, '');
     if (end.split(/\s+/).filter((w) => /[a-z0-9]/i.test(w)).length <= 2) return 'echo';

@@ -85,6 +85,10 @@ const maxSimilarity = 0.5;
 const outcomeMarkers =
   /\b(?:decided|decision|agreed|agree on|conclusion|concluded|the plan is|we will|we'll|going to|next step|main (?:point|thing|goal)|important|the goal|our goal|key)\b/i;
 
+/** Hedges and asides: the speaker is unsure, so the sentence informs less. */
+const hedges =
+  /\b(?:i don't know|i forget|i'm not sure|i can't remember|i guess|or something(?: like that)?)\b/i;
+
 /**
  * The extractive summary: sentences scored by how central their terms are (TF-IDF against the whole
  * conversation, sentences as documents), weighted for fluency; picked greedily one per stretch of the
@@ -144,7 +148,7 @@ function centrality(stems: string[], weights: Map<string, number>): number {
   return unique.size ? sum / Math.sqrt(unique.size + 2) : 0;
 }
 
-/** 0..1.2: fewer fillers, stutters and fragments read better; outcomes count a little more; questions less. */
+/** 0..1.2: fewer fillers, stutters, fragments and hedges read better; outcomes count a little more; questions less. */
 function fluency(text: string, count: number): number {
   let f = 1 - Math.min(1, (3 * fillerCount(text)) / count);
   f *= 0.8 ** Math.min(stutters(text), 4);
@@ -154,6 +158,7 @@ function fluency(text: string, count: number): number {
   if (/\s-\s*$|[-—–]$/.test(text) || !/[.!…"'”’)]$/.test(text)) f *= 0.6;
   if (questionKind(text)) f *= 0.5;
   if (/\[(?:unintelligible|inaudible|crosstalk)/i.test(text)) f *= 0.7;
+  if (hedges.test(text)) f *= 0.7;
   if (outcomeMarkers.test(text)) f *= 1.2;
   return f;
 }

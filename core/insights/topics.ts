@@ -1,6 +1,6 @@
 // Topics (recurring key phrases) and action items (commitments and next steps) of a conversation.
 import { questionKind } from './questions';
-import { isContentWord, stem, type Turn, tidySentence, wordCount, words } from './text';
+import { fillerCount, isContentWord, stem, type Turn, tidySentence, wordCount, words } from './text';
 
 /** How many topics and action items the insights carry at most. */
 export const maxTopics = 8;
@@ -16,8 +16,8 @@ interface PhraseStats {
 /**
  * Key phrases: runs of content words (RAKE-style: stop words and punctuation split them) cut into 1-3 word
  * n-grams, counted over the conversation. A phrase of n words scores count × (1 + 0.5·(n−1)); a phrase must
- * recur (twice for 2-3 words, three times for one word), and a word is dropped when a chosen longer phrase
- * holds most of its uses. Speakers' names are not topics.
+ * recur (twice for 2-3 words, three times for one word). A phrase and a longer phrase holding at least half
+ * of its uses are one topic, shown as the longer phrase. Speakers' names are not topics.
  */
 export function extractTopics(turns: readonly Turn[], limit = maxTopics): string[] {
   const nameParts = new Set(turns.flatMap((t) => words(t.speaker)));
@@ -53,12 +53,12 @@ export function extractTopics(turns: readonly Turn[], limit = maxTopics): string
   const chosen: typeof ranked = [];
   for (const p of ranked) {
     if (chosen.length >= limit) break;
-    // "remote" is no topic of its own when "remote control" holds most of its uses.
-    const covered = chosen.some(
-      (c) => (contains(c.key, p.key) && c.count * 2 >= p.count) || contains(p.key, c.key),
-    );
-    if (covered) continue;
-    chosen.push(p);
+    // "remote" is no topic of its own when "remote control" holds most of its uses …
+    if (chosen.some((c) => contains(c.key, p.key) && c.count * 2 >= p.count)) continue;
+    // … and "payment form" replaces a chosen "payment" when it holds at least half of its uses.
+    const shorter = chosen.findIndex((c) => contains(p.key, c.key));
+    if (shorter === -1) chosen.push(p);
+    else if (p.count * 2 >= chosen[shorter]!.count) chosen[shorter] = p;
   }
   return chosen.map((p) => mostFrequentForm(p.forms));
 }
@@ -99,9 +99,12 @@ function mostFrequentForm(forms: Map<string, number>): string {
 /** Explicit markers of a task or a next step. */
 const strongAction =
   /\b(?:action items?|follow[- ]?up|next steps?|to-?do|deadline|by (?:monday|tuesday|wednesday|thursday|friday|tomorrow|tonight|next week|the end of (?:the )?(?:day|week|month)))\b/i;
-/** A commitment: someone will, must or should do something, or "let's" do it. */
+/**
+ * A commitment: we or I will, need to or should do something, or "let's" do it; not inside a relative clause
+ * ("the buttons that we'll use").
+ */
 const commitment =
-  /\b(?:(?:we|i)(?:'ll| will| shall| need to| should| are going to|'re going to|'re gonna| are gonna|'m going to|'m gonna| am going to)|let's)\s+(?:just\s+|also\s+|then\s+|all\s+)?(\w+)/i;
+  /(?<!\b(?:that|which|who|what)\s)\b(?:(?:we|i)(?:'ll| will| shall| need to| should| are going to|'re going to|'re gonna| are gonna|'m going to|'m gonna| am going to)|let's)\s+(?:just\s+|also\s+|then\s+|all\s+)?(\w+)/i;
 /** Words after "let's" or "we'll" that make no task: managing the talk ("let's see"), negation, hedging. */
 const talkVerbs = new Set([
   'see',
@@ -142,11 +145,13 @@ const reported =
 /**
  * Action items: statements (no questions) of 5 to 35 words with an explicit task marker ("action item",
  * "follow up", "next step", a deadline) or a commitment of the speakers ("we need to", "I'll", "we should",
- * "let's" + a verb other than see/say/talk…), not reported, conditional or quoted speech. Explicit ones first, then by order; at most `limit`, each as
+ * "let's" + a verb other than see/say/talk…), not reported, conditional or quoted speech, not more than 15%
+ * fillers. Explicit ones first,
+ * then complete sentences, then by order; at most `limit`, in transcript order, each as
  * "Speaker: sentence".
  */
 export function extractActionItems(turns: readonly Turn[], limit = maxActionItems): string[] {
-  const found: { text: string; strong: boolean; order: number }[] = [];
+  const found: { text: string; strong: boolean; closed: boolean; order: number }[] = [];
   const seen = new Set<string>();
   let order = 0;
   for (const turn of turns) {
@@ -155,18 +160,24 @@ export function extractActionItems(turns: readonly Turn[], limit = maxActionItem
       order++;
       const n = wordCount(text);
       if (n < 5 || n > 35 || questionKind(text) || reported.test(text)) continue;
+      // "I I will use, eh, I want My idea is, eh…": too broken to be a task anyone can act on.
+      if (fillerCount(text) / n > 0.15) continue;
       const strong = strongAction.test(text);
-      const verb = commitment.exec(text)?.[1]?.toLowerCase();
+      // "I'll I'll show you": a stutter hides the verb.
+      const verb = commitment.exec(text.replace(/\b([\w']+)(?:\s+\1\b)+/gi, '$1'))?.[1]?.toLowerCase();
       if (!strong && (!verb || talkVerbs.has(verb))) continue;
       const item = `${turn.speaker}: ${tidySentence(text)}`;
       const key = words(text).join(' ');
       if (seen.has(key)) continue;
       seen.add(key);
-      found.push({ text: item, strong, order });
+      found.push({ text: item, strong, closed: /[.!…]["'”’)\]]*$/.test(text), order });
     }
   }
-  const strongFirst = [...found].sort((a, b) => Number(b.strong) - Number(a.strong) || a.order - b.order);
-  return strongFirst
+  // Explicit markers first, then complete sentences before broken-off ones ("we're going to look at these crite").
+  const ranked = [...found].sort(
+    (a, b) => Number(b.strong) - Number(a.strong) || Number(b.closed) - Number(a.closed) || a.order - b.order,
+  );
+  return ranked
     .slice(0, limit)
     .sort((a, b) => a.order - b.order)
     .map((f) => f.text);

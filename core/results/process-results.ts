@@ -26,12 +26,19 @@ export interface ResultsDeps {
   onProcessed?: (message: ResultsMessage) => void;
 }
 
-export async function processResults(deps: ResultsDeps, message: ResultsMessage): Promise<void> {
-  await handle(deps, message);
+/** A retryable insights failure (throttling) is retried by the queue this many times before completing without. */
+export const insightsDeliveryAttempts = 3;
+
+export async function processResults(
+  deps: ResultsDeps,
+  message: ResultsMessage,
+  receiveCount = 1,
+): Promise<void> {
+  await handle(deps, message, receiveCount);
   deps.onProcessed?.(message);
 }
 
-async function handle(deps: ResultsDeps, message: ResultsMessage): Promise<void> {
+async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: number): Promise<void> {
   const log = deps.log.child({ bot_id: message.bot_id });
   if (message.kind !== 'session_ended') {
     const session = await deps.stores.sessions.get(message.bot_id);
@@ -78,7 +85,9 @@ async function handle(deps: ResultsDeps, message: ResultsMessage): Promise<void>
       qaPairs = result.qaPairs;
       insights = result.insights;
     } catch (err) {
-      // An insights failure never loses the transcript: the session completes without them (spec §6.1).
+      // Throttling is retried by the queue (ARCHITECTURE.md §2), not by waiting here; after that, and for any other
+      // failure, the session completes without insights: the transcript is never lost (spec §6.1).
+      if (err instanceof InsightsError && err.retryable && receiveCount < insightsDeliveryAttempts) throw err;
       insightsError = err instanceof InsightsError ? err.message : 'Insights could not be generated.';
       log.error('insights failed; completing without them', { err });
     }

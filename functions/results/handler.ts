@@ -16,7 +16,7 @@ export function makeResultsHandler(deps: ResultsDeps) {
     for (const record of event.Records) {
       try {
         const message = resultsMessageSchema.parse(JSON.parse(record.body));
-        await processResults(deps, message);
+        await processResults(deps, message, Number(record.attributes?.ApproximateReceiveCount ?? 1));
       } catch (err) {
         deps.log.error('results message failed; it will be retried, then dead-lettered', {
           message_id: record.messageId,

@@ -151,13 +151,13 @@ describe('end to end: interview → completed with insights → signed webhook �
 
       const mails = await until(async () => {
         const store = (await (await fetch(`${stack.sesEndpoint}/store`)).json()) as {
-          emails: { destination: { to: string[] }; subject: string; html: string }[];
+          emails: { destination: { to: string[] }; subject: string; body: { html: string } }[];
         };
         return store.emails.find((m) => m.destination.to.includes('team@example.com')) && store.emails;
       });
       const mail = mails.find((m) => m.destination.to.includes('team@example.com'))!;
       expect(mail.subject).toMatch(/^Meeting results: e2e \(\d{4}-\d\d-\d\d\)$/);
-      expect(mail.html).toContain('billing pipeline');
+      expect(mail.body.html).toContain('billing pipeline');
 
       const deliveries = await until(async () => {
         const d = (await stack.request('GET', `/api/bot/${botId}/deliveries`, { key })).body;
@@ -238,13 +238,35 @@ describe('webhook retries', () => {
       const { ReceiveMessageCommand } = await import('@aws-sdk/client-sqs');
       const sqs = sqsClient(stack.config);
       const dlq = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: stack.config.DELIVERY_DLQ_URL, MaxNumberOfMessages: 10 }),
+        new ReceiveMessageCommand({
+          QueueUrl: stack.config.DELIVERY_DLQ_URL,
+          MaxNumberOfMessages: 10,
+          VisibilityTimeout: 0,
+        }),
       );
       expect((dlq.Messages ?? []).map((m) => JSON.parse(m.Body!))).toContainEqual({
         bot_id: botId,
         channel: 'webhook',
         event: 'session_complete',
       });
+
+      // The receiver recovers; the operator redrives the DLQ (npm run admin -- deliveries redrive).
+      answers.length = 0;
+      const { redriven } = await redriveDeliveries(
+        {
+          sqs,
+          queueUrl: stack.config.DELIVERY_QUEUE_URL,
+          dlqUrl: stack.config.DELIVERY_DLQ_URL,
+          deliveries: stack.deps.deliveries,
+        },
+        { botId },
+      );
+      expect(redriven).toEqual([{ bot_id: botId, channel: 'webhook', event: 'session_complete' }]);
+      const after = await until(async () => {
+        const list = (await stack.request('GET', `/api/bot/${botId}/deliveries`, { key })).body.deliveries;
+        return list[0]?.status === 'delivered' && list[0];
+      });
+      expect(after.attempts).toHaveLength(16);
     } finally {
       await hook.close();
     }

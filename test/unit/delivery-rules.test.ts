@@ -48,7 +48,7 @@ describe('webhook signatures', () => {
     const body = JSON.stringify({ event: 'session_complete', bot_id: 'x' });
     const ts = Math.floor(Date.now() / 1000);
     const headers = webhookHeaders([current, previous], 'msg_1', ts, body);
-    expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
     expect(new Webhook(current).verify(body, headers)).toEqual(JSON.parse(body));
     expect(new Webhook(previous).verify(body, headers)).toEqual(JSON.parse(body));
     expect(() => new Webhook(newWebhookSecret()).verify(body, headers)).toThrow();
