@@ -20,6 +20,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   'api-latency': () => import('./api-latency'),
   'bot-runtime': () => import('./bot-runtime'),
   insights: () => import('./insights'),
+  delivery: () => import('./delivery'),
 };
 
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));

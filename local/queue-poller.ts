@@ -11,6 +11,8 @@ import type { Logger } from '../core/log';
 
 export interface PollerOptions {
   batchSize?: number;
+  /** Batches handled at once, like the Lambda concurrency of an event source mapping. */
+  concurrency?: number;
   waitSeconds?: number;
   queueArn: string;
   region: string;
@@ -30,7 +32,9 @@ export class QueuePoller {
 
   start(): void {
     this.running = true;
-    this.loop = this.run();
+    this.loop = Promise.all(Array.from({ length: this.options.concurrency ?? 1 }, () => this.run())).then(
+      () => {},
+    );
   }
 
   async stop(): Promise<void> {

@@ -141,7 +141,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       },
       { sqs, queueUrl: config.DELIVERY_QUEUE_URL, dlqUrl: config.DELIVERY_DLQ_URL },
     ),
-    { queueArn: queues.delivery.arn, region: config.AWS_REGION, waitSeconds: 1 },
+    { queueArn: queues.delivery.arn, region: config.AWS_REGION, waitSeconds: 1, concurrency: 4 },
     log,
   );
   deliveryPoller.start();

@@ -45,12 +45,18 @@ export async function scheduleDelivery(
 
 export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<DeliveryOutcome> {
   const { deliveries } = deps.stores;
-  const d = await deliveries.get(job.bot_id, job.channel, job.event);
-  if (d?.status !== 'pending') return { kind: 'done' };
   const now = deps.now();
-  // One sender at a time: a duplicate message finds the claim and leaves (the holder's message is still queued).
+  // One sender at a time: a duplicate message finds the claim (or a finished delivery) and leaves; the claim
+  // holder's own message is still queued if it crashes.
   const claimMs = deps.config.WEBHOOK_TIMEOUT_MS + 30_000;
-  if (!(await deliveries.claim(d, now.getTime() + claimMs, now.getTime()))) return { kind: 'done' };
+  const d = await deliveries.claim(
+    job.bot_id,
+    job.channel,
+    job.event,
+    now.getTime() + claimMs,
+    now.getTime(),
+  );
+  if (!d) return { kind: 'done' };
 
   const log = deps.log.child({
     bot_id: d.botId,

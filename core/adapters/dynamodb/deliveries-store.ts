@@ -111,24 +111,31 @@ export class DeliveriesStore {
   }
 
   /**
-   * Takes the right to send this delivery now (e-mail: at most one send in flight). Fails when it is delivered,
-   * failed, or another worker holds an unexpired claim.
+   * Takes the right to send a pending delivery now and returns it; null when it is delivered, failed, missing, or
+   * another worker holds an unexpired claim (at most one send in flight).
    */
-  async claim(d: Delivery, untilMs: number, nowMs: number): Promise<boolean> {
+  async claim(
+    botId: string,
+    channel: Channel,
+    event: string,
+    untilMs: number,
+    nowMs: number,
+  ): Promise<Delivery | null> {
     try {
-      await this.table.doc.send(
+      const { Attributes } = await this.table.doc.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key: this.key(d.botId, d.channel, d.event),
+          Key: this.key(botId, channel, event),
           UpdateExpression: 'SET claim_until = :until',
           ConditionExpression: '#s = :pending AND (attribute_not_exists(claim_until) OR claim_until < :now)',
           ExpressionAttributeNames: { '#s': 'status' },
           ExpressionAttributeValues: { ':until': untilMs, ':now': nowMs, ':pending': 'pending' },
+          ReturnValues: 'ALL_NEW',
         }),
       );
-      return true;
+      return Attributes ? fromItem(Attributes) : null;
     } catch (err) {
-      if (isConditionFailure(err)) return false;
+      if (isConditionFailure(err)) return null;
       throw err;
     }
   }
