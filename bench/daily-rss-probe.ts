@@ -5,6 +5,7 @@ import { build } from 'esbuild';
 import { DailyRoomProvider } from '../bot-task/providers/daily/daily-provider';
 import { botOrigin } from '../bot-task/providers/daily/page-assets';
 import { createLogger } from '../core/log';
+import { toneSynthesizer } from '../test/support/tone-synthesizer';
 
 const stub = (
   await build({
@@ -17,6 +18,7 @@ const stub = (
 ).outputFiles[0]!.text;
 
 const provider = new DailyRoomProvider({
+  synthesizer: toneSynthesizer,
   log: createLogger('silent'),
   preparePage: async (page) => {
     await page.route('**/*', (route) =>
@@ -32,6 +34,7 @@ const conn = await provider.join({
   roomUrl: 'https://bench.daily.co/room',
   botName: 'RSS probe',
   videoMode: 'static',
+  voice: 'Joanna',
   timeoutMs: 30_000,
 });
 await new Promise((r) => setTimeout(r, 3000));

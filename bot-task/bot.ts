@@ -3,12 +3,14 @@
 import { failSession } from '../core/bots/finish-session';
 import type { BotSession } from '../core/bots/session';
 import type { Config } from '../core/config';
+import type { ConversationEngine } from '../core/conversation/conversation-engine';
 import type { Stores } from '../core/deps';
 import type { Logger } from '../core/log';
 import type { MessageQueue } from '../core/ports/queue';
 import { type RoomConnection, RoomJoinError, type RoomProvider } from '../core/ports/room-provider';
 import type { ResultsMessage } from '../core/results/messages';
 import type { ExitReason } from '../core/schemas/api';
+import { ConversationController } from './conversation';
 import { TranscriptRecorder } from './transcript-recorder';
 import { forceLeaveWatcher } from './watchers/force-leave';
 import { idleTimeoutWatcher } from './watchers/idle-timeout';
@@ -22,6 +24,7 @@ export interface BotContext {
   stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts'>;
   config: Config;
   provider: RoomProvider;
+  conversation: ConversationEngine;
   results: MessageQueue;
   log: Logger;
   /** Resolves when the runner asks the task to stop (SIGTERM): the same exit pipeline as force_leave. */
@@ -45,6 +48,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       botName: session.botConfig.name,
       videoMode: session.botConfig.video_mode,
       backgroundImageUrl: session.botConfig.background_image_url,
+      voice: session.botConfig.voice,
       timeoutMs: config.JOIN_TIMEOUT_MS,
     });
   } catch (err) {
@@ -73,6 +77,19 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     });
   });
   recorder.start();
+  const conversation = new ConversationController(
+    room,
+    ctx.conversation,
+    {
+      botName: session.botConfig.name,
+      prompt: session.botConfig.bot_prompt,
+      greeting: session.botConfig.bot_greeting,
+      endOfTurnMs: config.END_OF_TURN_SILENCE_MS,
+    },
+    () => recorder.utterances,
+    log,
+  );
+  conversation.start();
 
   const exitReason = await new Promise<ExitReason>((resolve) => {
     let decided = false;
@@ -108,6 +125,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
 
   // Exit pipeline (ARCHITECTURE.md §4): leave first, then save, then hand over.
   const triggeredAt = Date.now();
+  conversation.stop();
   await Promise.race([room.leave(), new Promise((r) => setTimeout(r, config.LEAVE_TIMEOUT_MS))]).catch(
     (err) => log.warn('leave failed', { err }),
   );

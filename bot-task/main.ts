@@ -1,8 +1,10 @@
 // The bot runtime's entry (ECS container command; a child process locally). Started with only BOT_ID set:
 // everything else — room, bot_config, meeting token — comes from the session record.
-import { dynamoDocumentClient, sqsClient } from '../core/adapters/aws-clients';
+import { dynamoDocumentClient, pollyClient, sqsClient } from '../core/adapters/aws-clients';
+import { PollySynthesizer } from '../core/adapters/polly/polly-synthesizer';
 import { SqsQueue } from '../core/adapters/sqs/sqs-queue';
 import { loadConfig } from '../core/config';
+import { LocalConversationEngine } from '../core/conversation/local-engine';
 import { buildStores } from '../core/deps';
 import { createLogger } from '../core/log';
 import type { RoomProvider } from '../core/ports/room-provider';
@@ -14,8 +16,10 @@ const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, { bot_id: botId, component: 'bot-task' });
 
 async function providerFor(provider: Provider): Promise<RoomProvider> {
-  if (provider === 'local') return new (await import('./providers/local-room')).LocalRoomProvider();
-  return new (await import('./providers/daily/daily-provider')).DailyRoomProvider({ log });
+  if (provider === 'local')
+    return new (await import('./providers/local-room')).LocalRoomProvider(config.LOCAL_SPEECH_MS_PER_CHAR);
+  const { DailyRoomProvider } = await import('./providers/daily/daily-provider');
+  return new DailyRoomProvider({ log, synthesizer: new PollySynthesizer(pollyClient(config)) });
 }
 
 async function main(): Promise<number> {
@@ -43,6 +47,7 @@ async function main(): Promise<number> {
       stores,
       config,
       provider: await providerFor(session.provider),
+      conversation: new LocalConversationEngine(),
       results: new SqsQueue(sqsClient(config), config.RESULTS_QUEUE_URL),
       log,
       terminated,

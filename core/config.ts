@@ -46,6 +46,10 @@ export const configSchema = z.object({
   IDLE_TIMEOUT_MS: int(300_000, 1),
   /** How long the bot tries to join before giving up (bot_join_failed, error_type unknown). */
   JOIN_TIMEOUT_MS: int(90_000, 100),
+  /** The bot replies after a participant's final words plus this much silence (turn-taking). */
+  END_OF_TURN_SILENCE_MS: int(700, 0),
+  /** How long the local room's bot voice takes per character (the page speaks it with speech synthesis). */
+  LOCAL_SPEECH_MS_PER_CHAR: int(55, 0),
   /** Transcript lines are saved this often while the bot runs: a crash loses at most this much. */
   TRANSCRIPT_FLUSH_MS: int(3_000, 50),
   /** Leaving the room is raced against this (daily-js leave() can hang). */

@@ -11,6 +11,7 @@ import {
   type RoomParticipant,
   type RoomProvider,
 } from '../../core/ports/room-provider';
+import type { Speech, SpeechOutcome } from '../../core/ports/speech';
 
 type ServerMessage =
   | { type: 'welcome'; participant_id: string; participants: { id: string; name: string; kind: string }[] }
@@ -27,6 +28,9 @@ const toParticipant = (p: { id: string; name: string; kind: string }): RoomParti
 });
 
 export class LocalRoomProvider implements RoomProvider {
+  /** `msPerChar`: how long the bot's voice "plays" per character (the room page speaks it). */
+  constructor(private readonly speechMsPerChar = 55) {}
+
   async join(options: JoinOptions): Promise<RoomConnection> {
     const url = new URL(options.roomUrl.replace(/\/$/, ''));
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -101,14 +105,38 @@ export class LocalRoomProvider implements RoomProvider {
     });
     ws.on('error', () => {});
 
+    const send = (m: unknown) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(m));
+    let current: ((outcome: SpeechOutcome) => void) | undefined;
+    const speech: Speech = {
+      say: (text) => {
+        current?.('interrupted');
+        send({ type: 'speaking', active: true });
+        send({ type: 'say', text, voice: options.voice });
+        return new Promise<SpeechOutcome>((resolve) => {
+          const finish = (outcome: SpeechOutcome) => {
+            if (current !== finish) return;
+            current = undefined;
+            clearTimeout(timer);
+            send({ type: 'speaking', active: false });
+            resolve(outcome);
+          };
+          const timer = setTimeout(() => finish('done'), Math.max(300, text.length * this.speechMsPerChar));
+          current = finish;
+        });
+      },
+      stop: () => current?.('interrupted'),
+    };
+
     return {
       selfId,
+      speech,
       participants: () => [...people.values()],
       on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void) {
         emitter.on(event, listener);
       },
       async leave() {
         leaving = true;
+        speech.stop();
         if (ws.readyState === WebSocket.CLOSED) return;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {

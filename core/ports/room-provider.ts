@@ -1,5 +1,8 @@
 // Port: how the bot joins a room and hears it, named for the domain (participants, utterances, activity).
+
 import type { JoinErrorType } from '../schemas/webhooks';
+import type { VoiceId } from '../voices';
+import type { Speech } from './speech';
 
 export interface RoomParticipant {
   participantId: string;
@@ -27,6 +30,7 @@ export interface JoinOptions {
   botName: string;
   videoMode: 'static' | 'off';
   backgroundImageUrl?: string;
+  voice: VoiceId;
   /** Give up joining after this long (daily-js retries its CDN for about a minute on its own). */
   timeoutMs: number;
 }
@@ -37,6 +41,8 @@ export interface RoomConnection {
   /** Everyone else in the room at this moment. */
   participants(): RoomParticipant[];
   on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void): void;
+  /** The bot's voice; its lines come back as the bot's own utterances. */
+  readonly speech: Speech;
   /** Leaves the room; resolves once out (bounded by the provider's own timeouts). */
   leave(): Promise<void>;
 }

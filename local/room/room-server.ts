@@ -19,11 +19,29 @@ const scriptedSchema = z.strictObject({
     )
     .max(500)
     .default([]),
+  /** Said one by one, each `delay_ms` after a bot stops speaking (an interviewee answering the bot). */
+  answers: z
+    .array(
+      z.strictObject({
+        say: z.string().min(1).max(2000),
+        delay_ms: z.number().int().min(0).max(60_000).default(400),
+      }),
+    )
+    .max(100)
+    .default([]),
+  /** Talks over the bot: `after_ms` into the bot's `on_bot_line`-th line (1 = its first), says `say`. */
+  barge_in: z
+    .strictObject({
+      on_bot_line: z.number().int().min(1).max(100).default(1),
+      after_ms: z.number().int().min(0).max(60_000),
+      say: z.string().min(1).max(2000),
+    })
+    .optional(),
   leave_at_ms: z.number().int().min(0).max(3_600_000).optional(),
   token: z.string().optional(),
 });
 
-export type ScriptedParticipant = z.infer<typeof scriptedSchema>;
+export type ScriptedParticipant = z.input<typeof scriptedSchema>;
 
 export interface RoomServer {
   rooms: Map<string, Room>;
@@ -57,16 +75,29 @@ export function createRoomServer(options: { baseUrl: () => string }): RoomServer
     return room;
   }
 
-  function addScripted(room: Room, script: ScriptedParticipant): string {
-    const me = room.join(script.name, 'scripted', () => {});
-    for (const line of script.lines) {
-      later(line.at_ms, () => {
-        if (!room.participants.some((p) => p.id === me.id)) return;
-        room.speaking(me.id, true);
-        room.say(me.id, line.say);
-        room.speaking(me.id, false);
-      });
-    }
+  function addScripted(room: Room, input: ScriptedParticipant): string {
+    const script = scriptedSchema.parse(input);
+    const answers = [...script.answers];
+    let botLines = 0;
+    const speak = (text: string) => {
+      if (!room.participants.some((p) => p.id === me.id)) return;
+      room.speaking(me.id, true);
+      room.say(me.id, text);
+      room.speaking(me.id, false);
+    };
+    const isBot = (id: string) => room.participants.some((p) => p.id === id && p.kind === 'bot');
+    const me = room.join(script.name, 'scripted', (e) => {
+      if (e.type !== 'speaking' || !isBot(e.participant_id)) return;
+      if (e.active) {
+        botLines++;
+        const b = script.barge_in;
+        if (b && b.on_bot_line === botLines) later(b.after_ms, () => speak(b.say));
+      } else if (answers.length) {
+        const next = answers.shift()!;
+        later(next.delay_ms, () => speak(next.say));
+      }
+    });
+    for (const line of script.lines) later(line.at_ms, () => speak(line.say));
     if (script.leave_at_ms !== undefined) later(script.leave_at_ms, () => room.leave(me.id));
     return me.id;
   }
@@ -147,14 +178,19 @@ export function createRoomServer(options: { baseUrl: () => string }): RoomServer
         log: room.log.slice(-200),
       });
       ws.on('message', (data) => {
-        let msg: { type?: string; text?: unknown; final?: unknown; active?: unknown };
+        let msg: { type?: string; text?: unknown; final?: unknown; active?: unknown; voice?: unknown };
         try {
           msg = JSON.parse(String(data));
         } catch {
           return;
         }
         if (msg.type === 'say' && typeof msg.text === 'string')
-          room.say(me.id, msg.text, msg.final !== false);
+          room.say(
+            me.id,
+            msg.text,
+            msg.final !== false,
+            typeof msg.voice === 'string' ? msg.voice.slice(0, 40) : undefined,
+          );
         else if (msg.type === 'speaking' && typeof msg.active === 'boolean') room.speaking(me.id, msg.active);
         else if (msg.type === 'leave') ws.close(1000, 'left');
       });

@@ -21,7 +21,15 @@ export type RoomLogEntry = { at: string; t_ms: number; participant_id: string; n
 export type RoomEvent =
   | { type: 'participant-joined'; participant: Participant }
   | { type: 'participant-left'; participant_id: string }
-  | { type: 'utterance'; participant_id: string; name: string; text: string; final: boolean; at: string }
+  | {
+      type: 'utterance';
+      participant_id: string;
+      name: string;
+      text: string;
+      final: boolean;
+      at: string;
+      voice?: string;
+    }
   | { type: 'speaking'; participant_id: string; active: boolean; at: string };
 
 export type JoinRefusal = { error_type: 'no-room' | 'not-allowed' | 'meeting-full'; message: string };
@@ -74,7 +82,8 @@ export class Room {
     this.broadcast({ type: 'participant-left', participant_id: id });
   }
 
-  say(id: string, text: string, final = true): void {
+  /** `voice`: the bot's requested voice, a hint for the page's speech synthesis. */
+  say(id: string, text: string, final = true, voice?: string): void {
     const member = this.members.get(id);
     const clean = text.replace(/\s+/g, ' ').trim().slice(0, 2000);
     if (!member || !clean) return;
@@ -86,6 +95,7 @@ export class Room {
       text: clean,
       final,
       at: entry.at,
+      ...(voice ? { voice } : {}),
     });
   }
 

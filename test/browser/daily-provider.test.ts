@@ -8,6 +8,7 @@ import { DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider
 import { botOrigin } from '../../bot-task/providers/daily/page-assets';
 import { createLogger } from '../../core/log';
 import { type RoomConnection, type RoomEvents, RoomJoinError } from '../../core/ports/room-provider';
+import { toneSynthesizer } from '../support/tone-synthesizer';
 import type { StubScenario } from './daily-stub';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -36,6 +37,7 @@ function harnessed(scenario: StubScenario = {}): Harnessed {
   const external: string[] = [];
   const provider = new DailyRoomProvider({
     log: createLogger('silent'),
+    synthesizer: toneSynthesizer,
     preparePage: async (p) => {
       page = p;
       await p.route('**/*', (route) => {
@@ -59,6 +61,7 @@ const joinOptions = {
   meetingToken: 'meeting-token-123',
   botName: 'Interviewer',
   videoMode: 'static' as const,
+  voice: 'Joanna' as const,
   timeoutMs: 15_000,
 };
 
@@ -214,6 +217,7 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
   it('gives up joining after the timeout', async () => {
     const provider = new DailyRoomProvider({
       log: createLogger('silent'),
+      synthesizer: toneSynthesizer,
       preparePage: async (p) => {
         // A daily-js whose join never settles.
         await p.route(`${botOrigin}/vendor/daily-esm.js`, (route) =>

@@ -12,6 +12,14 @@ export class FakeRoom implements RoomConnection {
   private readonly emitter = new EventEmitter();
   private readonly people = new Map<string, RoomParticipant>();
   left = false;
+  readonly spoken: string[] = [];
+  readonly speech = {
+    say: async (text: string) => {
+      this.spoken.push(text);
+      return 'done' as const;
+    },
+    stop: () => {},
+  };
 
   constructor(initial: RoomParticipant[] = []) {
     for (const p of initial) this.people.set(p.participantId, p);

@@ -12,12 +12,16 @@ import {
   type RoomParticipant,
   type RoomProvider,
 } from '../../../core/ports/room-provider';
+import type { Speech } from '../../../core/ports/speech';
+import type { Synthesizer } from '../../../core/ports/synthesizer';
 import { launchChromium } from './chromium';
 import type { HarnessEvent, HarnessJoinOptions, HarnessJoinResult } from './page/harness';
 import { botOrigin, dailyModule, harnessScript, pageHtml } from './page-assets';
 
 export interface DailyProviderOptions {
   log: Logger;
+  /** Turns the bot's lines into audio (Polly). */
+  synthesizer: Synthesizer;
   /** Transcription language (Deepgram code). */
   language?: string;
   launch?: () => Promise<Browser>;
@@ -125,8 +129,28 @@ export class DailyRoomProvider implements RoomProvider {
       if (!closing) emitter.emit('disconnected', { reason: 'the bot browser exited' });
     });
 
+    const synthesizer = this.options.synthesizer;
+    let generation = 0;
+    const speech: Speech = {
+      async say(text) {
+        const mine = ++generation;
+        const audio = await synthesizer.synthesize(text, options.voice);
+        // stop() while Polly was still synthesizing cancels this line too.
+        if (mine !== generation || closing) return 'interrupted';
+        return page.evaluate(([pcm, rate]) => window.bot.play(pcm, rate), [
+          audio.pcm.toString('base64'),
+          audio.sampleRate,
+        ] as const);
+      },
+      stop() {
+        generation++;
+        void page.evaluate(() => window.bot.stopSpeech()).catch(() => {});
+      },
+    };
+
     return {
       selfId: result.selfId,
+      speech,
       participants: () => [...people.values()],
       on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void) {
         emitter.on(event, listener);

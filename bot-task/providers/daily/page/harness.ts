@@ -36,7 +36,12 @@ export type HarnessEvent =
 declare global {
   interface Window {
     __botEvent?: (event: HarnessEvent) => void;
-    bot: { join(o: HarnessJoinOptions): Promise<HarnessJoinResult>; leave(): Promise<void> };
+    bot: {
+      join(o: HarnessJoinOptions): Promise<HarnessJoinResult>;
+      leave(): Promise<void>;
+      play(pcmBase64: string, sampleRate: number): Promise<'done' | 'interrupted'>;
+      stopSpeech(): void;
+    };
   }
 }
 
@@ -49,6 +54,8 @@ const activityLevel = 0.02;
 let call: DailyCall | undefined;
 let leaving = false;
 let audioContext: AudioContext | undefined;
+let microphone: MediaStreamAudioDestinationNode | undefined;
+let playing: { source: AudioBufferSourceNode; done: (outcome: 'done' | 'interrupted') => void } | undefined;
 let tileTimer: ReturnType<typeof setInterval> | undefined;
 const names = new Map<string, string>();
 const lastActivity = new Map<string, number>();
@@ -63,8 +70,42 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 /** The bot's microphone: a WebAudio destination whose track Daily sends (speech is played into it, issue #4). */
 function microphoneTrack(): MediaStreamTrack {
   audioContext = new AudioContext({ sampleRate: 48_000 });
-  const destination = audioContext.createMediaStreamDestination();
-  return destination.stream.getAudioTracks()[0]!;
+  microphone = audioContext.createMediaStreamDestination();
+  return microphone.stream.getAudioTracks()[0]!;
+}
+
+/** Plays 16-bit little-endian mono PCM (Polly's format) into the microphone track; resolves when it ends. */
+async function play(pcmBase64: string, sampleRate: number): Promise<'done' | 'interrupted'> {
+  if (!audioContext || !microphone) return 'interrupted';
+  stopSpeech();
+  await audioContext.resume();
+  const bytes = Uint8Array.from(atob(pcmBase64), (c) => c.charCodeAt(0));
+  const samples = new Int16Array(bytes.buffer, 0, Math.floor(bytes.length / 2));
+  const buffer = audioContext.createBuffer(1, Math.max(1, samples.length), sampleRate);
+  const channel = buffer.getChannelData(0);
+  for (let i = 0; i < samples.length; i++) channel[i] = samples[i]! / 32768;
+  const source = audioContext.createBufferSource();
+  source.buffer = buffer;
+  source.connect(microphone);
+  return new Promise((resolve) => {
+    const done = (outcome: 'done' | 'interrupted') => {
+      if (playing?.source !== source) return;
+      playing = undefined;
+      resolve(outcome);
+    };
+    playing = { source, done };
+    source.onended = () => done('done');
+    source.start();
+  });
+}
+
+function stopSpeech(): void {
+  const current = playing;
+  if (!current) return;
+  current.done('interrupted');
+  try {
+    current.source.stop();
+  } catch {}
 }
 
 /** The static tile: the image, or a name card, on a canvas redrawn every second so frames keep flowing. */
@@ -211,6 +252,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
 
 async function leave(): Promise<void> {
   leaving = true;
+  stopSpeech();
   clearInterval(tileTimer);
   if (!call) return;
   // leave() and destroy() can hang (notes/daily-bot.md): bounded, then the browser is closed anyway.
@@ -219,4 +261,4 @@ async function leave(): Promise<void> {
   await audioContext?.close().catch(() => {});
 }
 
-window.bot = { join, leave };
+window.bot = { join, leave, play, stopSpeech };

@@ -1,0 +1,113 @@
+// Turn-taking: the bot greets, then speaks only after a participant has finished (final words plus a short
+// silence), sentence by sentence as the engine streams, and stops the moment someone talks over it (barge-in).
+import type { Utterance } from '../core/bots/transcript';
+import { type ConversationEngine, sentences } from '../core/conversation/conversation-engine';
+import type { Logger } from '../core/log';
+import type { RoomConnection } from '../core/ports/room-provider';
+
+export interface ConversationSettings {
+  botName: string;
+  prompt?: string;
+  greeting?: string;
+  /** Silence after a participant's final words before the bot answers. */
+  endOfTurnMs: number;
+}
+
+export class ConversationController {
+  /** What the bot itself said (its own words, not the room's transcription of them). */
+  private readonly spoken: Utterance[] = [];
+  private turnTimer: NodeJS.Timeout | undefined;
+  private speaking = false;
+  private interrupted = false;
+  private stopped = false;
+  private turn: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly room: RoomConnection,
+    private readonly engine: ConversationEngine,
+    private readonly settings: ConversationSettings,
+    /** The participants' lines so far (the transcript recorder's). */
+    private readonly heard: () => readonly Utterance[],
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.room.on('utterance', (u) => {
+      if (u.participantId === this.room.selfId || this.stopped) return;
+      this.bargeIn();
+      clearTimeout(this.turnTimer);
+      // Only a finished thought is answered; partial results just mean the person is still talking.
+      if (u.final) this.turnTimer = setTimeout(() => this.respond(), this.settings.endOfTurnMs);
+    });
+    this.room.on('audio-activity', (a) => {
+      if (a.participantId === this.room.selfId || !a.active || this.stopped) return;
+      this.bargeIn();
+      // Someone is talking: a reply waiting for its silence waits longer.
+      if (this.turnTimer) {
+        clearTimeout(this.turnTimer);
+        this.turnTimer = setTimeout(() => this.respond(), this.settings.endOfTurnMs);
+      }
+    });
+    this.enqueue(() => this.engine.greet(this.context()));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    clearTimeout(this.turnTimer);
+    this.room.speech.stop();
+  }
+
+  private bargeIn(): void {
+    if (!this.speaking) return;
+    this.interrupted = true;
+    this.room.speech.stop();
+    this.log.info('barge-in: stopped speaking');
+  }
+
+  private respond(): void {
+    this.turnTimer = undefined;
+    this.enqueue(() => this.engine.reply(this.context()));
+  }
+
+  private context() {
+    const transcript = [...this.heard().filter((u) => !u.is_bot), ...this.spoken].sort((a, b) =>
+      a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0,
+    );
+    return {
+      botName: this.settings.botName,
+      prompt: this.settings.prompt,
+      greeting: this.settings.greeting,
+      transcript,
+    };
+  }
+
+  /** One turn at a time: a reply never starts while the previous one is still being spoken. */
+  private enqueue(produce: () => AsyncIterable<string>): void {
+    this.turn = this.turn
+      .then(() => this.speak(produce))
+      .catch((err) => this.log.warn('conversation turn failed; listening', { err }));
+  }
+
+  private async speak(produce: () => AsyncIterable<string>): Promise<void> {
+    if (this.stopped) return;
+    this.interrupted = false;
+    try {
+      for await (const sentence of sentences(produce())) {
+        if (this.stopped || this.interrupted) break;
+        this.speaking = true;
+        this.spoken.push({
+          speaker: this.settings.botName,
+          participant_id: this.room.selfId,
+          started_at: new Date().toISOString(),
+          text: sentence,
+          is_bot: true,
+        });
+        const outcome = await this.room.speech.say(sentence);
+        this.speaking = false;
+        if (outcome === 'interrupted') break;
+      }
+    } finally {
+      this.speaking = false;
+    }
+  }
+}

@@ -1,0 +1,167 @@
+// The deployment settings (CDK context): parsing and validation, the docs that list them, and a production variant
+// of the stack (synthesized without bundling: this file looks at configuration only).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { repoRoot } from '../../infra/constructs/service-function';
+import { parseSettings, settingKeys, settingsFromContext } from '../../infra/settings';
+import { refTarget, resourcesOfType, type Synthesized, synthStack } from './synth-stack';
+
+describe('settings from CDK context', () => {
+  it('default to a dev stage that synthesizes with no context at all', () => {
+    expect(settingsFromContext(() => undefined)).toMatchObject({
+      stage: 'dev',
+      production: false,
+      sesIdentity: 'example.com',
+      mailFrom: 'meeting-bot@example.com',
+      botTaskCpu: 1024,
+      botTaskMemoryMiB: 2048,
+      botNetwork: 'public',
+      useFargateSpot: true,
+      logRetentionDays: 30,
+      corsAllowedOrigins: [],
+    });
+  });
+
+  it('parse the string forms `-c key=value` gives', () => {
+    const context: Record<string, string> = {
+      stage: 'staging',
+      botTaskCpu: '2048',
+      botTaskMemoryMiB: '4096',
+      useFargateSpot: 'false',
+      corsAllowedOrigins: 'https://a.example, https://b.example',
+      apiThrottleRateLimit: '20',
+    };
+    expect(settingsFromContext((k) => context[k])).toMatchObject({
+      stage: 'staging',
+      botTaskCpu: 2048,
+      botTaskMemoryMiB: 4096,
+      useFargateSpot: false,
+      corsAllowedOrigins: ['https://a.example', 'https://b.example'],
+      apiThrottleRateLimit: 20,
+    });
+    expect(parseSettings({ corsAllowedOrigins: '["https://c.example"]' }).corsAllowedOrigins).toEqual([
+      'https://c.example',
+    ]);
+  });
+
+  it('treat prod-like stages as production, and refuse the placeholder SES identity there', () => {
+    expect(() => parseSettings({ stage: 'prod' })).toThrow(/sesIdentity/);
+    expect(parseSettings({ stage: 'prod', sesIdentity: 'bots@acme.org' })).toMatchObject({
+      production: true,
+      mailFrom: 'bots@acme.org',
+    });
+    expect(parseSettings({ stage: 'prod-eu', sesIdentity: 'acme.org' }).production).toBe(true);
+    expect(parseSettings({ stage: 'demo', production: 'true', sesIdentity: 'acme.org' }).production).toBe(
+      true,
+    );
+  });
+
+  it('name every bad key in one error', () => {
+    expect(() => parseSettings({ stage: 'Prod_1', botTaskCpu: 1024, botTaskMemoryMiB: 1024 })).toThrow(
+      /stage: .*; botTaskMemoryMiB: with botTaskCpu 1024: 2048–8192/,
+    );
+    expect(() => parseSettings({ logRetentionDays: 10 })).toThrow(/logRetentionDays/);
+    expect(() => parseSettings({ alarmEmail: 'not-an-address' })).toThrow(/alarmEmail/);
+  });
+
+  it('are all documented in docs/deploy.md', () => {
+    const doc = readFileSync(join(repoRoot, 'docs/deploy.md'), 'utf8');
+    for (const key of settingKeys) expect(doc, key).toContain(`\`${key}\``);
+  });
+
+  it('are what cdk.json runs the app with', () => {
+    const cdk = JSON.parse(readFileSync(join(repoRoot, 'cdk.json'), 'utf8'));
+    expect(cdk.app).toMatch(/infra\/app\.ts$/);
+  });
+});
+
+describe('a production stack in private subnets with an inference profile', () => {
+  let s: Synthesized;
+  const profile = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
+
+  beforeAll(() => {
+    s = synthStack(
+      {
+        stage: 'prod',
+        sesIdentity: 'mail.acme.org',
+        botNetwork: 'private',
+        conversationModelId: profile,
+        corsAllowedOrigins: 'https://app.acme.org',
+        alarmEmail: 'oncall@acme.org',
+        botTaskCpu: '2048',
+        botTaskMemoryMiB: '4096',
+        botTaskArchitecture: 'arm64',
+        useFargateSpot: 'false',
+        logRetentionDays: '90',
+      },
+      { bundle: false },
+    );
+  });
+
+  const logicalId = (c: IConstruct) => s.stack.getLogicalId(c.node.defaultChild as never);
+
+  it('retains and protects the table and keeps every log group', () => {
+    const [, table] = resourcesOfType(s.json, 'AWS::DynamoDB::Table')[0]!;
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.Properties!.DeletionProtectionEnabled).toBe(true);
+    for (const [id, group] of resourcesOfType(s.json, 'AWS::Logs::LogGroup')) {
+      expect(group.DeletionPolicy, id).toBe('Retain');
+      expect(group.Properties!.RetentionInDays, id).toBe(90);
+    }
+  });
+
+  it('runs tasks in private subnets behind one NAT gateway, on Fargate only, ARM64, 2 vCPU / 4 GiB', () => {
+    s.template.resourceCountIs('AWS::EC2::NatGateway', 1);
+    const joinFunction = s.stack.api.functions.get('join')!;
+    const env = s.json.Resources[logicalId(joinFunction.function)]!.Properties!.Environment.Variables;
+    expect(env.BOT_ASSIGN_PUBLIC_IP).toBe('false');
+    expect(env.BOT_CAPACITY_PROVIDERS).toBe('FARGATE');
+    expect(JSON.stringify(env.BOT_SUBNET_IDS)).toMatch(/tasksSubnet1.*tasksSubnet2/);
+    s.template.hasResourceProperties('AWS::ECS::TaskDefinition', {
+      Cpu: '2048',
+      Memory: '4096',
+      RuntimePlatform: { CpuArchitecture: 'ARM64', OperatingSystemFamily: 'LINUX' },
+    });
+    const manifest = JSON.parse(readFileSync(join(s.outdir, `${s.stack.stackName}.assets.json`), 'utf8'));
+    expect(
+      Object.values(manifest.dockerImages).map(
+        (i) => (i as { source: { platform: string } }).source.platform,
+      ),
+    ).toEqual(['linux/arm64']);
+  });
+
+  it('grants the inference profile and its model (in the regions it routes to), acknowledged for cdk-nag', () => {
+    const role = logicalId(s.stack.runtime.taskDefinition.taskRole);
+    const policy = resourcesOfType(s.json, 'AWS::IAM::Policy').find(([, p]) =>
+      p.Properties!.Roles.some((r: unknown) => refTarget(r) === role),
+    )![1];
+    const bedrock = policy.Properties!.PolicyDocument.Statement.find((st: { Action: unknown }) =>
+      JSON.stringify(st.Action).includes('bedrock:InvokeModel'),
+    );
+    const resources = JSON.stringify(bedrock.Resource);
+    expect(resources).toContain(`:inference-profile/${profile}`);
+    expect(resources).toContain(':bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0');
+    const report = new AwsSolutionsChecks().validateScope(s.app);
+    expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+  });
+
+  it('answers CORS for the configured origins, mails alarms, and sends as the configured identity', () => {
+    s.template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: Match.objectLike({ AllowOrigins: ['https://app.acme.org'] }),
+    });
+    s.template.hasResourceProperties('AWS::SNS::Subscription', {
+      Protocol: 'email',
+      Endpoint: 'oncall@acme.org',
+    });
+    if (s.stack.delivery.deliveryFunction) {
+      const env =
+        s.json.Resources[logicalId(s.stack.delivery.deliveryFunction.function)]!.Properties!.Environment
+          .Variables;
+      expect(env.SES_FROM_ADDRESS).toBe('Meeting Bot <meeting-bot@mail.acme.org>');
+    }
+  });
+});

@@ -1,0 +1,542 @@
+// The synthesized template of the default (dev) stack: what issue #6 promises, checked without an AWS account or
+// Docker. One synthesis (with real esbuild bundling) is shared by every test in this file.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Validations } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runningIndex, ttlAttribute } from '../../core/adapters/dynamodb/table';
+import { deployedRoutes } from '../../infra/constructs/api';
+import { botContainerName } from '../../infra/constructs/bot-runtime';
+import { deliveryMaxReceiveCount, resultsMaxReceiveCount } from '../../infra/constructs/delivery';
+import {
+  asArray,
+  type CfnResource,
+  refTarget,
+  resourcesOfType,
+  type Synthesized,
+  synthStack,
+} from './synth-stack';
+
+let s: Synthesized;
+let R: Record<string, CfnResource>;
+
+beforeAll(() => {
+  s = synthStack();
+  R = s.json.Resources;
+});
+
+const logicalId = (construct: IConstruct) => s.stack.getLogicalId(construct.node.defaultChild as never);
+const fnId = (fn: { function: IConstruct }) => logicalId(fn.function);
+const props = (id: string) => R[id]!.Properties!;
+
+/** Every Allow statement attached to a role: its default policy and inline policies. */
+function statementsOfRole(roleId: string): { Action: string[]; Resource: unknown[]; Condition?: unknown }[] {
+  const out: { Action: string[]; Resource: unknown[]; Condition?: unknown }[] = [];
+  const add = (doc: { Statement: Record<string, unknown>[] }) => {
+    for (const st of doc.Statement) {
+      if (st.Effect !== 'Allow') continue;
+      out.push({
+        Action: asArray(st.Action as string | string[]),
+        Resource: asArray(st.Resource),
+        Condition: st.Condition,
+      });
+    }
+  };
+  for (const [, policy] of resourcesOfType(s.json, 'AWS::IAM::Policy')) {
+    if (asArray(policy.Properties!.Roles).some((r) => refTarget(r) === roleId))
+      add(policy.Properties!.PolicyDocument);
+  }
+  for (const p of asArray(props(roleId).Policies)) add((p as { PolicyDocument: never }).PolicyDocument);
+  return out;
+}
+
+const roleOfFunction = (functionId: string) => refTarget(props(functionId).Role)!;
+const actionsOf = (roleId: string) => new Set(statementsOfRole(roleId).flatMap((st) => st.Action));
+
+describe('the API', () => {
+  it('routes every route of the route table (plus the stop alias, OpenAPI and deliveries) to its own function', () => {
+    const routes = deployedRoutes();
+    expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual(
+      expect.arrayContaining([
+        'POST /api/bot/join',
+        'POST /v1/bots/leave/{bot_id}',
+        'POST /v1/bot/{bot_id}/stop',
+        'GET /api/bot/{bot_id}/status',
+        'GET /openapi.json',
+      ]),
+    );
+    const cfnRoutes = resourcesOfType(s.json, 'AWS::ApiGatewayV2::Route');
+    expect(cfnRoutes).toHaveLength(routes.length);
+    for (const route of routes) {
+      const [, cfnRoute] = cfnRoutes.find(
+        ([, r]) => r.Properties!.RouteKey === `${route.method} ${route.path}`,
+      )!;
+      expect(cfnRoute, `${route.method} ${route.path}`).toBeDefined();
+      const target = cfnRoute.Properties!.Target['Fn::Join'][1] as unknown[];
+      const integrationId = refTarget(target[1])!;
+      const integration = props(integrationId);
+      expect(integration.IntegrationType).toBe('AWS_PROXY');
+      expect(integration.PayloadFormatVersion).toBe('2.0');
+      const fn = s.stack.api.functions.get(route.name)!;
+      expect(refTarget(integration.IntegrationUri), route.path).toBe(fnId(fn));
+    }
+    // The alias reaches the same function as leave.
+    expect(s.stack.api.functions.size).toBe(new Set(routes.map((r) => r.name)).size);
+  });
+
+  it('throttles the stage and writes JSON access logs', () => {
+    s.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100 },
+      AccessLogSettings: {
+        DestinationArn: { 'Fn::GetAtt': [Match.stringLikeRegexp('^ApiAccessLogs'), 'Arn'] },
+        Format: Match.stringLikeRegexp('\\$context\\.requestId'),
+      },
+    });
+    const stage = resourcesOfType(s.json, 'AWS::ApiGatewayV2::Stage')[0]![1];
+    expect(() => JSON.parse(stage.Properties!.AccessLogSettings.Format)).not.toThrow();
+  });
+
+  it('has no authorizer (authentication is in the handlers) and no CORS unless origins are configured', () => {
+    for (const [, route] of resourcesOfType(s.json, 'AWS::ApiGatewayV2::Route')) {
+      expect(route.Properties!.AuthorizationType ?? 'NONE').toBe('NONE');
+    }
+    expect(
+      resourcesOfType(s.json, 'AWS::ApiGatewayV2::Api')[0]![1].Properties!.CorsConfiguration,
+    ).toBeUndefined();
+  });
+});
+
+describe('the Lambda functions', () => {
+  const serviceFunctions = () => [
+    ...s.stack.api.functions.values(),
+    s.stack.delivery.resultsFunction,
+    ...(s.stack.delivery.deliveryFunction ? [s.stack.delivery.deliveryFunction] : []),
+    s.stack.operations.taskStopped,
+    s.stack.operations.sweeper,
+  ];
+
+  it('are esbuild bundles for ARM64 on Node.js ≥ 22 with ≥ 512 MB, and no source maps', () => {
+    expect(serviceFunctions().length).toBeGreaterThanOrEqual(8);
+    for (const fn of serviceFunctions()) {
+      const p = props(fnId(fn));
+      expect(p.Architectures).toEqual(['arm64']);
+      expect(Number(/^nodejs(\d+)/.exec(p.Runtime)![1])).toBeGreaterThanOrEqual(22);
+      expect(p.MemorySize).toBeGreaterThanOrEqual(512);
+      expect(p.Handler).toBe('index.handler');
+      expect(p.Environment.Variables.NODE_OPTIONS ?? '').not.toMatch(/source-maps/);
+      expect(refTarget(p.LoggingConfig.LogGroup)).toMatch(/Logs/);
+    }
+  });
+
+  it('bundle the AWS SDK into one ESM file each, with no source map, built without Docker', () => {
+    for (const fn of serviceFunctions()) {
+      const key = props(fnId(fn)).Code.S3Key as string;
+      const dir = join(s.outdir, `asset.${key.replace(/\.zip$/, '')}`);
+      const files = readdirSync(dir);
+      expect(files).toEqual(['index.mjs']);
+      const code = readFileSync(join(dir, 'index.mjs'), 'utf8');
+      // No import of the runtime's SDK copy: every @aws-sdk module is inside the bundle.
+      expect(code).not.toMatch(/from\s*["']@aws-sdk\//);
+      expect(code).not.toMatch(/sourceMappingURL/);
+    }
+  });
+
+  it('have their own roles with no managed policies', () => {
+    for (const fn of serviceFunctions()) {
+      expect(props(roleOfFunction(fnId(fn))).ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('get exactly the actions their use cases need', () => {
+    const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+    const consume = [
+      'sqs:ReceiveMessage',
+      'sqs:ChangeMessageVisibility',
+      'sqs:GetQueueUrl',
+      'sqs:DeleteMessage',
+      'sqs:GetQueueAttributes',
+    ];
+    const send = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
+    const items = ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query'];
+    const bedrock = ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'];
+    const api = s.stack.api.functions;
+    const expected: [string, string[]][] = [
+      ['join', [...logs, ...items, 'dynamodb:DeleteItem', 'ecs:RunTask', 'ecs:TagResource', 'iam:PassRole']],
+      ['leave', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'ecs:StopTask']],
+      ['status', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query']],
+      ['openapi', logs],
+    ];
+    for (const [name, actions] of expected) {
+      expect([...actionsOf(roleOfFunction(fnId(api.get(name as never)!)))].sort(), name).toEqual(
+        [...new Set(actions)].sort(),
+      );
+    }
+    const d = s.stack.delivery;
+    expect([...actionsOf(roleOfFunction(fnId(d.resultsFunction)))].sort()).toEqual(
+      [...new Set([...logs, ...consume, ...send, ...items, ...bedrock])].sort(),
+    );
+    if (d.deliveryFunction) {
+      expect([...actionsOf(roleOfFunction(fnId(d.deliveryFunction)))].sort()).toEqual(
+        [...new Set([...logs, ...consume, ...send, ...items, 'ses:SendEmail'])].sort(),
+      );
+    }
+    for (const fn of [s.stack.operations.taskStopped, s.stack.operations.sweeper]) {
+      expect([...actionsOf(roleOfFunction(fnId(fn)))].sort()).toEqual(
+        [...new Set([...logs, ...send, ...items])].sort(),
+      );
+    }
+  });
+
+  it('scope each grant to its resource: table, index, queues, cluster, roles, model, SES identity', () => {
+    const tableId = logicalId(s.stack.data.table);
+    const join = statementsOfRole(roleOfFunction(fnId(s.stack.api.functions.get('join')!)));
+    for (const st of join.filter((x) => x.Action.some((a) => a.startsWith('dynamodb:')))) {
+      expect(st.Resource.map(refTarget)).toEqual([tableId]);
+    }
+    const runTask = join.find((x) => x.Action.includes('ecs:RunTask'))!;
+    expect(JSON.stringify(runTask.Resource)).toContain(':task-definition/meeting-bot-dev-bot:*');
+    expect(runTask.Condition).toEqual({
+      ArnEquals: { 'ecs:cluster': { 'Fn::GetAtt': [logicalId(s.stack.runtime.cluster), 'Arn'] } },
+    });
+    const passRole = join.find((x) => x.Action.includes('iam:PassRole'))!;
+    expect(passRole.Resource.map(refTarget).sort()).toEqual(
+      [
+        logicalId(s.stack.runtime.taskDefinition.taskRole),
+        logicalId(s.stack.runtime.taskDefinition.executionRole!),
+      ].sort(),
+    );
+    expect(passRole.Condition).toEqual({
+      StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' },
+    });
+
+    const sweeper = statementsOfRole(roleOfFunction(fnId(s.stack.operations.sweeper)));
+    const indexQuery = sweeper.find((x) => JSON.stringify(x.Resource).includes('/index/'))!;
+    expect(indexQuery.Action).toEqual(['dynamodb:Query']);
+    expect(JSON.stringify(indexQuery.Resource)).toContain(`/index/${runningIndex.name}`);
+
+    const results = statementsOfRole(roleOfFunction(fnId(s.stack.delivery.resultsFunction)));
+    const model = results.find((x) => x.Action.includes('bedrock:InvokeModel'))!;
+    expect(JSON.stringify(model.Resource)).toContain('::foundation-model/amazon.nova-pro-v1:0');
+
+    if (s.stack.delivery.deliveryFunction) {
+      const delivery = statementsOfRole(roleOfFunction(fnId(s.stack.delivery.deliveryFunction)));
+      const ses = delivery.find((x) => x.Action.includes('ses:SendEmail'))!;
+      expect(JSON.stringify(ses.Resource)).toContain(':identity/example.com');
+      expect(ses.Condition).toEqual({ StringEquals: { 'ses:FromAddress': 'meeting-bot@example.com' } });
+    }
+  });
+});
+
+describe('least privilege across every IAM policy in the stack', () => {
+  // The only wildcards allowed, each because AWS requires one (see the reasons where they are granted).
+  const allowedWildcards: { action: RegExp; resource: RegExp; why: string }[] = [
+    // ecr:GetAuthorizationToken has no resource-level permissions (CDK adds it to pull the image asset).
+    { action: /^ecr:GetAuthorizationToken$/, resource: /^"\*"$/, why: 'ECR login' },
+    // polly:SynthesizeSpeech is scoped only by lexicon ARNs, and the bot uses no lexicon.
+    { action: /^polly:SynthesizeSpeech$/, resource: /^"\*"$/, why: 'Polly speech' },
+    // Any revision of our own task definition family (a deploy may race a running join).
+    { action: /^ecs:RunTask$/, resource: /:task-definition\/meeting-bot-dev-bot:\*"/, why: 'task revisions' },
+    // The task id does not exist before RunTask / is per bot: this cluster's tasks only.
+    {
+      action: /^ecs:(TagResource|StopTask)$/,
+      resource: /:task\/",\{"Ref":"BotRuntimeCluster\w+"\},"\/\*"/,
+      why: 'tasks',
+    },
+  ];
+
+  it('has no wildcard action anywhere', () => {
+    for (const [id] of resourcesOfType(s.json, 'AWS::IAM::Role')) {
+      for (const st of statementsOfRole(id)) {
+        for (const action of st.Action) expect(action, id).not.toContain('*');
+      }
+    }
+  });
+
+  it('has no wildcard resource except where AWS requires one', () => {
+    const seen = new Set<string>();
+    for (const [id] of resourcesOfType(s.json, 'AWS::IAM::Role')) {
+      for (const st of statementsOfRole(id)) {
+        for (const resource of st.Resource) {
+          const text = JSON.stringify(resource);
+          // `-??????` is Secrets Manager's random suffix of the one secret name; GetAtt ARNs are exact.
+          if (!text.includes('*')) continue;
+          const allowed = allowedWildcards.find(
+            (w) => st.Action.every((a) => w.action.test(a)) && w.resource.test(text),
+          );
+          expect(allowed, `${id}: ${st.Action.join(',')} on ${text}`).toBeDefined();
+          seen.add(allowed!.why);
+        }
+      }
+    }
+    expect([...seen].sort()).toEqual(allowedWildcards.map((w) => w.why).sort());
+  });
+
+  it('attaches managed policies only to the CDK provider that locks down the default security group', () => {
+    const withManaged = resourcesOfType(s.json, 'AWS::IAM::Role').filter(
+      ([, r]) => r.Properties!.ManagedPolicyArns,
+    );
+    expect(withManaged.map(([id]) => id)).toEqual([
+      expect.stringMatching(/^CustomVpcRestrictDefaultSGCustomResourceProviderRole/),
+    ]);
+  });
+});
+
+describe('the data layer', () => {
+  it('is the table core/adapters/dynamodb/table.ts builds keys for: on-demand, PITR, TTL, the running index', () => {
+    s.template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TableName: 'meeting-bot-dev',
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: Match.arrayWith([
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+        { AttributeName: runningIndex.pk, AttributeType: 'S' },
+        { AttributeName: runningIndex.sk, AttributeType: 'S' },
+      ]),
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true },
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: runningIndex.name,
+          KeySchema: [
+            { AttributeName: runningIndex.pk, KeyType: 'HASH' },
+            { AttributeName: runningIndex.sk, KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'KEYS_ONLY' },
+        },
+      ],
+    });
+    const [, table] = resourcesOfType(s.json, 'AWS::DynamoDB::Table')[0]!;
+    expect(table.Properties!.AttributeDefinitions).toHaveLength(4);
+    // A dev stage can be torn down; production retains and protects (test/infra/settings.test.ts).
+    expect(table.DeletionPolicy).toBe('Delete');
+    expect(table.Properties!.DeletionProtectionEnabled).toBe(false);
+  });
+});
+
+describe('queues', () => {
+  const queue = (q: IConstruct) => props(logicalId(q));
+
+  it('are encrypted, TLS-only, and each work queue has a DLQ above its retry count', () => {
+    const d = s.stack.delivery;
+    expect(queue(d.resultsQueue).RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(d.resultsDlq), 'Arn'] },
+      maxReceiveCount: resultsMaxReceiveCount,
+    });
+    expect(queue(d.deliveryQueue).RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(d.deliveryDlq), 'Arn'] },
+      maxReceiveCount: deliveryMaxReceiveCount,
+    });
+    // Above the delivery function's own 15 attempts (core/delivery): SQS never cuts its retries short.
+    expect(deliveryMaxReceiveCount).toBeGreaterThan(15);
+    for (const [id, q] of resourcesOfType(s.json, 'AWS::SQS::Queue')) {
+      expect(q.Properties!.SqsManagedSseEnabled, id).toBe(true);
+      expect(q.Properties!.MessageRetentionPeriod, id).toBe(14 * 24 * 3600);
+    }
+    for (const [, policy] of resourcesOfType(s.json, 'AWS::SQS::QueuePolicy')) {
+      expect(policy.Properties!.PolicyDocument.Statement).toContainEqual(
+        expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+      );
+    }
+  });
+
+  it('feed their consumers with ReportBatchItemFailures, visibility ≥ 6 × the function timeout', () => {
+    const d = s.stack.delivery;
+    const pairs = [[d.resultsQueue, d.resultsFunction] as const];
+    if (d.deliveryFunction) pairs.push([d.deliveryQueue, d.deliveryFunction] as const);
+    for (const [q, fn] of pairs) {
+      s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+        EventSourceArn: { 'Fn::GetAtt': [logicalId(q), 'Arn'] },
+        FunctionName: { Ref: fnId(fn) },
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+      expect(queue(q).VisibilityTimeout).toBeGreaterThanOrEqual(6 * props(fnId(fn)).Timeout);
+    }
+  });
+});
+
+describe('the bot runtime', () => {
+  it('runs the image asset from bot-task/Dockerfile with init, a 120 s stop timeout and the secret from Secrets Manager', () => {
+    const td = props(logicalId(s.stack.runtime.taskDefinition));
+    expect(td.RequiresCompatibilities).toEqual(['FARGATE']);
+    expect(td.NetworkMode).toBe('awsvpc');
+    expect([td.Cpu, td.Memory]).toEqual(['1024', '2048']);
+    expect(td.ContainerDefinitions).toHaveLength(1);
+    const c = td.ContainerDefinitions[0];
+    expect(c.Name).toBe(botContainerName);
+    expect(c.Image['Fn::Sub']).toContain(
+      `container-assets-\${AWS::AccountId}-\${AWS::Region}:${s.stack.runtime.image.assetHash}`,
+    );
+    expect(c.StopTimeout).toBe(120);
+    expect(c.LinuxParameters.InitProcessEnabled).toBe(true);
+    expect(c.LogConfiguration.LogDriver).toBe('awslogs');
+    expect(c.Secrets.map((x: { Name: string }) => x.Name)).toEqual(['DAILY_API_KEY']);
+    expect(JSON.stringify(c.Secrets[0].ValueFrom)).toContain(':secretsmanager:');
+    expect(JSON.stringify(c.Secrets[0].ValueFrom)).toContain(':secret:meeting-bot/daily-api-key');
+    // Settings only in the environment: nothing that looks like a credential.
+    for (const env of c.Environment as { Name: string }[])
+      expect(env.Name).not.toMatch(/KEY|SECRET|TOKEN|PASSWORD/);
+  });
+
+  it('stages the image asset from a small, allow-listed build context (no node_modules), without building it', () => {
+    const manifest = JSON.parse(readFileSync(join(s.outdir, `${s.stack.stackName}.assets.json`), 'utf8'));
+    const images = Object.values(manifest.dockerImages) as {
+      source: { directory: string; dockerFile: string };
+    }[];
+    expect(images).toHaveLength(1);
+    expect(images[0]!.source.dockerFile).toBe('bot-task/Dockerfile');
+    const dir = join(s.outdir, images[0]!.source.directory);
+    const top = readdirSync(dir).sort();
+    expect(top).toEqual(
+      [
+        '.dockerignore',
+        'bot-task',
+        'core',
+        'package-lock.json',
+        'package.json',
+        'scripts',
+        'tsconfig.json',
+      ].sort(),
+    );
+    expect(existsSync(join(dir, 'bot-task', 'Dockerfile'))).toBe(true);
+    let bytes = 0;
+    const walk = (d: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        expect(e.name).not.toMatch(/^(node_modules|dist|\.data|cdk\.out)$/);
+        if (e.isDirectory()) walk(join(d, e.name));
+        else bytes += statSync(join(d, e.name)).size;
+      }
+    };
+    walk(dir);
+    expect(bytes).toBeLessThan(5 * 1024 * 1024);
+  });
+
+  it('runs in public subnets with public IPs and no NAT gateway, Spot first with Fargate as fallback', () => {
+    expect(resourcesOfType(s.json, 'AWS::EC2::NatGateway')).toHaveLength(0);
+    s.template.hasResourceProperties('AWS::ECS::ClusterCapacityProviderAssociations', {
+      CapacityProviders: Match.arrayWith(['FARGATE', 'FARGATE_SPOT']),
+    });
+    const env = props(fnId(s.stack.api.functions.get('join')!)).Environment.Variables;
+    expect(env).toMatchObject({
+      BOT_CONTAINER_NAME: botContainerName,
+      BOT_ASSIGN_PUBLIC_IP: 'true',
+      BOT_CAPACITY_PROVIDERS: 'FARGATE_SPOT,FARGATE',
+      BOT_CLUSTER_ARN: { 'Fn::GetAtt': [logicalId(s.stack.runtime.cluster), 'Arn'] },
+      BOT_TASK_DEFINITION_ARN: { Ref: logicalId(s.stack.runtime.taskDefinition) },
+    });
+    const subnetIds = JSON.stringify(env.BOT_SUBNET_IDS);
+    expect(subnetIds).toMatch(/publicSubnet1/);
+    expect(subnetIds).toMatch(/publicSubnet2/);
+    // No inbound rules on the tasks' security group.
+    const sg = props(logicalId(s.stack.runtime.securityGroup));
+    expect(sg.SecurityGroupIngress).toBeUndefined();
+  });
+
+  it('gives the task role only its session items, the results queue, the conversation model and Polly', () => {
+    const role = logicalId(s.stack.runtime.taskDefinition.taskRole);
+    expect([...actionsOf(role)].sort()).toEqual(
+      [
+        'bedrock:InvokeModel',
+        'bedrock:InvokeModelWithResponseStream',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+        'polly:SynthesizeSpeech',
+        'sqs:GetQueueAttributes',
+        'sqs:GetQueueUrl',
+        'sqs:SendMessage',
+      ].sort(),
+    );
+    const model = statementsOfRole(role).find((x) => x.Action.includes('bedrock:InvokeModel'))!;
+    expect(JSON.stringify(model.Resource)).toContain('::foundation-model/amazon.nova-lite-v1:0');
+    const exec = logicalId(s.stack.runtime.taskDefinition.executionRole!);
+    const secret = statementsOfRole(exec).find((x) => x.Action.includes('secretsmanager:GetSecretValue'))!;
+    expect(JSON.stringify(secret.Resource)).toContain(':secret:meeting-bot/daily-api-key-??????');
+  });
+});
+
+describe('operations', () => {
+  it('sends STOPPED task-state events of this cluster to the task-stopped function', () => {
+    const rule = props(logicalId(s.stack.operations.taskStateRule));
+    expect(rule.EventPattern).toEqual({
+      source: ['aws.ecs'],
+      'detail-type': ['ECS Task State Change'],
+      detail: {
+        clusterArn: [{ 'Fn::GetAtt': [logicalId(s.stack.runtime.cluster), 'Arn'] }],
+        lastStatus: ['STOPPED'],
+      },
+    });
+    expect(rule.Targets).toHaveLength(1);
+    expect(refTarget(rule.Targets[0].Arn)).toBe(fnId(s.stack.operations.taskStopped));
+    expect(refTarget(rule.Targets[0].DeadLetterConfig.Arn)).toBe(logicalId(s.stack.operations.eventsDlq));
+    expect(props(fnId(s.stack.operations.taskStopped)).Environment.Variables.BOT_CONTAINER_NAME).toBe(
+      botContainerName,
+    );
+  });
+
+  it('sweeps heartbeats every minute', () => {
+    const rule = props(logicalId(s.stack.operations.sweepRule));
+    expect(rule.ScheduleExpression).toBe('rate(1 minute)');
+    expect(refTarget(rule.Targets[0].Arn)).toBe(fnId(s.stack.operations.sweeper));
+  });
+
+  it('alarms on DLQ depth, function errors, bot task failures and API 5xx, to an encrypted SNS topic', () => {
+    const topicId = logicalId(s.stack.operations.alarmTopic);
+    expect(props(topicId).KmsMasterKeyId).toBeDefined();
+    const alarms = resourcesOfType(s.json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
+    for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: topicId }]);
+    const dlqAlarms = alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible');
+    const dlqs = [s.stack.delivery.resultsDlq, s.stack.delivery.deliveryDlq, s.stack.operations.eventsDlq];
+    expect(dlqAlarms.map((a) => refTarget(a.Dimensions[0].Value)).sort()).toEqual(
+      dlqs.map((q) => `${logicalId(q)}`).sort(),
+    );
+    const errorAlarms = alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda');
+    const functionCount = resourcesOfType(s.json, 'AWS::Lambda::Function').filter(
+      ([id]) => !id.startsWith('CustomVpcRestrictDefaultSG'),
+    ).length;
+    expect(errorAlarms).toHaveLength(functionCount);
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ MetricName: 'BotTaskFailures', Namespace: 'MeetingBot/dev', Threshold: 1 }),
+    );
+    expect(alarms).toContainEqual(
+      expect.objectContaining({ MetricName: '5xx', Namespace: 'AWS/ApiGateway' }),
+    );
+    s.template.resourceCountIs('AWS::Logs::MetricFilter', 2);
+  });
+});
+
+describe('cdk-nag AwsSolutions', () => {
+  it('reports no unacknowledged error or warning', () => {
+    const report = new AwsSolutionsChecks().validateScope(s.app);
+    const findings = report.violations.map(
+      (v) => `${v.severity} ${v.ruleName}: ${v.violatingResources.map((r) => r.constructPath).join(', ')}`,
+    );
+    expect(findings).toEqual([]);
+    expect(report.success).toBe(true);
+  });
+
+  it('has a written reason for every acknowledgement', () => {
+    const acknowledged: [string, string][] = [];
+    const visit = (c: IConstruct) => {
+      for (const entry of c.node.metadata) {
+        if (entry.type !== Validations.ACKNOWLEDGED_RULES_METADATA_KEY) continue;
+        for (const [id, reason] of Object.entries(entry.data as Record<string, string>))
+          acknowledged.push([id, reason]);
+      }
+      for (const child of c.node.children) visit(child);
+    };
+    visit(s.stack);
+    const ours = acknowledged.filter(([id]) => id.includes('AwsSolutions-'));
+    expect(ours.length).toBeGreaterThan(5);
+    for (const [id, reason] of ours) expect(reason.length, id).toBeGreaterThan(60);
+  });
+});

@@ -1,0 +1,374 @@
+// The ECS side of the bot runtime with the AWS SDK mocked (aws-sdk-client-mock): the EcsTaskRunner's RunTask and
+// StopTask calls, the join and leave Lambdas built by functions/runtime.ts from the environment the CDK stack sets,
+// and the task-stopped Lambda on ECS task-state events.
+import { ECSClient, RunTaskCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, EventBridgeEvent } from 'aws-lambda';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../core/accounts/secrets';
+import { type EcsRunnerSettings, EcsTaskRunner } from '../../core/adapters/ecs/ecs-task-runner';
+
+const ecs = mockClient(ECSClient);
+const ddb = mockClient(DynamoDBDocumentClient);
+const sqs = mockClient(SQSClient);
+afterAll(() => {
+  ecs.restore();
+  ddb.restore();
+  sqs.restore();
+});
+
+const cluster = 'arn:aws:ecs:eu-west-1:111122223333:cluster/meeting-bot-test';
+const taskDefinition = 'arn:aws:ecs:eu-west-1:111122223333:task-definition/meeting-bot-test-bot:7';
+const botId = '6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f';
+const taskArn = (id = 'abc123') => `arn:aws:ecs:eu-west-1:111122223333:task/meeting-bot-test/${id}`;
+const capacityFailure = { reason: 'Capacity is unavailable at this time. Please try again later.' };
+
+const settings: EcsRunnerSettings = {
+  cluster,
+  taskDefinition,
+  containerName: 'bot',
+  subnets: ['subnet-a', 'subnet-b'],
+  securityGroups: ['sg-1'],
+  assignPublicIp: true,
+  capacityProviders: ['FARGATE_SPOT', 'FARGATE'],
+};
+
+describe('EcsTaskRunner', () => {
+  const sleeps: number[] = [];
+  const runner = () =>
+    new EcsTaskRunner(new ECSClient({ region: 'eu-west-1' }), settings, async (ms) => void sleeps.push(ms));
+  beforeEach(() => {
+    ecs.reset();
+    sleeps.length = 0;
+  });
+
+  it('starts one task per bot: idempotent by bot id, Spot first, public IP, only BOT_ID in the overrides', async () => {
+    ecs.on(RunTaskCommand).resolves({ tasks: [{ taskArn: taskArn() }], failures: [] });
+    expect(await runner().start(botId)).toEqual({ taskRef: taskArn() });
+    const calls = ecs.commandCalls(RunTaskCommand);
+    expect(calls).toHaveLength(1);
+    const input = calls[0]!.args[0].input;
+    expect(input).toMatchObject({
+      cluster,
+      taskDefinition,
+      count: 1,
+      startedBy: botId,
+      tags: [{ key: 'bot_id', value: botId }],
+      capacityProviderStrategy: [{ capacityProvider: 'FARGATE_SPOT', weight: 1 }],
+      networkConfiguration: {
+        awsvpcConfiguration: {
+          subnets: ['subnet-a', 'subnet-b'],
+          securityGroups: ['sg-1'],
+          assignPublicIp: 'ENABLED',
+        },
+      },
+    });
+    // The client token is the bot id (per capacity provider: ECS refuses one token with other parameters), so a
+    // retried join never starts a second task; ECS allows at most 64 characters.
+    expect(input.clientToken).toBe(`${botId}-FARGATE_SPOT`);
+    expect(input.clientToken!.length).toBeLessThanOrEqual(64);
+    // No launch type next to a capacity provider strategy (ECS rejects both), and no secret in the overrides.
+    expect(input.launchType).toBeUndefined();
+    expect(input.overrides).toEqual({
+      containerOverrides: [{ name: 'bot', environment: [{ name: 'BOT_ID', value: botId }] }],
+    });
+  });
+
+  it('retries a capacity failure, then falls back from FARGATE_SPOT to FARGATE', async () => {
+    ecs
+      .on(RunTaskCommand)
+      .resolvesOnce({ tasks: [], failures: [capacityFailure] })
+      .resolvesOnce({ tasks: [], failures: [{ reason: 'RESOURCE:FARGATE' }] })
+      .resolves({ tasks: [{ taskArn: taskArn('ondemand') }], failures: [] });
+    expect(await runner().start(botId)).toEqual({ taskRef: taskArn('ondemand') });
+    const strategies = ecs.commandCalls(RunTaskCommand).map((c) => c.args[0].input.capacityProviderStrategy);
+    expect(strategies).toEqual([
+      [{ capacityProvider: 'FARGATE_SPOT', weight: 1 }],
+      [{ capacityProvider: 'FARGATE_SPOT', weight: 1 }],
+      [{ capacityProvider: 'FARGATE', weight: 1 }],
+    ]);
+    expect(ecs.commandCalls(RunTaskCommand).map((c) => c.args[0].input.clientToken)).toEqual([
+      `${botId}-FARGATE_SPOT`,
+      `${botId}-FARGATE_SPOT`,
+      `${botId}-FARGATE`,
+    ]);
+    expect(sleeps).toEqual([200, 400]);
+  });
+
+  it('gives up with the reasons when no capacity provider has capacity', async () => {
+    ecs.on(RunTaskCommand).resolves({ tasks: [], failures: [capacityFailure] });
+    await expect(runner().start(botId)).rejects.toThrow(/RunTask found no capacity: Capacity is unavailable/);
+    expect(ecs.commandCalls(RunTaskCommand)).toHaveLength(4);
+  });
+
+  it('does not retry a failure that is not about capacity', async () => {
+    ecs
+      .on(RunTaskCommand)
+      .resolves({ tasks: [], failures: [{ reason: 'MISSING', detail: 'task definition' }] });
+    await expect(runner().start(botId)).rejects.toThrow('RunTask failed: MISSING (task definition)');
+    expect(ecs.commandCalls(RunTaskCommand)).toHaveLength(1);
+  });
+
+  it('stops the bot task on leave, and does nothing for a bot that never got a task', async () => {
+    ecs.on(StopTaskCommand).resolves({});
+    await runner().stop(botId, taskArn());
+    expect(ecs.commandCalls(StopTaskCommand).map((c) => c.args[0].input)).toEqual([
+      { cluster, task: taskArn(), reason: `leave requested for bot ${botId}` },
+    ]);
+    await runner().stop(botId, undefined);
+    expect(ecs.commandCalls(StopTaskCommand)).toHaveLength(1);
+  });
+});
+
+// The Lambdas as deployed: the environment below is what infra/constructs/bot-runtime.ts gives join and leave.
+describe('join and leave Lambdas on ECS', () => {
+  const apiKey = `mbk_${'A'.repeat(43)}`;
+  const accountId = 'acct_test';
+  const items = new Map<string, Record<string, unknown>>();
+  const keyOf = (k: { pk?: unknown; sk?: unknown } | undefined) => `${k?.pk}|${k?.sk}`;
+  let join: (e: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+  let leave: (e: APIGatewayProxyEventV2) => Promise<APIGatewayProxyStructuredResultV2>;
+
+  beforeAll(async () => {
+    Object.assign(process.env, {
+      AWS_REGION: 'eu-west-1',
+      TABLE_NAME: 'meeting-bot-test',
+      KEY_CACHE_TTL_MS: '0',
+      BOT_CLUSTER_ARN: cluster,
+      BOT_TASK_DEFINITION_ARN: taskDefinition,
+      BOT_CONTAINER_NAME: 'bot',
+      BOT_SUBNET_IDS: 'subnet-a,subnet-b',
+      BOT_SECURITY_GROUP_IDS: 'sg-1',
+      BOT_ASSIGN_PUBLIC_IP: 'true',
+      BOT_CAPACITY_PROVIDERS: 'FARGATE_SPOT,FARGATE',
+    });
+    ({ handler: join } = await import('../../functions/http/join'));
+    ({ handler: leave } = await import('../../functions/http/leave'));
+  });
+
+  beforeEach(() => {
+    ecs.reset();
+    ddb.reset();
+    items.clear();
+    items.set(`APIKEY#${hashApiKey(apiKey)}|APIKEY`, {
+      key_id: 'key_test',
+      account_id: accountId,
+      hash: hashApiKey(apiKey),
+    });
+    // A small table: reads and writes of whole items; the account always holds one credit for each session.
+    ddb.on(GetCommand).callsFake((input) => {
+      const key = keyOf(input.Key);
+      if (key.startsWith('ACCOUNT#')) {
+        const holds = Object.fromEntries(
+          [...items.values()].filter((i) => i.type === 'session').map((i) => [i.bot_id, 1]),
+        );
+        return { Item: { balance: 10, holds } };
+      }
+      return { Item: items.get(key) };
+    });
+    ddb.on(PutCommand).callsFake((input) => {
+      items.set(keyOf(input.Item), input.Item);
+      return {};
+    });
+    ddb.on(UpdateCommand).resolves({});
+    ddb.on(DeleteCommand).resolves({});
+    ddb.on(QueryCommand).resolves({ Items: [] });
+  });
+
+  const request = (path: string, body?: unknown, pathParameters?: Record<string, string>) =>
+    ({
+      rawPath: path,
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      isBase64Encoded: false,
+      pathParameters,
+      requestContext: { requestId: 'req-1' },
+    }) as unknown as APIGatewayProxyEventV2;
+
+  it('join: no capacity anywhere → 500, the session is failed cleanly and no credit is charged', async () => {
+    ecs.on(RunTaskCommand).resolves({ tasks: [], failures: [capacityFailure] });
+    const res = await join(request('/api/bot/join', { room_url: 'https://acme.daily.co/standup' }));
+    expect(res.statusCode).toBe(500);
+    expect(JSON.parse(res.body!)).toMatchObject({
+      error: 'server_error',
+      detail: expect.stringMatching(/no credits were charged/),
+    });
+
+    const runs = ecs.commandCalls(RunTaskCommand).map((c) => c.args[0].input);
+    expect(runs.map((r) => r.capacityProviderStrategy![0]!.capacityProvider)).toEqual([
+      'FARGATE_SPOT',
+      'FARGATE_SPOT',
+      'FARGATE',
+      'FARGATE',
+    ]);
+    const id = runs[0]!.startedBy!;
+    expect(runs.every((r) => r.startedBy === id && r.clientToken!.startsWith(id))).toBe(true);
+    expect(items.get(`BOT#${id}|SESSION`)).toMatchObject({ status: 'running', account_id: accountId });
+
+    const updates = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
+    const failed = updates.find(
+      (u) => u.Key?.pk === `BOT#${id}` && Object.values(u.ExpressionAttributeValues ?? {}).includes('failed'),
+    );
+    expect(failed, 'session marked failed').toBeDefined();
+    expect(Object.values(failed!.ExpressionAttributeValues!)).toContainEqual(
+      expect.stringMatching(/could not be started; no credits were charged/),
+    );
+    // The hold goes back in full: the net change of the balance is the whole hold, nothing is charged.
+    const settle = updates.find(
+      (u) => String(u.Key?.pk).startsWith('ACCOUNT#') && u.UpdateExpression?.includes('REMOVE holds'),
+    );
+    expect(settle?.ExpressionAttributeValues).toMatchObject({ ':net': 1, ':hold': 1 });
+  }, 10_000);
+
+  it('leave: records the stop request, then StopTask on the bot task of this cluster → 202', async () => {
+    items.set(`BOT#${botId}|SESSION`, {
+      pk: `BOT#${botId}`,
+      sk: 'SESSION',
+      type: 'session',
+      bot_id: botId,
+      account_id: accountId,
+      status: 'running',
+      provider: 'daily',
+      room_url: 'https://acme.daily.co/standup',
+      room_name: 'standup',
+      bot_config: {},
+      hold_credits: 1,
+      created_at: new Date().toISOString(),
+      started_at: new Date().toISOString(),
+      task_ref: taskArn('running'),
+    });
+    ecs.on(StopTaskCommand).resolves({});
+    const res = await leave(request(`/v1/bots/leave/${botId}`, undefined, { bot_id: botId }));
+    expect(res.statusCode).toBe(202);
+    expect(ecs.commandCalls(StopTaskCommand).map((c) => c.args[0].input)).toEqual([
+      { cluster, task: taskArn('running'), reason: `leave requested for bot ${botId}` },
+    ]);
+    const stopRequest = ddb
+      .commandCalls(UpdateCommand)
+      .map((c) => c.args[0].input)
+      .find((u) => u.UpdateExpression?.includes('stop_requested_at'));
+    expect(stopRequest?.Key).toEqual({ pk: `BOT#${botId}`, sk: 'SESSION' });
+  });
+});
+
+describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
+  type Detail = import('../../functions/ops/task-stopped').EcsTaskStateDetail;
+  let handler: (e: EventBridgeEvent<'ECS Task State Change', Detail>) => Promise<{ outcome: string }>;
+  const died = '11111111-2222-4333-8444-555555555555';
+  const finished = '22222222-3333-4444-8555-666666666666';
+  const unknown = '33333333-4444-4555-8666-777777777777';
+
+  const session = (id: string) => ({
+    pk: `BOT#${id}`,
+    sk: 'SESSION',
+    bot_id: id,
+    account_id: 'acct_test',
+    status: 'running',
+    provider: 'daily',
+    room_url: 'https://acme.daily.co/standup',
+    room_name: 'standup',
+    bot_config: {},
+    hold_credits: 1,
+    created_at: new Date(Date.now() - 5 * 60_000).toISOString(),
+    started_at: new Date(Date.now() - 5 * 60_000).toISOString(),
+  });
+
+  beforeAll(async () => {
+    Object.assign(process.env, {
+      AWS_REGION: 'eu-west-1',
+      TABLE_NAME: 'meeting-bot-test',
+      RESULTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/results',
+      BOT_CONTAINER_NAME: 'bot',
+    });
+    ({ handler } = await import('../../functions/ops/task-stopped'));
+  });
+
+  beforeEach(() => {
+    ddb.reset();
+    sqs.reset();
+    ddb.on(GetCommand).callsFake((input) => {
+      const pk = String(input.Key?.pk);
+      if (pk === `BOT#${died}` || pk === `BOT#${finished}`) return { Item: session(pk.slice(4)) };
+      if (pk.startsWith('ACCOUNT#')) return { Item: { balance: 10, holds: { [died]: 1, [finished]: 1 } } };
+      return {};
+    });
+    ddb.on(QueryCommand).resolves({
+      Items: [
+        {
+          utterances: [
+            {
+              speaker: 'Ann',
+              participant_id: 'p1',
+              started_at: '2026-01-01T00:00:00Z',
+              text: 'half a thought',
+            },
+          ],
+        },
+      ],
+    });
+    ddb.on(UpdateCommand).resolves({});
+    ddb.on(PutCommand).resolves({});
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
+  });
+
+  const event = (detail: Partial<Detail>) =>
+    ({
+      source: 'aws.ecs',
+      'detail-type': 'ECS Task State Change',
+      detail: { taskArn: taskArn(), clusterArn: cluster, lastStatus: 'STOPPED', ...detail },
+    }) as unknown as EventBridgeEvent<'ECS Task State Change', Detail>;
+
+  it('fails the session of a task that died, keeping its partial transcript, and queues bot_failed', async () => {
+    const out = await handler(
+      event({
+        startedBy: died,
+        stopCode: 'SpotInterruption',
+        stoppedReason: 'Your Spot Task was interrupted.',
+        containers: [{ name: 'bot', exitCode: 137 }],
+      }),
+    );
+    expect(out).toEqual({ outcome: 'failed' });
+    const update = ddb
+      .commandCalls(UpdateCommand)
+      .map((c) => c.args[0].input)
+      .find((u) => u.Key?.pk === `BOT#${died}`)!;
+    const values = Object.values(update.ExpressionAttributeValues!);
+    expect(values).toContain('failed');
+    expect(values).toContainEqual(expect.stringMatching(/SpotInterruption.*interrupted.*exit code 137/));
+    expect(values).toContain('Ann: half a thought');
+    const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.QueueUrl).toBe(process.env.RESULTS_QUEUE_URL);
+    expect(JSON.parse(sent[0]!.MessageBody!)).toMatchObject({
+      kind: 'bot_failed',
+      bot_id: died,
+      event: { event_type: 'bot_failed', transcript_text: 'Ann: half a thought' },
+    });
+  });
+
+  it('leaves a task that finished (exit 0) alone: the bot ran its own exit pipeline', async () => {
+    const out = await handler(event({ startedBy: finished, containers: [{ name: 'bot', exitCode: 0 }] }));
+    expect(out).toEqual({ outcome: 'already_ended' });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+  });
+
+  it('ignores a task we do not know, one not started by a bot, and events that are not STOPPED', async () => {
+    expect(await handler(event({ startedBy: unknown, containers: [{ name: 'bot', exitCode: 1 }] }))).toEqual({
+      outcome: 'unknown',
+    });
+    expect(await handler(event({ startedBy: 'ecs-svc/1234567890' }))).toEqual({ outcome: 'ignored' });
+    expect(await handler(event({ startedBy: died, lastStatus: 'RUNNING' }))).toEqual({ outcome: 'ignored' });
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+  });
+});
