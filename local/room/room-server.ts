@@ -86,15 +86,24 @@ export function createRoomServer(options: { baseUrl: () => string }): RoomServer
       room.speaking(me.id, false);
     };
     const isBot = (id: string) => room.participants.some((p) => p.id === id && p.kind === 'bot');
+    // An answer waits until the bot has finished its turn: it stopped speaking and did not go on within delay_ms.
+    let pendingAnswer: NodeJS.Timeout | undefined;
     const me = room.join(script.name, 'scripted', (e) => {
       if (e.type !== 'speaking' || !isBot(e.participant_id)) return;
       if (e.active) {
+        clearTimeout(pendingAnswer);
+        pendingAnswer = undefined;
         botLines++;
         const b = script.barge_in;
         if (b && b.on_bot_line === botLines) later(b.after_ms, () => speak(b.say));
       } else if (answers.length) {
-        const next = answers.shift()!;
-        later(next.delay_ms, () => speak(next.say));
+        const next = answers[0]!;
+        pendingAnswer = setTimeout(() => {
+          pendingAnswer = undefined;
+          answers.shift();
+          speak(next.say);
+        }, next.delay_ms);
+        timers.add(pendingAnswer);
       }
     });
     for (const line of script.lines) later(line.at_ms, () => speak(line.say));

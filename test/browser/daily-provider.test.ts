@@ -190,6 +190,39 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     expect(calls.slice(-2)).toEqual(['leave', 'destroy']);
   });
 
+  it('speaks into the microphone track handed to the call (non-silent samples), and barge-in silences it', async () => {
+    const h = harnessed();
+    const conn = await h.provider.join(joinOptions);
+    open = conn;
+    const page = h.page();
+    expect(await page.evaluate(() => window.__dailyStub!.peakAudio(300))).toBeLessThan(0.01);
+    const listening = page.evaluate(() => window.__dailyStub!.peakAudio(800));
+    const spoken = conn.speech.say('Hello, I am the interviewer for today.');
+    expect(await listening).toBeGreaterThan(0.1);
+    conn.speech.stop();
+    expect(await spoken).toBe('interrupted');
+    expect(await page.evaluate(() => window.__dailyStub!.peakAudio(300))).toBeLessThan(0.01);
+    expect(toneSynthesizer.calls.at(-1)).toEqual({
+      text: 'Hello, I am the interviewer for today.',
+      voice: 'Joanna',
+    });
+  });
+
+  it('sends a static tile whose track keeps delivering frames; video_mode off sends none', async () => {
+    const h = harnessed();
+    open = await h.provider.join(joinOptions);
+    const frames = await h.page().evaluate(() => window.__dailyStub!.videoFrames(3));
+    expect(frames).toEqual([
+      { width: 640, height: 360 },
+      { width: 640, height: 360 },
+      { width: 640, height: 360 },
+    ]);
+    await open.leave();
+    const off = harnessed();
+    open = await off.provider.join({ ...joinOptions, videoMode: 'off' });
+    expect(await off.page().evaluate(() => window.__dailyStub!.describeOptions().videoSource)).toBe('false');
+  });
+
   it('reports being ejected as a disconnection', async () => {
     const h = harnessed();
     const conn = await h.provider.join(joinOptions);

@@ -158,6 +158,49 @@ class StubCall {
     this.emit({ action: 'left-meeting' });
   }
 
+  /** Measures the loudest sample on the bot's microphone track over `ms` (Web Audio analyser). */
+  async peakAudio(ms: number): Promise<number> {
+    const track = this.options.audioSource;
+    if (!(track instanceof MediaStreamTrack)) return -1;
+    const ctx = new AudioContext();
+    const analyser = ctx.createAnalyser();
+    analyser.fftSize = 2048;
+    ctx.createMediaStreamSource(new MediaStream([track])).connect(analyser);
+    const data = new Float32Array(analyser.fftSize);
+    let peak = 0;
+    const end = performance.now() + ms;
+    while (performance.now() < end) {
+      analyser.getFloatTimeDomainData(data);
+      for (const v of data) peak = Math.max(peak, Math.abs(v));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await ctx.close();
+    return peak;
+  }
+
+  /** Reads `n` frames from the bot's video track; returns their sizes. */
+  async videoFrames(n: number): Promise<{ width: number; height: number }[]> {
+    const track = this.options.videoSource;
+    if (!(track instanceof MediaStreamTrack)) return [];
+    const Processor = (
+      window as unknown as {
+        MediaStreamTrackProcessor: new (o: {
+          track: MediaStreamTrack;
+        }) => { readable: ReadableStream<VideoFrame> };
+      }
+    ).MediaStreamTrackProcessor;
+    const reader = new Processor({ track: track.clone() }).readable.getReader();
+    const frames: { width: number; height: number }[] = [];
+    while (frames.length < n) {
+      const { value } = await reader.read();
+      if (!value) break;
+      frames.push({ width: value.displayWidth, height: value.displayHeight });
+      value.close();
+    }
+    reader.releaseLock();
+    return frames;
+  }
+
   /** What the harness handed to createCallObject, as plain data. */
   describeOptions() {
     const kind = (s: unknown) =>

@@ -1,11 +1,11 @@
 // The deployment settings (CDK context): parsing and validation, the docs that list them, and a production variant
 // of the stack (synthesized without bundling: this file looks at configuration only).
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../infra/constructs/service-function';
 import { parseSettings, settingKeys, settingsFromContext } from '../../infra/settings';
 import { refTarget, resourcesOfType, type Synthesized, synthStack } from './synth-stack';
@@ -101,6 +101,7 @@ describe('a production stack in private subnets with an inference profile', () =
       { bundle: false },
     );
   });
+  afterAll(() => rmSync(s.outdir, { recursive: true, force: true }));
 
   const logicalId = (c: IConstruct) => s.stack.getLogicalId(c.node.defaultChild as never);
 

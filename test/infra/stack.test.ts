@@ -1,12 +1,12 @@
 // The synthesized template of the default (dev) stack: what issue #6 promises, checked without an AWS account or
 // Docker. One synthesis (with real esbuild bundling) is shared by every test in this file.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runningIndex, ttlAttribute } from '../../core/adapters/dynamodb/table';
 import { deployedRoutes } from '../../infra/constructs/api';
 import { botContainerName } from '../../infra/constructs/bot-runtime';
@@ -27,6 +27,7 @@ beforeAll(() => {
   s = synthStack();
   R = s.json.Resources;
 });
+afterAll(() => rmSync(s.outdir, { recursive: true, force: true }));
 
 const logicalId = (construct: IConstruct) => s.stack.getLogicalId(construct.node.defaultChild as never);
 const fnId = (fn: { function: IConstruct }) => logicalId(fn.function);
