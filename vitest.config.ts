@@ -18,7 +18,12 @@ export default defineConfig({
       },
       {
         extends: true,
-        test: { name: 'infra', include: ['test/infra/**/*.test.ts'], testTimeout: 180_000, hookTimeout: 180_000 },
+        test: {
+          name: 'infra',
+          include: ['test/infra/**/*.test.ts'],
+          testTimeout: 180_000,
+          hookTimeout: 180_000,
+        },
       },
       {
         extends: true,

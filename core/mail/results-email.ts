@@ -14,7 +14,7 @@ export interface ResultsEmailInput {
   insightsError?: string;
 }
 
-const escape = (s: string) =>
+const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const minutes = (s: number) => `${Math.max(1, Math.round(s / 60))} min`;
@@ -52,21 +52,21 @@ export function renderResultsEmail(r: ResultsEmailInput): { subject: string; htm
   ].join('\n');
 
   const list = (items: string[]) =>
-    items.length ? `<ul>${items.map((i) => `<li>${escape(i)}</li>`).join('')}</ul>` : '<p>—</p>';
+    items.length ? `<ul>${items.map((i) => `<li>${escapeHtml(i)}</li>`).join('')}</ul>` : '<p>—</p>';
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;max-width:720px;margin:auto;color:#1c1e21">
-<h1 style="font-size:20px">${escape(subject)}</h1>
-<p style="color:#6b7280">Duration ${escape(minutes(r.durationSeconds))} · ended by ${escape(r.exitReason)}</p>
+<h1 style="font-size:20px">${escapeHtml(subject)}</h1>
+<p style="color:#6b7280">Duration ${escapeHtml(minutes(r.durationSeconds))} · ended by ${escapeHtml(r.exitReason)}</p>
 <h2 style="font-size:16px">Summary</h2>
-<p>${escape(ins?.summary ?? r.insightsError ?? 'Insights were not requested.').replace(/\n/g, '<br>')}</p>
+<p>${escapeHtml(ins?.summary ?? r.insightsError ?? 'Insights were not requested.').replace(/\n/g, '<br>')}</p>
 ${
   ins
     ? `<h2 style="font-size:16px">Evaluation: ${ins.overall_score}/100</h2><h3 style="font-size:14px">Strengths</h3>${list(ins.strengths)}<h3 style="font-size:14px">Weaknesses</h3>${list(ins.weaknesses)}`
     : ''
 }
 <h2 style="font-size:16px">Questions and answers (${r.qaPairs.length})</h2>
-${r.qaPairs.map((p) => `<p><b>Q:</b> ${escape(p.question)}<br><b>A:</b> ${escape(p.answer)}</p>`).join('\n') || '<p>—</p>'}
+${r.qaPairs.map((p) => `<p><b>Q:</b> ${escapeHtml(p.question)}<br><b>A:</b> ${escapeHtml(p.answer)}</p>`).join('\n') || '<p>—</p>'}
 <h2 style="font-size:16px">Transcript</h2>
-<pre style="white-space:pre-wrap;font-family:inherit">${escape(r.transcript || '(nothing was said)')}</pre>
+<pre style="white-space:pre-wrap;font-family:inherit">${escapeHtml(r.transcript || '(nothing was said)')}</pre>
 </body></html>`;
   return { subject, html, text };
 }

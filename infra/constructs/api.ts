@@ -1,0 +1,160 @@
+// The HTTP API: every route of functions/http/route-table.ts (plus deliveries once it exists) to its own function,
+// with stage throttling and JSON access logs. Authentication runs in the handlers (ARCHITECTURE §4).
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { type RouteSpec, routeTable } from '../../functions/http/route-table';
+import type { MeetingBotSettings } from '../settings';
+import type { BotRuntime } from './bot-runtime';
+import { type BotData, type ItemAction, readWriteItems } from './data';
+import { entryExists, ServiceFunction } from './service-function';
+
+/** Issue #5's route: added when the route table does not list it yet. */
+export const deliveriesRoute = {
+  method: 'GET',
+  path: '/api/bot/{bot_id}/deliveries',
+  name: 'deliveries',
+} as const;
+
+type FunctionName = RouteSpec['name'] | typeof deliveriesRoute.name;
+
+export interface DeployedRoute {
+  method: RouteSpec['method'];
+  path: string;
+  name: FunctionName;
+}
+
+/** An authenticated route that reads: the API-key lookup, the rate-limit window (an update) and its records. */
+const readRoute: ItemAction[] = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'];
+
+/** What each route function may do with the table (the core/ use case behind it, plus authentication). */
+const tableAccess: Partial<Record<FunctionName, ItemAction[]>> = {
+  join: readWriteItems,
+  leave: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  status: readRoute,
+  deliveries: readRoute,
+  openapi: [],
+};
+
+/**
+ * The routes to deploy: the route table (plus deliveries), each only when its entry file exists, so synthesis
+ * never depends on unfinished work.
+ */
+export function deployedRoutes(): DeployedRoute[] {
+  const routes: DeployedRoute[] = [...routeTable];
+  if (!routes.some((r) => r.path === deliveriesRoute.path)) routes.push(deliveriesRoute);
+  return routes.filter((r) => entryExists(httpEntry(r.name)));
+}
+
+export const httpEntry = (name: FunctionName) => `functions/http/${name}.ts`;
+
+export interface ApiProps {
+  settings: MeetingBotSettings;
+  data: BotData;
+  runtime: BotRuntime;
+}
+
+export class Api extends Construct {
+  readonly httpApi: apigw.HttpApi;
+  readonly stage: apigw.HttpStage;
+  readonly functions = new Map<FunctionName, ServiceFunction>();
+  readonly routes: DeployedRoute[];
+
+  constructor(scope: Construct, id: string, props: ApiProps) {
+    super(scope, id);
+    const { settings, data, runtime } = props;
+    const cors = settings.corsAllowedOrigins;
+
+    this.httpApi = new apigw.HttpApi(this, 'HttpApi', {
+      apiName: `meeting-bot-${settings.stage}`,
+      description: 'Meeting Bot Service API',
+      createDefaultStage: false,
+      ...(cors.length > 0
+        ? {
+            corsPreflight: {
+              allowOrigins: cors,
+              allowMethods: [apigw.CorsHttpMethod.GET, apigw.CorsHttpMethod.POST],
+              allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
+              exposeHeaders: ['retry-after', 'x-request-id', 'idempotent-replayed'],
+              maxAge: Duration.hours(1),
+            },
+          }
+        : {}),
+    });
+
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
+      retention: settings.logRetentionDays,
+      removalPolicy: settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    this.stage = new apigw.HttpStage(this, 'DefaultStage', {
+      httpApi: this.httpApi,
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: settings.apiThrottleRateLimit, burstLimit: settings.apiThrottleBurstLimit },
+      accessLogSettings: {
+        destination: new apigw.LogGroupLogDestination(accessLogs),
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            time: '$context.requestTime',
+            method: '$context.httpMethod',
+            path: '$context.path',
+            routeKey: '$context.routeKey',
+            status: '$context.status',
+            latencyMs: '$context.responseLatency',
+            integrationStatus: '$context.integrationStatus',
+            integrationError: '$context.integrationErrorMessage',
+            sourceIp: '$context.identity.sourceIp',
+            userAgent: '$context.identity.userAgent',
+            responseLength: '$context.responseLength',
+          }),
+        ),
+      },
+    });
+
+    this.routes = deployedRoutes();
+
+    const commonEnv = { TABLE_NAME: data.table.tableName };
+    const integrations = new Map<FunctionName, HttpLambdaIntegration>();
+    for (const route of this.routes) {
+      let fn = this.functions.get(route.name);
+      if (!fn) {
+        fn = this.routeFunction(route.name, settings, {
+          ...(route.name === 'openapi' ? {} : commonEnv),
+          // join starts tasks and leave stops them; both build the runner from this environment.
+          ...(route.name === 'join' || route.name === 'leave' ? runtime.runnerEnvironment() : {}),
+        });
+        const actions = tableAccess[route.name] ?? readRoute;
+        if (actions.length > 0) data.grantItems(fn.role, actions);
+        if (route.name === 'join') runtime.grantRunTask(fn.role);
+        if (route.name === 'leave') runtime.grantStopTask(fn.role);
+        this.functions.set(route.name, fn);
+        integrations.set(route.name, new HttpLambdaIntegration(`${route.name}-integration`, fn.function));
+      }
+      this.httpApi.addRoutes({
+        path: route.path,
+        methods: [apigw.HttpMethod[route.method]],
+        integration: integrations.get(route.name)!,
+      });
+    }
+  }
+
+  private routeFunction(
+    name: FunctionName,
+    settings: MeetingBotSettings,
+    environment: Record<string, string>,
+  ) {
+    return new ServiceFunction(this, `${name[0]!.toUpperCase()}${name.slice(1)}Function`, {
+      entry: httpEntry(name),
+      settings,
+      environment,
+      description: `HTTP route function: ${name}`,
+      // join waits for RunTask (with a capacity retry); the HTTP API integration limit is 30 s.
+      timeout: Duration.seconds(name === 'join' ? 29 : 10),
+      memorySize: name === 'openapi' ? 512 : 1024,
+    });
+  }
+}

@@ -1,0 +1,130 @@
+// Results and delivery: the results queue (bot-task → insights) and the delivery queue (one job per channel → SES
+// e-mail and webhooks), each with a DLQ, and the Lambda consumers that report partial batch failures.
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { MeetingBotSettings } from '../settings';
+import type { BotData } from './data';
+import { grantBedrockInvoke } from './model-access';
+import { entryExists, ServiceFunction } from './service-function';
+
+/**
+ * Receives before SQS dead-letters a delivery job. The delivery function retries a webhook by hiding the message
+ * (visibility, backoff up to 12 h) about 15 times over ~76 h (ARCHITECTURE §4: at least 12 over 72 h) and parks a
+ * job that gives up in the DLQ itself; SQS's own redrive sits above that, so crashes never cut retries short.
+ */
+export const deliveryMaxReceiveCount = 20;
+/** Receives of a results message (Bedrock throttles are retried by SQS) before it is dead-lettered. */
+export const resultsMaxReceiveCount = 8;
+
+export const resultsEntry = 'functions/results/handler.ts';
+export const deliveryEntry = 'functions/delivery/handler.ts';
+
+/** SSE with SQS-owned keys, TLS-only access; 14 days so a parked message outlives a long weekend. */
+function queue(scope: Construct, id: string, props: Partial<sqs.QueueProps> = {}): sqs.Queue {
+  return new sqs.Queue(scope, id, {
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    retentionPeriod: Duration.days(14),
+    ...props,
+  });
+}
+
+export interface DeliveryProps {
+  settings: MeetingBotSettings;
+  data: BotData;
+}
+
+export class Delivery extends Construct {
+  readonly resultsQueue: sqs.Queue;
+  readonly resultsDlq: sqs.Queue;
+  readonly deliveryQueue: sqs.Queue;
+  readonly deliveryDlq: sqs.Queue;
+  readonly resultsFunction: ServiceFunction;
+  /** Absent until functions/delivery/handler.ts exists (issue #5). */
+  readonly deliveryFunction?: ServiceFunction;
+
+  constructor(scope: Construct, id: string, props: DeliveryProps) {
+    super(scope, id);
+    const { settings, data } = props;
+    const stack = Stack.of(this);
+
+    const resultsTimeout = Duration.minutes(2);
+    this.resultsDlq = queue(this, 'ResultsDlq');
+    this.resultsQueue = queue(this, 'ResultsQueue', {
+      // AWS guidance for Lambda consumers: visibility at least six times the function timeout.
+      visibilityTimeout: Duration.seconds(resultsTimeout.toSeconds() * 6),
+      deadLetterQueue: { queue: this.resultsDlq, maxReceiveCount: resultsMaxReceiveCount },
+    });
+
+    const deliveryTimeout = Duration.seconds(90);
+    this.deliveryDlq = queue(this, 'DeliveryDlq');
+    this.deliveryQueue = queue(this, 'DeliveryQueue', {
+      visibilityTimeout: Duration.seconds(deliveryTimeout.toSeconds() * 6),
+      deadLetterQueue: { queue: this.deliveryDlq, maxReceiveCount: deliveryMaxReceiveCount },
+    });
+
+    this.resultsFunction = new ServiceFunction(this, 'Results', {
+      entry: resultsEntry,
+      settings,
+      description: 'Results queue consumer: transcript, insights, status completed, credits, delivery jobs',
+      timeout: resultsTimeout,
+      environment: {
+        TABLE_NAME: data.table.tableName,
+        DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,
+        INSIGHTS_MODEL_ID: settings.insightsModelId,
+      },
+    });
+    // One message per invocation: insights for one bot can take tens of seconds.
+    this.resultsFunction.function.addEventSource(
+      new SqsEventSource(this.resultsQueue, { batchSize: 1, reportBatchItemFailures: true }),
+    );
+    data.grantItems(this.resultsFunction.role, [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:Query',
+    ]);
+    this.deliveryQueue.grantSendMessages(this.resultsFunction.role);
+    grantBedrockInvoke(this.resultsFunction.role, stack, settings.insightsModelId);
+
+    if (entryExists(deliveryEntry)) {
+      const fn = new ServiceFunction(this, 'Deliver', {
+        entry: deliveryEntry,
+        settings,
+        description: 'Delivery queue consumer: result e-mails (SES) and signed webhooks with retries',
+        timeout: deliveryTimeout,
+        environment: {
+          TABLE_NAME: data.table.tableName,
+          DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,
+          DELIVERY_DLQ_URL: this.deliveryDlq.queueUrl,
+          SES_FROM_ADDRESS: `Meeting Bot <${settings.mailFrom}>`,
+        },
+      });
+      fn.function.addEventSource(
+        new SqsEventSource(this.deliveryQueue, { batchSize: 5, reportBatchItemFailures: true }),
+      );
+      data.grantItems(fn.role, [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:Query',
+      ]);
+      // Retries change the message's visibility (granted with the event source); a job that gives up is moved
+      // to the DLQ by the function itself.
+      this.deliveryDlq.grantSendMessages(fn.role);
+      fn.role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ['ses:SendEmail'],
+          resources: [
+            stack.formatArn({ service: 'ses', resource: 'identity', resourceName: settings.sesIdentity }),
+          ],
+          conditions: { StringEquals: { 'ses:FromAddress': settings.mailFrom } },
+        }),
+      );
+      this.deliveryFunction = fn;
+    }
+  }
+}

@@ -1,0 +1,215 @@
+// Operations: noticing dead bots (ECS task-state events, a heartbeat sweep) and telling people when something is
+// wrong (alarms on DLQ depth, function errors, bot task failures and API 5xx, to an encrypted SNS topic).
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import type { MeetingBotSettings } from '../settings';
+import type { Api } from './api';
+import { type BotRuntime, botContainerName } from './bot-runtime';
+import type { BotData } from './data';
+import type { Delivery } from './delivery';
+import { ServiceFunction } from './service-function';
+
+/** How often stale heartbeats are swept (core HEARTBEAT_STALE_MS defaults to 60 s). */
+export const sweepInterval = Duration.minutes(1);
+
+/** Log messages (core/log.ts JSON lines) that mean a bot died before finishing. */
+const taskDiedMessage = 'bot task died before finishing';
+const sweepDoneMessage = 'sweep done';
+
+export interface OperationsProps {
+  settings: MeetingBotSettings;
+  data: BotData;
+  runtime: BotRuntime;
+  delivery: Delivery;
+  api: Api;
+}
+
+export class Operations extends Construct {
+  readonly taskStopped: ServiceFunction;
+  readonly sweeper: ServiceFunction;
+  readonly taskStateRule: events.Rule;
+  readonly sweepRule: events.Rule;
+  /** Events and async invocations that could not be handled. */
+  readonly eventsDlq: sqs.Queue;
+  readonly alarmTopic: sns.Topic;
+  readonly alarms: cloudwatch.Alarm[] = [];
+
+  constructor(scope: Construct, id: string, props: OperationsProps) {
+    super(scope, id);
+    const { settings, data, runtime, delivery, api } = props;
+    const opsEnv = { TABLE_NAME: data.table.tableName, RESULTS_QUEUE_URL: delivery.resultsQueue.queueUrl };
+    const sessionActions = [
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:Query',
+    ] as const;
+
+    this.eventsDlq = new sqs.Queue(this, 'EventsDlq', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    const asyncFailures = { retryAttempts: 2, onFailure: new SqsDestination(this.eventsDlq) };
+
+    this.taskStopped = new ServiceFunction(this, 'TaskStopped', {
+      entry: 'functions/ops/task-stopped.ts',
+      settings,
+      description: 'ECS task stopped: fails the session of a bot that died before finishing',
+      timeout: Duration.seconds(30),
+      environment: { ...opsEnv, BOT_CONTAINER_NAME: botContainerName },
+    });
+    this.taskStopped.function.configureAsyncInvoke(asyncFailures);
+    data.grantItems(this.taskStopped.role, [...sessionActions]);
+    delivery.resultsQueue.grantSendMessages(this.taskStopped.role);
+
+    this.taskStateRule = new events.Rule(this, 'TaskStoppedRule', {
+      description: 'Bot tasks of this cluster that stopped',
+      eventPattern: {
+        source: ['aws.ecs'],
+        detailType: ['ECS Task State Change'],
+        detail: { clusterArn: [runtime.cluster.clusterArn], lastStatus: ['STOPPED'] },
+      },
+      targets: [
+        new targets.LambdaFunction(this.taskStopped.function, {
+          retryAttempts: 8,
+          maxEventAge: Duration.hours(2),
+          deadLetterQueue: this.eventsDlq,
+        }),
+      ],
+    });
+
+    this.sweeper = new ServiceFunction(this, 'Sweeper', {
+      entry: 'functions/ops/sweep-heartbeats.ts',
+      settings,
+      description: 'Heartbeat sweeper: fails running sessions whose bot stopped beating',
+      timeout: Duration.seconds(60),
+      environment: opsEnv,
+    });
+    this.sweeper.function.configureAsyncInvoke(asyncFailures);
+    data.grantItems(this.sweeper.role, [...sessionActions], { runningIndex: true });
+    delivery.resultsQueue.grantSendMessages(this.sweeper.role);
+    this.sweepRule = new events.Rule(this, 'SweepSchedule', {
+      description: 'Sweeps stale bot heartbeats',
+      schedule: events.Schedule.rate(sweepInterval),
+      targets: [
+        new targets.LambdaFunction(this.sweeper.function, {
+          retryAttempts: 0,
+          deadLetterQueue: this.eventsDlq,
+        }),
+      ],
+    });
+
+    // Alarm notifications are encrypted at rest; CloudWatch needs the key to publish.
+    const topicKey = new kms.Key(this, 'AlarmTopicKey', {
+      description: `meeting-bot ${settings.stage} alarm topic`,
+      enableKeyRotation: true,
+    });
+    topicKey.grant(
+      new iam.ServicePrincipal('cloudwatch.amazonaws.com'),
+      'kms:Decrypt',
+      'kms:GenerateDataKey',
+    );
+    this.alarmTopic = new sns.Topic(this, 'AlarmTopic', {
+      displayName: `meeting-bot ${settings.stage} alarms`,
+      masterKey: topicKey,
+      enforceSSL: true,
+    });
+    if (settings.alarmEmail) {
+      this.alarmTopic.addSubscription(new subscriptions.EmailSubscription(settings.alarmEmail));
+    }
+
+    const fiveMinutes = Duration.minutes(5);
+    const queues: [string, sqs.IQueue][] = [
+      ['ResultsDlq', delivery.resultsDlq],
+      ['DeliveryDlq', delivery.deliveryDlq],
+      ['EventsDlq', this.eventsDlq],
+    ];
+    for (const [name, queue] of queues) {
+      this.alarm(`${name}Depth`, {
+        metric: queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
+        threshold: 1,
+        alarmDescription: `Messages are waiting in ${name}: inspect them, fix the cause, then redrive`,
+      });
+    }
+
+    const functions: [string, ServiceFunction][] = [
+      ...[...api.functions].map(([name, fn]) => [`${name}Function`, fn] as [string, ServiceFunction]),
+      ['ResultsFunction', delivery.resultsFunction],
+      ...(delivery.deliveryFunction
+        ? [['DeliveryFunction', delivery.deliveryFunction] as [string, ServiceFunction]]
+        : []),
+      ['TaskStoppedFunction', this.taskStopped],
+      ['SweeperFunction', this.sweeper],
+    ];
+    for (const [name, fn] of functions) {
+      this.alarm(`${name}Errors`, {
+        metric: fn.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
+        threshold: 1,
+        alarmDescription: `${name} failed (an uncaught error or a timeout); see its log group`,
+      });
+    }
+
+    // Bot task failures: the task-stopped handler and the sweeper log each bot they fail (core/bots/*).
+    const namespace = `MeetingBot/${settings.stage}`;
+    const failuresMetricName = 'BotTaskFailures';
+    new logs.MetricFilter(this, 'TaskDiedFilter', {
+      logGroup: this.taskStopped.logGroup,
+      filterPattern: logs.FilterPattern.stringValue('$.msg', '=', taskDiedMessage),
+      metricNamespace: namespace,
+      metricName: failuresMetricName,
+      metricValue: '1',
+    });
+    new logs.MetricFilter(this, 'StaleHeartbeatFilter', {
+      logGroup: this.sweeper.logGroup,
+      filterPattern: logs.FilterPattern.all(
+        logs.FilterPattern.stringValue('$.msg', '=', sweepDoneMessage),
+        logs.FilterPattern.numberValue('$.failed', '>', 0),
+      ),
+      metricNamespace: namespace,
+      metricName: failuresMetricName,
+      metricValue: '$.failed',
+    });
+    this.alarm('BotTaskFailures', {
+      metric: new cloudwatch.Metric({
+        namespace,
+        metricName: failuresMetricName,
+        period: fiveMinutes,
+        statistic: 'Sum',
+      }),
+      threshold: 1,
+      alarmDescription: 'Bot tasks died before finishing (crash, OOM, Spot interruption, or no heartbeat)',
+    });
+
+    this.alarm('Api5xx', {
+      metric: api.httpApi.metricServerError({ period: fiveMinutes, statistic: 'Sum' }),
+      threshold: 5,
+      alarmDescription: 'The API answered 5xx (server_error) five or more times in five minutes',
+    });
+  }
+
+  private alarm(
+    id: string,
+    props: { metric: cloudwatch.IMetric; threshold: number; alarmDescription: string },
+  ) {
+    const alarm = new cloudwatch.Alarm(this, id, {
+      ...props,
+      evaluationPeriods: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    alarm.addAlarmAction(new actions.SnsAction(this.alarmTopic));
+    this.alarms.push(alarm);
+  }
+}

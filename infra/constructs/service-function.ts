@@ -1,0 +1,84 @@
+// One Lambda function of the service: an esbuild bundle of a `functions/` entry (never Docker), ARM64, Node.js 24,
+// its own log group and its own role that starts with nothing but writing to that log group.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { MeetingBotSettings } from '../settings';
+
+/** The repository root: entries, the lock file and the Docker build context are resolved from here. */
+export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/** True when a Lambda entry file exists (functions added by other issues are wired only once they exist). */
+export const entryExists = (entry: string) => existsSync(join(repoRoot, entry));
+
+/** Node.js 24: the newest Lambda runtime (cdk-nag AwsSolutions-L1), ≥ 22 as issue #6 asks. */
+export const lambdaRuntime = lambda.Runtime.NODEJS_24_X;
+
+export interface ServiceFunctionProps {
+  /** Entry file relative to the repository root, exporting `handler`. */
+  entry: string;
+  settings: MeetingBotSettings;
+  environment?: Record<string, string>;
+  /** ≥ 512 MB: Lambda CPU scales with memory, and cold starts with CPU. */
+  memorySize?: number;
+  timeout?: Duration;
+  description: string;
+}
+
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const { settings } = props;
+    this.logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: settings.logRetentionDays,
+      removalPolicy: settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    // Our own role instead of AWSLambdaBasicExecutionRole (a managed policy with logs:* on every log group).
+    this.role = new iam.Role(this, 'Role', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `${props.description} (${settings.stage})`,
+    });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(repoRoot, props.entry),
+      handler: 'handler',
+      projectRoot: repoRoot,
+      depsLockFilePath: join(repoRoot, 'package-lock.json'),
+      runtime: lambdaRuntime,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memorySize ?? 512,
+      timeout: props.timeout ?? Duration.seconds(10),
+      description: props.description,
+      role: this.role,
+      logGroup: this.logGroup,
+      environment: { LOG_LEVEL: settings.logLevel, ...props.environment },
+      bundling: {
+        // Synthesis bundles with the esbuild in node_modules; it must never fall back to a Docker build.
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        // ESM bundles of CommonJS dependencies need a require() in scope (as scripts/build.ts does).
+        banner: "import { createRequire as __cr } from 'node:module'; const require = __cr(import.meta.url);",
+        mainFields: ['module', 'main'],
+        minify: true,
+        // No source maps in the hot path: they add size and --enable-source-maps slows every stack trace.
+        sourceMap: false,
+        // The AWS SDK is bundled (pinned by our lock file, tree-shaken) rather than taken from the runtime.
+        bundleAwsSDK: true,
+        externalModules: [],
+        metafile: false,
+        logLevel: LogLevel.WARNING,
+      },
+    });
+  }
+}

@@ -1,0 +1,68 @@
+// The one stack of the service, composed of small constructs named for what they are.
+import { CfnOutput, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { Api } from './constructs/api';
+import { BotRuntime } from './constructs/bot-runtime';
+import { BotData } from './constructs/data';
+import { Delivery } from './constructs/delivery';
+import { Operations } from './constructs/operations';
+import { applyNagSuppressions } from './nag-suppressions';
+import type { MeetingBotSettings } from './settings';
+
+export interface MeetingBotStackProps extends StackProps {
+  settings: MeetingBotSettings;
+}
+
+export const stackName = (stage: string) => `MeetingBot-${stage}`;
+
+export class MeetingBotStack extends Stack {
+  readonly data: BotData;
+  readonly delivery: Delivery;
+  readonly runtime: BotRuntime;
+  readonly api: Api;
+  readonly operations: Operations;
+
+  constructor(scope: Construct, id: string, props: MeetingBotStackProps) {
+    super(scope, id, {
+      description: `Meeting Bot Service (${props.settings.stage}): API, bot runtime, delivery, operations`,
+      ...props,
+    });
+    const { settings } = props;
+    Tags.of(this).add('service', 'meeting-bot');
+    Tags.of(this).add('stage', settings.stage);
+
+    this.data = new BotData(this, 'Data', { settings });
+    this.delivery = new Delivery(this, 'Delivery', { settings, data: this.data });
+    this.runtime = new BotRuntime(this, 'BotRuntime', {
+      settings,
+      data: this.data,
+      resultsQueue: this.delivery.resultsQueue,
+    });
+    this.api = new Api(this, 'Api', { settings, data: this.data, runtime: this.runtime });
+    this.operations = new Operations(this, 'Operations', {
+      settings,
+      data: this.data,
+      runtime: this.runtime,
+      delivery: this.delivery,
+      api: this.api,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.stage.url, description: 'Base URL of the API' });
+    new CfnOutput(this, 'TableName', {
+      value: this.data.table.tableName,
+      description: 'TABLE_NAME for the admin CLI (npm run admin -- … --aws)',
+    });
+    new CfnOutput(this, 'DeliveryQueueUrl', {
+      value: this.delivery.deliveryQueue.queueUrl,
+      description: 'DELIVERY_QUEUE_URL for the admin CLI (deliveries redrive --aws)',
+    });
+    new CfnOutput(this, 'DeliveryDlqUrl', {
+      value: this.delivery.deliveryDlq.queueUrl,
+      description: 'DELIVERY_DLQ_URL for the admin CLI (deliveries redrive --aws)',
+    });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.alarmTopic.topicArn });
+    new CfnOutput(this, 'BotClusterName', { value: this.runtime.cluster.clusterName });
+
+    applyNagSuppressions(this);
+  }
+}
