@@ -19,7 +19,11 @@ async function providerFor(provider: Provider): Promise<RoomProvider> {
   if (provider === 'local')
     return new (await import('./providers/local-room')).LocalRoomProvider(config.LOCAL_SPEECH_MS_PER_CHAR);
   const { DailyRoomProvider } = await import('./providers/daily/daily-provider');
-  return new DailyRoomProvider({ log, synthesizer: new PollySynthesizer(pollyClient(config)) });
+  return new DailyRoomProvider({
+    log,
+    synthesizer: new PollySynthesizer(pollyClient(config)),
+    allowInsecureFetch: config.ALLOW_INSECURE_WEBHOOKS,
+  });
 }
 
 async function main(): Promise<number> {

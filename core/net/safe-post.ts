@@ -30,7 +30,7 @@ export interface PostOptions {
 }
 
 /** A connect-time lookup that refuses any non-public answer. */
-function guardedLookup(options: PostOptions): LookupFunction {
+export function guardedLookup(options: PostOptions): LookupFunction {
   return (hostname, lookupOptions, callback) => {
     const done = (err: Error | null, addresses: LookupAddress[]) => {
       if (err) return callback(err, '', 0);

@@ -1,6 +1,8 @@
 // The Daily provider in real Chromium, with daily-js replaced by a typed stub served through page.route.
 
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -32,12 +34,13 @@ interface Harnessed {
   external: string[];
 }
 
-function harnessed(scenario: StubScenario = {}): Harnessed {
+function harnessed(scenario: StubScenario = {}, allowInsecureFetch = false): Harnessed {
   let page: Page | undefined;
   const external: string[] = [];
   const provider = new DailyRoomProvider({
     log: createLogger('silent'),
     synthesizer: toneSynthesizer,
+    allowInsecureFetch,
     preparePage: async (p) => {
       page = p;
       await p.route('**/*', (route) => {
@@ -221,6 +224,34 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     const off = harnessed();
     open = await off.provider.join({ ...joinOptions, videoMode: 'off' });
     expect(await off.page().evaluate(() => window.__dailyStub!.describeOptions().videoSource)).toBe('false');
+  });
+
+  it('shows background_image_url on the tile when it is a usable image, the name card otherwise', async () => {
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const server = createServer((req, res) => {
+      if (req.url === '/tile.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
+      else res.writeHead(200, { 'content-type': 'text/html' }).end('<p>not an image</p>');
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      for (const [path, tile] of [
+        ['/tile.png', 'image'],
+        ['/page.html', 'name-card'],
+      ] as const) {
+        const h = harnessed({}, true);
+        open = await h.provider.join({ ...joinOptions, backgroundImageUrl: `${base}${path}` });
+        expect(await h.page().evaluate(() => window.bot.tile)).toBe(tile);
+        expect(await h.page().evaluate(() => window.__dailyStub!.videoFrames(1))).toHaveLength(1);
+        await open.leave();
+        open = undefined;
+      }
+    } finally {
+      server.close();
+    }
   });
 
   it('reports being ejected as a disconnection', async () => {

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { Browser, Page } from 'playwright-core';
 import { joinErrorTypeOf } from '../../../core/bots/join-errors';
 import type { Logger } from '../../../core/log';
+import { fetchImage } from '../../../core/net/fetch-image';
 import {
   type JoinOptions,
   type RoomConnection,
@@ -22,6 +23,8 @@ export interface DailyProviderOptions {
   log: Logger;
   /** Turns the bot's lines into audio (Polly). */
   synthesizer: Synthesizer;
+  /** Local mode: the tile image may come from http or a private address (as ALLOW_INSECURE_WEBHOOKS). */
+  allowInsecureFetch?: boolean;
   /** Transcription language (Deepgram code). */
   language?: string;
   launch?: () => Promise<Browser>;
@@ -31,6 +34,21 @@ export interface DailyProviderOptions {
 
 export class DailyRoomProvider implements RoomProvider {
   constructor(private readonly options: DailyProviderOptions) {}
+
+  /** The tile image as a data: URL, or undefined for the generated name card (also when fetching fails). */
+  private async tileImage(options: JoinOptions): Promise<string | undefined> {
+    if (options.videoMode !== 'static' || !options.backgroundImageUrl) return undefined;
+    try {
+      return await fetchImage(options.backgroundImageUrl, {
+        allowInsecure: this.options.allowInsecureFetch ?? false,
+      });
+    } catch (err) {
+      this.options.log.warn('tile image not usable; showing the name card', {
+        err: err instanceof Error ? err.message : String(err),
+      });
+      return undefined;
+    }
+  }
 
   async join(options: JoinOptions): Promise<RoomConnection> {
     const { log } = this.options;
@@ -92,7 +110,9 @@ export class DailyRoomProvider implements RoomProvider {
       await page.waitForFunction(() => typeof window.bot?.join === 'function', undefined, {
         timeout: 10_000,
       });
+      const imageDataUrl = await this.tileImage(options);
       const joinOptions: HarnessJoinOptions = {
+        imageDataUrl,
         url: options.roomUrl,
         token: options.meetingToken,
         userName: options.botName,

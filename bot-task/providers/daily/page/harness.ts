@@ -41,6 +41,8 @@ declare global {
       leave(): Promise<void>;
       play(pcmBase64: string, sampleRate: number): Promise<'done' | 'interrupted'>;
       stopSpeech(): void;
+      /** What the tile shows (for tests and logs). */
+      tile?: 'image' | 'name-card' | 'off';
     };
   }
 }
@@ -122,6 +124,7 @@ async function tileTrack(name: string, imageDataUrl: string | undefined): Promis
       image = undefined;
     });
   }
+  window.bot.tile = image ? 'image' : 'name-card';
   const draw = () => {
     if (image) {
       const scale = Math.max(canvas.width / image.width, canvas.height / image.height);
@@ -163,6 +166,7 @@ function remember(p: DailyParticipant) {
 
 async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   const Daily = (await import(/* @vite-ignore */ dailyModuleUrl)).default as DailyCallFactory;
+  window.bot.tile = 'off';
   let fatal: { type: string; msg: string } | undefined;
   call = Daily.createCallObject({
     url: o.url,
