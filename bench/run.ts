@@ -21,6 +21,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   'bot-runtime': () => import('./bot-runtime'),
   insights: () => import('./insights'),
   delivery: () => import('./delivery'),
+  conversation: () => import('./conversation'),
 };
 
 const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));

@@ -1,0 +1,129 @@
+// Conversation: time from a participant's final utterance to the bot's first reply word (local engine, default
+// END_OF_TURN_SILENCE_MS included), and the bot-task's CPU share while it converses.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LocalStack, startLocalStack } from '../local/stack';
+import type { Table } from './run';
+
+const questions = 12;
+const target = { reply_p95_ms: 800 };
+
+export async function run(): Promise<Record<string, unknown>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-conversation-'));
+  let stack: LocalStack | undefined;
+  try {
+    stack = await startLocalStack({
+      port: 0,
+      dataDir,
+      env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' },
+    });
+    const s = stack;
+    const { account, apiKey } = await s.deps.accounts.create('bench');
+    await s.deps.ledger.grant(account.accountId, 1000, 'bench');
+    const room = s.rooms.createRoom('bench-talk', false);
+    s.rooms.addScripted(room, {
+      name: 'Candidate',
+      answers: Array.from({ length: questions }, (_, i) => ({
+        say: `This is my answer number ${i + 1}.`,
+        delay_ms: 150,
+      })),
+    });
+    const prompt = Array.from(
+      { length: questions },
+      (_, i) => `${i + 1}. What is your view on topic ${i + 1}?`,
+    ).join('\n');
+    const res = await fetch(`${s.baseUrl}/api/bot/join`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}` },
+      body: JSON.stringify({
+        provider: 'local',
+        room_url: `${s.baseUrl}/rooms/bench-talk`,
+        bot_config: { name: 'Interviewer', bot_prompt: prompt },
+      }),
+    });
+    const { bot_id } = (await res.json()) as { bot_id: string };
+    const pid = Number(
+      (await waitFor(async () => (await s.deps.sessions.get(bot_id))?.taskRef))?.replace('local:', ''),
+    );
+    await waitFor(async () => room.log.some((e) => e.type === 'joined' && e.name === 'Interviewer'));
+    const cpu0 = cpuTicks(pid);
+    const t0 = Date.now();
+    await waitFor(
+      async () =>
+        room.log.some((e) => e.type === 'utterance' && e.text.includes('That was my last question')),
+      120_000,
+    );
+    const wallMs = Date.now() - t0;
+    const cpuMs = (cpuTicks(pid) - cpu0) * 10; // USER_HZ = 100
+
+    const latencies: number[] = [];
+    for (const [i, e] of room.log.entries()) {
+      if (e.type !== 'utterance' || e.name !== 'Candidate') continue;
+      const reply = room.log
+        .slice(i + 1)
+        .find((x) => x.type === 'speaking' && x.name === 'Interviewer' && x.active);
+      if (reply) latencies.push(reply.t_ms - e.t_ms);
+    }
+    await fetch(`${s.baseUrl}/v1/bots/leave/${bot_id}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}` },
+    });
+    const p95 = percentile(latencies, 95);
+    return {
+      replies: latencies.length,
+      end_of_turn_silence_ms: s.config.END_OF_TURN_SILENCE_MS,
+      reply_latency_ms: { p50: percentile(latencies, 50), p95, max: Math.max(...latencies) },
+      reply_pass: p95 <= target.reply_p95_ms,
+      target,
+      bot_cpu_share_pct: Math.round((cpuMs / wallMs) * 1000) / 10,
+      conversation_s: Math.round(wallMs / 100) / 10,
+      notes: [
+        'reply latency: the candidate’s final utterance in the room log → the bot starts speaking (room log), END_OF_TURN_SILENCE_MS included.',
+        'CPU share: the bot-task process’s user+system CPU time over the conversation’s wall time, as % of one core (local provider).',
+      ],
+    };
+  } finally {
+    await stack?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function cpuTicks(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+export function table(result: Record<string, unknown>): Table {
+  const r = result as {
+    reply_latency_ms: { p50: number; p95: number; max: number };
+    reply_pass: boolean;
+    bot_cpu_share_pct: number;
+    replies: number;
+  };
+  return [
+    ['figure', 'value', 'target'],
+    [
+      `final utterance → bot's first word, p50 / p95 / max (ms, ${r.replies} replies)`,
+      `${r.reply_latency_ms.p50} / ${r.reply_latency_ms.p95} / ${r.reply_latency_ms.max}`,
+      `p95 ≤ 800 ${r.reply_pass ? 'pass' : 'FAIL'}`,
+    ],
+    ['bot-task CPU while conversing (% of one core)', String(r.bot_cpu_share_pct), ''],
+  ];
+}
