@@ -143,7 +143,17 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
     });
     expect(account?.balance).toBe(8); // hold 3 returned, one started minute at 2
     expect(account?.holds).toEqual({});
-    const entries = await stack.deps.ledger.entries(acct.accountId);
+    // Ledger entries are written right after the balance changes.
+    const entries = await until(async () => {
+      const list = await stack.deps.ledger.entries(acct.accountId);
+      return list.some((e) => e.kind === 'usage') && list;
+    });
+    expect(entries.map((e) => [e.kind, e.amount])).toEqual([
+      ['grant', 10],
+      ['hold', -3],
+      ['release', 3],
+      ['usage', -2],
+    ]);
     expect(entries.reduce((s, e) => s + e.amount, 0)).toBe(8);
     expect((await stack.request('POST', `/v1/bots/leave/${botId}`, { key: acct.apiKey })).status).toBe(409);
   });
