@@ -21,6 +21,8 @@ export const configSchema = z.object({
   SES_ENDPOINT: z.url().optional(),
   /** The verified SES identity results are sent from. */
   SES_FROM_ADDRESS: z.string().default('Meeting Bot <bots@example.com>'),
+  /** Bedrock model (or inference profile) the bot converses with; empty selects the local engine. */
+  CONVERSATION_MODEL_ID: z.string().default(''),
   /** Bedrock model (or inference profile) for insights; empty selects the local rule-based engine. */
   INSIGHTS_MODEL_ID: z.string().default(''),
   /** A webhook must answer 2xx within this long. */
