@@ -1,9 +1,10 @@
 // The bot runtime's entry (ECS container command; a child process locally). Started with only BOT_ID set:
 // everything else — room, bot_config, meeting token — comes from the session record.
-import { dynamoDocumentClient, pollyClient, sqsClient } from '../core/adapters/aws-clients';
+import { bedrockClient, dynamoDocumentClient, pollyClient, sqsClient } from '../core/adapters/aws-clients';
 import { PollySynthesizer } from '../core/adapters/polly/polly-synthesizer';
 import { SqsQueue } from '../core/adapters/sqs/sqs-queue';
 import { loadConfig } from '../core/config';
+import { BedrockConversationEngine } from '../core/conversation/bedrock-engine';
 import { LocalConversationEngine } from '../core/conversation/local-engine';
 import { buildStores } from '../core/deps';
 import { createLogger } from '../core/log';
@@ -51,7 +52,9 @@ async function main(): Promise<number> {
       stores,
       config,
       provider: await providerFor(session.provider),
-      conversation: new LocalConversationEngine(),
+      conversation: config.CONVERSATION_MODEL_ID
+        ? new BedrockConversationEngine(bedrockClient(config), { modelId: config.CONVERSATION_MODEL_ID, log })
+        : new LocalConversationEngine(),
       results: new SqsQueue(sqsClient(config), config.RESULTS_QUEUE_URL),
       log,
       terminated,

@@ -1,0 +1,439 @@
+import {
+  BedrockRuntimeClient,
+  ConverseStreamCommand,
+  type ConverseStreamCommandInput,
+  type Message,
+  ThrottlingException,
+  ValidationException,
+} from '@aws-sdk/client-bedrock-runtime';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ConversationController } from '../../bot-task/conversation';
+import type { Utterance } from '../../core/bots/transcript';
+import {
+  type BedrockConversationConfig,
+  BedrockConversationEngine,
+  ConversationError,
+  listenSentinel,
+} from '../../core/conversation/bedrock-engine';
+import { type ConversationContext, sentences } from '../../core/conversation/conversation-engine';
+import type { Logger } from '../../core/log';
+import { streamEvents, streamOutput, streamText, textEvents } from '../fixtures/conversation/fixtures';
+import { FakeRoom } from '../support/fake-room';
+
+const modelId = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+const bedrock = mockClient(BedrockRuntimeClient);
+
+let sleeps: number[];
+
+function engine(config: Partial<BedrockConversationConfig> = {}) {
+  const client = new BedrockRuntimeClient({
+    region: 'eu-west-1',
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+  });
+  return new BedrockConversationEngine(client, {
+    modelId,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    random: () => 1,
+    ...config,
+  });
+}
+
+const calls = () =>
+  bedrock.commandCalls(ConverseStreamCommand).map((c) => c.args[0].input as ConverseStreamCommandInput);
+const systemText = (input: ConverseStreamCommandInput) =>
+  input.system?.map((b) => b.text ?? '').join('\n') ?? '';
+const textOf = (m: Message) => m.content?.map((b) => b.text ?? '').join('') ?? '';
+const messageChars = (input: ConverseStreamCommandInput) =>
+  (input.messages ?? []).reduce((n, m) => n + textOf(m).length, 0);
+
+const throttled = () =>
+  new ThrottlingException({ $metadata: { httpStatusCode: 429 }, message: 'Too many requests, please wait.' });
+
+let clock = Date.parse('2025-03-04T10:00:00Z');
+const tick = () => {
+  clock += 1000;
+  return new Date(clock).toISOString();
+};
+const line = (text: string, who: 'ann' | 'bob' | 'bot' = 'ann'): Utterance => ({
+  speaker: who === 'bot' ? 'Ava' : who === 'bob' ? 'Bob' : 'Ann',
+  participant_id: who,
+  started_at: tick(),
+  text,
+  ...(who === 'bot' ? { is_bot: true } : {}),
+});
+
+const prompt = `You are interviewing a candidate for a backend engineering role. Ask, one at a time:
+1. Tell me about your last project
+2. What was the hardest bug you fixed?
+Then thank them and close.`;
+
+const ctx = (transcript: Utterance[], more: Partial<ConversationContext> = {}): ConversationContext => ({
+  botName: 'Ava',
+  prompt,
+  greeting: 'Hi, thanks for joining',
+  transcript,
+  ...more,
+});
+
+const interview = () => [
+  line("Hello, I'm Ava. Thanks for joining. Tell me about your last project?", 'bot'),
+  line('Sure.'),
+  line('I moved our billing system to three services without downtime.'),
+];
+
+async function collect(it: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const c of it) out.push(c);
+  return out;
+}
+
+/** Mimics the ConversationController: speaks sentences as they complete, logs a failed turn, keeps going. */
+function consumer() {
+  const spoken: string[] = [];
+  const failures: unknown[] = [];
+  return {
+    spoken,
+    failures,
+    async turn(chunks: AsyncIterable<string>) {
+      try {
+        for await (const s of sentences(chunks)) spoken.push(s);
+      } catch (err) {
+        failures.push(err);
+      }
+    },
+  };
+}
+
+function silentLog(): Logger & { warns: string[] } {
+  const warns: string[] = [];
+  const log: Logger & { warns: string[] } = {
+    warns,
+    debug: () => {},
+    info: () => {},
+    warn: (msg) => {
+      warns.push(msg);
+    },
+    error: () => {},
+    child: () => log,
+  };
+  return log;
+}
+
+beforeEach(() => {
+  bedrock.reset();
+  sleeps = [];
+});
+afterEach(() => bedrock.reset());
+
+describe('Bedrock conversation engine: streaming', () => {
+  it('yields the text deltas in order, the first before the stream has finished', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let finished = false;
+    const events = streamEvents('reply');
+    const lastDelta = events.findLastIndex((e) => e.contentBlockDelta);
+    bedrock.on(ConverseStreamCommand).resolves(
+      streamOutput('reply', {
+        gate,
+        gateAt: lastDelta,
+        onDone: () => {
+          finished = true;
+        },
+      }),
+    );
+
+    const it = engine().reply(ctx(interview()))[Symbol.asyncIterator]();
+    const first = await it.next();
+    expect(first).toEqual({ done: false, value: 'Thanks' });
+    const second = await it.next();
+    expect(second.value).toBe(', Ann. A billing');
+    expect(finished).toBe(false); // the model is still "generating" the last events
+
+    release();
+    const rest: string[] = [];
+    for (let r = await it.next(); !r.done; r = await it.next()) rest.push(r.value);
+    expect(finished).toBe(true);
+    expect(rest).toEqual([
+      ' migration with no downtime',
+      ' is impressive. What was',
+      ' the hardest bug',
+      ' you fixed along the way?',
+    ]);
+    expect([first.value, second.value, ...rest].join('')).toBe(streamText('reply'));
+    expect(calls()).toHaveLength(1);
+  });
+
+  it('a stream that is only the listen sentinel, or empty, yields nothing', async () => {
+    expect(streamText('listen')).toBe(listenSentinel);
+    bedrock
+      .on(ConverseStreamCommand)
+      .resolvesOnce(streamOutput('listen'))
+      .resolvesOnce(streamOutput('empty'))
+      .resolvesOnce(streamOutput(textEvents('  ', ' [listen]', '\n')));
+    const e = engine();
+    expect(await collect(e.reply(ctx(interview())))).toEqual([]);
+    expect(await collect(e.reply(ctx(interview())))).toEqual([]);
+    expect(await collect(e.reply(ctx(interview())))).toEqual([]);
+    expect(calls()).toHaveLength(3);
+  });
+
+  it('drops a leading "<bot name>:" and a sentinel after spoken text, holding back only what could be one', async () => {
+    bedrock
+      .on(ConverseStreamCommand)
+      .resolvesOnce(streamOutput(textEvents('Av', 'a: Great', ', thanks.')))
+      .resolvesOnce(streamOutput(textEvents('Okay, take your time.', ' [LIS', 'TEN]')))
+      .resolvesOnce(streamOutput(textEvents('Costs [3', '] dollars.')));
+    const e = engine();
+    expect(await collect(e.reply(ctx(interview())))).toEqual(['Great', ', thanks.']);
+    expect((await collect(e.reply(ctx(interview())))).join('')).toBe('Okay, take your time.');
+    expect((await collect(e.reply(ctx(interview())))).join('')).toBe('Costs [3] dollars.');
+  });
+
+  it('stops the model stream when the consumer stops listening (barge-in)', async () => {
+    bedrock.on(ConverseStreamCommand).resolves(streamOutput('reply'));
+    for await (const chunk of engine().reply(ctx(interview()))) {
+      expect(chunk).toBe('Thanks');
+      break;
+    }
+    const args = bedrock.commandCalls(ConverseStreamCommand)[0]!.args as unknown[];
+    const options = args[1] as { abortSignal?: AbortSignal };
+    expect(options.abortSignal?.aborted).toBe(true);
+  });
+});
+
+describe('Bedrock conversation engine: the request', () => {
+  it('sends bot_prompt and the speaking rules as the system prompt, and the transcript as alternating turns', async () => {
+    bedrock.on(ConverseStreamCommand).resolves(streamOutput('reply'));
+    const transcript = [
+      ...interview(),
+      line('Oh, and Bob helped.'),
+      line('Yes, I did the data migration.', 'bob'),
+    ];
+    await collect(engine().reply(ctx(transcript)));
+
+    const [input] = calls();
+    expect(input).toMatchObject({ modelId, inferenceConfig: { maxTokens: 300, temperature: 0.5 } });
+    const system = systemText(input!);
+    expect(system).toContain(prompt);
+    expect(system).toContain('You are Ava');
+    expect(system).toMatch(/one question at a time/i);
+    expect(system).toMatch(/no markdown, lists, headings, emoji/i);
+    expect(system).toMatch(/never write what a participant says/i);
+    expect(system).toContain(`answer exactly ${listenSentinel}`);
+    expect(system).toMatch(/middle of a thought/);
+    expect(system).toMatch(/end politely/);
+    expect(system).not.toMatch(/earlier conversation omitted/i);
+    expect(system).not.toMatch(/opening line/i);
+
+    const messages = input!.messages!;
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(textOf(messages[0]!)).toBe('(The meeting has started.)');
+    expect(textOf(messages[1]!)).toBe(transcript[0]!.text); // the bot's line, as said, no name
+    expect(textOf(messages[2]!)).toBe(
+      [
+        'Ann: Sure.',
+        'Ann: I moved our billing system to three services without downtime.',
+        'Ann: Oh, and Bob helped.',
+        'Bob: Yes, I did the data migration.',
+      ].join('\n'),
+    );
+  });
+
+  it('greet() asks for the opening line, with bot_greeting as the words to say or as an instruction', async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('greeting'));
+    const e = engine({ maxTokens: 200, temperature: 0.2 });
+    const said = await collect(e.greet(ctx([])));
+    expect(said.join('')).toBe(streamText('greeting'));
+    await collect(
+      e.greet(ctx([line('Hi, can you hear me?')], { greeting: 'Greet them warmly in one sentence' })),
+    );
+    await collect(e.greet(ctx([], { greeting: undefined, prompt: undefined })));
+
+    const [literal, instruction, plain] = calls();
+    expect(literal).toMatchObject({ modelId, inferenceConfig: { maxTokens: 200, temperature: 0.2 } });
+    expect(systemText(literal!)).toContain('exactly these words: "Hi, thanks for joining."');
+    expect(systemText(literal!)).toContain(prompt);
+    expect(literal!.messages).toEqual([
+      { role: 'user', content: [{ text: '(You have just joined the call. Say your opening line now.)' }] },
+    ]);
+    expect(systemText(instruction!)).toContain('How to greet: Greet them warmly in one sentence');
+    expect(instruction!.messages!.map((m) => m.role)).toEqual(['user']);
+    expect(textOf(instruction!.messages![0]!)).toMatch(/^Ann: Hi, can you hear me\?\n\(You have just joined/);
+    expect(systemText(plain!)).toMatch(/introduce yourself as Ava/);
+    expect(systemText(plain!)).toMatch(/No specific instructions/);
+  });
+
+  it('keeps only the most recent lines of a long meeting within maxContextChars, starting with a user turn', async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('reply'));
+    const transcript: Utterance[] = [];
+    for (let i = 0; i < 2000; i++) {
+      transcript.push(
+        i % 3 === 2
+          ? line(`Question ${i}: could you say more about part ${i} of the project?`, 'bot')
+          : line(
+              `This is answer line ${i}, about the design choices and the trade-offs we made.`,
+              i % 2 ? 'bob' : 'ann',
+            ),
+      );
+    }
+    transcript.push(line('And that is the last thing I wanted to say.'));
+    const total = transcript.reduce((n, u) => n + u.text.length, 0);
+    expect(total).toBeGreaterThan(100_000);
+
+    await collect(engine().reply(ctx(transcript)));
+    await collect(engine({ maxContextChars: 2000 }).reply(ctx(transcript)));
+    for (const [input, budget] of calls().map((c, i) => [c, i === 0 ? 24_000 : 2000] as const)) {
+      expect(messageChars(input)).toBeLessThanOrEqual(budget);
+      expect(messageChars(input)).toBeGreaterThan(budget * 0.8);
+      const messages = input.messages!;
+      expect(messages[0]!.role).toBe('user');
+      messages.forEach((m, i) => {
+        expect(m.role).toBe(i % 2 === 0 ? 'user' : 'assistant');
+      });
+      expect(textOf(messages.at(-1)!)).toMatch(/And that is the last thing I wanted to say\.$/);
+      expect(textOf(messages[0]!)).not.toContain('answer line 0,');
+      expect(systemText(input)).toMatch(/Earlier conversation omitted/);
+    }
+  });
+
+  it('keeps the end of a single participant line longer than the budget', async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('reply'));
+    const long = `${'blah '.repeat(2000)}so what do you think?`;
+    await collect(engine({ maxContextChars: 500 }).reply(ctx([...interview(), line(long)])));
+    const [input] = calls();
+    expect(messageChars(input!)).toBeLessThanOrEqual(500);
+    expect(input!.messages!.map((m) => m.role)).toEqual(['user']);
+    expect(textOf(input!.messages![0]!)).toMatch(/^….*so what do you think\?$/);
+  });
+
+  it('does not call the model when the bot spoke last, or nobody has spoken', async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('reply'));
+    const e = engine();
+    expect(await collect(e.reply(ctx([...interview(), line('Thanks, go on.', 'bot')])))).toEqual([]);
+    expect(await collect(e.reply(ctx([])))).toEqual([]);
+    expect(calls()).toHaveLength(0);
+  });
+});
+
+describe('Bedrock conversation engine: failures', () => {
+  it('retries a throttled request with backoff before any text, then streams', async () => {
+    bedrock
+      .on(ConverseStreamCommand)
+      .rejectsOnce(throttled())
+      .resolvesOnce(streamOutput('throttled')) // the throttling arrives as the first stream event
+      .resolvesOnce(streamOutput('reply'));
+    const said = await collect(engine({ backoffBaseMs: 100 }).reply(ctx(interview())));
+    expect(said.join('')).toBe(streamText('reply'));
+    expect(calls()).toHaveLength(3);
+    expect(sleeps).toEqual([100, 200]);
+  });
+
+  it('gives up after maxThrottleRetries with a ConversationError', async () => {
+    bedrock.on(ConverseStreamCommand).rejects(throttled());
+    const err = await collect(engine({ random: () => 0 }).reply(ctx(interview()))).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConversationError);
+    expect(err).toMatchObject({ code: 'model_throttled', partial: false });
+    expect((err as Error).message).toMatch(/busy \(ThrottlingException\) after 4 attempts.*keeps listening/);
+    expect(calls()).toHaveLength(4);
+    expect(sleeps).toEqual([200, 400, 800]); // 50% jitter of 400·2ⁿ
+  });
+
+  it('a rejected request is a ConversationError at once, and the next turn still works', async () => {
+    bedrock
+      .on(ConverseStreamCommand)
+      .rejectsOnce(
+        new ValidationException({ $metadata: { httpStatusCode: 400 }, message: 'The model ID is invalid.' }),
+      )
+      .resolvesOnce(streamOutput('reply'));
+    const e = engine();
+    const c = consumer();
+    await c.turn(e.reply(ctx(interview())));
+    expect(c.failures).toHaveLength(1);
+    expect(c.failures[0]).toBeInstanceOf(ConversationError);
+    expect(c.failures[0]).toMatchObject({ code: 'model_error', partial: false });
+    expect((c.failures[0] as Error).message).toMatch(/ValidationException: The model ID is invalid/);
+    expect(sleeps).toEqual([]);
+    expect(c.spoken).toEqual([]);
+
+    await c.turn(e.reply(ctx(interview())));
+    expect(c.spoken).toEqual([
+      'Thanks, Ann.',
+      'A billing migration with no downtime is impressive.',
+      'What was the hardest bug you fixed along the way?',
+    ]);
+  });
+
+  it('an error mid-stream ends the reply with a ConversationError and is not retried', async () => {
+    const sdkStyle = new Error('Model stream error');
+    sdkStyle.name = 'ThrottlingException'; // thrown by the SDK's event stream after text: too late to retry
+    bedrock
+      .on(ConverseStreamCommand)
+      .resolvesOnce(streamOutput('error-mid'))
+      .resolvesOnce(streamOutput(textEvents('Right. ', 'So'), { error: sdkStyle }));
+    const e = engine();
+    const c = consumer();
+    await c.turn(e.reply(ctx(interview())));
+    await c.turn(e.reply(ctx(interview())));
+    expect(c.spoken).toEqual(['Sure.', 'Right.']); // what was complete was spoken; the cut-off rest was not
+    expect(c.failures).toHaveLength(2);
+    expect(c.failures[0]).toMatchObject({ code: 'model_error', partial: true });
+    expect((c.failures[0] as Error).message).toMatch(/failed mid-reply \(ModelStreamErrorException/);
+    expect(c.failures[1]).toMatchObject({ code: 'model_error', partial: true });
+    expect(calls()).toHaveLength(2);
+    expect(sleeps).toEqual([]);
+  });
+});
+
+describe('Bedrock conversation engine in the ConversationController', () => {
+  it('a failed reply is logged, the bot keeps listening and answers the next turn', async () => {
+    const heard: Utterance[] = [];
+    const room = new FakeRoom([{ participantId: 'ann', name: 'Ann', isBot: false }]);
+    const log = silentLog();
+    bedrock
+      .on(ConverseStreamCommand)
+      .resolvesOnce(streamOutput('greeting'))
+      .rejectsOnce(
+        new ValidationException({ $metadata: { httpStatusCode: 400 }, message: 'Malformed input.' }),
+      )
+      .resolvesOnce(streamOutput('reply'));
+    const controller = new ConversationController(
+      room,
+      engine({ log }),
+      { botName: 'Ava', prompt, greeting: 'Hi, thanks for joining', endOfTurnMs: 5 },
+      () => heard,
+      log,
+    );
+    const annSays = (text: string) => {
+      heard.push({ speaker: 'Ann', participant_id: 'ann', started_at: new Date().toISOString(), text });
+      room.say('ann', text);
+    };
+
+    controller.start();
+    await vi.waitFor(() => expect(room.spoken).toHaveLength(3));
+    expect(room.spoken[0]).toBe("Hello everyone, I'm Ava.");
+
+    annSays('I built a billing system.');
+    await vi.waitFor(() => expect(log.warns).toContain('conversation turn failed; listening'));
+    expect(room.spoken).toHaveLength(3);
+
+    annSays('Hello, are you still there?');
+    await vi.waitFor(() => expect(room.spoken).toHaveLength(6));
+    expect(room.spoken.slice(3)).toEqual([
+      'Thanks, Ann.',
+      'A billing migration with no downtime is impressive.',
+      'What was the hardest bug you fixed along the way?',
+    ]);
+    controller.stop();
+
+    const last = calls().at(-1)!;
+    expect(last.messages!.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(textOf(last.messages![2]!)).toBe(
+      'Ann: I built a billing system.\nAnn: Hello, are you still there?',
+    );
+  });
+});
