@@ -1,26 +1,14 @@
 // Bot runtime: 20 concurrent bots in one local room — join latency (join request → bot in the room), stop latency
 // (leave request → bot out of the room), peak RSS of each bot-task process, and whether any failed.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type LocalStack, startLocalStack } from '../local/stack';
+import { readFileSync } from 'node:fs';
 import type { Table } from './run';
+import { percentile, waitFor, withBenchStack } from './support';
 
 const bots = 20;
 const targets = { stop_p95_ms: 1000, stop_spec_limit_ms: 5000 };
 
 export async function run(): Promise<Record<string, unknown>> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-bot-runtime-'));
-  let stack: LocalStack | undefined;
-  try {
-    stack = await startLocalStack({
-      port: 0,
-      dataDir,
-      env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' },
-    });
-    const s = stack;
-    const { account, apiKey } = await s.deps.accounts.create('bench');
-    await s.deps.ledger.grant(account.accountId, 10_000, 'bench');
+  return withBenchStack('bot-runtime', 10_000, async (s, { apiKey }) => {
     const room = s.rooms.createRoom('bench-room', false);
     // Someone stays in the room so no bot leaves for participant_left.
     s.rooms.addScripted(room, { name: 'Host', lines: [] });
@@ -46,12 +34,12 @@ export async function run(): Promise<Record<string, unknown>> {
         }),
       });
       const { bot_id } = (await res.json()) as { bot_id: string };
-      await until(() => Boolean(joinedAt(name)), 30_000);
+      await waitFor(() => Boolean(joinedAt(name)), 30_000);
       singleJoin.push(Date.parse(joinedAt(name)!.at) - t0);
       await new Promise((r) => setTimeout(r, 300));
       const t1 = Date.now();
       await fetch(`${s.baseUrl}/v1/bots/leave/${bot_id}`, { method: 'POST', headers });
-      await until(() => Boolean(leftAt(name)), 30_000);
+      await waitFor(() => Boolean(leftAt(name)), 30_000);
       singleStop.push(Date.parse(leftAt(name)!.at) - t1);
     }
 
@@ -73,7 +61,7 @@ export async function run(): Promise<Record<string, unknown>> {
         return { name, botId: bot_id, t0 };
       }),
     );
-    await until(() => started.every((b) => joinedAt(b.name)), 60_000);
+    await waitFor(() => started.every((b) => joinedAt(b.name)), 60_000);
     const joinMs = started.map((b) => Date.parse(joinedAt(b.name)!.at) - b.t0);
 
     // Let every bot settle into its steady state, then read each process's peak RSS.
@@ -93,10 +81,10 @@ export async function run(): Promise<Record<string, unknown>> {
         return { ...b, stopT0: t0 };
       }),
     );
-    await until(() => stops.every((b) => leftAt(b.name)), 30_000);
+    await waitFor(() => stops.every((b) => leftAt(b.name)), 30_000);
     const stopMs = stops.map((b) => Date.parse(leftAt(b.name)!.at) - b.stopT0);
 
-    await until(async () => {
+    await waitFor(async () => {
       const sessions = await Promise.all(stops.map((b) => s.deps.sessions.get(b.botId)));
       return sessions.every((x) => x?.status !== 'running');
     }, 30_000);
@@ -123,10 +111,7 @@ export async function run(): Promise<Record<string, unknown>> {
       ],
       daily_adapter: await dailyAdapterRss(),
     };
-  } finally {
-    await stack?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Peak RSS of one bot-task with the Daily adapter: its Node process and its Chromium, against the stub. */
@@ -154,11 +139,6 @@ export function peakRssMiB(pid: number): number {
   return Math.round((kb / 1024) * 10) / 10;
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
 function summary(values: number[]) {
   return {
     p50: percentile(values, 50),
@@ -167,14 +147,6 @@ function summary(values: number[]) {
     min: Math.min(...values),
     n: values.length,
   };
-}
-
-async function until(probe: () => boolean | Promise<boolean>, ms: number) {
-  const end = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 export function table(result: Record<string, unknown>): Table {

@@ -1,26 +1,14 @@
 // Conversation: time from a participant's final utterance to the bot's first reply word (local engine, default
 // END_OF_TURN_SILENCE_MS included), and the bot-task's CPU share while it converses.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { type LocalStack, startLocalStack } from '../local/stack';
+import { readFileSync } from 'node:fs';
 import type { Table } from './run';
+import { percentile, waitFor, withBenchStack } from './support';
 
 const questions = 12;
 const target = { reply_p95_ms: 800 };
 
 export async function run(): Promise<Record<string, unknown>> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-conversation-'));
-  let stack: LocalStack | undefined;
-  try {
-    stack = await startLocalStack({
-      port: 0,
-      dataDir,
-      env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000' },
-    });
-    const s = stack;
-    const { account, apiKey } = await s.deps.accounts.create('bench');
-    await s.deps.ledger.grant(account.accountId, 1000, 'bench');
+  return withBenchStack('conversation', 1000, async (s, { apiKey }) => {
     const room = s.rooms.createRoom('bench-talk', false);
     s.rooms.addScripted(room, {
       name: 'Candidate',
@@ -83,31 +71,13 @@ export async function run(): Promise<Record<string, unknown>> {
         'CPU share: the bot-task process’s user+system CPU time over the conversation’s wall time, as % of one core (local provider).',
       ],
     };
-  } finally {
-    await stack?.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 function cpuTicks(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return Number(fields[11]) + Number(fields[12]);
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 export function table(result: Record<string, unknown>): Table {

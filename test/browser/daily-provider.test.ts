@@ -11,6 +11,7 @@ import { botOrigin } from '../../bot-task/providers/daily/page-assets';
 import { createLogger } from '../../core/log';
 import { type RoomConnection, type RoomEvents, RoomJoinError } from '../../core/ports/room-provider';
 import { toneSynthesizer } from '../support/tone-synthesizer';
+import { until } from '../support/until';
 import type { StubScenario } from './daily-stub';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -80,16 +81,6 @@ function collect(conn: RoomConnection) {
     conn.on(event, (payload) => seen.push({ event, payload }));
   }
   return seen;
-}
-
-async function until<T>(probe: () => T | undefined | false, ms = 5000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed daily-js)', () => {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalStack } from '../../local/stack';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { until } from '../support/until';
 
 /** The participants' lines of a transcript; the bot's own (its greeting) are checked separately. */
 const othersOnly = (transcript: string, bot: string) =>
@@ -13,16 +14,6 @@ const othersOnly = (transcript: string, bot: string) =>
     .split('\n')
     .filter((l) => !l.startsWith(`${bot}: `))
     .join('\n');
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('bot in a local room, through npm start’s stack and real HTTP', () => {
   let stack: TestStack;

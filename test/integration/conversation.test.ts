@@ -2,16 +2,7 @@
 // and barge-in measured in the local room's event log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../support/local-stack';
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { until } from '../support/until';
 
 let stack: TestStack;
 let key: string;

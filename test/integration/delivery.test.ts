@@ -11,6 +11,7 @@ import { deliver } from '../../core/delivery/deliver';
 import { redriveDeliveries } from '../../core/delivery/redrive';
 import { createLogger } from '../../core/log';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { until } from '../support/until';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -36,16 +37,6 @@ async function receiver(answers: number[] = []) {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
   return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-async function until<T>(probe: () => Promise<T | undefined | null | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 let stack: TestStack;

@@ -6,8 +6,8 @@
 // settle or release writes the same entry again instead of a second one.
 
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, keys, ledgerPrefix, type TableHandle } from './table';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure, keys, ledgerPrefix, queryAll, type TableHandle } from './table';
 
 export type LedgerKind = 'grant' | 'hold' | 'release' | 'usage';
 
@@ -133,30 +133,19 @@ export class CreditLedger {
   }
 
   async entries(accountId: string): Promise<LedgerEntry[]> {
-    const out: LedgerEntry[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':prefix': ledgerPrefix },
-          ExclusiveStartKey: start,
-          ConsistentRead: true,
-        }),
-      );
-      for (const i of page.Items ?? []) {
-        out.push({
-          entryId: String(i.sk).slice(ledgerPrefix.length),
-          kind: i.kind,
-          amount: i.amount,
-          botId: i.bot_id,
-          note: i.note,
-          createdAt: i.created_at,
-        });
-      }
-      start = page.LastEvaluatedKey;
-    } while (start);
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':prefix': ledgerPrefix },
+      ConsistentRead: true,
+    });
+    const out: LedgerEntry[] = items.map((i) => ({
+      entryId: String(i.sk).slice(ledgerPrefix.length),
+      kind: i.kind as LedgerKind,
+      amount: i.amount as number,
+      botId: i.bot_id as string | undefined,
+      note: i.note as string | undefined,
+      createdAt: i.created_at as string,
+    }));
     return out.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   }
 

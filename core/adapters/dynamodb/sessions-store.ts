@@ -1,7 +1,7 @@
 // Bot sessions in DynamoDB: one item per bot; state changes are conditional on the session still running.
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BotSession } from '../../bots/session';
-import { isConditionFailure, keys, runningIndex, type TableHandle } from './table';
+import { isConditionFailure, keys, queryAll, runningIndex, type TableHandle } from './table';
 
 const fieldToAttribute = {
   botId: 'bot_id',
@@ -75,23 +75,13 @@ export class SessionsStore {
 
   /** Ids of every running session (sparse index; eventually consistent). */
   async listRunning(): Promise<string[]> {
-    const ids: string[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          IndexName: runningIndex.name,
-          KeyConditionExpression: '#p = :running',
-          ExpressionAttributeNames: { '#p': runningIndex.pk },
-          ExpressionAttributeValues: { ':running': runningIndex.value },
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const item of page.Items ?? []) ids.push(String(item.pk).slice('BOT#'.length));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return ids;
+    const items = await queryAll(this.table, {
+      IndexName: runningIndex.name,
+      KeyConditionExpression: '#p = :running',
+      ExpressionAttributeNames: { '#p': runningIndex.pk },
+      ExpressionAttributeValues: { ':running': runningIndex.value },
+    });
+    return items.map((item) => String(item.pk).slice('BOT#'.length));
   }
 
   async get(botId: string): Promise<BotSession | null> {

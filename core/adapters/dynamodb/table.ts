@@ -6,7 +6,7 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 
 /** Attribute holding an item's expiry in epoch seconds (DynamoDB TTL). */
 export const ttlAttribute = 'expires_at';
@@ -41,6 +41,23 @@ export const accountKeyPrefix = 'KEY#';
 export interface TableHandle {
   doc: DynamoDBDocumentClient;
   tableName: string;
+}
+
+/** Every item a query matches, following the pages. */
+export async function queryAll(
+  { doc, tableName }: TableHandle,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: start }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
 }
 
 export function isConditionFailure(err: unknown): boolean {

@@ -1,7 +1,7 @@
 // Transcript segments: the lines a bot saved at each flush, one item per flush, so a crash loses only the last.
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Utterance } from '../../bots/transcript';
-import { keys, type TableHandle } from './table';
+import { keys, queryAll, type TableHandle } from './table';
 
 const segmentPrefix = 'SEGMENT#';
 
@@ -25,21 +25,11 @@ export class TranscriptStore {
 
   /** Every saved line, in order. */
   async load(botId: string): Promise<Utterance[]> {
-    const out: Utterance[] = [];
-    let start: Record<string, unknown> | undefined;
-    do {
-      const page = await this.table.doc.send(
-        new QueryCommand({
-          TableName: this.table.tableName,
-          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-          ExpressionAttributeValues: { ':pk': keys.session(botId).pk, ':prefix': segmentPrefix },
-          ExclusiveStartKey: start,
-          ConsistentRead: true,
-        }),
-      );
-      for (const item of page.Items ?? []) out.push(...(item.utterances as Utterance[]));
-      start = page.LastEvaluatedKey;
-    } while (start);
-    return out;
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.session(botId).pk, ':prefix': segmentPrefix },
+      ConsistentRead: true,
+    });
+    return items.flatMap((item) => item.utterances as Utterance[]);
   }
 }

@@ -1,0 +1,53 @@
+// What the benchmarks share: a local stack on a fresh data directory with a funded account, and small statistics.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LocalStack, startLocalStack } from '../local/stack';
+
+export interface BenchAccount {
+  accountId: string;
+  apiKey: string;
+}
+
+/** Runs `fn` against a fresh local stack (own data directory, high rate limit) and always tears it down. */
+export async function withBenchStack<T>(
+  name: string,
+  credits: number,
+  fn: (stack: LocalStack, account: BenchAccount) => Promise<T>,
+  env: Record<string, string> = {},
+): Promise<T> {
+  const dataDir = mkdtempSync(join(tmpdir(), `bench-${name}-`));
+  let stack: LocalStack | undefined;
+  try {
+    stack = await startLocalStack({
+      port: 0,
+      dataDir,
+      env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', ...env },
+    });
+    const { account, apiKey } = await stack.deps.accounts.create('bench');
+    await stack.deps.ledger.grant(account.accountId, credits, 'bench');
+    return await fn(stack, { accountId: account.accountId, apiKey });
+  } finally {
+    await stack?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** Polls until `probe` gives a truthy value, which it returns. */
+export async function waitFor<T>(
+  probe: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  ms = 30_000,
+): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v) return v;
+    if (Date.now() > end) throw new Error('timed out waiting');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
