@@ -5,26 +5,35 @@ import { ApiError, notFound } from '../errors';
 import { botIdSchema, type DeliveriesView, type StatusView } from '../schemas/api';
 import { type BotSession, toStatusView } from './session';
 
+function parseBotId(rawBotId: string | undefined): string {
+  const parsed = botIdSchema.safeParse(rawBotId);
+  if (!parsed.success) throw new ApiError('validation_error', 'bot_id: must be a UUID');
+  return parsed.data.toLowerCase();
+}
+
 /** The caller's session; another account's bot is reported exactly like a missing one (404). */
 export async function findOwnSession(
   deps: ServiceDeps,
   caller: Caller,
   rawBotId: string | undefined,
 ): Promise<BotSession> {
-  const parsed = botIdSchema.safeParse(rawBotId);
-  if (!parsed.success) throw new ApiError('validation_error', 'bot_id: must be a UUID');
-  const botId = parsed.data.toLowerCase();
+  const botId = parseBotId(rawBotId);
   const session = await deps.sessions.get(botId);
   if (!session || session.accountId !== caller.accountId) throw notFound(botId);
   return session;
 }
 
+/** Status reads go through the in-process session cache (final sessions kept, running ones for a moment). */
 export async function getBotStatus(
   deps: ServiceDeps,
   caller: Caller,
   rawBotId: string | undefined,
 ): Promise<StatusView> {
-  return toStatusView(await findOwnSession(deps, caller, rawBotId));
+  const botId = parseBotId(rawBotId);
+  const nowMs = deps.now().getTime();
+  const session = await deps.statusCache.load(botId, nowMs, () => deps.sessions.get(botId));
+  if (!session || session.accountId !== caller.accountId) throw notFound(botId);
+  return toStatusView(session);
 }
 
 export async function getBotDeliveries(

@@ -4,11 +4,39 @@ import type { BotSession } from './session';
 
 export class SessionCache {
   private readonly entries = new Map<string, { session: BotSession; until: number }>();
+  /** Reads in flight: concurrent misses for one bot share a single read (no stampede when an entry expires). */
+  private readonly loading = new Map<string, Promise<BotSession | null>>();
 
   constructor(
     private readonly runningTtlMs: number,
     private readonly maxEntries = 10_000,
   ) {}
+
+  /** The cached session, or the loader's (shared with concurrent callers), cached for next time. */
+  async load(
+    botId: string,
+    nowMs: number,
+    loader: () => Promise<BotSession | null>,
+  ): Promise<BotSession | null> {
+    const hit = this.get(botId, nowMs);
+    if (hit) return hit;
+    let pending = this.loading.get(botId);
+    if (!pending) {
+      pending = loader().then(
+        (session) => {
+          this.loading.delete(botId);
+          if (session) this.put(session, nowMs);
+          return session;
+        },
+        (err) => {
+          this.loading.delete(botId);
+          throw err;
+        },
+      );
+      this.loading.set(botId, pending);
+    }
+    return pending;
+  }
 
   get(botId: string, nowMs: number): BotSession | undefined {
     const hit = this.entries.get(botId);

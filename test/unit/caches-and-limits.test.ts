@@ -31,6 +31,33 @@ describe('session cache for the status endpoint', () => {
   });
 });
 
+describe('session cache single flight', () => {
+  it('concurrent misses for one bot share one read, and the result is cached', async () => {
+    const cache = new SessionCache(1000);
+    let reads = 0;
+    const loader = async () => {
+      reads++;
+      await new Promise((r) => setTimeout(r, 10));
+      return session('a', 'running');
+    };
+    const all = await Promise.all(Array.from({ length: 20 }, () => cache.load('a', 0, loader)));
+    expect(all.every((x) => x?.botId === 'a')).toBe(true);
+    expect(reads).toBe(1);
+    await cache.load('a', 500, loader);
+    expect(reads).toBe(1);
+    await cache.load('a', 1500, loader);
+    expect(reads).toBe(2);
+  });
+
+  it('a failed read is not cached and does not block the next one', async () => {
+    const cache = new SessionCache(1000);
+    await expect(cache.load('b', 0, async () => Promise.reject(new Error('throttled')))).rejects.toThrow(
+      'throttled',
+    );
+    expect(await cache.load('b', 0, async () => session('b', 'completed'))).toMatchObject({ botId: 'b' });
+  });
+});
+
 describe('in-memory rate limiter (local stack)', () => {
   it('allows the limit per key per minute, then tells how long to wait', async () => {
     const limiter = new MemoryRateLimiter();
