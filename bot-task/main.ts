@@ -45,7 +45,9 @@ async function main(): Promise<number> {
   await beat();
   const heartbeat = setInterval(beat, config.HEARTBEAT_MS);
 
-  const terminated = new Promise<void>((resolve) => process.once('SIGTERM', () => resolve()));
+  // `on`, not `once`: a second SIGTERM (ECS StopTask after the leave request, the runner shutting down) must not
+  // kill the process while it saves the transcript; the exit pipeline is already running.
+  const terminated = new Promise<void>((resolve) => process.on('SIGTERM', () => resolve()));
   try {
     const outcome = await runBot({
       session,

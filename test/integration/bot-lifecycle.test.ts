@@ -149,6 +149,17 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
     expect((await stack.request('POST', `/v1/bots/leave/${botId}`, { key: acct.apiKey })).status).toBe(409);
   });
 
+  it('a repeated SIGTERM (StopTask after the leave request) does not interrupt the exit pipeline', async () => {
+    const { room_url } = await room('sigterm');
+    await scripted('sigterm', { name: 'Gus', lines: [] });
+    const botId = await startBot({ room_url });
+    await botInRoom('sigterm');
+    expect(stack.runner.signal(botId, 'SIGTERM')).toBe(true);
+    stack.runner.signal(botId, 'SIGTERM');
+    stack.runner.signal(botId, 'SIGTERM');
+    expect(await ended(botId)).toMatchObject({ status: 'completed', exit_reason: 'force_leave' });
+  });
+
   it('leaves after IDLE_TIMEOUT_MS without audio from others (idle_timeout)', async () => {
     const { room_url } = await room('quiet');
     await scripted('quiet', { name: 'Eve', lines: [{ say: 'I will be quiet now.', at_ms: 1500 }] });
