@@ -84,11 +84,12 @@ export async function run(): Promise<Record<string, unknown>> {
       });
 
       progress(`[${mode.label}] join: ${warmupSeconds} s warm-up + ${durationSeconds} s`);
+      // Joins come from many customers, as in production: an account may run MAX_RUNNING_BOTS_PER_ACCOUNT bots at
+      // once, and these bots never end (no-op runner), so one account would hit that limit within a second.
+      const joinRequests = await joinersRequests(stack, joinBody);
       figures[`join_${mode.label}`] = await load('join', Number(mode.ttlMs), {
-        url: `${stack.baseUrl}/api/bot/join`,
-        method: 'POST',
-        headers: { authorization, 'content-type': 'application/json' },
-        body: joinBody,
+        url: stack.baseUrl,
+        requests: joinRequests,
       });
       if (mode.label === 'defaults') {
         // One connection: the latency of a single request without queueing behind 31 others (context only).
@@ -109,12 +110,7 @@ export async function run(): Promise<Record<string, unknown>> {
         figures.join_defaults_1conn = await load(
           'join',
           Number(mode.ttlMs),
-          {
-            url: `${stack.baseUrl}/api/bot/join`,
-            method: 'POST',
-            headers: { authorization, 'content-type': 'application/json' },
-            body: joinBody,
-          },
+          { url: stack.baseUrl, requests: joinRequests },
           1,
         );
       }
@@ -158,7 +154,7 @@ export async function run(): Promise<Record<string, unknown>> {
       'cpu_pct: share of the whole machine (all cores) during the recorded window; other_processes above max_other_cpu_pct means the machine was not quiet.',
       'Load generator: autocannon in a worker thread of the same process as the stack (API server on the main thread, dynalite in its own worker thread).',
       'Modes: defaults (KEY_CACHE_TTL_MS 5000, STATUS_CACHE_TTL_MS 1000) and uncached (both 0), each on a fresh stack and data directory; the targets apply to the defaults.',
-      'Status cycles through the seeded bots; join has no Idempotency-Key and places a 1-credit hold per request.',
+      'Status cycles through the seeded bots; join has no Idempotency-Key, places a 1-credit hold per request, and cycles through 256 accounts (per-account running-bot limit).',
       'The per-key rate limit still runs on every request (limit set to 100000000/min so it never rejects).',
     ],
     ...figures,
@@ -166,6 +162,24 @@ export async function run(): Promise<Record<string, unknown>> {
 }
 
 /** Creates the bots that the status benchmark reads (eight at a time). */
+const joiningAccounts = 256;
+
+/** One join request per account of `joiningAccounts` fresh accounts; autocannon cycles through them. */
+async function joinersRequests(stack: LocalStack, body: string) {
+  const requests = [];
+  for (let i = 0; i < joiningAccounts; i++) {
+    const { account, apiKey } = await stack.deps.accounts.create(`bench joiner ${i}`);
+    await stack.deps.ledger.grant(account.accountId, 1_000_000, 'bench');
+    requests.push({
+      method: 'POST' as const,
+      path: '/api/bot/join',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body,
+    });
+  }
+  return requests;
+}
+
 async function seed(baseUrl: string, authorization: string, body: string): Promise<string[]> {
   const ids: string[] = [];
   const one = async () => {

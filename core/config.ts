@@ -31,6 +31,8 @@ export const configSchema = z.object({
   DELIVERY_BACKOFF_SCALE: z.coerce.number().min(0).max(1).default(1),
   /** Credits placed on hold by a join; below it the join is refused with 402. */
   JOIN_HOLD_CREDITS: int(1, 0),
+  /** Bots one account may run at once; a join beyond it gets 429 rate_limited. */
+  MAX_RUNNING_BOTS_PER_ACCOUNT: int(100, 1),
   /** Credits charged per started minute of a session when it settles. */
   CREDITS_PER_MINUTE: int(1, 0),
   /** Requests per minute per API key before 429 rate_limited. */

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../accounts/authenticate';
 import { requestFingerprint } from '../accounts/secrets';
-import { InsufficientCreditsError } from '../adapters/dynamodb/credit-ledger';
+import { InsufficientCreditsError, TooManyRunningBotsError } from '../adapters/dynamodb/credit-ledger';
 import type { StoredResponse } from '../adapters/dynamodb/idempotency-store';
 import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
@@ -47,9 +47,24 @@ export async function startBot(
 
   const log = deps.log.child({ bot_id: botId, account_id: caller.accountId });
   try {
-    await deps.ledger.placeHold(caller.accountId, botId, deps.config.JOIN_HOLD_CREDITS, deps.now());
+    await deps.ledger.placeHold(
+      caller.accountId,
+      botId,
+      deps.config.JOIN_HOLD_CREDITS,
+      deps.config.MAX_RUNNING_BOTS_PER_ACCOUNT,
+      deps.now(),
+    );
   } catch (err) {
     if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
+    if (err instanceof TooManyRunningBotsError) {
+      throw new ApiError(
+        'rate_limited',
+        `this account already runs ${err.limit} bots at once; stop one or retry later`,
+        {
+          retryAfter: 30,
+        },
+      );
+    }
     if (err instanceof InsufficientCreditsError) {
       throw new ApiError(
         'insufficient_credits',

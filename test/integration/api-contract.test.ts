@@ -505,6 +505,26 @@ describe('rate limiting', () => {
   });
 });
 
+describe('running bots per account', () => {
+  it('a join beyond MAX_RUNNING_BOTS_PER_ACCOUNT gets 429 rate_limited and holds nothing', async () => {
+    const capped = await startTestStack({ MAX_RUNNING_BOTS_PER_ACCOUNT: '2' });
+    try {
+      capped.deps.runner = recordingRunner();
+      const acct = await capped.account(10);
+      const body = { room_url: 'https://a.daily.co/cap' };
+      for (let i = 0; i < 2; i++)
+        expect((await capped.request('POST', '/api/bot/join', { key: acct.apiKey, body })).status).toBe(201);
+      const res = await capped.request('POST', '/api/bot/join', { key: acct.apiKey, body });
+      expectError(res, 429, 'rate_limited');
+      expect(res.body.detail).toMatch(/2 bots at once/);
+      expect(res.headers.get('retry-after')).toBe('30');
+      expect((await capped.deps.accounts.get(acct.accountId))?.balance).toBe(8);
+    } finally {
+      await capped.close();
+    }
+  });
+});
+
 describe('routing', () => {
   it('an unknown path gets a 404 error body', async () => {
     expectError(await stack.request('GET', '/api/bots', { key }), 404, 'not_found');

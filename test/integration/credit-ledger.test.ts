@@ -1,6 +1,10 @@
 // The credit ledger against dynalite: holds, settles and releases are exact and idempotent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AccountNotFoundError, InsufficientCreditsError } from '../../core/adapters/dynamodb/credit-ledger';
+import {
+  AccountNotFoundError,
+  InsufficientCreditsError,
+  TooManyRunningBotsError,
+} from '../../core/adapters/dynamodb/credit-ledger';
 import { completeSession } from '../../core/bots/finish-session';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
@@ -16,15 +20,15 @@ const sum = async (accountId: string) =>
 describe('credit ledger', () => {
   it('a repeated hold for the same bot is one hold', async () => {
     const { accountId } = await stack.account(5);
-    await stack.deps.ledger.placeHold(accountId, 'bot-a', 2);
-    await stack.deps.ledger.placeHold(accountId, 'bot-a', 2);
+    await stack.deps.ledger.placeHold(accountId, 'bot-a', 2, 100);
+    await stack.deps.ledger.placeHold(accountId, 'bot-a', 2, 100);
     expect((await stack.deps.accounts.get(accountId))?.balance).toBe(3);
     expect(await sum(accountId)).toBe(3);
   });
 
   it('refuses a hold above the balance with the balance, changing nothing', async () => {
     const { accountId } = await stack.account(1);
-    await expect(stack.deps.ledger.placeHold(accountId, 'bot-b', 2)).rejects.toEqual(
+    await expect(stack.deps.ledger.placeHold(accountId, 'bot-b', 2, 100)).rejects.toEqual(
       new InsufficientCreditsError(1),
     );
     expect((await stack.deps.accounts.get(accountId))?.balance).toBe(1);
@@ -33,7 +37,7 @@ describe('credit ledger', () => {
 
   it('settles once: hold back, usage charged; a repeat or a late release changes nothing', async () => {
     const { accountId } = await stack.account(10);
-    await stack.deps.ledger.placeHold(accountId, 'bot-c', 1);
+    await stack.deps.ledger.placeHold(accountId, 'bot-c', 1, 100);
     expect(await stack.deps.ledger.settle(accountId, 'bot-c', 4)).toBe(true);
     expect(await stack.deps.ledger.settle(accountId, 'bot-c', 4)).toBe(false);
     await stack.deps.ledger.releaseHold(accountId, 'bot-c');
@@ -43,7 +47,7 @@ describe('credit ledger', () => {
 
   it('concurrent settles of one hold charge once', async () => {
     const { accountId } = await stack.account(10);
-    await stack.deps.ledger.placeHold(accountId, 'bot-d', 1);
+    await stack.deps.ledger.placeHold(accountId, 'bot-d', 1, 100);
     const results = await Promise.all(
       Array.from({ length: 8 }, () => stack.deps.ledger.settle(accountId, 'bot-d', 3)),
     );
@@ -54,12 +58,28 @@ describe('credit ledger', () => {
 
   it('usage above the balance goes negative (post-paid) and blocks the next join', async () => {
     const { accountId } = await stack.account(1);
-    await stack.deps.ledger.placeHold(accountId, 'bot-e', 1);
+    await stack.deps.ledger.placeHold(accountId, 'bot-e', 1, 100);
     await stack.deps.ledger.settle(accountId, 'bot-e', 5);
     expect((await stack.deps.accounts.get(accountId))?.balance).toBe(-4);
-    await expect(stack.deps.ledger.placeHold(accountId, 'bot-f', 1)).rejects.toBeInstanceOf(
+    await expect(stack.deps.ledger.placeHold(accountId, 'bot-f', 1, 100)).rejects.toBeInstanceOf(
       InsufficientCreditsError,
     );
+  });
+
+  it('caps the bots an account runs at once, and frees a place when one settles', async () => {
+    const { accountId } = await stack.account(10);
+    await stack.deps.ledger.placeHold(accountId, 'run-1', 1, 2);
+    await stack.deps.ledger.placeHold(accountId, 'run-2', 1, 2);
+    await expect(stack.deps.ledger.placeHold(accountId, 'run-3', 1, 2)).rejects.toBeInstanceOf(
+      TooManyRunningBotsError,
+    );
+    expect((await stack.deps.accounts.get(accountId))?.balance).toBe(8);
+    await stack.deps.ledger.settle(accountId, 'run-1', 1);
+    await stack.deps.ledger.placeHold(accountId, 'run-3', 1, 2);
+    expect(Object.keys((await stack.deps.accounts.get(accountId))?.holds ?? {}).sort()).toEqual([
+      'run-2',
+      'run-3',
+    ]);
   });
 
   it('grants to an unknown account fail without a ledger entry', async () => {

@@ -28,6 +28,13 @@ export class InsufficientCreditsError extends Error {
   }
 }
 
+export class TooManyRunningBotsError extends Error {
+  constructor(readonly limit: number) {
+    super(`the account already runs ${limit} bots`);
+    this.name = 'TooManyRunningBotsError';
+  }
+}
+
 export class AccountNotFoundError extends Error {
   constructor(accountId: string) {
     super(`account ${accountId} not found`);
@@ -69,16 +76,27 @@ export class CreditLedger {
   }
 
   /** Places the start hold for a bot; throws InsufficientCreditsError (with the balance) when it does not fit. */
-  async placeHold(accountId: string, botId: string, amount: number, now = new Date()): Promise<void> {
+  /**
+   * `maxRunning` caps the account's bots running at once (their holds): a product limit that also keeps the
+   * account item — which carries one hold per running bot — small.
+   */
+  async placeHold(
+    accountId: string,
+    botId: string,
+    amount: number,
+    maxRunning: number,
+    now = new Date(),
+  ): Promise<void> {
     try {
       await this.table.doc.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.account(accountId),
           UpdateExpression: 'SET balance = balance - :a, holds.#bot = :a',
-          ConditionExpression: 'attribute_exists(pk) AND balance >= :a AND attribute_not_exists(holds.#bot)',
+          ConditionExpression:
+            'attribute_exists(pk) AND balance >= :a AND attribute_not_exists(holds.#bot) AND size(holds) < :max',
           ExpressionAttributeNames: { '#bot': botId },
-          ExpressionAttributeValues: { ':a': amount },
+          ExpressionAttributeValues: { ':a': amount, ':max': maxRunning },
         }),
       );
     } catch (err) {
@@ -86,6 +104,9 @@ export class CreditLedger {
       const account = await this.readAccount(accountId);
       if (!account) throw new AccountNotFoundError(accountId);
       if (account.holds?.[botId] !== undefined) return; // already held: a retry of the same join
+      if (account.balance < amount) throw new InsufficientCreditsError(account.balance);
+      if (Object.keys(account.holds ?? {}).length >= maxRunning)
+        throw new TooManyRunningBotsError(maxRunning);
       throw new InsufficientCreditsError(account.balance);
     }
     await this.record(accountId, `${botId}#hold`, {
