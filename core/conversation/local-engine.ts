@@ -75,9 +75,11 @@ export class LocalConversationEngine implements ConversationEngine {
       }
     }
     const closed = botLines.some((l) => l.includes('That was my last question'));
-    if (asked === 0 || closed) return nothing();
+    if (closed) return nothing();
     const last = ctx.transcript.at(-1);
     if (!last || last.is_bot) return nothing();
+    // Talked over before the first question was out: ask it now.
+    if (asked === 0) return once(`Let me start with my first question. ${questions[0]}`);
     const ack = acknowledgements[(asked - 1) % acknowledgements.length]!;
     if (asked < questions.length) return once(`${ack} ${questions[asked]}`);
     return once(`${ack} That was my last question. Thank you very much for your time!`);

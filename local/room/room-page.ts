@@ -1,4 +1,5 @@
 // The page a person opens at a local room URL: join, see who is there and the live transcript, talk, hear the bot.
+import { voices } from '../../core/voices';
 
 export function roomPageHtml(roomName: string): string {
   const name = JSON.stringify(roomName).replace(/</g, '\\u003c');
@@ -67,12 +68,21 @@ function renderPeople() {
     ul.append(li);
   }
 }
-function speak(text, voiceHint) {
+// The bot's Polly voice → the closest voice this browser has: same name, else same language and gender, else language.
+const pollyVoices = ${JSON.stringify(voices)};
+function speak(text, voiceId) {
   if (!('speechSynthesis' in window)) return;
   const u = new SpeechSynthesisUtterance(text);
   const voices = speechSynthesis.getVoices();
-  const match = voiceHint && voices.find((v) => v.name.includes(voiceHint));
+  const want = pollyVoices[voiceId];
+  const gender = (v) => (/female|woman|samantha|victoria|karen|moira|tessa|zira|susan/i.test(v.name) ? 'female' : /male|man|daniel|alex|fred|david|mark|george/i.test(v.name) ? 'male' : '');
+  const match =
+    voices.find((v) => voiceId && v.name.includes(voiceId)) ||
+    (want && voices.find((v) => v.lang === want.language && gender(v) === want.gender)) ||
+    (want && voices.find((v) => v.lang === want.language)) ||
+    (want && voices.find((v) => v.lang.startsWith(want.language.slice(0, 2))));
   if (match) u.voice = match;
+  if (want) u.lang = want.language;
   speechSynthesis.speak(u);
 }
 $('joinForm').onsubmit = (e) => {

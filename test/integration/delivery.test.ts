@@ -351,3 +351,43 @@ describe('SSRF guard', () => {
     }
   });
 });
+
+describe('insights failure', () => {
+  it('never loses the transcript: completed with insights null, and the webhook carries insights_error', async () => {
+    const { processResults } = await import('../../core/results/process-results');
+    const { InsightsError } = await import('../../core/insights/insights-engine');
+    stack.deps.runner = { start: async (id) => ({ taskRef: `t:${id}` }), stop: async () => {} };
+    const res = await stack.request('POST', '/api/bot/join', {
+      key,
+      body: { room_url: 'https://a.daily.co/failing-insights', webhook_callback_url: 'http://127.0.0.1:9/hook' },
+    });
+    const botId = res.body.bot_id as string;
+    await stack.deps.transcripts.saveSegment(botId, 1, [
+      { speaker: 'Ann', participant_id: 'a', started_at: new Date().toISOString(), text: 'What did we decide?' },
+      { speaker: 'Ben', participant_id: 'b', started_at: new Date().toISOString(), text: 'We ship on Friday.' },
+    ]);
+    const queued: unknown[] = [];
+    await processResults(
+      {
+        stores: stack.deps,
+        config: stack.config,
+        insights: {
+          analyse: async () => {
+            throw new InsightsError('model_error', 'Insights could not be generated: the model refused the request.');
+          },
+        },
+        deliveryQueue: { send: async (m) => void queued.push(m) },
+        log: createLogger('silent'),
+        now: () => new Date(),
+      },
+      { kind: 'session_ended', bot_id: botId, exit_reason: 'stop_phrase', left_at: new Date().toISOString() },
+    );
+    const view = (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
+    expect(view).toMatchObject({ status: 'completed', insights: null, transcript: 'Ann: What did we decide?\nBen: We ship on Friday.' });
+    expect(queued).toEqual([{ bot_id: botId, channel: 'webhook', event: 'session_complete' }]);
+    const payload = JSON.parse((await stack.deps.deliveries.get(botId, 'webhook', 'session_complete'))!.payload);
+    expect(payload.insights_error).toBe('Insights could not be generated: the model refused the request.');
+    expect(payload).not.toHaveProperty('insights');
+    expect(payload.transcript_text).toBe(view.transcript);
+  });
+});

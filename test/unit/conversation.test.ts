@@ -72,6 +72,12 @@ describe('local conversation engine', () => {
     expect(await text(engine.reply({ ...ctx, transcript: t }))).toBe('');
   });
 
+  it('asks the first question after a participant talked over the greeting', async () => {
+    const engine = new LocalConversationEngine();
+    const ctx = { botName: 'Iris', prompt, transcript: [line("Hello everyone, I'm Iris.", true), line('Hi Iris!')] };
+    expect(await text(engine.reply(ctx))).toBe('Let me start with my first question. Tell me about your last project?');
+  });
+
   it('with no questions it greets and only listens', async () => {
     const engine = new LocalConversationEngine();
     const ctx = { botName: 'Scribe', transcript: [line('Hello?')] };
