@@ -359,12 +359,25 @@ describe('insights failure', () => {
     stack.deps.runner = { start: async (id) => ({ taskRef: `t:${id}` }), stop: async () => {} };
     const res = await stack.request('POST', '/api/bot/join', {
       key,
-      body: { room_url: 'https://a.daily.co/failing-insights', webhook_callback_url: 'http://127.0.0.1:9/hook' },
+      body: {
+        room_url: 'https://a.daily.co/failing-insights',
+        webhook_callback_url: 'http://127.0.0.1:9/hook',
+      },
     });
     const botId = res.body.bot_id as string;
     await stack.deps.transcripts.saveSegment(botId, 1, [
-      { speaker: 'Ann', participant_id: 'a', started_at: new Date().toISOString(), text: 'What did we decide?' },
-      { speaker: 'Ben', participant_id: 'b', started_at: new Date().toISOString(), text: 'We ship on Friday.' },
+      {
+        speaker: 'Ann',
+        participant_id: 'a',
+        started_at: new Date().toISOString(),
+        text: 'What did we decide?',
+      },
+      {
+        speaker: 'Ben',
+        participant_id: 'b',
+        started_at: new Date().toISOString(),
+        text: 'We ship on Friday.',
+      },
     ]);
     const queued: unknown[] = [];
     await processResults(
@@ -373,7 +386,10 @@ describe('insights failure', () => {
         config: stack.config,
         insights: {
           analyse: async () => {
-            throw new InsightsError('model_error', 'Insights could not be generated: the model refused the request.');
+            throw new InsightsError(
+              'model_error',
+              'Insights could not be generated: the model refused the request.',
+            );
           },
         },
         deliveryQueue: { send: async (m) => void queued.push(m) },
@@ -383,9 +399,15 @@ describe('insights failure', () => {
       { kind: 'session_ended', bot_id: botId, exit_reason: 'stop_phrase', left_at: new Date().toISOString() },
     );
     const view = (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
-    expect(view).toMatchObject({ status: 'completed', insights: null, transcript: 'Ann: What did we decide?\nBen: We ship on Friday.' });
+    expect(view).toMatchObject({
+      status: 'completed',
+      insights: null,
+      transcript: 'Ann: What did we decide?\nBen: We ship on Friday.',
+    });
     expect(queued).toEqual([{ bot_id: botId, channel: 'webhook', event: 'session_complete' }]);
-    const payload = JSON.parse((await stack.deps.deliveries.get(botId, 'webhook', 'session_complete'))!.payload);
+    const payload = JSON.parse(
+      (await stack.deps.deliveries.get(botId, 'webhook', 'session_complete'))!.payload,
+    );
     expect(payload.insights_error).toBe('Insights could not be generated: the model refused the request.');
     expect(payload).not.toHaveProperty('insights');
     expect(payload.transcript_text).toBe(view.transcript);

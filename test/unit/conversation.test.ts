@@ -74,8 +74,14 @@ describe('local conversation engine', () => {
 
   it('asks the first question after a participant talked over the greeting', async () => {
     const engine = new LocalConversationEngine();
-    const ctx = { botName: 'Iris', prompt, transcript: [line("Hello everyone, I'm Iris.", true), line('Hi Iris!')] };
-    expect(await text(engine.reply(ctx))).toBe('Let me start with my first question. Tell me about your last project?');
+    const ctx = {
+      botName: 'Iris',
+      prompt,
+      transcript: [line("Hello everyone, I'm Iris.", true), line('Hi Iris!')],
+    };
+    expect(await text(engine.reply(ctx))).toBe(
+      'Let me start with my first question. Tell me about your last project?',
+    );
   });
 
   it('with no questions it greets and only listens', async () => {
