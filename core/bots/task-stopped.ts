@@ -8,6 +8,12 @@ import type { ResultsMessage } from '../results/messages';
 import { failSession } from './finish-session';
 import { transcriptText } from './transcript';
 
+/** Log lines the operations alarms count (infra/constructs/operations.ts): renaming one must change both. */
+export const alarmLogMessages = {
+  taskDied: 'bot task died before finishing',
+  sweepDone: 'sweep done',
+} as const;
+
 export interface TaskStopped {
   botId: string;
   /** What the runner knows about the end, for the session's error text. */
@@ -51,7 +57,7 @@ export async function onTaskStopped(
     now,
   );
   if (!failed) return 'already_ended';
-  deps.log.warn('bot task died before finishing', { bot_id: stopped.botId, reason: stopped.reason });
+  deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason });
   const started = Date.parse(session.startedAt ?? session.createdAt);
   const message: ResultsMessage = {
     kind: 'bot_failed',

@@ -2,6 +2,7 @@
 import { dynamoDocumentClient, sqsClient } from '../../core/adapters/aws-clients';
 import { SqsQueue } from '../../core/adapters/sqs/sqs-queue';
 import { sweepSettings, sweepStaleSessions } from '../../core/bots/sweep-stale';
+import { alarmLogMessages } from '../../core/bots/task-stopped';
 import { loadConfig } from '../../core/config';
 import { buildStores } from '../../core/deps';
 import { createLogger } from '../../core/log';
@@ -18,6 +19,6 @@ export const handler = async () => {
     },
     sweepSettings(config),
   );
-  log.info('sweep done', { failed: failed.length });
+  log.info(alarmLogMessages.sweepDone, { failed: failed.length });
   return { failed };
 };

@@ -13,6 +13,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { alarmLogMessages } from '../../core/bots/task-stopped';
 import type { MeetingBotSettings } from '../settings';
 import type { Api } from './api';
 import { type BotRuntime, botContainerName } from './bot-runtime';
@@ -24,8 +25,8 @@ import { ServiceFunction } from './service-function';
 export const sweepInterval = Duration.minutes(1);
 
 /** Log messages (core/log.ts JSON lines) that mean a bot died before finishing. */
-const taskDiedMessage = 'bot task died before finishing';
-const sweepDoneMessage = 'sweep done';
+const taskDiedMessage = alarmLogMessages.taskDied;
+const sweepDoneMessage = alarmLogMessages.sweepDone;
 
 export interface OperationsProps {
   settings: MeetingBotSettings;
