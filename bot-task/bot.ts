@@ -131,8 +131,10 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   );
   const leftAt = new Date().toISOString();
   log.info('left the room', { exit_reason: exitReason, leave_ms: Date.now() - triggeredAt });
-  await stores.sessions.updateRunning(botId, { exitReason, leftAt });
+  // The transcript is saved even if recording the exit fails; the task-stopped path then hands over instead.
+  const recorded = retry(() => stores.sessions.updateRunning(botId, { exitReason, leftAt }), 5, log);
   await retry(() => recorder.stop(), 5, log);
+  await recorded;
   await retry(
     () =>
       ctx.results.send({

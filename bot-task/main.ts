@@ -12,6 +12,11 @@ import type { RoomProvider } from '../core/ports/room-provider';
 import type { Provider } from '../core/schemas/api';
 import { runBot } from './bot';
 
+// Installed before anything else: a leave request that arrives while the task is still starting must not kill it
+// (Node's default for SIGTERM); and `on`, not `once`, so a second SIGTERM (StopTask after the leave request, the
+// runner shutting down) cannot interrupt the exit pipeline while it saves the transcript.
+const terminated = new Promise<void>((resolve) => process.on('SIGTERM', () => resolve()));
+
 const botId = process.env.BOT_ID;
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, { bot_id: botId, component: 'bot-task' });
@@ -45,9 +50,6 @@ async function main(): Promise<number> {
   await beat();
   const heartbeat = setInterval(beat, config.HEARTBEAT_MS);
 
-  // `on`, not `once`: a second SIGTERM (ECS StopTask after the leave request, the runner shutting down) must not
-  // kill the process while it saves the transcript; the exit pipeline is already running.
-  const terminated = new Promise<void>((resolve) => process.on('SIGTERM', () => resolve()));
   try {
     const outcome = await runBot({
       session,

@@ -1,7 +1,7 @@
 // Keeps the bot's transcript safe while it runs: new lines are saved every TRANSCRIPT_FLUSH_MS, in order.
 import type { SessionsStore } from '../core/adapters/dynamodb/sessions-store';
 import type { TranscriptStore } from '../core/adapters/dynamodb/transcript-store';
-import { liveTranscriptMaxChars, transcriptText, type Utterance } from '../core/bots/transcript';
+import { liveTranscriptMaxBytes, transcriptText, type Utterance } from '../core/bots/transcript';
 import type { Logger } from '../core/log';
 
 export class TranscriptRecorder {
@@ -32,8 +32,10 @@ export class TranscriptRecorder {
 
   /** Saves the lines added since the last successful flush; flushes never overlap. */
   flush(): Promise<void> {
-    this.flushing = this.flushing.then(() => this.flushOnce());
-    return this.flushing;
+    // A failed flush must not poison the chain: the next flush retries the same lines.
+    const next = this.flushing.catch(() => {}).then(() => this.flushOnce());
+    this.flushing = next;
+    return next;
   }
 
   async stop(): Promise<void> {
@@ -49,12 +51,16 @@ export class TranscriptRecorder {
       await this.stores.transcripts.saveSegment(this.botId, this.seq + 1, batch);
       this.seq++;
       this.saved += batch.length;
-      const text = transcriptText(this.lines);
-      if (text.length <= liveTranscriptMaxChars)
-        await this.stores.sessions.updateRunning(this.botId, { transcript: text });
     } catch (err) {
       this.log.warn('transcript flush failed; will retry', { err, pending: batch.length });
       throw err;
+    }
+    // The live copy on the session is a convenience for the status endpoint: its failure loses nothing.
+    const text = transcriptText(this.lines);
+    if (Buffer.byteLength(text) <= liveTranscriptMaxBytes) {
+      await this.stores.sessions.updateRunning(this.botId, { transcript: text }).catch((err) => {
+        this.log.warn('live transcript copy not updated', { err });
+      });
     }
   }
 }

@@ -44,6 +44,8 @@ export const configSchema = z.object({
   IDEMPOTENCY_TTL_SECONDS: int(24 * 3600, 60),
   /** A join whose first attempt has not finished after this long is replayed instead of answered 409. */
   IDEMPOTENCY_IN_FLIGHT_MS: int(60_000, 1),
+  /** Accepts provider "local" (rooms of the local room server); set by the local stack, never in AWS. */
+  ALLOW_LOCAL_ROOMS: bool,
   /** Allows http:// and private/loopback webhook targets (local mode only). */
   ALLOW_INSECURE_WEBHOOKS: bool,
   MAX_BODY_BYTES: int(64 * 1024, 1024),

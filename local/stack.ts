@@ -62,6 +62,7 @@ export interface LocalStack {
 /** What local mode changes from the AWS defaults. */
 const localDefaults: Record<string, string> = {
   ALLOW_INSECURE_WEBHOOKS: 'true',
+  ALLOW_LOCAL_ROOMS: 'true',
   AWS_REGION: 'local',
   // Node 20 is supported locally; the SDK's notice about its future Node 22 floor is noise here.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',

@@ -10,6 +10,8 @@ export interface Completion {
   qaPairs?: QaPair[];
   insights?: Insights | null;
   insightsError?: string;
+  /** When the bot left the room: usage is charged up to here, not up to when results were ready. */
+  endedAt?: string;
 }
 
 type Deps = Pick<Stores, 'sessions' | 'ledger'> & { config: Pick<Config, 'CREDITS_PER_MINUTE'> };
@@ -24,7 +26,14 @@ export async function completeSession(
   const session = await deps.sessions.get(botId);
   if (session?.status !== 'running') return false;
   const completedAt = now.toISOString();
-  const ended = await deps.sessions.updateRunning(botId, {
+  // Credits first: settling is idempotent, so a crash after it is repaired by the retry that completes the session.
+  const charge = usageCharge(
+    session.startedAt ?? session.createdAt,
+    result.endedAt ?? completedAt,
+    deps.config.CREDITS_PER_MINUTE,
+  );
+  await deps.ledger.settle(session.accountId, botId, charge, now);
+  return deps.sessions.updateRunning(botId, {
     status: 'completed',
     completedAt,
     exitReason: result.exitReason,
@@ -33,14 +42,6 @@ export async function completeSession(
     insights: result.insights ?? null,
     insightsError: result.insightsError,
   });
-  if (!ended) return false;
-  const charge = usageCharge(
-    session.startedAt ?? session.createdAt,
-    completedAt,
-    deps.config.CREDITS_PER_MINUTE,
-  );
-  await deps.ledger.settle(session.accountId, botId, charge, now);
-  return true;
 }
 
 /**
@@ -56,16 +57,14 @@ export async function failSession(
   const session = await deps.sessions.get(botId);
   if (session?.status !== 'running') return false;
   const completedAt = now.toISOString();
-  const ended = await deps.sessions.updateRunning(botId, {
+  const charge = failure.chargeUsage
+    ? usageCharge(session.startedAt ?? session.createdAt, completedAt, deps.config.CREDITS_PER_MINUTE)
+    : 0;
+  await deps.ledger.settle(session.accountId, botId, charge, now);
+  return deps.sessions.updateRunning(botId, {
     status: 'failed',
     completedAt,
     error: failure.error,
     transcript: failure.transcript,
   });
-  if (!ended) return false;
-  const charge = failure.chargeUsage
-    ? usageCharge(session.startedAt ?? session.createdAt, completedAt, deps.config.CREDITS_PER_MINUTE)
-    : 0;
-  await deps.ledger.settle(session.accountId, botId, charge, now);
-  return true;
 }

@@ -29,6 +29,8 @@ export interface BotSession {
   startedAt: string | null;
   completedAt: string | null;
   stopRequestedAt?: string;
+  /** When the bot got into the room; a bot that never did is not charged. */
+  joinedAt?: string;
   /** When the bot left the room (before results are processed). */
   leftAt?: string;
   exitReason?: ExitReason;

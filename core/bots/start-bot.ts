@@ -26,6 +26,13 @@ export async function startBot(
     startRequestSchema({ allowInsecureWebhooks: deps.config.ALLOW_INSECURE_WEBHOOKS }),
     body,
   );
+  if (request.provider === 'local' && !deps.config.ALLOW_LOCAL_ROOMS) {
+    // A local room URL may name any host: outside the local stack it would let the bot probe internal networks.
+    throw new ApiError(
+      'validation_error',
+      'provider: "local" rooms exist only on the local stack; use "daily"',
+    );
+  }
   const botId = randomUUID();
   const response: StoredResponse = {
     status: 201,

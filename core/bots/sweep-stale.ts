@@ -16,6 +16,9 @@ export function sweepSettings(config: Pick<Config, 'HEARTBEAT_STALE_MS'>): Sweep
   };
 }
 
+/** How long after the bot left its results may take before the sweeper hands them over again. */
+const resultsGraceMs = 30 * 60_000;
+
 /** Returns the ids of the sessions it failed. */
 export async function sweepStaleSessions(
   deps: TaskStoppedDeps,
@@ -26,6 +29,8 @@ export async function sweepStaleSessions(
   for (const botId of await deps.stores.sessions.listRunning()) {
     const session = await deps.stores.sessions.get(botId);
     if (session?.status !== 'running') continue;
+    // A bot that left and handed over stops beating; its results may still be in progress (insights retries).
+    if (session.leftAt && now.getTime() - Date.parse(session.leftAt) < resultsGraceMs) continue;
     const last = session.heartbeatAt ?? session.createdAt;
     const allowed = session.heartbeatAt ? settings.staleMs : settings.startupGraceMs;
     if (now.getTime() - Date.parse(last) <= allowed) continue;

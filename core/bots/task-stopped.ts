@@ -48,12 +48,23 @@ export async function onTaskStopped(
     } satisfies ResultsMessage);
     return 'already_ended';
   }
+  if (session.stopRequestedAt) {
+    // It was asked to leave and is gone: that is a force_leave, even if it went before it could say so.
+    await deps.results.send({
+      kind: 'session_ended',
+      bot_id: session.botId,
+      exit_reason: 'force_leave',
+      left_at: now.toISOString(),
+    } satisfies ResultsMessage);
+    return 'already_ended';
+  }
   const transcript = transcriptText(await deps.stores.transcripts.load(stopped.botId));
   const error = `the bot stopped unexpectedly: ${stopped.reason}`;
+  // Only a bot that got into the room pays for its minutes.
   const failed = await failSession(
     { ...deps.stores, config: deps.config },
     stopped.botId,
-    { error, chargeUsage: true, transcript },
+    { error, chargeUsage: Boolean(session.joinedAt), transcript },
     now,
   );
   if (!failed) return 'already_ended';

@@ -15,5 +15,5 @@ export function transcriptText(utterances: readonly Utterance[]): string {
   return utterances.map((u) => `${u.speaker}: ${u.text}`).join('\n');
 }
 
-/** DynamoDB items stop at 400 KB; the live copy on the session stays well below, the segments keep it all. */
-export const liveTranscriptMaxChars = 300_000;
+/** DynamoDB items stop at 400 KB; the live copy on the session stays well below (in bytes), the segments keep it all. */
+export const liveTranscriptMaxBytes = 300_000;

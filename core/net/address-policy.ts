@@ -24,6 +24,11 @@ for (const [net, prefix] of [
   ['::', 128],
   ['::1', 128],
   ['64:ff9b::', 96], // NAT64
+  ['64:ff9b:1::', 48], // local-use NAT64
+  ['::', 96], // IPv4-compatible (deprecated) ::a.b.c.d
+  ['::ffff:0:0:0', 96], // IPv4-translated
+  ['2002::', 16], // 6to4: embeds an IPv4 address
+  ['fec0::', 10], // site-local (deprecated)
   ['100::', 64],
   ['2001:db8::', 32],
   ['fc00::', 7], // unique local

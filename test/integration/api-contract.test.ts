@@ -505,6 +505,24 @@ describe('rate limiting', () => {
   });
 });
 
+describe('local rooms outside the local stack', () => {
+  it('provider "local" is refused with 400 unless ALLOW_LOCAL_ROOMS is set (it could name any host)', async () => {
+    const cloudLike = await startTestStack({ ALLOW_LOCAL_ROOMS: 'false' });
+    try {
+      const acct = await cloudLike.account(5);
+      const res = await cloudLike.request('POST', '/api/bot/join', {
+        key: acct.apiKey,
+        body: { provider: 'local', room_url: 'http://10.0.0.5:8080/rooms/probe' },
+      });
+      expectError(res, 400, 'validation_error');
+      expect(res.body.detail).toMatch(/provider/);
+      expect((await cloudLike.deps.accounts.get(acct.accountId))?.balance).toBe(5);
+    } finally {
+      await cloudLike.close();
+    }
+  });
+});
+
 describe('running bots per account', () => {
   it('a join beyond MAX_RUNNING_BOTS_PER_ACCOUNT gets 429 rate_limited and holds nothing', async () => {
     const capped = await startTestStack({ MAX_RUNNING_BOTS_PER_ACCOUNT: '2' });

@@ -113,6 +113,11 @@ describe('address policy', () => {
       'fe80::1',
       'fd12::1',
       '::ffff:10.0.0.1',
+      '::7f00:1',
+      '::ffff:0:7f00:1',
+      '2002:7f00:1::1',
+      '64:ff9b:1::a',
+      'fec0::1',
       'localhost',
       'example.com',
     ]) {

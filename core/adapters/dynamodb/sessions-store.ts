@@ -22,6 +22,7 @@ const fieldToAttribute = {
   startedAt: 'started_at',
   completedAt: 'completed_at',
   stopRequestedAt: 'stop_requested_at',
+  joinedAt: 'joined_at',
   leftAt: 'left_at',
   exitReason: 'exit_reason',
   error: 'error',
