@@ -56,7 +56,14 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
     now.getTime() + claimMs,
     now.getTime(),
   );
-  if (!d) return { kind: 'done' };
+  if (!d) {
+    // Not claimable: finished, claimed by another worker (a duplicate), or its next attempt is not due yet.
+    const current = await deliveries.get(job.bot_id, job.channel, job.event);
+    const due =
+      current?.status === 'pending' && current.nextAttemptAt ? Date.parse(current.nextAttemptAt) : 0;
+    if (due > now.getTime()) return { kind: 'retry', delaySeconds: Math.ceil((due - now.getTime()) / 1000) };
+    return { kind: 'done' };
+  }
 
   const log = deps.log.child({
     bot_id: d.botId,

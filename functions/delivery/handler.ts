@@ -10,6 +10,10 @@ import { type DeliveryDeps, deliver } from '../../core/delivery/deliver';
 import { buildStores } from '../../core/deps';
 import { createLogger } from '../../core/log';
 
+/** SQS limits: visibility up to 12 h from the first receipt; a message delay up to 15 min. */
+const maxVisibilitySeconds = 43_200;
+const maxDelaySeconds = 900;
+
 const jobSchema = z.object({
   bot_id: z.uuid(),
   channel: z.enum(['webhook', 'email']),
@@ -31,14 +35,28 @@ export function makeDeliveryHandler(deps: DeliveryDeps, queues: DeliveryQueues) 
           const job = jobSchema.parse(JSON.parse(record.body));
           const outcome = await deliver(deps, job);
           if (outcome.kind === 'retry') {
-            await queues.sqs.send(
-              new ChangeMessageVisibilityCommand({
-                QueueUrl: queues.queueUrl,
-                ReceiptHandle: record.receiptHandle,
-                VisibilityTimeout: outcome.delaySeconds,
-              }),
-            );
-            batchItemFailures.push({ itemIdentifier: record.messageId });
+            // SQS keeps a received message hidden for at most 12 h counted from its first receipt; a longer wait
+            // continues in a fresh copy (which, arriving early, is hidden again until the attempt is due).
+            const firstReceived = Number(record.attributes?.ApproximateFirstReceiveTimestamp ?? Date.now());
+            const budget = Math.floor(maxVisibilitySeconds - (Date.now() - firstReceived) / 1000 - 60);
+            if (outcome.delaySeconds <= budget) {
+              await queues.sqs.send(
+                new ChangeMessageVisibilityCommand({
+                  QueueUrl: queues.queueUrl,
+                  ReceiptHandle: record.receiptHandle,
+                  VisibilityTimeout: outcome.delaySeconds,
+                }),
+              );
+              batchItemFailures.push({ itemIdentifier: record.messageId });
+            } else {
+              await queues.sqs.send(
+                new SendMessageCommand({
+                  QueueUrl: queues.queueUrl,
+                  MessageBody: record.body,
+                  DelaySeconds: Math.min(maxDelaySeconds, outcome.delaySeconds),
+                }),
+              );
+            }
           } else if (outcome.kind === 'failed') {
             await queues.sqs.send(
               new SendMessageCommand({

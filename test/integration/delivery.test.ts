@@ -413,3 +413,81 @@ describe('insights failure', () => {
     expect(payload.transcript_text).toBe(view.transcript);
   });
 });
+
+describe('long retry delays (SQS limits)', () => {
+  async function pendingDue(inSeconds: number, event: string) {
+    const acct = await stack.account(1);
+    const botId = '22222222-2222-4222-8222-222222222222';
+    await stack.deps.deliveries.create({
+      botId,
+      accountId: acct.accountId,
+      channel: 'webhook',
+      event,
+      target: 'http://127.0.0.1:9/hook',
+      payload: '{}',
+      messageId: `msg_${event}`,
+      createdAt: new Date().toISOString(),
+    });
+    const d = (await stack.deps.deliveries.get(botId, 'webhook', event))!;
+    const claimed = await stack.deps.deliveries.claim(botId, 'webhook', event, Date.now() + 1000, Date.now());
+    expect(claimed).not.toBeNull();
+    const next = new Date(Date.now() + inSeconds * 1000).toISOString();
+    await stack.deps.deliveries.recordAttempt(
+      d,
+      { at: new Date().toISOString(), status_code: 500, latency_ms: 1, error: 'HTTP 500' },
+      { status: 'pending', nextAttemptAt: next },
+    );
+    return { botId, event };
+  }
+  const deps = () => ({
+    stores: stack.deps,
+    mailer: { send: async () => ({ messageId: 'x' }) },
+    config: stack.config,
+    log: createLogger('silent'),
+    now: () => new Date(),
+  });
+
+  it('a job that arrives before its attempt is due sends nothing and waits for the rest', async () => {
+    const { botId, event } = await pendingDue(600, 'early');
+    const outcome = await deliver(deps(), { bot_id: botId, channel: 'webhook', event });
+    expect(outcome.kind).toBe('retry');
+    expect((outcome as { delaySeconds: number }).delaySeconds).toBeGreaterThan(590);
+    expect((await stack.deps.deliveries.get(botId, 'webhook', event))?.attempts).toHaveLength(1);
+  });
+
+  it('a wait beyond the 12-hour visibility budget continues in a fresh, delayed copy of the job', async () => {
+    const { mockClient } = await import('aws-sdk-client-mock');
+    const { ChangeMessageVisibilityCommand, SQSClient } = await import('@aws-sdk/client-sqs');
+    const { makeDeliveryHandler } = await import('../../functions/delivery/handler');
+    const { botId, event } = await pendingDue(11 * 3600, 'long-wait');
+    const sqs = mockClient(SQSClient);
+    sqs.onAnyCommand().resolves({});
+    const client = new SQSClient({ region: 'us-east-1' });
+    const handler = makeDeliveryHandler(deps(), {
+      sqs: client,
+      queueUrl: 'https://sqs/q',
+      dlqUrl: 'https://sqs/dlq',
+    });
+    const body = JSON.stringify({ bot_id: botId, channel: 'webhook', event });
+    const record = {
+      messageId: 'm1',
+      receiptHandle: 'r1',
+      body,
+      attributes: {
+        ApproximateFirstReceiveTimestamp: String(Date.now() - 2 * 3600_000),
+        ApproximateReceiveCount: '3',
+      },
+    };
+    const out = await handler({ Records: [record] } as never);
+    expect(out.batchItemFailures).toEqual([]); // this copy is done…
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)).toHaveLength(0);
+    const sent = sqs.commandCalls(SendMessageCommand);
+    expect(sent).toHaveLength(1); // …and a fresh one continues the wait
+    expect(sent[0]!.args[0].input).toMatchObject({
+      QueueUrl: 'https://sqs/q',
+      MessageBody: body,
+      DelaySeconds: 900,
+    });
+    sqs.restore();
+  });
+});

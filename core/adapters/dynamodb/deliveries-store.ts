@@ -127,9 +127,16 @@ export class DeliveriesStore {
           TableName: this.table.tableName,
           Key: this.key(botId, channel, event),
           UpdateExpression: 'SET claim_until = :until',
-          ConditionExpression: '#s = :pending AND (attribute_not_exists(claim_until) OR claim_until < :now)',
+          // Not before its next attempt is due: a duplicate or early job must not skip the backoff.
+          ConditionExpression:
+            '#s = :pending AND (attribute_not_exists(claim_until) OR claim_until < :now) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at <= :nowIso)',
           ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':until': untilMs, ':now': nowMs, ':pending': 'pending' },
+          ExpressionAttributeValues: {
+            ':until': untilMs,
+            ':now': nowMs,
+            ':nowIso': new Date(nowMs).toISOString(),
+            ':pending': 'pending',
+          },
           ReturnValues: 'ALL_NEW',
         }),
       );
