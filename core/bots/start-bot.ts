@@ -125,8 +125,14 @@ async function claimIdempotencyKey(
     throw new ApiError('idempotency_conflict', 'this Idempotency-Key was used with a different request body');
   }
   const age = now.getTime() - Date.parse(existing.createdAt);
-  if (existing.state === 'done' || age > deps.config.IDEMPOTENCY_IN_FLIGHT_MS) {
-    if (existing.response) return existing.response;
+  if (existing.state === 'done' && existing.response) return existing.response;
+  if (age > deps.config.IDEMPOTENCY_IN_FLIGHT_MS && existing.response) {
+    // The first request stopped half-way (its process died). Replay only what really exists; otherwise the key
+    // is taken over and this request starts the bot.
+    const replayedId = (existing.response.body as { bot_id?: string }).bot_id;
+    if (replayedId && (await deps.sessions.get(replayedId))) return existing.response;
+    await deps.idempotency.release(caller.accountId, key);
+    return claimIdempotencyKey(deps, caller, key, request, response);
   }
   throw new ApiError('idempotency_in_progress', 'a request with this Idempotency-Key is still in progress', {
     retryAfter: 1,

@@ -435,6 +435,35 @@ describe('Idempotency-Key on join', () => {
     }
   });
 
+  it('a key whose first request died half-way is taken over after the in-flight limit, not replayed as a fake bot', async () => {
+    const stale = await startTestStack({ IDEMPOTENCY_IN_FLIGHT_MS: '1' });
+    try {
+      stale.deps.runner = recordingRunner();
+      const acct = await stale.account(5);
+      const body = { room_url: 'https://a.daily.co/half-way' };
+      const { startRequestSchema } = await import('../../core/schemas/api');
+      const { requestFingerprint } = await import('../../core/accounts/secrets');
+      const fingerprint = requestFingerprint(startRequestSchema({ allowInsecureWebhooks: true }).parse(body));
+      const ghost = '33333333-3333-4333-8333-333333333333';
+      // What a request that died right after claiming the key leaves behind.
+      await stale.deps.idempotency.claim(acct.accountId, 'half-way', fingerprint, {
+        status: 201,
+        body: { status: 'started', bot_id: ghost, room_url: body.room_url },
+      });
+      await new Promise((r) => setTimeout(r, 5));
+      const res = await stale.request('POST', '/api/bot/join', {
+        key: acct.apiKey,
+        body,
+        headers: { 'idempotency-key': 'half-way' },
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.bot_id).not.toBe(ghost);
+      expect(await stale.deps.sessions.get(res.body.bot_id)).toMatchObject({ status: 'running' });
+    } finally {
+      await stale.close();
+    }
+  });
+
   it('a key that failed (402) may be retried after credits are added', async () => {
     const acct = await stack.account(0, 'Topped up');
     const headers = { 'idempotency-key': 'retry-me' };
