@@ -3,13 +3,16 @@
 import type { BotSession } from './session';
 
 export class SessionCache {
-  private readonly entries = new Map<string, { session: BotSession; until: number }>();
+  private readonly entries = new Map<string, { session: BotSession; until: number; bytes: number }>();
+  private bytes = 0;
   /** Reads in flight: concurrent misses for one bot share a single read (no stampede when an entry expires). */
   private readonly loading = new Map<string, Promise<BotSession | null>>();
 
   constructor(
     private readonly runningTtlMs: number,
     private readonly maxEntries = 10_000,
+    /** Transcripts make entries large: the cache also stays under this many (estimated) bytes. */
+    private readonly maxBytes = 64 * 1024 * 1024,
   ) {}
 
   /** The cached session, or the loader's (shared with concurrent callers), cached for next time. */
@@ -42,7 +45,7 @@ export class SessionCache {
     const hit = this.entries.get(botId);
     if (!hit) return undefined;
     if (hit.until < nowMs) {
-      this.entries.delete(botId);
+      this.remove(botId);
       return undefined;
     }
     return hit.session;
@@ -51,14 +54,33 @@ export class SessionCache {
   put(session: BotSession, nowMs: number): void {
     const ended = session.status !== 'running';
     if (!ended && this.runningTtlMs <= 0) return;
-    if (this.entries.size >= this.maxEntries) {
-      // Oldest insertion first: Map keeps insertion order.
+    const bytes = estimateBytes(session);
+    if (bytes > this.maxBytes) return;
+    this.remove(session.botId);
+    // Oldest insertion first (Map keeps insertion order) until both bounds hold.
+    while (this.entries.size >= this.maxEntries || this.bytes + bytes > this.maxBytes) {
       const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
+      if (oldest === undefined) break;
+      this.remove(oldest);
     }
     this.entries.set(session.botId, {
       session,
       until: ended ? Number.POSITIVE_INFINITY : nowMs + this.runningTtlMs,
+      bytes,
     });
+    this.bytes += bytes;
   }
+
+  private remove(botId: string): void {
+    const entry = this.entries.get(botId);
+    if (!entry) return;
+    this.entries.delete(botId);
+    this.bytes -= entry.bytes;
+  }
+}
+
+/** Roughly what a session holds in memory: its transcript (UTF-16), results, and a fixed overhead. */
+function estimateBytes(s: BotSession): number {
+  const results = s.qaPairs || s.insights ? JSON.stringify({ q: s.qaPairs, i: s.insights }).length : 0;
+  return 2 * ((s.transcript?.length ?? 0) + results) + 2048;
 }

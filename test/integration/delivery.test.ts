@@ -455,6 +455,20 @@ describe('long retry delays (SQS limits)', () => {
     expect((await stack.deps.deliveries.get(botId, 'webhook', event))?.attempts).toHaveLength(1);
   });
 
+  it('a failed delivery whose message comes back (its DLQ send failed) is parked again, not dropped', async () => {
+    const { botId, event } = await pendingDue(0, 'parked');
+    const d = (await stack.deps.deliveries.get(botId, 'webhook', event))!;
+    await stack.deps.deliveries.recordAttempt(
+      d,
+      { at: new Date().toISOString(), status_code: 500, latency_ms: 1, error: 'HTTP 500' },
+      { status: 'failed' },
+    );
+    expect(await deliver(deps(), { bot_id: botId, channel: 'webhook', event })).toEqual({
+      kind: 'failed',
+      reason: 'HTTP 500',
+    });
+  });
+
   it('a wait beyond the 12-hour visibility budget continues in a fresh, delayed copy of the job', async () => {
     const { mockClient } = await import('aws-sdk-client-mock');
     const { ChangeMessageVisibilityCommand, SQSClient } = await import('@aws-sdk/client-sqs');
