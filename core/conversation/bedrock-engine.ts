@@ -12,6 +12,7 @@ import {
   type ConverseStreamOutput,
   type Message,
 } from '@aws-sdk/client-bedrock-runtime';
+import { bedrockThrottlingErrors, throttleBackoffMs } from '../bedrock-throttling';
 import type { Utterance } from '../bots/transcript';
 import type { Logger } from '../log';
 import type { ConversationContext, ConversationEngine } from './conversation-engine';
@@ -64,13 +65,6 @@ export class ConversationError extends Error {
     this.partial = options.partial;
   }
 }
-
-/** Errors ConverseStream returns when it is busy; waiting helps. */
-const throttlingErrors = new Set([
-  'ThrottlingException',
-  'ServiceUnavailableException',
-  'ModelNotReadyException',
-]);
 
 /** Exception members of the ConverseStream event union, by the error name they stand for. */
 const streamExceptions = {
@@ -191,7 +185,7 @@ export class BedrockConversationEngine implements ConversationEngine {
         return;
       } catch (err) {
         const name = errorName(err);
-        if (!yielded && throttlingErrors.has(name) && attempt < this.config.maxThrottleRetries) {
+        if (!yielded && bedrockThrottlingErrors.has(name) && attempt < this.config.maxThrottleRetries) {
           const ms = this.backoff(attempt);
           log?.warn('conversation model throttled, retrying', { kind, error: name, attempt, delay_ms: ms });
           await this.config.sleep(ms);
@@ -205,8 +199,12 @@ export class BedrockConversationEngine implements ConversationEngine {
   }
 
   private backoff(attempt: number): number {
-    const ceiling = Math.min(this.config.backoffMaxMs, this.config.backoffBaseMs * 2 ** attempt);
-    return Math.round(ceiling * (0.5 + 0.5 * this.config.random()));
+    return throttleBackoffMs(
+      attempt,
+      this.config.backoffBaseMs,
+      this.config.backoffMaxMs,
+      this.config.random,
+    );
   }
 }
 
@@ -394,7 +392,7 @@ function errorName(err: unknown): string {
 
 function conversationError(err: unknown, name: string, partial: boolean, attempt: number): ConversationError {
   const what = name || 'Error';
-  if (throttlingErrors.has(name) && !partial) {
+  if (bedrockThrottlingErrors.has(name) && !partial) {
     return new ConversationError(
       'model_throttled',
       `Conversation model busy (${what}) after ${attempt + 1} attempts; the bot stays silent this turn and keeps listening.`,

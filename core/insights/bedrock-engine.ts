@@ -7,6 +7,7 @@ import {
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { z } from 'zod';
+import { bedrockThrottlingErrors, throttleBackoffMs } from '../bedrock-throttling';
 import type { Utterance } from '../bots/transcript';
 import type { Logger } from '../log';
 import type { Insights, QaPair } from '../schemas/api';
@@ -75,12 +76,6 @@ export const bedrockDefaults = {
   mapConcurrency: 2,
 } as const;
 
-/** Errors the Converse API returns when it is busy; waiting helps. */
-const throttlingErrors = new Set([
-  'ThrottlingException',
-  'ServiceUnavailableException',
-  'ModelNotReadyException',
-]);
 /** Faults a later attempt (a queue redelivery) may not see again. */
 const transientErrors = new Set(['InternalServerException', 'ModelTimeoutException', 'ModelErrorException']);
 
@@ -234,7 +229,7 @@ export class BedrockInsightsEngine implements InsightsEngine {
         return out;
       } catch (err) {
         const name = err instanceof Error ? err.name : '';
-        if (throttlingErrors.has(name) && attempt < this.config.maxThrottleRetries) {
+        if (bedrockThrottlingErrors.has(name) && attempt < this.config.maxThrottleRetries) {
           const ms = this.backoff(attempt);
           this.config.log?.warn('model call throttled, retrying', { error: name, attempt, delay_ms: ms });
           await this.config.sleep(ms);
@@ -246,8 +241,12 @@ export class BedrockInsightsEngine implements InsightsEngine {
   }
 
   private backoff(attempt: number): number {
-    const ceiling = Math.min(this.config.backoffMaxMs, this.config.backoffBaseMs * 2 ** attempt);
-    return Math.round(ceiling * (0.5 + 0.5 * this.config.random()));
+    return throttleBackoffMs(
+      attempt,
+      this.config.backoffBaseMs,
+      this.config.backoffMaxMs,
+      this.config.random,
+    );
   }
 }
 
@@ -266,7 +265,7 @@ const emptyNotes: ChunkNotes = {
 };
 
 function modelError(err: unknown, name: string): InsightsError {
-  if (throttlingErrors.has(name)) {
+  if (bedrockThrottlingErrors.has(name)) {
     return new InsightsError(
       'model_throttled',
       'Insights could not be generated: the analysis service is busy. Please try again later.',
