@@ -149,6 +149,15 @@ function summary(values: number[]) {
   };
 }
 
+/** A table row of a latency or size summary: p50, p95, max. */
+const row = (label: string, f: { p50: number; p95: number; max: number }, target: string) => [
+  label,
+  String(f.p50),
+  String(f.p95),
+  String(f.max),
+  target,
+];
+
 export function table(result: Record<string, unknown>): Table {
   const r = result as {
     join_latency_single_ms: ReturnType<typeof summary>;
@@ -162,41 +171,11 @@ export function table(result: Record<string, unknown>): Table {
   };
   return [
     ['figure', 'p50', 'p95', 'max', 'target'],
-    [
-      'one bot: join → in room (ms)',
-      String(r.join_latency_single_ms.p50),
-      String(r.join_latency_single_ms.p95),
-      String(r.join_latency_single_ms.max),
-      '',
-    ],
-    [
-      'one bot: leave → out (ms)',
-      String(r.stop_latency_single_ms.p50),
-      String(r.stop_latency_single_ms.p95),
-      String(r.stop_latency_single_ms.max),
-      '',
-    ],
-    [
-      '20 at once: join → in room (ms)',
-      String(r.join_latency_ms.p50),
-      String(r.join_latency_ms.p95),
-      String(r.join_latency_ms.max),
-      '',
-    ],
-    [
-      '20 at once: leave → out (ms)',
-      String(r.stop_latency_ms.p50),
-      String(r.stop_latency_ms.p95),
-      String(r.stop_latency_ms.max),
-      `p95 ≤ 1000 ${r.stop_p95_pass ? 'pass' : 'FAIL'}`,
-    ],
-    [
-      'bot-task peak RSS, local (MiB)',
-      String(r.bot_task_peak_rss_mib.p50),
-      String(r.bot_task_peak_rss_mib.p95),
-      String(r.bot_task_peak_rss_mib.max),
-      '',
-    ],
+    row('one bot: join → in room (ms)', r.join_latency_single_ms, ''),
+    row('one bot: leave → out (ms)', r.stop_latency_single_ms, ''),
+    row('20 at once: join → in room (ms)', r.join_latency_ms, ''),
+    row('20 at once: leave → out (ms)', r.stop_latency_ms, `p95 ≤ 1000 ${r.stop_p95_pass ? 'pass' : 'FAIL'}`),
+    row('bot-task peak RSS, local (MiB)', r.bot_task_peak_rss_mib, ''),
     [
       'daily adapter: node / chromium RSS (MiB)',
       String(r.daily_adapter.node_peak_rss_mib),
