@@ -4,6 +4,7 @@ import type { Caller } from '../accounts/authenticate';
 import { requestFingerprint } from '../accounts/secrets';
 import { InsufficientCreditsError, TooManyRunningBotsError } from '../adapters/dynamodb/credit-ledger';
 import type { StoredResponse } from '../adapters/dynamodb/idempotency-store';
+import type { TableItem } from '../adapters/dynamodb/table';
 import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
 import { idempotencyKeySchema, roomNameOf, type StartRequest, startRequestSchema } from '../schemas/api';
@@ -53,8 +54,11 @@ export async function startBot(
   }
 
   const log = deps.log.child({ bot_id: botId, account_id: caller.accountId });
+  // Two requests to DynamoDB in all: the conditional hold on the account item, then the session and the hold's
+  // ledger entry in one batch. The task's id is not written back: ECS finds it by startedBy = bot id.
+  let holdEntry: TableItem;
   try {
-    await deps.ledger.placeHold(
+    holdEntry = await deps.ledger.reserve(
       caller.accountId,
       botId,
       deps.config.JOIN_HOLD_CREDITS,
@@ -83,15 +87,14 @@ export async function startBot(
   }
 
   try {
-    await deps.sessions.create(newSession(botId, caller.accountId, request, deps));
+    await deps.sessions.create(newSession(botId, caller.accountId, request, deps), [holdEntry]);
   } catch (err) {
-    await undo(deps, caller, botId, idempotencyKey);
+    await undo(deps, caller, botId, holdEntry, idempotencyKey);
     throw err;
   }
 
   try {
-    const { taskRef } = await deps.runner.start(botId);
-    await deps.sessions.updateRunning(botId, { taskRef });
+    await deps.runner.start(botId);
   } catch (err) {
     log.error('bot task could not be started', { err });
     await failSession(
@@ -139,7 +142,15 @@ async function claimIdempotencyKey(
   });
 }
 
-async function undo(deps: ServiceDeps, caller: Caller, botId: string, idempotencyKey: string | undefined) {
+async function undo(
+  deps: ServiceDeps,
+  caller: Caller,
+  botId: string,
+  holdEntry: TableItem,
+  idempotencyKey: string | undefined,
+) {
+  // The hold's entry may not have been written with the session: write it, so hold and release both show.
+  await deps.ledger.writeEntry(holdEntry);
   await deps.ledger.releaseHold(caller.accountId, botId, deps.now());
   if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
 }

@@ -32,7 +32,8 @@ const readRoute: ItemAction[] = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dyn
 
 /** What each route function may do with the table (the core/ use case behind it, plus authentication). */
 const tableAccess: Partial<Record<FunctionName, ItemAction[]>> = {
-  join: readWriteItems,
+  // BatchWriteItem: the session and the hold's ledger entry in one request.
+  join: [...readWriteItems, 'dynamodb:BatchWriteItem'],
   leave: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
   status: readRoute,
   deliveries: readRoute,

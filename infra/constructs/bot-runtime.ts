@@ -166,6 +166,15 @@ export class BotRuntime extends Construct {
     });
   }
 
+  /** ARN pattern of this cluster's container instances: the resource IAM checks ListTasks against. */
+  private containerInstancesArn(): string {
+    return Stack.of(this).formatArn({
+      service: 'ecs',
+      resource: 'container-instance',
+      resourceName: `${this.cluster.clusterName}/*`,
+    });
+  }
+
   /** RunTask of this task definition family on this cluster, tagging at launch, and passing its two roles. */
   grantRunTask(grantee: iam.IGrantable): void {
     const principal = grantee.grantPrincipal;
@@ -204,8 +213,18 @@ export class BotRuntime extends Construct {
     );
   }
 
-  /** StopTask on this cluster's tasks only (leave's backstop signal). */
+  /** StopTask on this cluster's tasks only (leave's backstop signal), and ListTasks to find a bot's task. */
   grantStopTask(grantee: iam.IGrantable): void {
+    grantWithWildcard(
+      grantee,
+      new iam.PolicyStatement({
+        actions: ['ecs:ListTasks'],
+        resources: [this.containerInstancesArn()],
+        conditions: { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } },
+      }),
+      'ListTasks (finding the task a bot runs in by startedBy) is authorized on container instances: those of this ' +
+        'cluster only (`container-instance/<cluster>/*`, and the ecs:cluster condition).',
+    );
     grantWithWildcard(
       grantee,
       new iam.PolicyStatement({

@@ -12,6 +12,7 @@ export type ItemAction =
   | 'dynamodb:PutItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem'
+  | 'dynamodb:BatchWriteItem'
   | 'dynamodb:Query';
 
 /** What request handling and session bookkeeping need. */

@@ -167,8 +167,19 @@ describe('the Lambda functions', () => {
     const bedrock = ['bedrock:InvokeModel', 'bedrock:InvokeModelWithResponseStream'];
     const api = s.stack.api.functions;
     const expected: [string, string[]][] = [
-      ['join', [...logs, ...items, 'dynamodb:DeleteItem', 'ecs:RunTask', 'ecs:TagResource', 'iam:PassRole']],
-      ['leave', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'ecs:StopTask']],
+      [
+        'join',
+        [
+          ...logs,
+          ...items,
+          'dynamodb:DeleteItem',
+          'dynamodb:BatchWriteItem',
+          'ecs:RunTask',
+          'ecs:TagResource',
+          'iam:PassRole',
+        ],
+      ],
+      ['leave', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'ecs:StopTask', 'ecs:ListTasks']],
       ['status', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query']],
       ['openapi', logs],
     ];
@@ -247,6 +258,12 @@ describe('least privilege across every IAM policy in the stack', () => {
       action: /^ecs:(TagResource|StopTask)$/,
       resource: /:task\/",\{"Ref":"BotRuntimeCluster\w+"\},"\/\*"/,
       why: 'tasks',
+    },
+    // ListTasks (a bot's task by startedBy) is authorized on this cluster's container instances.
+    {
+      action: /^ecs:ListTasks$/,
+      resource: /:container-instance\/",\{"Ref":"BotRuntimeCluster\w+"\},"\/\*"/,
+      why: 'container instances',
     },
   ];
 

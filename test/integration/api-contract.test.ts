@@ -77,8 +77,11 @@ describe('POST /api/bot/join', () => {
       status: 'running',
       accountId,
       roomName: 'contract',
-      taskRef: `test:${res.body.bot_id}`,
     });
+    // The hold's ledger entry was written with the session.
+    expect(await stack.deps.ledger.entries(accountId)).toContainEqual(
+      expect.objectContaining({ kind: 'hold', amount: -1, botId: res.body.bot_id }),
+    );
     expect(session?.botConfig).toMatchObject({ name: 'Interviewer', voice: 'Matthew', video_mode: 'static' });
   });
 

@@ -1,16 +1,21 @@
 // The ECS side of the bot runtime with the AWS SDK mocked (aws-sdk-client-mock): the EcsTaskRunner's RunTask and
 // StopTask calls, the join and leave Lambdas built by functions/runtime.ts from the environment the CDK stack sets,
 // and the task-stopped Lambda on ECS task-state events.
-import { ECSClient, RunTaskCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+
 import {
-  DeleteCommand,
-  DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
+  type AttributeValue,
+  BatchWriteItemCommand,
+  type BatchWriteItemCommandInput,
+  DeleteItemCommand,
+  DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
   QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+  UpdateItemCommand,
+} from '@aws-sdk/client-dynamodb';
+import { ECSClient, ListTasksCommand, RunTaskCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, EventBridgeEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -18,7 +23,26 @@ import { hashApiKey } from '../../core/accounts/secrets';
 import { type EcsRunnerSettings, EcsTaskRunner } from '../../core/adapters/ecs/ecs-task-runner';
 
 const ecs = mockClient(ECSClient);
-const ddb = mockClient(DynamoDBDocumentClient);
+const ddb = mockClient(DynamoDBClient);
+
+// The table as plain values: the fakes below see and return items the way the stores write and read them.
+type Item = Record<string, unknown>;
+const plain = (m: Record<string, AttributeValue> | undefined) => (m ? unmarshall(m) : undefined);
+const wire = (item: Item | undefined) => (item ? marshall(item, { removeUndefinedValues: true }) : undefined);
+const fakeGet =
+  (read: (key: Item) => Item | undefined) => (input: { Key?: Record<string, AttributeValue> }) => ({
+    Item: wire(read(plain(input.Key) ?? {})),
+  });
+/** The UpdateItem requests sent, with plain keys and values. */
+const updates = () =>
+  ddb.commandCalls(UpdateItemCommand).map((c) => {
+    const input = c.args[0].input;
+    return {
+      ...input,
+      Key: plain(input.Key),
+      ExpressionAttributeValues: plain(input.ExpressionAttributeValues),
+    };
+  });
 const sqs = mockClient(SQSClient);
 afterAll(() => {
   ecs.restore();
@@ -118,14 +142,24 @@ describe('EcsTaskRunner', () => {
     expect(ecs.commandCalls(RunTaskCommand)).toHaveLength(1);
   });
 
-  it('stops the bot task on leave, and does nothing for a bot that never got a task', async () => {
+  it('stops the bot task on leave: the known task, or the one startedBy the bot id; none left, nothing to stop', async () => {
     ecs.on(StopTaskCommand).resolves({});
     await runner().stop(botId, taskArn());
     expect(ecs.commandCalls(StopTaskCommand).map((c) => c.args[0].input)).toEqual([
       { cluster, task: taskArn(), reason: `leave requested for bot ${botId}` },
     ]);
+    expect(ecs.commandCalls(ListTasksCommand)).toHaveLength(0);
+
+    ecs.on(ListTasksCommand, { cluster, startedBy: botId }).resolves({ taskArns: [taskArn('found')] });
     await runner().stop(botId, undefined);
-    expect(ecs.commandCalls(StopTaskCommand)).toHaveLength(1);
+    expect(ecs.commandCalls(StopTaskCommand).map((c) => c.args[0].input.task)).toEqual([
+      taskArn(),
+      taskArn('found'),
+    ]);
+
+    ecs.on(ListTasksCommand, { cluster, startedBy: botId }).resolves({ taskArns: [] });
+    await runner().stop(botId, undefined);
+    expect(ecs.commandCalls(StopTaskCommand)).toHaveLength(2);
   });
 });
 
@@ -165,22 +199,28 @@ describe('join and leave Lambdas on ECS', () => {
       hash: hashApiKey(apiKey),
     });
     // A small table: reads and writes of whole items; the account always holds one credit for each session.
-    ddb.on(GetCommand).callsFake((input) => {
-      const key = keyOf(input.Key);
-      if (key.startsWith('ACCOUNT#')) {
-        const holds = Object.fromEntries(
-          [...items.values()].filter((i) => i.type === 'session').map((i) => [i.bot_id, 1]),
-        );
-        return { Item: { balance: 10, holds } };
-      }
-      return { Item: items.get(key) };
-    });
-    ddb.on(PutCommand).callsFake((input) => {
-      items.set(keyOf(input.Item), input.Item);
+    ddb.on(GetItemCommand).callsFake(
+      fakeGet((key) => {
+        if (keyOf(key).startsWith('ACCOUNT#')) {
+          const holds = Object.fromEntries(
+            [...items.values()].filter((i) => i.type === 'session').map((i) => [i.bot_id, 1]),
+          );
+          return { balance: 10, holds };
+        }
+        return items.get(keyOf(key));
+      }),
+    );
+    const store = (item: Item | undefined) => item && items.set(keyOf(item), item);
+    ddb.on(PutItemCommand).callsFake((input) => {
+      store(plain(input.Item));
       return {};
     });
-    ddb.on(UpdateCommand).resolves({});
-    ddb.on(DeleteCommand).resolves({});
+    ddb.on(BatchWriteItemCommand).callsFake((input: BatchWriteItemCommandInput) => {
+      for (const r of Object.values(input.RequestItems ?? {}).flat()) store(plain(r.PutRequest?.Item));
+      return { UnprocessedItems: {} };
+    });
+    ddb.on(UpdateItemCommand).resolves({});
+    ddb.on(DeleteItemCommand).resolves({});
     ddb.on(QueryCommand).resolves({ Items: [] });
   });
 
@@ -214,8 +254,8 @@ describe('join and leave Lambdas on ECS', () => {
     expect(runs.every((r) => r.startedBy === id && r.clientToken!.startsWith(id))).toBe(true);
     expect(items.get(`BOT#${id}|SESSION`)).toMatchObject({ status: 'running', account_id: accountId });
 
-    const updates = ddb.commandCalls(UpdateCommand).map((c) => c.args[0].input);
-    const failed = updates.find(
+    const sent = updates();
+    const failed = sent.find(
       (u) => u.Key?.pk === `BOT#${id}` && Object.values(u.ExpressionAttributeValues ?? {}).includes('failed'),
     );
     expect(failed, 'session marked failed').toBeDefined();
@@ -223,7 +263,7 @@ describe('join and leave Lambdas on ECS', () => {
       expect.stringMatching(/could not be started; no credits were charged/),
     );
     // The hold goes back in full: the net change of the balance is the whole hold, nothing is charged.
-    const settle = updates.find(
+    const settle = sent.find(
       (u) => String(u.Key?.pk).startsWith('ACCOUNT#') && u.UpdateExpression?.includes('REMOVE holds'),
     );
     expect(settle?.ExpressionAttributeValues).toMatchObject({ ':net': 1, ':hold': 1 });
@@ -252,10 +292,7 @@ describe('join and leave Lambdas on ECS', () => {
     expect(ecs.commandCalls(StopTaskCommand).map((c) => c.args[0].input)).toEqual([
       { cluster, task: taskArn('running'), reason: `leave requested for bot ${botId}` },
     ]);
-    const stopRequest = ddb
-      .commandCalls(UpdateCommand)
-      .map((c) => c.args[0].input)
-      .find((u) => u.UpdateExpression?.includes('stop_requested_at'));
+    const stopRequest = updates().find((u) => u.UpdateExpression?.includes('stop_requested_at'));
     expect(stopRequest?.Key).toEqual({ pk: `BOT#${botId}`, sk: 'SESSION' });
   });
 });
@@ -295,15 +332,17 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
   beforeEach(() => {
     ddb.reset();
     sqs.reset();
-    ddb.on(GetCommand).callsFake((input) => {
-      const pk = String(input.Key?.pk);
-      if (pk === `BOT#${died}` || pk === `BOT#${finished}`) return { Item: session(pk.slice(4)) };
-      if (pk.startsWith('ACCOUNT#')) return { Item: { balance: 10, holds: { [died]: 1, [finished]: 1 } } };
-      return {};
-    });
+    ddb.on(GetItemCommand).callsFake(
+      fakeGet((key) => {
+        const pk = String(key.pk);
+        if (pk === `BOT#${died}` || pk === `BOT#${finished}`) return session(pk.slice(4));
+        if (pk.startsWith('ACCOUNT#')) return { balance: 10, holds: { [died]: 1, [finished]: 1 } };
+        return undefined;
+      }),
+    );
     ddb.on(QueryCommand).resolves({
       Items: [
-        {
+        wire({
           utterances: [
             {
               speaker: 'Ann',
@@ -312,11 +351,11 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
               text: 'half a thought',
             },
           ],
-        },
+        })!,
       ],
     });
-    ddb.on(UpdateCommand).resolves({});
-    ddb.on(PutCommand).resolves({});
+    ddb.on(UpdateItemCommand).resolves({});
+    ddb.on(PutItemCommand).resolves({});
     sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
   });
 
@@ -337,10 +376,7 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
       }),
     );
     expect(out).toEqual({ outcome: 'failed' });
-    const update = ddb
-      .commandCalls(UpdateCommand)
-      .map((c) => c.args[0].input)
-      .find((u) => u.Key?.pk === `BOT#${died}`)!;
+    const update = updates().find((u) => u.Key?.pk === `BOT#${died}`)!;
     const values = Object.values(update.ExpressionAttributeValues!);
     expect(values).toContain('failed');
     expect(values).toContainEqual(expect.stringMatching(/SpotInterruption.*interrupted.*exit code 137/));
@@ -358,7 +394,7 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
   it('leaves a task that finished (exit 0) alone: the bot ran its own exit pipeline', async () => {
     const out = await handler(event({ startedBy: finished, containers: [{ name: 'bot', exitCode: 0 }] }));
     expect(out).toEqual({ outcome: 'already_ended' });
-    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(ddb.commandCalls(UpdateItemCommand)).toHaveLength(0);
     expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
   });
 
@@ -368,7 +404,7 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
     });
     expect(await handler(event({ startedBy: 'ecs-svc/1234567890' }))).toEqual({ outcome: 'ignored' });
     expect(await handler(event({ startedBy: died, lastStatus: 'RUNNING' }))).toEqual({ outcome: 'ignored' });
-    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+    expect(ddb.commandCalls(UpdateItemCommand)).toHaveLength(0);
     expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
   });
 });

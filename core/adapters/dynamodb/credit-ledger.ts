@@ -7,7 +7,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, keys, ledgerPrefix, queryAll, type TableHandle } from './table';
+import { isConditionFailure, keys, ledgerPrefix, queryAll, type TableHandle, type TableItem } from './table';
 
 export type LedgerKind = 'grant' | 'hold' | 'release' | 'usage';
 
@@ -75,11 +75,7 @@ export class CreditLedger {
     return balance;
   }
 
-  /** Places the start hold for a bot; throws InsufficientCreditsError (with the balance) when it does not fit. */
-  /**
-   * `maxRunning` caps the account's bots running at once (their holds): a product limit that also keeps the
-   * account item — which carries one hold per running bot — small.
-   */
+  /** Places the start hold for a bot and records it in the ledger; see `reserve`. */
   async placeHold(
     accountId: string,
     botId: string,
@@ -87,6 +83,23 @@ export class CreditLedger {
     maxRunning: number,
     now = new Date(),
   ): Promise<void> {
+    await this.writeEntry(await this.reserve(accountId, botId, amount, maxRunning, now));
+  }
+
+  /**
+   * Takes the start hold for a bot off the balance: one conditional write on the account item. Throws
+   * InsufficientCreditsError (with the balance) when it does not fit, TooManyRunningBotsError when the account
+   * already runs `maxRunning` bots (a product limit that also keeps the account item, one hold per running bot,
+   * small). Returns the hold's ledger entry, NOT yet written: the caller writes it (`writeEntry`, or batched with
+   * its own items, as join does with the session) so the hold costs no extra request.
+   */
+  async reserve(
+    accountId: string,
+    botId: string,
+    amount: number,
+    maxRunning: number,
+    now = new Date(),
+  ): Promise<TableItem> {
     try {
       await this.table.doc.send(
         new UpdateCommand({
@@ -103,18 +116,24 @@ export class CreditLedger {
       if (!isConditionFailure(err)) throw err;
       const account = await this.readAccount(accountId);
       if (!account) throw new AccountNotFoundError(accountId);
-      if (account.holds?.[botId] !== undefined) return; // already held: a retry of the same join
+      // Already held: a retry of the same join; its entry (same id) is written again, harmlessly.
+      if (account.holds?.[botId] !== undefined)
+        return this.entryItem(accountId, `${botId}#hold`, holdEntry());
       if (account.balance < amount) throw new InsufficientCreditsError(account.balance);
       if (Object.keys(account.holds ?? {}).length >= maxRunning)
         throw new TooManyRunningBotsError(maxRunning);
       throw new InsufficientCreditsError(account.balance);
     }
-    await this.record(accountId, `${botId}#hold`, {
-      kind: 'hold',
-      amount: -amount,
-      botId,
-      createdAt: now.toISOString(),
-    });
+    return this.entryItem(accountId, `${botId}#hold`, holdEntry());
+
+    function holdEntry(): Omit<LedgerEntry, 'entryId'> {
+      return { kind: 'hold', amount: -amount, botId, createdAt: now.toISOString() };
+    }
+  }
+
+  /** Writes a ledger entry item that `reserve` returned. Idempotent (deterministic id). */
+  async writeEntry(item: TableItem): Promise<void> {
+    await this.table.doc.send(new PutCommand({ TableName: this.table.tableName, Item: item }));
   }
 
   /** Returns a bot's hold to the balance uncharged (the bot never ran). Idempotent. */
@@ -182,19 +201,18 @@ export class CreditLedger {
     entryId: string,
     entry: Omit<LedgerEntry, 'entryId'>,
   ): Promise<void> {
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...keys.ledgerEntry(accountId, entryId),
-          type: 'ledger',
-          kind: entry.kind,
-          amount: entry.amount,
-          bot_id: entry.botId,
-          note: entry.note,
-          created_at: entry.createdAt,
-        },
-      }),
-    );
+    await this.writeEntry(this.entryItem(accountId, entryId, entry));
+  }
+
+  private entryItem(accountId: string, entryId: string, entry: Omit<LedgerEntry, 'entryId'>): TableItem {
+    return {
+      ...keys.ledgerEntry(accountId, entryId),
+      type: 'ledger',
+      kind: entry.kind,
+      amount: entry.amount,
+      bot_id: entry.botId,
+      note: entry.note,
+      created_at: entry.createdAt,
+    };
   }
 }

@@ -1,7 +1,15 @@
 // Bot sessions in DynamoDB: one item per bot; state changes are conditional on the session still running.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BotSession } from '../../bots/session';
-import { isConditionFailure, keys, queryAll, runningIndex, type TableHandle } from './table';
+import {
+  isConditionFailure,
+  keys,
+  putItems,
+  queryAll,
+  runningIndex,
+  type TableHandle,
+  type TableItem,
+} from './table';
 
 const fieldToAttribute = {
   botId: 'bot_id',
@@ -36,8 +44,8 @@ const fieldToAttribute = {
 
 type Field = keyof typeof fieldToAttribute;
 
-function toItem(session: BotSession): Record<string, unknown> {
-  const item: Record<string, unknown> = { ...keys.session(session.botId), type: 'session' };
+function toItem(session: BotSession): TableItem {
+  const item: TableItem = { ...keys.session(session.botId), type: 'session' };
   if (session.status === 'running') {
     item[runningIndex.pk] = runningIndex.value;
     item[runningIndex.sk] = `${session.createdAt}#${session.botId}`;
@@ -64,7 +72,12 @@ export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
 export class SessionsStore {
   constructor(private readonly table: TableHandle) {}
 
-  async create(session: BotSession): Promise<void> {
+  /**
+   * Writes a new session. `alongside` items (the hold's ledger entry, on join) go in the same BatchWriteItem
+   * request; that write is unconditional, which is safe because bot ids are fresh random UUIDs.
+   */
+  async create(session: BotSession, alongside: TableItem[] = []): Promise<void> {
+    if (alongside.length > 0) return putItems(this.table, [toItem(session), ...alongside]);
     await this.table.doc.send(
       new PutCommand({
         TableName: this.table.tableName,

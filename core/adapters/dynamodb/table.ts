@@ -6,7 +6,8 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { DocumentClient } from './document-client';
 
 /** Attribute holding an item's expiry in epoch seconds (DynamoDB TTL). */
 export const ttlAttribute = 'expires_at';
@@ -39,7 +40,7 @@ export const ledgerPrefix = 'LEDGER#';
 export const accountKeyPrefix = 'KEY#';
 
 export interface TableHandle {
-  doc: DynamoDBDocumentClient;
+  doc: DocumentClient;
   tableName: string;
 }
 
@@ -58,6 +59,35 @@ export async function queryAll(
     start = page.LastEvaluatedKey;
   } while (start);
   return items;
+}
+
+/** An item as written: its key and its attributes. */
+export type TableItem = Record<string, unknown> & { pk: string; sk: string };
+
+/** BatchWriteItem's limit of items per request. */
+const maxBatchItems = 25;
+
+/**
+ * Puts items (unconditionally) in one BatchWriteItem request per 25, resending whatever DynamoDB leaves unprocessed
+ * (throttling) with a short backoff. Throws when items are still unprocessed after `attempts` requests.
+ */
+export async function putItems(
+  { doc, tableName }: TableHandle,
+  items: TableItem[],
+  attempts = 6,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<void> {
+  for (let i = 0; i < items.length; i += maxBatchItems) {
+    let requests = items.slice(i, i + maxBatchItems).map((Item) => ({ PutRequest: { Item } }));
+    for (let attempt = 1; requests.length > 0; attempt++) {
+      if (attempt > attempts) throw new Error(`BatchWriteItem left ${requests.length} item(s) unprocessed`);
+      if (attempt > 1) await sleep(25 * 2 ** (attempt - 2));
+      const { UnprocessedItems } = await doc.send(
+        new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+      );
+      requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
+    }
+  }
 }
 
 export function isConditionFailure(err: unknown): boolean {
@@ -94,7 +124,7 @@ export async function ensureTable({ doc, tableName }: TableHandle): Promise<void
   }
   if (!existing) {
     try {
-      await doc.send(
+      await doc.client.send(
         new CreateTableCommand({
           TableName: tableName,
           BillingMode: 'PAY_PER_REQUEST',
@@ -111,7 +141,7 @@ export async function ensureTable({ doc, tableName }: TableHandle): Promise<void
     }
   } else if (!existing.GlobalSecondaryIndexes?.some((i) => i.IndexName === runningIndex.name)) {
     // A data directory made before the index existed.
-    await doc.send(
+    await doc.client.send(
       new UpdateTableCommand({
         TableName: tableName,
         AttributeDefinitions: attributeDefinitions,
@@ -129,7 +159,7 @@ export async function ensureTable({ doc, tableName }: TableHandle): Promise<void
     await new Promise((r) => setTimeout(r, 50));
   }
   try {
-    await doc.send(
+    await doc.client.send(
       new UpdateTimeToLiveCommand({
         TableName: tableName,
         TimeToLiveSpecification: { AttributeName: ttlAttribute, Enabled: true },
@@ -140,6 +170,6 @@ export async function ensureTable({ doc, tableName }: TableHandle): Promise<void
   }
 }
 
-async function describe(doc: DynamoDBDocumentClient, tableName: string) {
-  return (await doc.send(new DescribeTableCommand({ TableName: tableName }))).Table;
+async function describe(doc: DocumentClient, tableName: string) {
+  return (await doc.client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
 }

@@ -1,7 +1,9 @@
-// TaskRunner on ECS Fargate: RunTask per bot (clientToken = bot id, so a retried join starts one task) and StopTask.
+// TaskRunner on ECS Fargate: RunTask per bot (clientToken = bot id, so a retried join starts one task) and StopTask
+// (the task found by startedBy = bot id).
 import {
   type ECSClient,
   type Failure,
+  ListTasksCommand,
   RunTaskCommand,
   type RunTaskCommandInput,
   StopTaskCommand,
@@ -51,15 +53,29 @@ export class EcsTaskRunner implements TaskRunner {
     throw new Error(`RunTask found no capacity: ${describe(failures)}`);
   }
 
+  /**
+   * Stops the bot's task. Join does not write the task ARN back to the session (one write less on the hot path),
+   * so without a known `taskRef` the task is found by `startedBy` (the bot id RunTask set); a bot with no task
+   * left (never started, or already gone) is nothing to stop.
+   */
   async stop(botId: string, taskRef: string | undefined): Promise<void> {
-    if (!taskRef) return;
-    await this.ecs.send(
-      new StopTaskCommand({
-        cluster: this.settings.cluster,
-        task: taskRef,
-        reason: `leave requested for bot ${botId}`,
-      }),
+    const tasks = taskRef ? [taskRef] : await this.tasksOf(botId);
+    for (const task of tasks) {
+      await this.ecs.send(
+        new StopTaskCommand({
+          cluster: this.settings.cluster,
+          task,
+          reason: `leave requested for bot ${botId}`,
+        }),
+      );
+    }
+  }
+
+  private async tasksOf(botId: string): Promise<string[]> {
+    const { taskArns = [] } = await this.ecs.send(
+      new ListTasksCommand({ cluster: this.settings.cluster, startedBy: botId.slice(0, 36) }),
     );
+    return taskArns;
   }
 
   private input(botId: string, capacityProvider: string): RunTaskCommandInput {
