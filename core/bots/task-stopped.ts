@@ -78,7 +78,6 @@ export async function onTaskStopped(
       bot_id: stopped.botId,
       room_url: session.roomUrl,
       error_message: error,
-      transcript_text: transcript,
       timestamp: now.toISOString(),
       duration_seconds: Math.max(0, (now.getTime() - started) / 1000),
     },

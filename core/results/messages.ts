@@ -11,7 +11,13 @@ export const resultsMessageSchema = z.discriminatedUnion('kind', [
     left_at: z.iso.datetime({ offset: true }),
   }),
   z.object({ kind: z.literal('bot_join_failed'), bot_id: z.uuid(), event: botJoinFailedSchema }),
-  z.object({ kind: z.literal('bot_failed'), bot_id: z.uuid(), event: botFailedSchema }),
+  // Without the partial transcript: it can be larger than a queue message may be (SQS: 256 KiB). failSession
+  // stored it on the session, and the results stage puts it back into the event from there.
+  z.object({
+    kind: z.literal('bot_failed'),
+    bot_id: z.uuid(),
+    event: botFailedSchema.omit({ transcript_text: true }),
+  }),
 ]);
 
 export type ResultsMessage = z.infer<typeof resultsMessageSchema>;

@@ -42,6 +42,11 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
   const log = deps.log.child({ bot_id: message.bot_id });
   if (message.kind !== 'session_ended') {
     const session = await deps.stores.sessions.get(message.bot_id);
+    // bot_failed travels without its partial transcript (queue message size); the failed session holds it.
+    const event =
+      message.kind === 'bot_failed'
+        ? { ...message.event, transcript_text: session?.transcript ?? '' }
+        : message.event;
     if (session?.webhookUrl) {
       await scheduleDelivery(
         deps.stores,
@@ -50,9 +55,9 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
           botId: session.botId,
           accountId: session.accountId,
           channel: 'webhook',
-          event: message.event.event_type,
+          event: event.event_type,
           target: session.webhookUrl,
-          payload: JSON.stringify(message.event),
+          payload: JSON.stringify(event),
         },
         deps.now(),
       );

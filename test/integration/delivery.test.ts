@@ -414,6 +414,136 @@ describe('insights failure', () => {
   });
 });
 
+describe('bot_failed', () => {
+  it('the webhook carries the partial transcript from the failed session, not from the queue message', async () => {
+    const { processResults } = await import('../../core/results/process-results');
+    const { failSession } = await import('../../core/bots/finish-session');
+    stack.deps.runner = { start: async (id) => ({ taskRef: `t:${id}` }), stop: async () => {} };
+    const res = await stack.request('POST', '/api/bot/join', {
+      key,
+      body: { room_url: 'https://a.daily.co/crashing', webhook_callback_url: 'http://127.0.0.1:9/hook' },
+    });
+    const botId = res.body.bot_id as string;
+    const now = new Date();
+    await failSession(
+      { ...stack.deps, config: stack.config },
+      botId,
+      {
+        error: 'the bot stopped unexpectedly: OutOfMemory',
+        chargeUsage: true,
+        transcript: 'Ann: half a thought',
+      },
+      now,
+    );
+    const queued: unknown[] = [];
+    const event = {
+      event_type: 'bot_failed' as const,
+      bot_id: botId,
+      room_url: 'https://a.daily.co/crashing',
+      error_message: 'the bot stopped unexpectedly: OutOfMemory',
+      timestamp: now.toISOString(),
+      duration_seconds: 61,
+    };
+    await processResults(
+      {
+        stores: stack.deps,
+        config: stack.config,
+        insights: { analyse: async () => ({ qaPairs: [], insights: null }) },
+        deliveryQueue: { send: async (m) => void queued.push(m) },
+        log: createLogger('silent'),
+        now: () => new Date(),
+      },
+      { kind: 'bot_failed', bot_id: botId, event },
+    );
+    expect(queued).toEqual([{ bot_id: botId, channel: 'webhook', event: 'bot_failed' }]);
+    const payload = JSON.parse((await stack.deps.deliveries.get(botId, 'webhook', 'bot_failed'))!.payload);
+    expect(payload).toEqual({ ...event, transcript_text: 'Ann: half a thought' });
+  });
+});
+
+describe('a 4-hour meeting (DynamoDB items are capped at 400 KB)', () => {
+  it('completes with the whole transcript, and its webhook and e-mail are stored whole for delivery', async () => {
+    const { processResults } = await import('../../core/results/process-results');
+    const { LocalInsightsEngine } = await import('../../core/insights/local-engine');
+    stack.deps.runner = { start: async (id) => ({ taskRef: `t:${id}` }), stop: async () => {} };
+    const res = await stack.request('POST', '/api/bot/join', {
+      key,
+      body: {
+        room_url: 'https://a.daily.co/all-day-offsite',
+        webhook_callback_url: 'http://127.0.0.1:9/hook',
+        email: 'organiser@example.com',
+      },
+    });
+    const botId = res.body.bot_id as string;
+    // Four hours at about 180 words a minute: 43,000 words from a seeded 600-word vocabulary (less repetitive,
+    // so less compressible, than real speech), saved as the bot does: one segment per 3-second flush.
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 48271) % 2147483647;
+      return seed / 2147483647;
+    };
+    const vocabulary = Array.from(
+      { length: 600 },
+      (_, i) => `${'bcdfghjklmnprstvw'[i % 17]}${'aeiou'[i % 5]}${i.toString(36)}`,
+    );
+    const start = Date.parse('2026-11-22T09:00:00Z');
+    let words = 0;
+    let seq = 0;
+    const lines: string[] = [];
+    while (words < 43_000) {
+      seq++;
+      const segment = Array.from({ length: 3 }, (_, j) => {
+        const n = 3 + Math.floor(random() * 6);
+        words += n;
+        const text = `${Array.from({ length: n }, () => vocabulary[Math.floor(random() * vocabulary.length)]).join(' ')}${j === 1 ? '?' : '.'}`;
+        const speaker = ['Ann', 'Ben', 'Chloe', 'Dev'][(seq + j) % 4]!;
+        lines.push(`${speaker}: ${text}`);
+        return {
+          speaker,
+          participant_id: speaker.toLowerCase(),
+          started_at: new Date(start + seq * 3000 + j * 1000).toISOString(),
+          text,
+        };
+      });
+      await stack.deps.transcripts.saveSegment(botId, seq, segment);
+    }
+    const transcript = lines.join('\n');
+    expect(transcript.length).toBeGreaterThan(250_000);
+
+    const queued: unknown[] = [];
+    await processResults(
+      {
+        stores: stack.deps,
+        config: stack.config,
+        insights: new LocalInsightsEngine(),
+        deliveryQueue: { send: async (m) => void queued.push(m) },
+        log: createLogger('silent'),
+        now: () => new Date(),
+      },
+      {
+        kind: 'session_ended',
+        bot_id: botId,
+        exit_reason: 'max_duration',
+        left_at: new Date().toISOString(),
+      },
+    );
+    const session = (await stack.deps.sessions.get(botId))!;
+    expect(session.status).toBe('completed');
+    expect(session.transcript).toBe(transcript);
+    expect(session.qaPairs!.length).toBeGreaterThan(100);
+    expect(queued).toHaveLength(2);
+
+    const webhook = JSON.parse(
+      (await stack.deps.deliveries.get(botId, 'webhook', 'session_complete'))!.payload,
+    );
+    expect(webhook.transcript_text).toBe(transcript);
+    expect(webhook.qa_pairs).toEqual(session.qaPairs);
+    const mail = JSON.parse((await stack.deps.deliveries.get(botId, 'email', 'session_complete'))!.payload);
+    expect(mail.text).toContain(lines.at(-1));
+    expect(mail.html.length + mail.text.length).toBeGreaterThan(2 * transcript.length);
+  }, 60_000);
+});
+
 describe('long retry delays (SQS limits)', () => {
   async function pendingDue(inSeconds: number, event: string) {
     const acct = await stack.account(1);

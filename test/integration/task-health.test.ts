@@ -60,7 +60,7 @@ describe('heartbeat sweeper', () => {
     expect(await stack.deps.sessions.get(fresh)).toMatchObject({ status: 'running' });
     expect(sent.find((m) => m.bot_id === stale)).toMatchObject({
       kind: 'bot_failed',
-      event: { transcript_text: 'Ann: partial words' },
+      event: { event_type: 'bot_failed' },
     });
     expect(await stack.deps.sessions.listRunning()).not.toContain(stale);
   });

@@ -1,5 +1,6 @@
 // Delivery records: one per bot, channel and event, with every attempt (time, status, latency, error).
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { packText, unpackText } from './packed-text';
 import { isConditionFailure, keys, type TableHandle } from './table';
 
 export type Channel = 'webhook' | 'email';
@@ -40,7 +41,7 @@ function fromItem(i: Record<string, unknown>): Delivery {
     channel: i.channel as Channel,
     event: i.event as string,
     target: i.target as string,
-    payload: i.payload as string,
+    payload: unpackText(i.payload) ?? '',
     messageId: i.message_id as string,
     status: i.status as DeliveryStatus,
     attempts: (i.attempts as Attempt[]) ?? [],
@@ -71,7 +72,8 @@ export class DeliveriesStore {
             channel: d.channel,
             event: d.event,
             target: d.target,
-            payload: d.payload,
+            // A results e-mail carries the whole transcript twice (HTML and text): packed when large.
+            payload: packText(d.payload),
             message_id: d.messageId,
             status: 'pending',
             attempts: [],

@@ -1,6 +1,7 @@
 // Bot sessions in DynamoDB: one item per bot; state changes are conditional on the session still running.
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BotSession } from '../../bots/session';
+import { packJson, packText, unpackJson, unpackText } from './packed-text';
 import {
   isConditionFailure,
   keys,
@@ -44,6 +45,14 @@ const fieldToAttribute = {
 
 type Field = keyof typeof fieldToAttribute;
 
+/** Fields that can be large (a long meeting's text): stored packed, see packed-text.ts. */
+const packed: Partial<Record<Field, { pack(v: unknown): unknown; unpack(v: unknown): unknown }>> = {
+  transcript: { pack: (v) => packText(v as string), unpack: unpackText },
+  qaPairs: { pack: packJson, unpack: unpackJson },
+};
+
+const toAttributeValue = (field: Field, value: unknown) => packed[field]?.pack(value) ?? value;
+
 function toItem(session: BotSession): TableItem {
   const item: TableItem = { ...keys.session(session.botId), type: 'session' };
   if (session.status === 'running') {
@@ -52,7 +61,7 @@ function toItem(session: BotSession): TableItem {
   }
   for (const [field, attr] of Object.entries(fieldToAttribute)) {
     const value = session[field as Field];
-    if (value !== undefined) item[attr] = value;
+    if (value !== undefined) item[attr] = toAttributeValue(field as Field, value);
   }
   return item;
 }
@@ -60,7 +69,8 @@ function toItem(session: BotSession): TableItem {
 function fromItem(item: Record<string, unknown>): BotSession {
   const session: Record<string, unknown> = {};
   for (const [field, attr] of Object.entries(fieldToAttribute)) {
-    if (item[attr] !== undefined) session[field] = item[attr];
+    const value = item[attr];
+    if (value !== undefined) session[field] = packed[field as Field]?.unpack(value) ?? value;
   }
   session.startedAt ??= null;
   session.completedAt ??= null;
@@ -141,7 +151,7 @@ export class SessionsStore {
       if (value === undefined) continue;
       const attr = fieldToAttribute[field as Field];
       names[`#f${i}`] = attr;
-      values[`:v${i}`] = value;
+      values[`:v${i}`] = toAttributeValue(field as Field, value);
       sets.push(`#f${i} = :v${i}`);
       i++;
     }
