@@ -12,6 +12,7 @@ import {
   type HttpResult,
   publicRoute,
 } from '../functions/http/http-route';
+import { noRouteError } from '../functions/http/not-found';
 import { openApiRoute } from '../functions/http/openapi';
 import { type RouteName, routeTable } from '../functions/http/route-table';
 import { deliveriesRoute, joinRoute, leaveRoute, statusRoute } from '../functions/http/routes';
@@ -89,14 +90,7 @@ export async function startApiServer(
     const requestId = randomUUID();
     const route = routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
     if (!route) {
-      send(
-        res,
-        errorResult(
-          new ApiError('not_found', `no route ${req.method} ${url.pathname}`, { message: 'Not found.' }),
-          requestId,
-          deps,
-        ),
-      );
+      send(res, errorResult(noRouteError(req.method ?? 'GET', url.pathname), requestId, deps));
       req.resume();
       return;
     }

@@ -3,9 +3,10 @@ import { build } from 'esbuild';
 import { routeTable } from '../functions/http/route-table';
 import { buildBotTaskBundle, nodeBundle } from './bundles';
 
-/** Lambda entries: one per HTTP route name, plus the queue, event and schedule handlers. */
+/** Lambda entries: one per HTTP route name and the unmatched-route fallback, plus the queue, event and schedule handlers. */
 const lambdaEntries = [
   ...new Set(routeTable.map((r) => `functions/http/${r.name}.ts`)),
+  'functions/http/not-found.ts',
   'functions/results/handler.ts',
   'functions/delivery/handler.ts',
   'functions/ops/task-stopped.ts',

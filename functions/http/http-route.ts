@@ -46,11 +46,11 @@ export function authenticatedRoute(route: Route, deps: () => Promise<ServiceDeps
 }
 
 /** Wraps a public route (no API key). */
-export function publicRoute(route: () => Promise<Reply>): HttpHandler {
+export function publicRoute(route: (event: HttpEvent) => Promise<Reply>): HttpHandler {
   return async (event) => {
     const requestId = event.requestContext?.requestId ?? randomUUID();
     try {
-      return toResult(await route(), requestId);
+      return toResult(await route(event), requestId);
     } catch (err) {
       return errorResult(err, requestId, undefined);
     }

@@ -147,6 +147,7 @@ export class Operations extends Construct {
 
     const functions: [string, ServiceFunction][] = [
       ...[...api.functions].map(([name, fn]) => [`${name}Function`, fn] as [string, ServiceFunction]),
+      ['notFoundFunction', api.notFoundFunction] as [string, ServiceFunction],
       ['ResultsFunction', delivery.resultsFunction],
       ...(delivery.deliveryFunction
         ? [['DeliveryFunction', delivery.deliveryFunction] as [string, ServiceFunction]]

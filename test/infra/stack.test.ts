@@ -70,7 +70,7 @@ describe('the API', () => {
       ]),
     );
     const cfnRoutes = resourcesOfType(s.json, 'AWS::ApiGatewayV2::Route');
-    expect(cfnRoutes).toHaveLength(routes.length);
+    expect(cfnRoutes).toHaveLength(routes.length + 1); // and $default
     for (const route of routes) {
       const [, cfnRoute] = cfnRoutes.find(
         ([, r]) => r.Properties!.RouteKey === `${route.method} ${route.path}`,
@@ -86,6 +86,20 @@ describe('the API', () => {
     }
     // The alias reaches the same function as leave.
     expect(s.stack.api.functions.size).toBe(new Set(routes.map((r) => r.name)).size);
+  });
+
+  it('sends every other method and path ($default) to the not-found function, which may only write logs', () => {
+    const [, fallback] = resourcesOfType(s.json, 'AWS::ApiGatewayV2::Route').find(
+      ([, r]) => r.Properties!.RouteKey === '$default',
+    )!;
+    const target = fallback.Properties!.Target['Fn::Join'][1] as unknown[];
+    const integration = props(refTarget(target[1])!);
+    expect(integration.IntegrationType).toBe('AWS_PROXY');
+    const fn = s.stack.api.notFoundFunction;
+    expect(refTarget(integration.IntegrationUri)).toBe(fnId(fn));
+    expect([...actionsOf(roleOfFunction(fnId(fn)))].sort()).toEqual(
+      ['logs:CreateLogStream', 'logs:PutLogEvents'].sort(),
+    );
   });
 
   it('throttles the stage and writes JSON access logs', () => {
