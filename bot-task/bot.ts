@@ -7,7 +7,12 @@ import type { ConversationEngine } from '../core/conversation/conversation-engin
 import type { Stores } from '../core/deps';
 import type { Logger } from '../core/log';
 import type { MessageQueue } from '../core/ports/queue';
-import { type RoomConnection, RoomJoinError, type RoomProvider } from '../core/ports/room-provider';
+import {
+  JoinAbortedError,
+  type RoomConnection,
+  RoomJoinError,
+  type RoomProvider,
+} from '../core/ports/room-provider';
 import type { ResultsMessage } from '../core/results/messages';
 import type { ExitReason } from '../core/schemas/api';
 import { ConversationController } from './conversation';
@@ -39,6 +44,21 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   const { session, stores, config, log } = ctx;
   const botId = session.botId;
   const joinStarted = Date.now();
+  const stopRequested = async () => {
+    const current = await stores.sessions.get(botId);
+    return current?.status !== 'running' || Boolean(current.stopRequestedAt);
+  };
+
+  // A stop asked for while the bot is still joining (it may wait up to JOIN_TIMEOUT_MS, e.g. in a lobby) is
+  // honoured at once: the join is given up and the bot ends with force_leave, like any other stop.
+  const joinAbort = new AbortController();
+  const stopWhileJoining = forceLeaveWatcher(
+    stopRequested,
+    config.STOP_POLL_MS,
+    () => joinAbort.abort(),
+    (err) => log.warn('session poll failed', { err }),
+  );
+  void ctx.terminated.then(() => joinAbort.abort());
 
   let room: RoomConnection;
   try {
@@ -50,19 +70,32 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       backgroundImageUrl: session.botConfig.background_image_url,
       voice: session.botConfig.voice,
       timeoutMs: config.JOIN_TIMEOUT_MS,
+      signal: joinAbort.signal,
     });
   } catch (err) {
+    if (err instanceof JoinAbortedError) {
+      log.info('asked to stop while joining; gave up the join');
+      return handOver(ctx, 'force_leave', new Date().toISOString(), null);
+    }
     const error =
       err instanceof RoomJoinError
         ? err
         : new RoomJoinError('unknown', err instanceof Error ? err.message : String(err));
     await reportJoinFailure(ctx, error, (Date.now() - joinStarted) / 1000);
     return { kind: 'join_failed', error };
+  } finally {
+    stopWhileJoining.stop();
   }
   log.info('joined the room', {
     join_ms: Date.now() - joinStarted,
     participants: room.participants().length,
   });
+  // In the room: from now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt).
+  void retry(
+    () => stores.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() }),
+    3,
+    log,
+  ).catch((err) => log.warn('could not record the join time', { err }));
 
   const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log);
   room.on('utterance', (u) => {
@@ -105,14 +138,8 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       stopPhraseWatcher(room, session.botConfig.stop_phrase, exit),
       idleTimeoutWatcher(room, config.IDLE_TIMEOUT_MS, exit),
       maxDurationWatcher(session.botConfig.max_duration_seconds * 1000, exit),
-      forceLeaveWatcher(
-        async () => {
-          const current = await stores.sessions.get(botId);
-          return current?.status !== 'running' || Boolean(current.stopRequestedAt);
-        },
-        config.STOP_POLL_MS,
-        exit,
-        (err) => log.warn('session poll failed', { err }),
+      forceLeaveWatcher(stopRequested, config.STOP_POLL_MS, exit, (err) =>
+        log.warn('session poll failed', { err }),
       ),
     );
     void ctx.terminated.then(() => exit('force_leave'));
@@ -131,9 +158,21 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   );
   const leftAt = new Date().toISOString();
   log.info('left the room', { exit_reason: exitReason, leave_ms: Date.now() - triggeredAt });
+  return handOver(ctx, exitReason, leftAt, recorder);
+}
+
+/** The end of the exit pipeline: record the exit, save the transcript, hand over to the results stage. */
+async function handOver(
+  ctx: BotContext,
+  exitReason: ExitReason,
+  leftAt: string,
+  recorder: TranscriptRecorder | null,
+): Promise<BotOutcome> {
+  const { stores, log } = ctx;
+  const botId = ctx.session.botId;
   // The transcript is saved even if recording the exit fails; the task-stopped path then hands over instead.
   const recorded = retry(() => stores.sessions.updateRunning(botId, { exitReason, leftAt }), 5, log);
-  await retry(() => recorder.stop(), 5, log);
+  if (recorder) await retry(() => recorder.stop(), 5, log);
   await recorded;
   await retry(
     () =>

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { joinErrorTypeOf } from '../../core/bots/join-errors';
 import {
+  JoinAbortedError,
   type JoinOptions,
   type RoomConnection,
   type RoomEventName,
@@ -52,8 +53,20 @@ export class LocalRoomProvider implements RoomProvider {
           new RoomJoinError('unknown', `timed out after ${options.timeoutMs} ms joining ${options.roomUrl}`),
         );
       }, options.timeoutMs);
-      ws.once('error', (err) => {
+      const abort = () => {
         clearTimeout(timer);
+        ws.terminate();
+        reject(new JoinAbortedError());
+      };
+      // Only while joining: once in (or refused), stopping is the exit pipeline's business.
+      const joined = () => {
+        clearTimeout(timer);
+        options.signal?.removeEventListener('abort', abort);
+      };
+      if (options.signal?.aborted) abort();
+      options.signal?.addEventListener('abort', abort, { once: true });
+      ws.once('error', (err) => {
+        joined();
         reject(new RoomJoinError('unknown', `could not reach the room: ${err.message}`));
       });
       ws.on('message', (data) => {
@@ -65,13 +78,13 @@ export class LocalRoomProvider implements RoomProvider {
         }
         switch (msg.type) {
           case 'welcome':
-            clearTimeout(timer);
+            joined();
             selfId = msg.participant_id;
             for (const p of msg.participants) if (p.id !== selfId) people.set(p.id, toParticipant(p));
             resolve();
             break;
           case 'error':
-            clearTimeout(timer);
+            joined();
             reject(new RoomJoinError(joinErrorTypeOf(msg.error_type), msg.message));
             break;
           case 'participant-joined':

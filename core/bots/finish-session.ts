@@ -16,7 +16,10 @@ export interface Completion {
 
 type Deps = Pick<Stores, 'sessions' | 'ledger'> & { config: Pick<Config, 'CREDITS_PER_MINUTE'> };
 
-/** Marks a running session completed and charges its started minutes; false when it had already ended. */
+/**
+ * Marks a running session completed and charges its started minutes; false when it had already ended. A bot
+ * that never got into the room (stopped while joining) is not charged, as with a failed join.
+ */
 export async function completeSession(
   deps: Deps,
   botId: string,
@@ -27,11 +30,13 @@ export async function completeSession(
   if (session?.status !== 'running') return false;
   const completedAt = now.toISOString();
   // Credits first: settling is idempotent, so a crash after it is repaired by the retry that completes the session.
-  const charge = usageCharge(
-    session.startedAt ?? session.createdAt,
-    result.endedAt ?? completedAt,
-    deps.config.CREDITS_PER_MINUTE,
-  );
+  const charge = session.joinedAt
+    ? usageCharge(
+        session.startedAt ?? session.createdAt,
+        result.endedAt ?? completedAt,
+        deps.config.CREDITS_PER_MINUTE,
+      )
+    : 0;
   await deps.ledger.settle(session.accountId, botId, charge, now);
   return deps.sessions.updateRunning(botId, {
     status: 'completed',

@@ -33,6 +33,16 @@ export interface JoinOptions {
   voice: VoiceId;
   /** Give up joining after this long (daily-js retries its CDN for about a minute on its own). */
   timeoutMs: number;
+  /** Aborted when the bot is asked to stop while still joining: the provider gives up and throws JoinAbortedError. */
+  signal?: AbortSignal;
+}
+
+/** Joining was given up because the bot was asked to stop (leave endpoint or SIGTERM) before it got in. */
+export class JoinAbortedError extends Error {
+  constructor() {
+    super('asked to stop while joining');
+    this.name = 'JoinAbortedError';
+  }
 }
 
 export interface RoomConnection {

@@ -9,7 +9,12 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider';
 import { botOrigin } from '../../bot-task/providers/daily/page-assets';
 import { createLogger } from '../../core/log';
-import { type RoomConnection, type RoomEvents, RoomJoinError } from '../../core/ports/room-provider';
+import {
+  JoinAbortedError,
+  type RoomConnection,
+  type RoomEvents,
+  RoomJoinError,
+} from '../../core/ports/room-provider';
 import { toneSynthesizer } from '../support/tone-synthesizer';
 import { until } from '../support/until';
 import type { StubScenario } from './daily-stub';
@@ -269,12 +274,13 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     expect(h.page().isClosed()).toBe(true);
   });
 
-  it('gives up joining after the timeout', async () => {
+  const neverJoining = () => {
+    let page: Page | undefined;
     const provider = new DailyRoomProvider({
       log: createLogger('silent'),
       synthesizer: toneSynthesizer,
       preparePage: async (p) => {
-        // A daily-js whose join never settles.
+        page = p;
         await p.route(`${botOrigin}/vendor/daily-esm.js`, (route) =>
           route.fulfill({
             contentType: 'text/javascript',
@@ -283,6 +289,29 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
         );
       },
     });
+    return { provider, page: () => page! };
+  };
+
+  it('gives up joining at once when asked to stop (abort signal), closing the browser', async () => {
+    const { provider, page } = neverJoining();
+    const abort = new AbortController();
+    const joining = provider
+      .join({ ...joinOptions, timeoutMs: 60_000, signal: abort.signal })
+      .catch((e) => e);
+    await until(async () =>
+      page()
+        ?.evaluate(() => typeof window.bot?.join === 'function')
+        .catch(() => false),
+    );
+    const asked = Date.now();
+    abort.abort();
+    expect(await joining).toBeInstanceOf(JoinAbortedError);
+    expect(Date.now() - asked).toBeLessThan(2000);
+    expect(page().isClosed()).toBe(true);
+  });
+
+  it('gives up joining after the timeout', async () => {
+    const { provider } = neverJoining();
     const err = await provider.join({ ...joinOptions, timeoutMs: 800 }).catch((e) => e);
     expect(err).toMatchObject({ type: 'unknown', providerMessage: expect.stringContaining('timed out') });
   });

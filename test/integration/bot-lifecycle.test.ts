@@ -1,6 +1,7 @@
 // The local stack with its real task runner: each join spawns a bot-task process that heartbeats, honours the
 // stop request, completes through the exit pipeline and settles credits; a killed process fails its session.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer as createNetServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +148,37 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
     ]);
     expect(entries.reduce((s, e) => s + e.amount, 0)).toBe(8);
     expect((await stack.request('POST', `/v1/bots/leave/${botId}`, { key: acct.apiKey })).status).toBe(409);
+  });
+
+  it('a leave while the bot is still joining gives up the join: force_leave within 5 s, nothing charged', async () => {
+    // A room host that accepts the connection and never answers: the bot waits in its join (like a lobby).
+    const sockets: Socket[] = [];
+    const silent = createNetServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const acct = await stack.account(10);
+      const port = (silent.address() as AddressInfo).port;
+      const botId = await startBot({ room_url: `http://127.0.0.1:${port}/rooms/lobby` }, acct.apiKey);
+      await until(async () => sockets.length > 0); // the bot is joining
+      const asked = Date.now();
+      expect((await stack.request('POST', `/v1/bots/leave/${botId}`, { key: acct.apiKey })).status).toBe(202);
+      const done = await ended(botId, acct.apiKey);
+      expect(Date.now() - asked).toBeLessThan(5000); // spec §8
+      expect(done).toMatchObject({ status: 'completed', exit_reason: 'force_leave', transcript: '' });
+      // Never in the room: the hold comes back whole.
+      const account = await until(async () => {
+        const a = await stack.deps.accounts.get(acct.accountId);
+        return Object.keys(a?.holds ?? {}).length === 0 && a;
+      });
+      expect(account?.balance).toBe(10);
+      expect(stack.resultsSeen.find((m) => m.bot_id === botId)).toMatchObject({
+        kind: 'session_ended',
+        exit_reason: 'force_leave',
+      });
+    } finally {
+      for (const s of sockets) s.destroy();
+      silent.close();
+    }
   });
 
   it('a repeated SIGTERM (StopTask after the leave request) does not interrupt the exit pipeline', async () => {

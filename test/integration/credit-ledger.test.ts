@@ -95,6 +95,7 @@ describe('credit ledger', () => {
       body: { room_url: 'https://a.daily.co/x' },
     });
     const botId = res.body.bot_id;
+    await stack.deps.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() });
     const deps = { ...stack.deps, config: stack.config };
     const later = new Date(Date.now() + 90_000);
     const [a, b] = await Promise.all([
@@ -104,6 +105,22 @@ describe('credit ledger', () => {
     expect([a, b].filter(Boolean)).toHaveLength(1);
     expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(3); // 2 started minutes at 1 credit
     expect(await sum(acct.accountId)).toBe(3);
+  });
+
+  it('a bot that never got into the room (stopped while joining) completes without a charge', async () => {
+    const acct = await stack.account(5);
+    stack.deps.runner = { start: async (id) => ({ taskRef: id }), stop: async () => {} };
+    const res = await stack.request('POST', '/api/bot/join', {
+      key: acct.apiKey,
+      body: { room_url: 'https://a.daily.co/lobby' },
+    });
+    const later = new Date(Date.now() + 90_000);
+    const deps = { ...stack.deps, config: stack.config };
+    expect(
+      await completeSession(deps, res.body.bot_id, { exitReason: 'force_leave', transcript: '' }, later),
+    ).toBe(true);
+    expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(5);
+    expect(await sum(acct.accountId)).toBe(5);
   });
 });
 

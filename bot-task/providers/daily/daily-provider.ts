@@ -5,6 +5,7 @@ import { joinErrorTypeOf } from '../../../core/bots/join-errors';
 import type { Logger } from '../../../core/log';
 import { fetchImage } from '../../../core/net/fetch-image';
 import {
+  JoinAbortedError,
   type JoinOptions,
   type RoomConnection,
   type RoomEventName,
@@ -88,8 +89,13 @@ export class DailyRoomProvider implements RoomProvider {
       }
     };
 
+    // Asked to stop while joining: give up at once (closing the browser drops a half-made call).
+    const aborted = new Promise<null>((resolve) => {
+      if (options.signal?.aborted) resolve(null);
+      options.signal?.addEventListener('abort', () => resolve(null), { once: true });
+    });
     let page: Page;
-    let result: HarnessJoinResult;
+    let result: HarnessJoinResult | null;
     try {
       const context = await browser.newContext();
       page = await context.newPage();
@@ -120,6 +126,7 @@ export class DailyRoomProvider implements RoomProvider {
         language: this.options.language ?? 'en',
       };
       result = await Promise.race([
+        aborted,
         page.evaluate((o) => window.bot.join(o), joinOptions),
         new Promise<HarnessJoinResult>((resolve) =>
           setTimeout(
@@ -139,6 +146,10 @@ export class DailyRoomProvider implements RoomProvider {
         'unknown',
         `the bot browser failed: ${err instanceof Error ? err.message : String(err)}`,
       );
+    }
+    if (result === null) {
+      await browser.close().catch(() => {});
+      throw new JoinAbortedError();
     }
     if (!result.ok) {
       await browser.close().catch(() => {});
