@@ -3,6 +3,7 @@
 import { bedrockClient, dynamoDocumentClient, pollyClient, sqsClient } from '../core/adapters/aws-clients';
 import { PollySynthesizer } from '../core/adapters/polly/polly-synthesizer';
 import { SqsQueue } from '../core/adapters/sqs/sqs-queue';
+import type { BotSession } from '../core/bots/session';
 import { loadConfig } from '../core/config';
 import { BedrockConversationEngine } from '../core/conversation/bedrock-engine';
 import { LocalConversationEngine } from '../core/conversation/local-engine';
@@ -21,12 +22,24 @@ const botId = process.env.BOT_ID;
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, { bot_id: botId, component: 'bot-task' });
 
-async function providerFor(provider: Provider): Promise<RoomProvider> {
+async function providerFor(provider: Provider, session: BotSession): Promise<RoomProvider> {
   if (provider === 'local')
     return new (await import('./providers/local-room')).LocalRoomProvider(config.LOCAL_SPEECH_MS_PER_CHAR);
   const { DailyRoomProvider } = await import('./providers/daily/daily-provider');
+  const { botMeetingToken } = await import('./providers/daily/meeting-token');
   return new DailyRoomProvider({
     log,
+    meetingToken: (o) =>
+      botMeetingToken(
+        { apiKey: config.DAILY_API_KEY, apiUrl: config.DAILY_API_URL },
+        {
+          roomUrl: o.roomUrl,
+          botName: o.botName,
+          callerToken: o.meetingToken,
+          validForSeconds: session.botConfig.max_duration_seconds + 3600,
+        },
+        log,
+      ),
     synthesizer: new PollySynthesizer(pollyClient(config)),
     allowInsecureFetch: config.ALLOW_INSECURE_WEBHOOKS,
   });
@@ -55,7 +68,7 @@ async function main(): Promise<number> {
       session,
       stores,
       config,
-      provider: await providerFor(session.provider),
+      provider: await providerFor(session.provider, session),
       conversation: config.CONVERSATION_MODEL_ID
         ? new BedrockConversationEngine(bedrockClient(config), { modelId: config.CONVERSATION_MODEL_ID, log })
         : new LocalConversationEngine(),

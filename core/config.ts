@@ -63,6 +63,9 @@ export const configSchema = z.object({
   /** A running session whose heartbeat is older than this is failed by the sweeper. */
   HEARTBEAT_STALE_MS: int(60_000, 1000),
   STOP_POLL_MS: int(500, 10),
+  /** The service's Daily REST API key (a Secrets Manager secret in AWS): mints the bot's transcription token. */
+  DAILY_API_KEY: z.string().optional(),
+  DAILY_API_URL: z.url().default('https://api.daily.co/v1'),
   HEARTBEAT_MS: int(15_000, 100),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider';
+import { type DailyProviderOptions, DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider';
 import { botOrigin } from '../../bot-task/providers/daily/page-assets';
 import { createLogger } from '../../core/log';
 import {
@@ -40,13 +40,18 @@ interface Harnessed {
   external: string[];
 }
 
-function harnessed(scenario: StubScenario = {}, allowInsecureFetch = false): Harnessed {
+function harnessed(
+  scenario: StubScenario = {},
+  allowInsecureFetch = false,
+  meetingToken?: DailyProviderOptions['meetingToken'],
+): Harnessed {
   let page: Page | undefined;
   const external: string[] = [];
   const provider = new DailyRoomProvider({
     log: createLogger('silent'),
     synthesizer: toneSynthesizer,
     allowInsecureFetch,
+    meetingToken,
     preparePage: async (p) => {
       page = p;
       await p.route('**/*', (route) => {
@@ -165,6 +170,19 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     await conn.leave();
     expect(page.isClosed()).toBe(true);
     expect(h.external).toEqual([]);
+  });
+
+  it('joins with the token the bot minted for itself when one is given', async () => {
+    const asked: string[] = [];
+    const h = harnessed({}, false, async (o) => {
+      asked.push(`${o.roomUrl} ${o.meetingToken}`);
+      return 'minted-token';
+    });
+    open = await h.provider.join(joinOptions);
+    expect(asked).toEqual(['https://acme.daily.co/interview meeting-token-123']);
+    expect(await h.page().evaluate(() => window.__dailyStub!.describeOptions())).toMatchObject({
+      token: 'minted-token',
+    });
   });
 
   it('calls leave() and destroy() on the call object when leaving', async () => {

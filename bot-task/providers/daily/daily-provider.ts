@@ -29,6 +29,8 @@ export interface DailyProviderOptions {
   /** Transcription language (Deepgram code). */
   language?: string;
   launch?: () => Promise<Browser>;
+  /** The token to join with (the caller's, or one the bot mints for itself: meeting-token.ts). */
+  meetingToken?: (options: JoinOptions) => Promise<string | undefined>;
   /** Called with the page once our routes are in place, before it loads (tests add a stubbed daily-js here). */
   preparePage?: (page: Page) => Promise<void>;
 }
@@ -120,7 +122,7 @@ export class DailyRoomProvider implements RoomProvider {
       const joinOptions: HarnessJoinOptions = {
         imageDataUrl,
         url: options.roomUrl,
-        token: options.meetingToken,
+        token: this.options.meetingToken ? await this.options.meetingToken(options) : options.meetingToken,
         userName: options.botName,
         videoMode: options.videoMode,
         language: this.options.language ?? 'en',
