@@ -10,7 +10,6 @@ import { LocalConversationEngine } from '../core/conversation/local-engine';
 import { buildStores } from '../core/deps';
 import { createLogger } from '../core/log';
 import type { RoomProvider } from '../core/ports/room-provider';
-import type { Provider } from '../core/schemas/api';
 import { runBot } from './bot';
 
 // Installed before anything else: a leave request that arrives while the task is still starting must not kill it
@@ -22,8 +21,8 @@ const botId = process.env.BOT_ID;
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, { bot_id: botId, component: 'bot-task' });
 
-async function providerFor(provider: Provider, session: BotSession): Promise<RoomProvider> {
-  if (provider === 'local')
+async function providerFor(session: BotSession): Promise<RoomProvider> {
+  if (session.provider === 'local')
     return new (await import('./providers/local-room')).LocalRoomProvider(config.LOCAL_SPEECH_MS_PER_CHAR);
   const { DailyRoomProvider } = await import('./providers/daily/daily-provider');
   const { botMeetingToken } = await import('./providers/daily/meeting-token');
@@ -68,7 +67,7 @@ async function main(): Promise<number> {
       session,
       stores,
       config,
-      provider: await providerFor(session.provider, session),
+      provider: await providerFor(session),
       conversation: config.CONVERSATION_MODEL_ID
         ? new BedrockConversationEngine(bedrockClient(config), { modelId: config.CONVERSATION_MODEL_ID, log })
         : new LocalConversationEngine(),

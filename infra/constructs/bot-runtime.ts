@@ -157,20 +157,14 @@ export class BotRuntime extends Construct {
     };
   }
 
-  /** ARN pattern of this cluster's tasks: the task id is only known after RunTask. */
-  private taskArns(): string {
+  /**
+   * ARN pattern of this cluster's tasks (`task`: the id is only known after RunTask) or container instances
+   * (`container-instance`: what IAM checks ListTasks against).
+   */
+  private clusterArns(resource: 'task' | 'container-instance'): string {
     return Stack.of(this).formatArn({
       service: 'ecs',
-      resource: 'task',
-      resourceName: `${this.cluster.clusterName}/*`,
-    });
-  }
-
-  /** ARN pattern of this cluster's container instances: the resource IAM checks ListTasks against. */
-  private containerInstancesArn(): string {
-    return Stack.of(this).formatArn({
-      service: 'ecs',
-      resource: 'container-instance',
+      resource,
       resourceName: `${this.cluster.clusterName}/*`,
     });
   }
@@ -198,7 +192,7 @@ export class BotRuntime extends Construct {
       principal,
       new iam.PolicyStatement({
         actions: ['ecs:TagResource'],
-        resources: [this.taskArns()],
+        resources: [this.clusterArns('task')],
         conditions: { StringEquals: { 'ecs:CreateAction': 'RunTask' } },
       }),
       'RunTask with tags (bot_id) needs ecs:TagResource on the task it creates, whose id does not exist before the ' +
@@ -219,7 +213,7 @@ export class BotRuntime extends Construct {
       grantee,
       new iam.PolicyStatement({
         actions: ['ecs:ListTasks'],
-        resources: [this.containerInstancesArn()],
+        resources: [this.clusterArns('container-instance')],
         conditions: { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } },
       }),
       'ListTasks (finding the task a bot runs in by startedBy) is authorized on container instances: those of this ' +
@@ -229,7 +223,7 @@ export class BotRuntime extends Construct {
       grantee,
       new iam.PolicyStatement({
         actions: ['ecs:StopTask'],
-        resources: [this.taskArns()],
+        resources: [this.clusterArns('task')],
         conditions: { ArnEquals: { 'ecs:cluster': this.cluster.clusterArn } },
       }),
       'The task to stop is per bot and known only at run time: tasks of this cluster only (`task/<cluster>/*`, ' +

@@ -100,6 +100,12 @@ export class CreditLedger {
     maxRunning: number,
     now = new Date(),
   ): Promise<TableItem> {
+    const entry = this.entryItem(accountId, `${botId}#hold`, {
+      kind: 'hold',
+      amount: -amount,
+      botId,
+      createdAt: now.toISOString(),
+    });
     try {
       await this.table.doc.send(
         new UpdateCommand({
@@ -117,18 +123,13 @@ export class CreditLedger {
       const account = await this.readAccount(accountId);
       if (!account) throw new AccountNotFoundError(accountId);
       // Already held: a retry of the same join; its entry (same id) is written again, harmlessly.
-      if (account.holds?.[botId] !== undefined)
-        return this.entryItem(accountId, `${botId}#hold`, holdEntry());
+      if (account.holds?.[botId] !== undefined) return entry;
       if (account.balance < amount) throw new InsufficientCreditsError(account.balance);
       if (Object.keys(account.holds ?? {}).length >= maxRunning)
         throw new TooManyRunningBotsError(maxRunning);
       throw new InsufficientCreditsError(account.balance);
     }
-    return this.entryItem(accountId, `${botId}#hold`, holdEntry());
-
-    function holdEntry(): Omit<LedgerEntry, 'entryId'> {
-      return { kind: 'hold', amount: -amount, botId, createdAt: now.toISOString() };
-    }
+    return entry;
   }
 
   /** Writes a ledger entry item that `reserve` returned. Idempotent (deterministic id). */
