@@ -7,6 +7,7 @@ import autocannon from 'autocannon';
 import type { TaskRunner } from '../core/ports/task-runner';
 import { type LocalStack, startLocalStack } from '../local/stack';
 import type { Table } from './run';
+import { threadCpuMs } from './support';
 
 const connections = 32;
 const warmupSeconds = 2;
@@ -40,10 +41,18 @@ export interface LoadFigures {
   status_codes: Record<string, number>;
   /** Share of the whole machine's CPU during the recorded window: this process, and everything else. */
   cpu_pct: { this_process: number; other_processes: number };
+  /**
+   * CPU time per request by thread of this process (Linux only): the API server's thread, dynalite's worker
+   * thread, and the rest (V8's GC helpers, libuv's pool doing LevelDB I/O, the load generator).
+   */
+  cpu_ms_per_request?: { api_thread: number; dynalite_thread: number; other_threads: number; total: number };
   target_p99_ms: number;
   pass: boolean;
   valid: boolean;
 }
+
+/** The dynalite worker's OS thread in the stack under test, for the per-thread CPU split. */
+let dynamoThreadId: number | undefined;
 
 /** Other processes using more than this share of the machine make the figures unreliable. */
 const maxOtherCpuPct = 15;
@@ -65,6 +74,7 @@ export async function run(): Promise<Record<string, unknown>> {
         },
       });
       stack.deps.runner = noopRunner;
+      dynamoThreadId = stack.dynamoThreadId;
       const { account, apiKey } = await stack.deps.accounts.create('bench');
       await stack.deps.ledger.grant(account.accountId, 1_000_000, 'bench');
       const authorization = `Bearer ${apiKey}`;
@@ -210,8 +220,10 @@ async function load(
   const base = { ...options, connections: conns, workers: 1 } as autocannon.Options;
   await autocannon({ ...base, duration: warmupSeconds });
   const before = cpuSnapshot();
+  const threadsBefore = threadCpuMs();
   const result = await autocannon({ ...base, duration: durationSeconds });
   const cpu = cpuShare(before, cpuSnapshot());
+  const perRequest = threadSplit(threadsBefore, threadCpuMs(), result.requests.total);
   const codes: Record<string, number> = {};
   for (const [code, stat] of Object.entries(
     (result as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {},
@@ -241,6 +253,7 @@ async function load(
     timeouts: result.timeouts,
     status_codes: codes,
     cpu_pct: cpu,
+    ...(perRequest && { cpu_ms_per_request: perRequest }),
     target_p99_ms: target,
     pass: valid && result.latency.p99 < target,
     valid,
@@ -260,6 +273,7 @@ export function table(result: Record<string, unknown>): Table {
       'non2xx',
       'err/tmo',
       'cpu own/other',
+      'cpu ms/req api+db+rest',
       'p99 target',
       '',
     ],
@@ -278,6 +292,9 @@ export function table(result: Record<string, unknown>): Table {
       String(f.non_2xx),
       `${f.errors}/${f.timeouts}`,
       `${f.cpu_pct.this_process}%/${f.cpu_pct.other_processes}%`,
+      f.cpu_ms_per_request
+        ? `${f.cpu_ms_per_request.api_thread}+${f.cpu_ms_per_request.dynalite_thread}+${f.cpu_ms_per_request.other_threads}`
+        : 'n/a',
       `< ${f.target_p99_ms}`,
       !f.valid ? 'INVALID' : f.pass ? 'pass' : 'FAIL',
     ]);
@@ -313,6 +330,30 @@ function cpuShare(a: CpuSnapshot, b: CpuSnapshot): LoadFigures['cpu_pct'] {
   return {
     this_process: Math.round((own / total) * 100),
     other_processes: Math.round((other / total) * 100),
+  };
+}
+
+function threadSplit(
+  before: Map<number, number>,
+  after: Map<number, number>,
+  requests: number,
+): LoadFigures['cpu_ms_per_request'] {
+  if (after.size === 0 || requests === 0) return undefined;
+  let api = 0;
+  let dynalite = 0;
+  let other = 0;
+  for (const [tid, ms] of after) {
+    const used = ms - (before.get(tid) ?? 0);
+    if (tid === process.pid) api += used;
+    else if (tid === dynamoThreadId) dynalite += used;
+    else other += used;
+  }
+  const per = (ms: number) => Math.round((ms / requests) * 1000) / 1000;
+  return {
+    api_thread: per(api),
+    dynalite_thread: per(dynalite),
+    other_threads: per(other),
+    total: per(api + dynalite + other),
   };
 }
 

@@ -1,5 +1,5 @@
 // What the benchmarks share: a local stack on a fresh data directory with a funded account, and small statistics.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalStack, startLocalStack } from '../local/stack';
@@ -50,4 +50,32 @@ export async function waitFor<T>(
     if (Date.now() > end) throw new Error('timed out waiting');
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/** Linux reports thread CPU in clock ticks of 1/100 s (USER_HZ). */
+const msPerTick = 10;
+
+/**
+ * CPU time in ms used so far by each thread of this process, keyed by OS thread id (Linux /proc; an empty map
+ * elsewhere). Threads that ended in between simply drop out of a difference of two snapshots.
+ */
+export function threadCpuMs(): Map<number, number> {
+  const cpu = new Map<number, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return cpu;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      cpu.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * msPerTick);
+    } catch {
+      // The thread ended while we read.
+    }
+  }
+  return cpu;
 }

@@ -4,6 +4,8 @@ import { Worker } from 'node:worker_threads';
 
 export interface LocalDynamo {
   endpoint: string;
+  /** The worker's OS thread id (Linux only), for per-thread CPU accounting in benchmarks. */
+  threadId?: number;
   close(): Promise<void>;
 }
 
@@ -13,14 +15,15 @@ export async function startDynalite(options: { path?: string; port?: number } = 
   const worker = new Worker(new URL('./dynalite-worker.mjs', import.meta.url), {
     workerData: { path: options.path, port: options.port ?? 0 },
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    worker.once('message', (m: { port: number }) => resolve(m.port));
+  const { port, threadId } = await new Promise<{ port: number; threadId?: number }>((resolve, reject) => {
+    worker.once('message', resolve);
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`dynalite worker exited with ${code}`)));
   });
   let closed = false;
   return {
     endpoint: `http://127.0.0.1:${port}`,
+    threadId,
     async close() {
       if (closed) return;
       closed = true;

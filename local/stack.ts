@@ -55,6 +55,8 @@ export interface LocalStack {
   /** The last results-queue messages processed (newest last). */
   resultsSeen: ResultsMessage[];
   dynamoEndpoint: string;
+  /** OS thread id of the dynalite worker (Linux only; for benchmarks' CPU accounting). */
+  dynamoThreadId?: number;
   devAccount?: DevAccount;
   close(): Promise<void>;
 }
@@ -191,6 +193,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     sesEndpoint: ses.endpoint,
     resultsSeen,
     dynamoEndpoint: dynamo.endpoint,
+    dynamoThreadId: dynamo.threadId,
     devAccount,
     close() {
       closing ??= (async () => {
