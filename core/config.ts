@@ -66,6 +66,25 @@ export const configSchema = z.object({
   /** The service's Daily REST API key (a Secrets Manager secret in AWS): mints the bot's transcription token. */
   DAILY_API_KEY: z.string().optional(),
   DAILY_API_URL: z.url().default('https://api.daily.co/v1'),
+  /**
+   * Hosts a Daily room_url may name: each entry matches itself and its subdomains (comma-separated; add a
+   * Daily custom domain such as meet.example.com). Keeps the bot from being sent to arbitrary hosts.
+   */
+  DAILY_ROOM_DOMAINS: z
+    .string()
+    .default('daily.co')
+    .transform((s) =>
+      s
+        .split(',')
+        .map((d) =>
+          d
+            .trim()
+            .toLowerCase()
+            .replace(/^\*?\./, ''),
+        )
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, 'a domain such as daily.co')).min(1)),
   HEARTBEAT_MS: int(15_000, 100),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });

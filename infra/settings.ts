@@ -58,6 +58,18 @@ const contextSchema = z.object({
   insightsModelId: z.string().min(3).default('amazon.nova-pro-v1:0'),
   /** Secrets Manager secret (name) holding the Daily API key as a plain string. */
   dailyApiKeySecretName: z.string().min(1).default('meeting-bot/daily-api-key'),
+  /**
+   * Hosts a Daily room_url may name (each with its subdomains): `daily.co` covers every `<team>.daily.co`; add
+   * Daily custom domains (`-c dailyRoomDomains=daily.co,meet.example.com`).
+   */
+  dailyRoomDomains: z.preprocess(
+    (v) => (v === undefined ? ['daily.co'] : v),
+    stringList.pipe(
+      z
+        .array(z.string().regex(/^(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/, 'a domain such as daily.co'))
+        .min(1),
+    ),
+  ),
   /** Bot task size: Fargate CPU units and memory (MiB). */
   botTaskCpu: z.coerce
     .number()

@@ -7,7 +7,13 @@ import type { StoredResponse } from '../adapters/dynamodb/idempotency-store';
 import type { TableItem } from '../adapters/dynamodb/table';
 import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
-import { idempotencyKeySchema, roomNameOf, type StartRequest, startRequestSchema } from '../schemas/api';
+import {
+  dailyHostAllowed,
+  idempotencyKeySchema,
+  roomNameOf,
+  type StartRequest,
+  startRequestSchema,
+} from '../schemas/api';
 import { parseOrThrow } from '../schemas/validate';
 import { failSession } from './finish-session';
 import type { BotSession } from './session';
@@ -32,6 +38,12 @@ export async function startBot(
     throw new ApiError(
       'validation_error',
       'provider: "local" rooms exist only on the local stack; use "daily"',
+    );
+  }
+  if (request.provider === 'daily' && !dailyHostAllowed(request.room_url, deps.config.DAILY_ROOM_DOMAINS)) {
+    throw new ApiError(
+      'validation_error',
+      `room_url: must be a room on a Daily domain this service accepts (${deps.config.DAILY_ROOM_DOMAINS.map((d) => `*.${d}`).join(', ')})`,
     );
   }
   const botId = randomUUID();

@@ -91,6 +91,17 @@ export function roomNameOf(provider: Provider, roomUrl: string): string | null {
   return localRoomPath.exec(url.pathname)?.[1] ?? null;
 }
 
+/** Whether a Daily room URL's host is one of `domains` or a subdomain of one (DAILY_ROOM_DOMAINS). */
+export function dailyHostAllowed(roomUrl: string, domains: readonly string[]): boolean {
+  let host: string;
+  try {
+    host = new URL(roomUrl).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return domains.some((d) => host === d || host.endsWith(`.${d}`));
+}
+
 export interface RequestPolicy {
   /** http:// and private or loopback webhook targets are accepted (local mode). */
   allowInsecureWebhooks: boolean;
@@ -133,7 +144,12 @@ function buildStartRequestSchema(policy: RequestPolicy) {
   return z
     .strictObject({
       provider: z.enum(providers).default('daily').describe('Room provider: daily (default) or local.'),
-      room_url: z.string().max(limits.urlChars).describe('Full URL of the existing meeting room.'),
+      room_url: z
+        .string()
+        .max(limits.urlChars)
+        .describe(
+          "Full URL of the existing meeting room. daily: https://<team>.daily.co/<room> (a host of the deployment's Daily domains); local: http(s)://<host>/rooms/<room>.",
+        ),
       bot_config: botConfigSchema.default(() => botConfigSchema.parse({})),
       process_insights: z
         .boolean()

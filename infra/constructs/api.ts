@@ -128,6 +128,7 @@ export class Api extends Construct {
           ...(route.name === 'openapi' ? {} : commonEnv),
           // join starts tasks and leave stops them; both build the runner from this environment.
           ...(route.name === 'join' || route.name === 'leave' ? runtime.runnerEnvironment() : {}),
+          ...(route.name === 'join' ? { DAILY_ROOM_DOMAINS: settings.dailyRoomDomains.join(',') } : {}),
         });
         const actions = tableAccess[route.name] ?? readRoute;
         if (actions.length > 0) data.grantItems(fn.role, actions);

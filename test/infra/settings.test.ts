@@ -23,6 +23,7 @@ describe('settings from CDK context', () => {
       useFargateSpot: true,
       logRetentionDays: 30,
       corsAllowedOrigins: [],
+      dailyRoomDomains: ['daily.co'],
     });
   });
 
@@ -34,6 +35,7 @@ describe('settings from CDK context', () => {
       useFargateSpot: 'false',
       corsAllowedOrigins: 'https://a.example, https://b.example',
       apiThrottleRateLimit: '20',
+      dailyRoomDomains: 'daily.co, meet.acme.org',
     };
     expect(settingsFromContext((k) => context[k])).toMatchObject({
       stage: 'staging',
@@ -42,6 +44,7 @@ describe('settings from CDK context', () => {
       useFargateSpot: false,
       corsAllowedOrigins: ['https://a.example', 'https://b.example'],
       apiThrottleRateLimit: 20,
+      dailyRoomDomains: ['daily.co', 'meet.acme.org'],
     });
     expect(parseSettings({ corsAllowedOrigins: '["https://c.example"]' }).corsAllowedOrigins).toEqual([
       'https://c.example',
@@ -66,6 +69,8 @@ describe('settings from CDK context', () => {
     );
     expect(() => parseSettings({ logRetentionDays: 10 })).toThrow(/logRetentionDays/);
     expect(() => parseSettings({ alarmEmail: 'not-an-address' })).toThrow(/alarmEmail/);
+    expect(() => parseSettings({ dailyRoomDomains: '' })).toThrow(/dailyRoomDomains/);
+    expect(() => parseSettings({ dailyRoomDomains: 'https://x.daily.co' })).toThrow(/dailyRoomDomains/);
   });
 
   it('are all documented in docs/deploy.md', () => {

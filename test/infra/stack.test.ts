@@ -463,6 +463,7 @@ describe('the bot runtime', () => {
       BOT_CAPACITY_PROVIDERS: 'FARGATE_SPOT,FARGATE',
       BOT_CLUSTER_ARN: { 'Fn::GetAtt': [logicalId(s.stack.runtime.cluster), 'Arn'] },
       BOT_TASK_DEFINITION_ARN: { Ref: logicalId(s.stack.runtime.taskDefinition) },
+      DAILY_ROOM_DOMAINS: 'daily.co',
     });
     const subnetIds = JSON.stringify(env.BOT_SUBNET_IDS);
     expect(subnetIds).toMatch(/publicSubnet1/);

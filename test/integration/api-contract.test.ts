@@ -113,6 +113,12 @@ describe('POST /api/bot/join', () => {
     ['a room_url that is not a URL', { room_url: 'not a url' }, /room_url/],
     ['a non-https Daily room', { room_url: 'http://a.daily.co/r' }, /room_url/],
     [
+      'a Daily room on a host outside DAILY_ROOM_DOMAINS',
+      { room_url: 'https://meet.evil.example/r' },
+      /room_url: must be a room on a Daily domain.*\*\.daily\.co/,
+    ],
+    ['a host that only ends like daily.co', { room_url: 'https://notdaily.co/r' }, /room_url/],
+    [
       'a local room URL without /rooms/',
       { provider: 'local', room_url: 'http://localhost:3000/x' },
       /room_url/,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { roomNameOf, startRequestSchema, webhookUrlProblem } from '../../core/schemas/api';
+import { loadConfig } from '../../core/config';
+import { dailyHostAllowed, roomNameOf, startRequestSchema, webhookUrlProblem } from '../../core/schemas/api';
 import { describeIssues } from '../../core/schemas/validate';
 
 const strict = { allowInsecureWebhooks: false };
@@ -28,6 +29,33 @@ describe('room URLs', () => {
     ['daily', 'not a url'],
   ] as const)('%s %s is refused', (provider, url) => {
     expect(roomNameOf(provider, url)).toBeNull();
+  });
+});
+
+describe('Daily room domains (DAILY_ROOM_DOMAINS)', () => {
+  const domains = loadConfig({ DAILY_ROOM_DOMAINS: 'daily.co, *.Meet.Example.com' }).DAILY_ROOM_DOMAINS;
+
+  it('parses a comma-separated list, lower-cased, a leading *. dropped; daily.co by default', () => {
+    expect(domains).toEqual(['daily.co', 'meet.example.com']);
+    expect(loadConfig({}).DAILY_ROOM_DOMAINS).toEqual(['daily.co']);
+  });
+
+  it.each(['https://acme.daily.co/standup', 'https://ACME.Daily.co/standup', 'https://meet.example.com/r'])(
+    'accepts %s',
+    (url) => expect(dailyHostAllowed(url, domains)).toBe(true),
+  );
+
+  it.each([
+    'https://evil.example.com/standup',
+    'https://notdaily.co/standup',
+    'https://acme.daily.co.evil.com/standup',
+    'https://example.com/r',
+    'not a url',
+  ])('refuses %s', (url) => expect(dailyHostAllowed(url, domains)).toBe(false));
+
+  it('refuses a setting that is not a list of domains', () => {
+    expect(() => loadConfig({ DAILY_ROOM_DOMAINS: ' , ' })).toThrow(/DAILY_ROOM_DOMAINS/);
+    expect(() => loadConfig({ DAILY_ROOM_DOMAINS: 'https://daily.co/' })).toThrow(/DAILY_ROOM_DOMAINS/);
   });
 });
 
