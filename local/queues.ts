@@ -1,5 +1,13 @@
 // Local SQS: fauxqs in-process, with the queues and dead-letter queues the AWS stack defines.
-import { startFauxqs } from 'fauxqs';
+//
+// fauxqs keeps messages in memory only. With a state file (the local stack puts it under DATA_DIR) the messages
+// are saved every second and on stop, and sent again on the next start, each due when it was: a delivery waiting
+// hours for its next retry (a message kept invisible) is not lost by restarting `npm start`. A message that was
+// being handled when the process died comes back when its visibility would have ended, as SQS would redeliver it.
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { type FauxqsServer, startFauxqs } from 'fauxqs';
+import { sqsClient } from '../core/adapters/aws-clients';
 
 export interface LocalQueue {
   url: string;
@@ -12,13 +20,45 @@ export interface LocalQueues {
   resultsDlq: LocalQueue;
   delivery: LocalQueue;
   deliveryDlq: LocalQueue;
+  /** How many saved messages the start put back (0 without a state file). */
+  restored: number;
+  /** Set when the state file could not be read: where it was moved aside. */
+  damagedStateFile?: string;
   stop(): Promise<void>;
 }
 
-export async function startLocalQueues(): Promise<LocalQueues> {
+/** One saved message: its queue's name, body, attributes, and when it becomes visible (epoch ms). */
+interface SavedMessage {
+  queue: string;
+  body: string;
+  /** String and Number attributes (the service sends no binary ones). */
+  attributes?: Record<string, { DataType: string; StringValue: string }>;
+  due_at: number;
+}
+
+interface QueueState {
+  version: 1;
+  saved_at: string;
+  messages: SavedMessage[];
+}
+
+/** SendMessage can delay a message by at most 15 minutes; later ones wait in this process until then. */
+const sqsMaxDelayMs = 900_000;
+
+type SqsMessage = NonNullable<ReturnType<FauxqsServer['inspectQueue']>>['messages']['ready'][number];
+const saveEveryMs = 1_000;
+
+export async function startLocalQueues(
+  options: {
+    stateFile?: string;
+    /** SendMessage's longest delay (15 minutes); tests shorten it. */
+    maxDelayMs?: number;
+  } = {},
+): Promise<LocalQueues> {
   const server = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' } as Parameters<
     typeof startFauxqs
   >[0]);
+  const urls = new Map<string, string>();
   const withDlq = (name: string, visibilitySeconds: number, maxReceiveCount: number) => {
     const dlq = server.createQueue(`${name}-dlq`);
     const queue = server.createQueue(name, {
@@ -30,6 +70,8 @@ export async function startLocalQueues(): Promise<LocalQueues> {
         }),
       },
     });
+    urls.set(name, queue.queueUrl);
+    urls.set(`${name}-dlq`, dlq.queueUrl);
     return [
       { url: queue.queueUrl, arn: queue.queueArn },
       { url: dlq.queueUrl, arn: dlq.queueArn },
@@ -38,5 +80,123 @@ export async function startLocalQueues(): Promise<LocalQueues> {
   const [results, resultsDlq] = withDlq('results', 10, 5);
   // Above the 15 delivery attempts, so only a message that keeps crashing its handler lands here by redrive.
   const [delivery, deliveryDlq] = withDlq('delivery', 30, 25);
-  return { endpoint: server.address, results, resultsDlq, delivery, deliveryDlq, stop: () => server.stop() };
+
+  const stateFile = options.stateFile;
+  const maxDelayMs = options.maxDelayMs ?? sqsMaxDelayMs;
+  const sqs = sqsClient({ AWS_REGION: 'local', SQS_ENDPOINT: server.address });
+  /** Restored messages due more than 15 minutes from now: held here (and saved) until SendMessage can take them. */
+  const held = new Map<SavedMessage, NodeJS.Timeout>();
+
+  const send = async (m: SavedMessage) => {
+    const url = urls.get(m.queue);
+    if (!url) return;
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: url,
+        MessageBody: m.body,
+        DelaySeconds: Math.min(maxDelayMs / 1000, Math.max(0, Math.ceil((m.due_at - Date.now()) / 1000))),
+        ...(m.attributes && Object.keys(m.attributes).length > 0 && { MessageAttributes: m.attributes }),
+      }),
+    );
+  };
+  const schedule = async (m: SavedMessage) => {
+    if (m.due_at - Date.now() <= maxDelayMs) return send(m);
+    const timer = setTimeout(
+      () => {
+        held.delete(m);
+        // fauxqs runs in this process, so this fails only while it stops; try again shortly.
+        void send(m).catch(() => held.set(m, setTimeout(() => void schedule(m), saveEveryMs).unref()));
+      },
+      m.due_at - Date.now() - maxDelayMs,
+    ).unref();
+    held.set(m, timer);
+  };
+
+  let restored = 0;
+  const state = stateFile ? readState(stateFile) : { messages: [] };
+  for (const m of state.messages) {
+    await schedule(m);
+    restored++;
+  }
+
+  let lastSaved = '';
+  const save = () => {
+    if (!stateFile) return;
+    const messages: SavedMessage[] = [...held.keys()];
+    for (const name of urls.keys()) {
+      const q = server.inspectQueue(name);
+      if (!q) continue;
+      const now = Date.now();
+      const saved = (m: SqsMessage, due: number): SavedMessage => {
+        const attributes: NonNullable<SavedMessage['attributes']> = {};
+        for (const [k, v] of Object.entries(m.messageAttributes ?? {})) {
+          if (typeof v.StringValue === 'string')
+            attributes[k] = { DataType: v.DataType, StringValue: v.StringValue };
+        }
+        return {
+          queue: name,
+          body: m.body,
+          ...(Object.keys(attributes).length > 0 && { attributes }),
+          due_at: due,
+        };
+      };
+      for (const m of q.messages.ready) messages.push(saved(m, now));
+      for (const m of q.messages.delayed) messages.push(saved(m, m.delayUntil ?? now));
+      for (const e of q.messages.inflight) messages.push(saved(e.message, e.visibilityDeadline));
+    }
+    const text = JSON.stringify(messages);
+    if (text === lastSaved) return;
+    const state: QueueState = { version: 1, saved_at: new Date().toISOString(), messages };
+    writeFileSync(`${stateFile}.tmp`, JSON.stringify(state));
+    renameSync(`${stateFile}.tmp`, stateFile);
+    lastSaved = text;
+  };
+  // The restored messages are in the queues now: write them back at once, so a crash right after start keeps them.
+  save();
+  const saver = stateFile ? setInterval(save, saveEveryMs).unref() : undefined;
+
+  return {
+    endpoint: server.address,
+    results,
+    resultsDlq,
+    delivery,
+    deliveryDlq,
+    restored,
+    ...(state.movedAside && { damagedStateFile: state.movedAside }),
+    async stop() {
+      clearInterval(saver);
+      save();
+      for (const timer of held.values()) clearTimeout(timer);
+      held.clear();
+      sqs.destroy();
+      await server.stop();
+    },
+  };
+}
+
+/**
+ * The saved messages; none when there is no state file yet. A file that cannot be read as one is moved aside
+ * (kept for inspection, never overwritten) and the queues start empty.
+ */
+function readState(file: string): { messages: SavedMessage[]; movedAside?: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { messages: [] };
+    throw err;
+  }
+  try {
+    const state = JSON.parse(text) as Partial<QueueState>;
+    if (state.version === 1 && Array.isArray(state.messages)) {
+      const messages = state.messages.filter(
+        (m): m is SavedMessage =>
+          typeof m?.queue === 'string' && typeof m.body === 'string' && Number.isFinite(m.due_at),
+      );
+      return { messages };
+    }
+  } catch {}
+  const aside = `${file}.damaged-${Date.now()}`;
+  renameSync(file, aside);
+  return { messages: [], movedAside: aside };
 }

@@ -73,7 +73,7 @@ const localDefaults: Record<string, string> = {
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = options.dataDir === undefined ? resolve(process.env.DATA_DIR ?? '.data') : options.dataDir;
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
-  const queues = await startLocalQueues();
+  const queues = await startLocalQueues({ stateFile: dataDir ? join(dataDir, 'queues.json') : undefined });
   const ses = await startLocalSes();
   const env = {
     ...localDefaults,
@@ -89,6 +89,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const config = loadConfig(env);
   const log = options.log ?? createLogger(config.LOG_LEVEL, { component: 'local-stack' });
+  if (queues.damagedStateFile) {
+    log.warn('the local queues state file was unreadable: moved aside, queues start empty', {
+      file: queues.damagedStateFile,
+    });
+  }
+  if (queues.restored > 0) log.info('queued messages restored from the last run', { count: queues.restored });
   const table: TableHandle = { doc: dynamoDocumentClient(config), tableName: config.TABLE_NAME };
   await ensureTable(table);
 
