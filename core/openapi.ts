@@ -3,10 +3,12 @@ import { z } from 'zod';
 import type { errorStatus } from './errors';
 import {
   botConfigSchema,
+  botListViewSchema,
   deliveriesViewSchema,
   errorBodySchema,
   insightsSchema,
   leaveResponseSchema,
+  listBotsQuerySchema,
   qaPairSchema,
   startRequestSchema,
   startResponseSchema,
@@ -21,6 +23,7 @@ const components = {
   LeaveResponse: { schema: leaveResponseSchema, io: 'output' },
   StatusView: { schema: statusViewSchema, io: 'output' },
   DeliveriesView: { schema: deliveriesViewSchema, io: 'output' },
+  BotListView: { schema: botListViewSchema, io: 'output' },
   QaPair: { schema: qaPairSchema, io: 'output' },
   Insights: { schema: insightsSchema, io: 'output' },
   ErrorBody: { schema: errorBodySchema, io: 'output' },
@@ -61,6 +64,12 @@ const json = (name: keyof typeof components, description: string) => ({
   description,
   content: { 'application/json': { schema: ref(name) } },
 });
+
+/** A query parameter's JSON Schema, without the document-level `$schema` member. */
+function queryParamSchema(schema: z.ZodType) {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' });
+  return rest;
+}
 
 const botIdParam = {
   name: 'bot_id',
@@ -167,6 +176,24 @@ export function buildOpenApiDocument() {
             '200': json('DeliveriesView', 'The deliveries'),
             ...commonErrors,
             '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
+          },
+        },
+      },
+      '/api/bots': {
+        get: {
+          operationId: 'listBots',
+          summary: "The account's bots, newest first, a page at a time",
+          tags: ['bots'],
+          parameters: Object.entries(listBotsQuerySchema.shape).map(([name, schema]) => ({
+            name,
+            in: 'query',
+            required: false,
+            description: schema.description,
+            schema: queryParamSchema(schema),
+          })),
+          responses: {
+            '200': json('BotListView', 'One page of bots'),
+            ...commonErrors,
           },
         },
       },

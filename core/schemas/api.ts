@@ -295,3 +295,38 @@ export const deliveriesViewSchema = z
   })
   .describe("Every delivery of a bot's results and events, with each attempt.");
 export type DeliveriesView = z.infer<typeof deliveriesViewSchema>;
+
+/** Query of `GET /api/bots`: filters and the page. */
+export const listBotsQuerySchema = z.strictObject({
+  status: z.enum(botStatuses).optional().describe('Only bots in this state.'),
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('Bots per page, 1-100 (default 20).'),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .describe('next_cursor of the previous page; opaque, and valid only for the account that got it.'),
+});
+export type ListBotsQuery = z.infer<typeof listBotsQuerySchema>;
+
+export const botListViewSchema = z
+  .strictObject({
+    bots: z.array(
+      z.strictObject({
+        bot_id: z.uuid(),
+        status: z.enum(botStatuses),
+        provider: z.enum(providers),
+        room_url: z.string(),
+        created_at: dateTime,
+        started_at: dateTime.nullable(),
+        completed_at: dateTime.nullable(),
+        exit_reason: z.enum(exitReasons).nullable(),
+        error: z.string().nullable(),
+      }),
+    ),
+    next_cursor: z
+      .string()
+      .nullable()
+      .describe('Pass as cursor for the next (older) page; null on the last page.'),
+  })
+  .describe("The account's bots, newest first; results are on each bot's status.");
+export type BotListView = z.infer<typeof botListViewSchema>;

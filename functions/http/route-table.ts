@@ -1,6 +1,6 @@
 // Every HTTP route of the API, named for its Lambda function; the local server and the CDK API both read this.
 
-export type RouteName = 'join' | 'leave' | 'status' | 'deliveries' | 'openapi';
+export type RouteName = 'join' | 'leave' | 'status' | 'deliveries' | 'list' | 'openapi';
 
 export interface RouteSpec {
   method: 'GET' | 'POST';
@@ -14,5 +14,6 @@ export const routeTable: readonly RouteSpec[] = [
   { method: 'POST', path: '/v1/bot/{bot_id}/stop', name: 'leave' },
   { method: 'GET', path: '/api/bot/{bot_id}/status', name: 'status' },
   { method: 'GET', path: '/api/bot/{bot_id}/deliveries', name: 'deliveries' },
+  { method: 'GET', path: '/api/bots', name: 'list' },
   { method: 'GET', path: '/openapi.json', name: 'openapi' },
 ];

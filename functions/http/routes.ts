@@ -1,5 +1,6 @@
 // The API's routes (spec §4 plus ARCHITECTURE.md §4): each one line from HTTP to a use case.
 import { getBotDeliveries, getBotStatus } from '../../core/bots/get-status';
+import { listBots } from '../../core/bots/list-bots';
 import { startBot } from '../../core/bots/start-bot';
 import { stopBot } from '../../core/bots/stop-bot';
 import { header, jsonBody, type Route } from './http-route';
@@ -24,4 +25,9 @@ export const statusRoute: Route = async ({ deps, event, caller }) => ({
 export const deliveriesRoute: Route = async ({ deps, event, caller }) => ({
   status: 200,
   body: await getBotDeliveries(deps, caller, event.pathParameters?.bot_id),
+});
+
+export const listRoute: Route = async ({ deps, event, caller }) => ({
+  status: 200,
+  body: await listBots(deps, caller, event.queryStringParameters),
 });

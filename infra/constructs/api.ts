@@ -37,6 +37,8 @@ const tableAccess: Partial<Record<FunctionName, ItemAction[]>> = {
   leave: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
   status: readRoute,
   deliveries: readRoute,
+  // The account's list entries (Query), then the sessions' summary attributes (BatchGetItem).
+  list: [...readRoute, 'dynamodb:BatchGetItem'],
   openapi: [],
 };
 

@@ -13,6 +13,7 @@ export type ItemAction =
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem'
   | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:BatchGetItem'
   | 'dynamodb:Query';
 
 /** What request handling and session bookkeeping need. */

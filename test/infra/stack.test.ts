@@ -66,6 +66,7 @@ describe('the API', () => {
         'POST /v1/bots/leave/{bot_id}',
         'POST /v1/bot/{bot_id}/stop',
         'GET /api/bot/{bot_id}/status',
+        'GET /api/bots',
         'GET /openapi.json',
       ]),
     );
@@ -195,6 +196,10 @@ describe('the Lambda functions', () => {
       ],
       ['leave', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'ecs:StopTask', 'ecs:ListTasks']],
       ['status', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query']],
+      [
+        'list',
+        [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
+      ],
       ['openapi', logs],
     ];
     for (const [name, actions] of expected) {

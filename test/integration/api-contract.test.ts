@@ -231,6 +231,7 @@ describe('authentication (every endpoint)', () => {
     ['GET', `/api/bot/${randomUUID()}/status`],
     ['POST', `/v1/bots/leave/${randomUUID()}`],
     ['POST', `/v1/bot/${randomUUID()}/stop`],
+    ['GET', '/api/bots'],
   ];
   const badHeaders: [string, Record<string, string>, RegExp][] = [
     ['missing', {}, /missing/],
@@ -321,6 +322,80 @@ describe('GET /api/bot/{bot_id}/status', () => {
     const res = await stack.request('GET', `/api/bot/${body.bot_id}/status`, { key: other.apiKey });
     expectError(res, 404, 'not_found');
     expect(JSON.stringify(res.body)).not.toContain(roomUrl);
+  });
+});
+
+describe('GET /api/bots', () => {
+  it('lists only the caller’s bots, newest first, page by page with next_cursor, and filters by status', async () => {
+    const mine = await stack.account(20, 'Lister');
+    const other = await stack.account(20, 'Neighbour');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await join({ provider: 'local', room_url: roomUrl }, { key: mine.apiKey });
+      ids.push(res.body.bot_id);
+      await join({ provider: 'local', room_url: `${roomUrl}-other` }, { key: other.apiKey });
+    }
+    await stack.deps.sessions.updateRunning(ids[1]!, {
+      status: 'completed',
+      completedAt: new Date().toISOString(),
+      exitReason: 'force_leave',
+    });
+    const list = (query: string) => stack.request('GET', `/api/bots${query}`, { key: mine.apiKey });
+
+    const all = await list('');
+    expect(all.status).toBe(200);
+    expect(all.body.bots.map((b: { bot_id: string }) => b.bot_id)).toEqual([...ids].reverse());
+    expect(all.body.next_cursor).toBeNull();
+    expect(all.body.bots[3]).toEqual({
+      bot_id: ids[1],
+      status: 'completed',
+      provider: 'local',
+      room_url: roomUrl,
+      created_at: expect.any(String),
+      started_at: expect.any(String),
+      completed_at: expect.any(String),
+      exit_reason: 'force_leave',
+      error: null,
+    });
+    expect(JSON.stringify(all.body)).not.toContain(`${roomUrl}-other`);
+
+    const seen: string[] = [];
+    let cursor = '';
+    for (let page = 0; page < 5; page++) {
+      const res = await list(`?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(res.status).toBe(200);
+      expect(res.body.bots.length).toBeLessThanOrEqual(2);
+      seen.push(...res.body.bots.map((b: { bot_id: string }) => b.bot_id));
+      if (!res.body.next_cursor) break;
+      cursor = res.body.next_cursor;
+    }
+    expect(seen).toEqual([...ids].reverse());
+
+    const completed = await list('?status=completed');
+    expect(completed.body.bots.map((b: { bot_id: string }) => b.bot_id)).toEqual([ids[1]]);
+    const running = await list('?status=running&limit=3');
+    expect(running.body.bots.map((b: { bot_id: string }) => b.bot_id)).toEqual([ids[4], ids[3], ids[2]]);
+    const rest = await list(`?status=running&limit=3&cursor=${running.body.next_cursor}`);
+    expect(rest.body.bots.map((b: { bot_id: string }) => b.bot_id)).toEqual([ids[0]]);
+
+    // Another account's cursor positions only within the caller's own list.
+    const theirs = await stack.request('GET', '/api/bots?limit=1', { key: other.apiKey });
+    const fromTheirCursor = await list(`?cursor=${theirs.body.next_cursor}`);
+    expect(fromTheirCursor.status).toBe(200);
+    for (const b of fromTheirCursor.body.bots) expect(ids).toContain(b.bot_id);
+  });
+
+  it.each([
+    ['limit=0', /limit/],
+    ['limit=101', /limit/],
+    ['limit=ten', /limit/],
+    ['status=done', /status/],
+    ['cursor=not-a-cursor', /cursor/],
+    ['colour=red', /colour: unknown field/],
+  ])('refuses ?%s with 400 validation_error naming it', async (query, detail) => {
+    const res = await stack.request('GET', `/api/bots?${query}`, { key });
+    expectError(res, 400, 'validation_error');
+    expect(res.body.detail).toMatch(detail);
   });
 });
 
@@ -583,7 +658,7 @@ describe('running bots per account', () => {
 
 describe('routing', () => {
   it('an unknown path gets a 404 error body', async () => {
-    expectError(await stack.request('GET', '/api/bots', { key }), 404, 'not_found');
+    expectError(await stack.request('GET', '/api/robots', { key }), 404, 'not_found');
   });
 
   it('GET /openapi.json serves the OpenAPI 3.1 document without a key', async () => {

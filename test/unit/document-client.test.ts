@@ -2,6 +2,7 @@
 // through the real DynamoDBClient (its transport mocked with aws-sdk-client-mock); and putItems' resending of
 // unprocessed items. The stores run against dynalite through the same class in the integration tests.
 import {
+  BatchGetItemCommand,
   BatchWriteItemCommand,
   DeleteItemCommand,
   DynamoDBClient,
@@ -11,6 +12,7 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
   BatchWriteCommand,
   DeleteCommand,
   GetCommand,
@@ -137,6 +139,33 @@ describe('DocumentClient', () => {
       ExpressionAttributeValues: { ':pk': { S: 'A' } },
       ExclusiveStartKey: { pk: { S: 'A' }, sk: { S: 'LEDGER#0' } },
     });
+  });
+
+  it('BatchGetItem: keys marshalled, projection passed on; items and unprocessed keys come back plain', async () => {
+    ddb.on(BatchGetItemCommand).resolves({
+      Responses: { [TableName]: [{ pk: { S: 'A' }, n: { N: '2' } }] },
+      UnprocessedKeys: { [TableName]: { Keys: [{ pk: { S: 'B' } }], ProjectionExpression: '#a' } },
+    });
+    const out = await doc.send(
+      new BatchGetCommand({
+        RequestItems: {
+          [TableName]: {
+            Keys: [{ pk: 'A' }, { pk: 'B' }],
+            ProjectionExpression: '#a',
+            ExpressionAttributeNames: { '#a': 'n' },
+          },
+        },
+      }),
+    );
+    expect(ddb.commandCalls(BatchGetItemCommand)[0]!.args[0].input.RequestItems).toEqual({
+      [TableName]: {
+        Keys: [{ pk: { S: 'A' } }, { pk: { S: 'B' } }],
+        ProjectionExpression: '#a',
+        ExpressionAttributeNames: { '#a': 'n' },
+      },
+    });
+    expect(out.Responses).toEqual({ [TableName]: [{ pk: 'A', n: 2 }] });
+    expect(out.UnprocessedKeys?.[TableName]?.Keys).toEqual([{ pk: 'B' }]);
   });
 
   it('BatchWriteItem: puts and deletes marshalled; unprocessed requests come back as plain values', async () => {

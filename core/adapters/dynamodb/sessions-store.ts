@@ -1,8 +1,9 @@
 // Bot sessions in DynamoDB: one item per bot; state changes are conditional on the session still running.
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BotSession } from '../../bots/session';
 import { packJson, packText, unpackJson, unpackText } from './packed-text';
 import {
+  accountBotPrefix,
   isConditionFailure,
   keys,
   putItems,
@@ -77,6 +78,22 @@ function fromItem(item: Record<string, unknown>): BotSession {
   return session as unknown as BotSession;
 }
 
+/** What a list of bots shows of each session (never its text or results). */
+const summaryAttributes = (
+  [
+    'botId',
+    'accountId',
+    'status',
+    'provider',
+    'roomUrl',
+    'createdAt',
+    'startedAt',
+    'completedAt',
+    'exitReason',
+    'error',
+  ] as const
+).map((f) => fieldToAttribute[f]);
+
 export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
 
 export class SessionsStore {
@@ -87,14 +104,84 @@ export class SessionsStore {
    * request; that write is unconditional, which is safe because bot ids are fresh random UUIDs.
    */
   async create(session: BotSession, alongside: TableItem[] = []): Promise<void> {
-    if (alongside.length > 0) return putItems(this.table, [toItem(session), ...alongside]);
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: toItem(session),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
+    const listed: TableItem = {
+      ...keys.accountBot(session.accountId, session.createdAt, session.botId),
+      type: 'account_bot',
+      bot_id: session.botId,
+    };
+    await putItems(this.table, [toItem(session), listed, ...alongside]);
+  }
+
+  /**
+   * One page of an account's bots, newest first: the account's list entries, then the sessions themselves (one
+   * BatchGetItem, summary attributes only). `status` filters; then the page may hold fewer than `limit` bots
+   * while `next` still points further back (at most `maxExamined` entries are read per call).
+   */
+  async listForAccount(
+    accountId: string,
+    options: { limit: number; status?: BotSession['status']; before?: { createdAt: string; botId: string } },
+  ): Promise<{ sessions: BotSession[]; next?: { createdAt: string; botId: string } }> {
+    const maxExamined = Math.max(options.limit, 100);
+    const sessions: BotSession[] = [];
+    let start = options.before && keys.accountBot(accountId, options.before.createdAt, options.before.botId);
+    let examined = 0;
+    let last: { createdAt: string; botId: string } | undefined;
+    while (sessions.length < options.limit && examined < maxExamined) {
+      const page = await this.table.doc.send(
+        new QueryCommand({
+          TableName: this.table.tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':prefix': accountBotPrefix },
+          ScanIndexForward: false,
+          Limit: Math.min(options.limit - sessions.length, maxExamined - examined),
+          ...(start && { ExclusiveStartKey: start }),
+        }),
+      );
+      const entries = (page.Items ?? []) as { sk: string; bot_id: string }[];
+      examined += entries.length;
+      const found = await this.getMany(entries.map((e) => e.bot_id));
+      for (const entry of entries) {
+        const session = found.get(entry.bot_id);
+        if (session && (!options.status || session.status === options.status)) sessions.push(session);
+      }
+      const lastEntry = entries.at(-1);
+      if (!page.LastEvaluatedKey || !lastEntry) return { sessions };
+      last = {
+        createdAt: lastEntry.sk.slice(accountBotPrefix.length, -(lastEntry.bot_id.length + 1)),
+        botId: lastEntry.bot_id,
+      };
+      start = keys.accountBot(accountId, last.createdAt, last.botId);
+    }
+    return { sessions, next: last };
+  }
+
+  /** Sessions by id, summary attributes only (no transcript or results), in BatchGetItem requests of 100. */
+  private async getMany(botIds: string[]): Promise<Map<string, BotSession>> {
+    const found = new Map<string, BotSession>();
+    for (let i = 0; i < botIds.length; i += 100) {
+      let request: Record<string, unknown>[] = botIds.slice(i, i + 100).map((id) => keys.session(id));
+      for (let attempt = 1; request.length > 0; attempt++) {
+        if (attempt > 6) throw new Error(`BatchGetItem left ${request.length} key(s) unprocessed`);
+        if (attempt > 1) await new Promise((r) => setTimeout(r, 25 * 2 ** (attempt - 2)));
+        const out = await this.table.doc.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [this.table.tableName]: {
+                Keys: request,
+                ProjectionExpression: summaryAttributes.map((_, n) => `#a${n}`).join(', '),
+                ExpressionAttributeNames: Object.fromEntries(summaryAttributes.map((a, n) => [`#a${n}`, a])),
+              },
+            },
+          }),
+        );
+        for (const item of out.Responses?.[this.table.tableName] ?? []) {
+          const session = fromItem(item);
+          found.set(session.botId, session);
+        }
+        request = out.UnprocessedKeys?.[this.table.tableName]?.Keys ?? [];
+      }
+    }
+    return found;
   }
 
   /** Ids of every running session (sparse index; eventually consistent). */

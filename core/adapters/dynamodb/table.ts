@@ -21,6 +21,11 @@ export const keys = {
     sk: `LEDGER#${entryId}`,
   }),
   session: (botId: string) => ({ pk: `BOT#${botId}`, sk: 'SESSION' }),
+  /** The account's list of its bots, newest last in key order: `BOT#<created_at>#<bot_id>`. */
+  accountBot: (accountId: string, createdAt: string, botId: string) => ({
+    pk: `ACCOUNT#${accountId}`,
+    sk: `${accountBotPrefix}${createdAt}#${botId}`,
+  }),
   idempotency: (accountId: string, keyHash: string) => ({
     pk: `IDEMPOTENCY#${accountId}#${keyHash}`,
     sk: 'IDEMPOTENCY',
@@ -37,6 +42,7 @@ export const runningIndex = {
 } as const;
 
 export const ledgerPrefix = 'LEDGER#';
+export const accountBotPrefix = 'BOT#';
 export const accountKeyPrefix = 'KEY#';
 
 export interface TableHandle {
