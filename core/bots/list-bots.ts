@@ -4,6 +4,7 @@ import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
 import { type BotListView, listBotsQuerySchema } from '../schemas/api';
 import { parseOrThrow } from '../schemas/validate';
+import { toBotSummary } from './session';
 
 interface Position {
   createdAt: string;
@@ -45,17 +46,7 @@ export async function listBots(
     before: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
   });
   return {
-    bots: sessions.map((s) => ({
-      bot_id: s.botId,
-      status: s.status,
-      provider: s.provider,
-      room_url: s.roomUrl,
-      created_at: s.createdAt,
-      started_at: s.startedAt,
-      completed_at: s.completedAt,
-      exit_reason: s.exitReason ?? null,
-      error: s.error ?? null,
-    })),
+    bots: sessions.map(toBotSummary),
     next_cursor: next ? encodeCursor(next) : null,
   };
 }

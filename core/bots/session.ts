@@ -2,6 +2,7 @@
 import type {
   BotConfig,
   BotStatus,
+  BotSummary,
   ExitReason,
   Insights,
   Provider,
@@ -45,17 +46,27 @@ export interface BotSession {
   heartbeatAt?: string;
 }
 
-export function toStatusView(s: BotSession): StatusView {
+/** What a list of bots shows of one (GET /api/bots). */
+export function toBotSummary(s: BotSession): BotSummary {
   return {
-    status: s.status,
     bot_id: s.botId,
+    status: s.status,
+    provider: s.provider,
     room_url: s.roomUrl,
+    created_at: s.createdAt,
     started_at: s.startedAt,
     completed_at: s.completedAt,
+    exit_reason: s.exitReason ?? null,
+    error: s.error ?? null,
+  };
+}
+
+export function toStatusView(s: BotSession): StatusView {
+  const { provider: _, created_at: __, ...common } = toBotSummary(s);
+  return {
+    ...common,
     transcript: s.transcript ?? null,
     qa_pairs: s.qaPairs ?? null,
     insights: s.insights ?? null,
-    error: s.error ?? null,
-    exit_reason: s.exitReason ?? null,
   };
 }

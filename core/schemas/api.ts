@@ -308,21 +308,22 @@ export const listBotsQuerySchema = z.strictObject({
 });
 export type ListBotsQuery = z.infer<typeof listBotsQuerySchema>;
 
+const botSummarySchema = z.strictObject({
+  bot_id: z.uuid(),
+  status: z.enum(botStatuses),
+  provider: z.enum(providers),
+  room_url: z.string(),
+  created_at: dateTime,
+  started_at: dateTime.nullable(),
+  completed_at: dateTime.nullable(),
+  exit_reason: z.enum(exitReasons).nullable(),
+  error: z.string().nullable(),
+});
+export type BotSummary = z.infer<typeof botSummarySchema>;
+
 export const botListViewSchema = z
   .strictObject({
-    bots: z.array(
-      z.strictObject({
-        bot_id: z.uuid(),
-        status: z.enum(botStatuses),
-        provider: z.enum(providers),
-        room_url: z.string(),
-        created_at: dateTime,
-        started_at: dateTime.nullable(),
-        completed_at: dateTime.nullable(),
-        exit_reason: z.enum(exitReasons).nullable(),
-        error: z.string().nullable(),
-      }),
-    ),
+    bots: z.array(botSummarySchema),
     next_cursor: z
       .string()
       .nullable()
