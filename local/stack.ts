@@ -72,6 +72,8 @@ const localDefaults: Record<string, string> = {
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = options.dataDir === undefined ? resolve(process.env.DATA_DIR ?? '.data') : options.dataDir;
+  // Before the first SDK client (the local queues build one): the SDK reads this when a client is created.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
   const queues = await startLocalQueues({ stateFile: dataDir ? join(dataDir, 'queues.json') : undefined });
   const ses = await startLocalSes();
@@ -86,7 +88,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     DELIVERY_DLQ_URL: queues.deliveryDlq.url,
     SES_ENDPOINT: ses.endpoint,
   };
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const config = loadConfig(env);
   const log = options.log ?? createLogger(config.LOG_LEVEL, { component: 'local-stack' });
   if (queues.damagedStateFile) {
