@@ -153,7 +153,19 @@ export async function startLocalQueues(
   };
   // The restored messages are in the queues now: write them back at once, so a crash right after start keeps them.
   save();
-  const saver = stateFile ? setInterval(save, saveEveryMs).unref() : undefined;
+  // A failed write (disk full) must not take the local stack down: the next tick tries again.
+  let saveError: unknown;
+  const saver = stateFile
+    ? setInterval(() => {
+        try {
+          save();
+          saveError = undefined;
+        } catch (err) {
+          if (!saveError) process.emitWarning(`local queues: could not save ${stateFile}: ${String(err)}`);
+          saveError = err;
+        }
+      }, saveEveryMs).unref()
+    : undefined;
 
   return {
     endpoint: server.address,
