@@ -1,11 +1,15 @@
 // The local queues keep their messages across a restart of the local stack (fauxqs itself is memory-only).
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../core/adapters/aws-clients';
 import { type LocalQueues, startLocalQueues } from '../../local/queues';
+import { type LocalStack, startLocalStack } from '../../local/stack';
+import { until } from '../support/until';
 
 let dir: string;
 let stateFile: string;
@@ -127,5 +131,65 @@ describe('local queues with a state file', () => {
     const queues = await startLocalQueues();
     await queues.stop();
     expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('npm start restarted while a webhook waits for its retry', () => {
+  it('delivers it after the restart: the retry was kept in DATA_DIR', async () => {
+    const answers = [500];
+    const received: string[] = [];
+    const hook = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        received.push(req.headers['webhook-id'] as string);
+        res.writeHead(answers.shift() ?? 200);
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r));
+    const hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`;
+    // The first retry comes about 3 s after the failed attempt (30 s scaled by 0.1).
+    const env = { LOG_LEVEL: 'silent', STOP_POLL_MS: '100', DELIVERY_BACKOFF_SCALE: '0.1' };
+    let stack: LocalStack | undefined = await startLocalStack({ port: 0, dataDir: dir, env });
+    try {
+      const { account, apiKey } = await stack.deps.accounts.create('Restarter');
+      await stack.deps.ledger.grant(account.accountId, 10, 'test');
+      const base = stack.baseUrl;
+      await fetch(`${base}/rooms`, { method: 'POST', body: JSON.stringify({ name: 'restart' }) });
+      const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
+      const joined = await fetch(`${base}/api/bot/join`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({
+          provider: 'local',
+          room_url: `${base}/rooms/restart`,
+          webhook_callback_url: hookUrl,
+        }),
+      });
+      const { bot_id: botId } = (await joined.json()) as { bot_id: string };
+      const first = stack;
+      await until(async () => first.rooms.rooms.get('restart')?.participants.some((p) => p.kind === 'bot'));
+      await fetch(`${base}/v1/bots/leave/${botId}`, { method: 'POST', headers: auth });
+      const deliveries = async (s: LocalStack) => s.deps.deliveries.list(botId);
+      await until(async () => (await deliveries(first))[0]?.attempts.length === 1, 30_000);
+      await first.close();
+      stack = undefined;
+      expect(received).toHaveLength(1);
+
+      stack = await startLocalStack({ port: 0, dataDir: dir, env });
+      expect(stack.queues.restored).toBeGreaterThanOrEqual(1);
+      const second = stack;
+      const [done] = await until(async () => {
+        const list = await deliveries(second);
+        return list[0]?.status === 'delivered' ? list : undefined;
+      }, 30_000);
+      expect(done?.attempts.map((a) => a.status_code)).toEqual([500, 200]);
+      // The same webhook-id on both attempts, across the restart.
+      expect(received).toHaveLength(2);
+      expect(received[1]).toBe(received[0]);
+    } finally {
+      await stack?.close();
+      await new Promise<void>((r) => hook.close(() => r()));
+    }
   });
 });
