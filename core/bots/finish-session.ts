@@ -41,6 +41,8 @@ export async function completeSession(
   return deps.sessions.updateRunning(botId, {
     status: 'completed',
     completedAt,
+    // The bot records it when it leaves; if that write failed, the results message still carried it.
+    ...(!session.leftAt && result.endedAt && { leftAt: result.endedAt }),
     exitReason: result.exitReason,
     transcript: result.transcript,
     qaPairs: result.qaPairs ?? [],

@@ -5,6 +5,8 @@ import { type SessionCompleteEvent, sessionCompleteSchema } from '../schemas/web
 export function sessionCompletePayload(s: BotSession): SessionCompleteEvent {
   const started = s.startedAt ?? s.createdAt;
   const completed = s.completedAt ?? new Date().toISOString();
+  // The session lasted until the bot left the room; results processing came after.
+  const ended = s.leftAt ?? completed;
   const event: SessionCompleteEvent = {
     event: 'session_complete',
     bot_id: s.botId,
@@ -12,7 +14,7 @@ export function sessionCompletePayload(s: BotSession): SessionCompleteEvent {
     transcript_id: s.botId,
     room_id: null,
     room_name: s.roomName,
-    duration_seconds: Math.max(0, Math.round((Date.parse(completed) - Date.parse(started)) / 1000)),
+    duration_seconds: Math.max(0, Math.round((Date.parse(ended) - Date.parse(started)) / 1000)),
     transcript_text: s.transcript ?? '',
     summary: s.insights?.summary ?? '',
     exit_reason: s.exitReason ?? 'force_leave',

@@ -105,6 +105,9 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
         qaPairs,
         insights,
         insightsError,
+        // Minutes are charged up to when the bot left the room, not up to now (insights may have taken minutes,
+        // or the message waited in the queue through throttling retries).
+        endedAt: message.left_at,
       },
       deps.now(),
     );

@@ -11,7 +11,10 @@ export const sessionCompleteSchema = z
     transcript_id: z.string().nullable(),
     room_id: z.string().nullable(),
     room_name: z.string(),
-    duration_seconds: z.number().nonnegative(),
+    duration_seconds: z
+      .number()
+      .nonnegative()
+      .describe('From started_at until the bot left the room (results processing not included).'),
     transcript_text: z.string(),
     summary: z.string(),
     exit_reason: z.enum(exitReasons),

@@ -1,12 +1,17 @@
 // The credit ledger against dynalite: holds, settles and releases are exact and idempotent.
+
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqsClient } from '../../core/adapters/aws-clients';
 import {
   AccountNotFoundError,
   InsufficientCreditsError,
   TooManyRunningBotsError,
 } from '../../core/adapters/dynamodb/credit-ledger';
 import { completeSession } from '../../core/bots/finish-session';
+import { sessionCompletePayload } from '../../core/delivery/payloads';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { until } from '../support/until';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -121,6 +126,44 @@ describe('credit ledger', () => {
     ).toBe(true);
     expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(5);
     expect(await sum(acct.accountId)).toBe(5);
+  });
+});
+
+describe('usage through the results stage', () => {
+  it('charges up to when the bot left the room, not up to when its results were processed', async () => {
+    const acct = await stack.account(5);
+    stack.deps.runner = { start: async (id) => ({ taskRef: id }), stop: async () => {} };
+    const res = await stack.request('POST', '/api/bot/join', {
+      key: acct.apiKey,
+      body: { room_url: 'https://a.daily.co/late' },
+    });
+    const botId = res.body.bot_id as string;
+    const startedMs = Date.now() - 32 * 60_000;
+    const startedAt = new Date(startedMs).toISOString();
+    // In the room for 1 min 59 s, about half an hour ago; its results message is only handled now (throttled
+    // insights are retried by the queue for up to about 24 minutes).
+    await stack.deps.sessions.updateRunning(botId, { startedAt, joinedAt: startedAt });
+    const sqs = sqsClient(stack.config);
+    await sqs.send(
+      new SendMessageCommand({
+        QueueUrl: stack.config.RESULTS_QUEUE_URL,
+        MessageBody: JSON.stringify({
+          kind: 'session_ended',
+          bot_id: botId,
+          exit_reason: 'participant_left',
+          left_at: new Date(startedMs + 119_000).toISOString(),
+        }),
+      }),
+    );
+    sqs.destroy();
+    const session = await until(async () => {
+      const s = await stack.deps.sessions.get(botId);
+      return s?.status === 'completed' ? s : undefined;
+    });
+    expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(3); // 2 started minutes
+    expect(await sum(acct.accountId)).toBe(3);
+    expect(session.leftAt).toBeDefined();
+    expect(sessionCompletePayload(session).duration_seconds).toBe(119);
   });
 });
 
