@@ -10,10 +10,22 @@ describe('stop phrase', () => {
     expect(new StopPhraseMatcher('café stop').hear('a', 'CAFE STOP')).toBe(true);
   });
 
-  it('matches across a word split between two chunks of one speaker', () => {
+  it('matches across two utterances of one speaker', () => {
     const m = new StopPhraseMatcher('stop the bot');
-    expect(m.hear('a', 'please stop the bo')).toBe(false);
-    expect(m.hear('a', 't now')).toBe(true);
+    expect(m.hear('a', 'please stop the')).toBe(false);
+    expect(m.hear('a', 'bot now')).toBe(true);
+  });
+
+  it('matches whole words only: not inside other words', () => {
+    expect(new StopPhraseMatcher('end meeting').hear('a', 'we spend meetings on this')).toBe(false);
+    expect(new StopPhraseMatcher('stop').hear('a', 'thanks for stopping by')).toBe(false);
+    expect(new StopPhraseMatcher('thanks bot').hear('a', 'thanks, Bottega team')).toBe(false);
+    expect(new StopPhraseMatcher('stop').hear('a', 'nonstop')).toBe(false);
+    const m = new StopPhraseMatcher('stop');
+    expect(m.hear('a', 'non')).toBe(false);
+    expect(m.hear('a', 'stopping')).toBe(false);
+    expect(new StopPhraseMatcher('end meeting').hear('a', 'OK — end, meeting.')).toBe(true);
+    expect(new StopPhraseMatcher('goodbye bot').hear('a', 'good bye bot')).toBe(true);
   });
 
   it('never combines two speakers', () => {
@@ -33,12 +45,14 @@ describe('stop phrase', () => {
     expect(new StopPhraseMatcher('...').hear('a', 'anything ...')).toBe(false);
   });
 
-  it('finds the phrase wherever a speaker’s text is split into chunks (property)', () => {
+  it('finds the phrase wherever a speaker’s words are split into utterances (property)', () => {
     fc.assert(
       fc.property(fc.string(), fc.string(), fc.array(fc.nat(), { maxLength: 6 }), (before, after, cuts) => {
         const phrase = 'end the meeting';
         const full = `${before} ${phrase} ${after}`;
-        const points = [...new Set(cuts.map((c) => c % (full.length + 1)))].sort((x, y) => x - y);
+        // Utterances end between words: cut only at spaces.
+        const spaces = [...full.matchAll(/ /g)].map((m) => m.index);
+        const points = [...new Set(cuts.map((c) => spaces[c % spaces.length]!))].sort((x, y) => x - y);
         const chunks: string[] = [];
         let last = 0;
         for (const p of points) {
