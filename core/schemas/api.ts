@@ -48,7 +48,7 @@ export const botConfigSchema = z
       .url({ protocol: /^https?$/ })
       .max(limits.urlChars)
       .optional()
-      .describe('Image shown as the bot tile (PNG, JPEG or WebP, at most 5 MB).'),
+      .describe('https URL of the image shown as the bot tile (PNG, JPEG, WebP or GIF, at most 5 MB).'),
     bot_greeting: prompt('How the bot greets participants; a sentence is spoken as written.').optional(),
     stop_phrase: z
       .string()
@@ -179,6 +179,16 @@ function buildStartRequestSchema(policy: RequestPolicy) {
             req.provider === 'daily'
               ? 'must be a Daily room URL such as https://your-domain.daily.co/room-name'
               : 'must be a local room URL such as http://localhost:3000/rooms/room-name',
+        });
+      }
+      // The bot fetches the image only over https outside local mode (bot-task/fetch-image.ts): say so here rather
+      // than silently showing the name card instead.
+      const image = req.bot_config.background_image_url;
+      if (image !== undefined && !policy.allowInsecureWebhooks && !image.startsWith('https:')) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['bot_config', 'background_image_url'],
+          message: 'must be an https URL',
         });
       }
       if (req.webhook_callback_url !== undefined) {

@@ -117,4 +117,16 @@ describe('start request', () => {
     expect(startRequestSchema(strict).safeParse(body).success).toBe(false);
     expect(startRequestSchema(local).safeParse(body).success).toBe(true);
   });
+
+  it('refuses a http background image in production mode (the bot would not fetch it) and accepts it locally', () => {
+    const body = {
+      room_url: 'https://a.daily.co/r',
+      bot_config: { background_image_url: 'http://img.example/a.png' },
+    };
+    const result = startRequestSchema(strict).safeParse(body);
+    expect(describeIssues(result.error!)).toBe('bot_config.background_image_url: must be an https URL');
+    expect(startRequestSchema(local).safeParse(body).success).toBe(true);
+    const https = { ...body, bot_config: { background_image_url: 'https://img.example/a.png' } };
+    expect(startRequestSchema(strict).safeParse(https).success).toBe(true);
+  });
 });
