@@ -109,7 +109,7 @@ export async function startApiServer(
     }
     const match = route.pattern.exec(url.pathname)!;
     const pathParameters = Object.fromEntries(
-      route.params.map((p, i) => [p, decodeURIComponent(match[i + 1]!)]),
+      route.params.map((p, i) => [p, decodePathSegment(match[i + 1]!)]),
     );
     send(res, await route.handler(toEvent(req, url, route.routeKey, pathParameters, body, requestId)));
   }
@@ -197,4 +197,16 @@ function send(res: ServerResponse, result: HttpResult) {
     'content-length': Buffer.byteLength(body),
   });
   res.end(body);
+}
+
+/**
+ * A path segment percent-decoded, or as it came when it is not valid percent-encoding (`%E0%A4`): the route then
+ * refuses it like any other bad value instead of throwing.
+ */
+export function decodePathSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

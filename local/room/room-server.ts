@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { describeIssues } from '../../core/schemas/validate';
+import { decodePathSegment } from '../api-server';
 import { type ParticipantKind, Room, type RoomEvent } from './room';
 import { roomPageHtml } from './room-page';
 
@@ -165,7 +166,8 @@ export function createRoomServer(options: { baseUrl: () => string }): RoomServer
     const m = /^\/rooms\/([^/]+)\/ws$/.exec(url.pathname);
     if (!m) return false;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const room = rooms.get(decodeURIComponent(m[1]!));
+      // Never throw here: this runs in the HTTP server's 'upgrade' listener, where an exception ends the process.
+      const room = rooms.get(decodePathSegment(m[1]!));
       const send = (e: unknown) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(e));
       // Refusals mirror daily-js's fatal errors so the bot maps them the same way (spec §6.2).
       if (!room) {

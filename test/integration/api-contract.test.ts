@@ -657,6 +657,19 @@ describe('running bots per account', () => {
 });
 
 describe('routing', () => {
+  it('malformed percent-encoding in a path is refused, never a crash: 400 on the API, 4404 on a room socket', async () => {
+    expectError(await stack.request('GET', '/api/bot/%E0%A4/status', { key }), 400, 'validation_error');
+    const { WebSocket } = await import('ws');
+    const ws = new WebSocket(`${stack.baseUrl.replace('http', 'ws')}/rooms/%E0%A4/ws`);
+    const code = await new Promise<number>((resolve, reject) => {
+      ws.on('close', (c) => resolve(c));
+      ws.on('error', reject);
+    });
+    expect(code).toBe(4404);
+    // The stack is still up.
+    expect((await stack.request('GET', '/openapi.json')).status).toBe(200);
+  });
+
   it('an unknown path gets a 404 error body', async () => {
     expectError(await stack.request('GET', '/api/robots', { key }), 404, 'not_found');
   });
