@@ -62,6 +62,12 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
     const due =
       current?.status === 'pending' && current.nextAttemptAt ? Date.parse(current.nextAttemptAt) : 0;
     if (due > now.getTime()) return { kind: 'retry', delaySeconds: Math.ceil((due - now.getTime()) / 1000) };
+    // Another worker holds the send (or held it and died): come back when its claim ends, never drop the job,
+    // or a claim left by a crash would leave the delivery pending with no message to finish it.
+    const claimed = current?.status === 'pending' ? (current.claimUntil ?? 0) : 0;
+    if (claimed > now.getTime()) {
+      return { kind: 'retry', delaySeconds: Math.ceil((claimed - now.getTime()) / 1000) };
+    }
     // Gave up earlier: its message comes back only if parking it in the DLQ failed, so park it (again).
     if (current?.status === 'failed')
       return { kind: 'failed', reason: current.attempts.at(-1)?.error ?? 'failed' };

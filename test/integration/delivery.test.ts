@@ -585,6 +585,30 @@ describe('long retry delays (SQS limits)', () => {
     expect((await stack.deps.deliveries.get(botId, 'webhook', event))?.attempts).toHaveLength(1);
   });
 
+  it('a job that finds the send claimed by another worker comes back when the claim ends, not dropped', async () => {
+    const acct = await stack.account(1);
+    const botId = '33333333-3333-4333-8333-333333333333';
+    await stack.deps.deliveries.create({
+      botId,
+      accountId: acct.accountId,
+      channel: 'webhook',
+      event: 'claimed',
+      target: 'http://127.0.0.1:9/hook',
+      payload: '{}',
+      messageId: 'msg_claimed',
+      createdAt: new Date().toISOString(),
+    });
+    // A worker claimed it and died before recording anything.
+    expect(
+      await stack.deps.deliveries.claim(botId, 'webhook', 'claimed', Date.now() + 40_000, Date.now()),
+    ).not.toBeNull();
+    const outcome = await deliver(deps(), { bot_id: botId, channel: 'webhook', event: 'claimed' });
+    expect(outcome.kind).toBe('retry');
+    expect((outcome as { delaySeconds: number }).delaySeconds).toBeGreaterThan(35);
+    expect((outcome as { delaySeconds: number }).delaySeconds).toBeLessThanOrEqual(40);
+    expect((await stack.deps.deliveries.get(botId, 'webhook', 'claimed'))?.status).toBe('pending');
+  });
+
   it('a failed delivery whose message comes back (its DLQ send failed) is parked again, not dropped', async () => {
     const { botId, event } = await pendingDue(0, 'parked');
     const d = (await stack.deps.deliveries.get(botId, 'webhook', event))!;

@@ -29,6 +29,8 @@ export interface Delivery {
   createdAt: string;
   deliveredAt?: string;
   nextAttemptAt?: string;
+  /** Epoch ms until which a worker holds the send (0 or absent: nobody). */
+  claimUntil?: number;
 }
 
 const prefix = 'DELIVERY#';
@@ -48,6 +50,7 @@ function fromItem(i: Record<string, unknown>): Delivery {
     createdAt: i.created_at as string,
     deliveredAt: i.delivered_at as string | undefined,
     nextAttemptAt: i.next_attempt_at as string | undefined,
+    claimUntil: i.claim_until as number | undefined,
   };
 }
 
