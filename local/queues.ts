@@ -99,17 +99,20 @@ export async function startLocalQueues(
       }),
     );
   };
+  let stopped = false;
+  /** Sends a held message once it is due within SendMessage's reach; it stays held (and saved) until sent. */
+  const release = async (m: SavedMessage) => {
+    try {
+      await send(m);
+      held.delete(m);
+    } catch {
+      // fauxqs runs in this process, so this fails only while it stops; otherwise try again shortly.
+      if (!stopped) held.set(m, setTimeout(() => void release(m), saveEveryMs).unref());
+    }
+  };
   const schedule = async (m: SavedMessage) => {
     if (m.due_at - Date.now() <= maxDelayMs) return send(m);
-    const timer = setTimeout(
-      () => {
-        held.delete(m);
-        // fauxqs runs in this process, so this fails only while it stops; try again shortly.
-        void send(m).catch(() => held.set(m, setTimeout(() => void schedule(m), saveEveryMs).unref()));
-      },
-      m.due_at - Date.now() - maxDelayMs,
-    ).unref();
-    held.set(m, timer);
+    held.set(m, setTimeout(() => void release(m), m.due_at - Date.now() - maxDelayMs).unref());
   };
 
   let restored = 0;
@@ -140,7 +143,8 @@ export async function startLocalQueues(
           due_at: due,
         };
       };
-      for (const m of q.messages.ready) messages.push(saved(m, now));
+      // Ready: due at once (0, not now, so an unchanged queue saves the same text and is not rewritten).
+      for (const m of q.messages.ready) messages.push(saved(m, 0));
       for (const m of q.messages.delayed) messages.push(saved(m, m.delayUntil ?? now));
       for (const e of q.messages.inflight) messages.push(saved(e.message, e.visibilityDeadline));
     }
@@ -176,6 +180,7 @@ export async function startLocalQueues(
     restored,
     ...(state.movedAside && { damagedStateFile: state.movedAside }),
     async stop() {
+      stopped = true;
       clearInterval(saver);
       save();
       for (const timer of held.values()) clearTimeout(timer);

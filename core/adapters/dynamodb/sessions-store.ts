@@ -168,6 +168,8 @@ export class SessionsStore {
             RequestItems: {
               [this.table.tableName]: {
                 Keys: request,
+                // As the status view reads: a bot just joined or just ended shows as it is now.
+                ConsistentRead: true,
                 ProjectionExpression: summaryAttributes.map((_, n) => `#a${n}`).join(', '),
                 ExpressionAttributeNames: Object.fromEntries(summaryAttributes.map((a, n) => [`#a${n}`, a])),
               },
