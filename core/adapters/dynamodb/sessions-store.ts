@@ -11,6 +11,7 @@ import {
   runningIndex,
   type TableHandle,
   type TableItem,
+  untilProcessed,
 } from './table';
 
 const fieldToAttribute = {
@@ -93,6 +94,10 @@ const summaryAttributes = (
     'error',
   ] as const
 ).map((f) => fieldToAttribute[f]);
+const summaryProjection = {
+  ProjectionExpression: summaryAttributes.map((_, n) => `#a${n}`).join(', '),
+  ExpressionAttributeNames: Object.fromEntries(summaryAttributes.map((a, n) => [`#a${n}`, a])),
+};
 
 export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
 
@@ -159,29 +164,29 @@ export class SessionsStore {
   private async getMany(botIds: string[]): Promise<Map<string, BotSession>> {
     const found = new Map<string, BotSession>();
     for (let i = 0; i < botIds.length; i += 100) {
-      let request: Record<string, unknown>[] = botIds.slice(i, i + 100).map((id) => keys.session(id));
-      for (let attempt = 1; request.length > 0; attempt++) {
-        if (attempt > 6) throw new Error(`BatchGetItem left ${request.length} key(s) unprocessed`);
-        if (attempt > 1) await new Promise((r) => setTimeout(r, 25 * 2 ** (attempt - 2)));
-        const out = await this.table.doc.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [this.table.tableName]: {
-                Keys: request,
-                // As the status view reads: a bot just joined or just ended shows as it is now.
-                ConsistentRead: true,
-                ProjectionExpression: summaryAttributes.map((_, n) => `#a${n}`).join(', '),
-                ExpressionAttributeNames: Object.fromEntries(summaryAttributes.map((a, n) => [`#a${n}`, a])),
+      await untilProcessed(
+        botIds.slice(i, i + 100).map((id): Record<string, unknown> => keys.session(id)),
+        async (request) => {
+          const out = await this.table.doc.send(
+            new BatchGetCommand({
+              RequestItems: {
+                [this.table.tableName]: {
+                  Keys: request,
+                  // As the status view reads: a bot just joined or just ended shows as it is now.
+                  ConsistentRead: true,
+                  ...summaryProjection,
+                },
               },
-            },
-          }),
-        );
-        for (const item of out.Responses?.[this.table.tableName] ?? []) {
-          const session = fromItem(item);
-          found.set(session.botId, session);
-        }
-        request = out.UnprocessedKeys?.[this.table.tableName]?.Keys ?? [];
-      }
+            }),
+          );
+          for (const item of out.Responses?.[this.table.tableName] ?? []) {
+            const session = fromItem(item);
+            found.set(session.botId, session);
+          }
+          return out.UnprocessedKeys?.[this.table.tableName]?.Keys ?? [];
+        },
+        (left) => `BatchGetItem left ${left} key(s) unprocessed`,
+      );
     }
     return found;
   }

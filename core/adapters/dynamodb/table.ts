@@ -84,15 +84,37 @@ export async function putItems(
   sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
 ): Promise<void> {
   for (let i = 0; i < items.length; i += maxBatchItems) {
-    let requests = items.slice(i, i + maxBatchItems).map((Item) => ({ PutRequest: { Item } }));
-    for (let attempt = 1; requests.length > 0; attempt++) {
-      if (attempt > attempts) throw new Error(`BatchWriteItem left ${requests.length} item(s) unprocessed`);
-      if (attempt > 1) await sleep(25 * 2 ** (attempt - 2));
-      const { UnprocessedItems } = await doc.send(
-        new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
-      );
-      requests = (UnprocessedItems?.[tableName] ?? []) as typeof requests;
-    }
+    await untilProcessed(
+      items.slice(i, i + maxBatchItems).map((Item) => ({ PutRequest: { Item } })),
+      async (requests) => {
+        const { UnprocessedItems } = await doc.send(
+          new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+        );
+        return (UnprocessedItems?.[tableName] ?? []) as typeof requests;
+      },
+      (left) => `BatchWriteItem left ${left} item(s) unprocessed`,
+      attempts,
+      sleep,
+    );
+  }
+}
+
+/**
+ * Sends `first`, then whatever each request leaves unprocessed (DynamoDB's batch calls under throttling), with a
+ * short exponential backoff; throws `failure(count)` when some are still left after `attempts` requests.
+ */
+export async function untilProcessed<T>(
+  first: T[],
+  request: (pending: T[]) => Promise<T[]>,
+  failure: (left: number) => string,
+  attempts = 6,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<void> {
+  let pending = first;
+  for (let attempt = 1; pending.length > 0; attempt++) {
+    if (attempt > attempts) throw new Error(failure(pending.length));
+    if (attempt > 1) await sleep(25 * 2 ** (attempt - 2));
+    pending = await request(pending);
   }
 }
 
