@@ -1,10 +1,10 @@
 // Operator CLI for accounts, API keys, credits and webhook secrets: `npm run admin -- help`.
 import { parseArgs } from 'node:util';
-import { sqsClient } from '../core/adapters/aws-clients';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { AccountNotFoundError } from '../core/adapters/dynamodb/credit-ledger';
 import type { Config } from '../core/config';
 import { redriveDeliveries } from '../core/delivery/redrive';
-import { buildStores, type Stores } from '../core/deps';
+import type { Stores } from '../core/deps';
 import { openTarget, type Target } from './target';
 
 // Node 20 is supported here; the SDK's notice about its future Node 22 floor would only clutter the output.
@@ -37,7 +37,7 @@ interface Command {
   args: string;
   about: string;
   /** Validates the flags before any database is touched, and returns the work to do. */
-  prepare(flags: Flags): (stores: Stores, config: Config) => Promise<Result>;
+  prepare(flags: Flags): (stores: Stores, config: Config, sqs: () => SQSClient) => Promise<Result>;
 }
 
 class UsageError extends Error {}
@@ -53,28 +53,23 @@ const commands: Record<string, Command> = {
       const botId = flags.bot;
       if (botId !== undefined && !/^[0-9a-f-]{36}$/i.test(botId))
         throw new UsageError('--bot must be a bot id (UUID)');
-      return async ({ deliveries }, config) => {
+      return async ({ deliveries }, config, sqsFor) => {
         if (!config.DELIVERY_QUEUE_URL || !config.DELIVERY_DLQ_URL) {
           throw new NotFoundError(
             'no delivery queues: start the local stack (npm start), or set DELIVERY_QUEUE_URL and DELIVERY_DLQ_URL with --aws',
           );
         }
-        const sqs = sqsClient(config);
-        try {
-          const { redriven, skipped } = await redriveDeliveries(
-            { sqs, queueUrl: config.DELIVERY_QUEUE_URL, dlqUrl: config.DELIVERY_DLQ_URL, deliveries },
-            { botId },
-          );
-          return {
-            json: { redriven, skipped },
-            text: lines(
-              `Redrove ${redriven.length} delivery(ies)${botId ? ` of bot ${botId}` : ''}; ${skipped} left in the DLQ.`,
-              ...redriven.map((j) => `  ${j.bot_id} ${j.channel} ${j.event}`),
-            ),
-          };
-        } finally {
-          sqs.destroy();
-        }
+        const { redriven, skipped } = await redriveDeliveries(
+          { sqs: sqsFor(), queueUrl: config.DELIVERY_QUEUE_URL, dlqUrl: config.DELIVERY_DLQ_URL, deliveries },
+          { botId },
+        );
+        return {
+          json: { redriven, skipped },
+          text: lines(
+            `Redrove ${redriven.length} delivery(ies)${botId ? ` of bot ${botId}` : ''}; ${skipped} left in the DLQ.`,
+            ...redriven.map((j) => `  ${j.bot_id} ${j.channel} ${j.event}`),
+          ),
+        };
       };
     },
   },
@@ -329,7 +324,7 @@ function joinNegativeValues(args: string[]): string[] {
 }
 
 /** Parses and validates everything up front, so a usage error never opens a database. */
-function plan(args: string[]): { flags: Flags; work?: (stores: Stores, config: Config) => Promise<Result> } {
+function plan(args: string[]): { flags: Flags; work?: ReturnType<Command['prepare']> } {
   let parsed: { values: Flags; positionals: string[] };
   try {
     parsed = parseArgs({ args: joinNegativeValues(args), options, allowPositionals: true, strict: true });
@@ -358,7 +353,7 @@ function plan(args: string[]): { flags: Flags; work?: (stores: Stores, config: C
 
 async function main(args: string[]): Promise<number> {
   let flags: Flags;
-  let work: ((stores: Stores, config: Config) => Promise<Result>) | undefined;
+  let work: ReturnType<Command['prepare']> | undefined;
   try {
     ({ flags, work } = plan(args));
   } catch (err) {
@@ -374,7 +369,8 @@ async function main(args: string[]): Promise<number> {
   let target: Target | undefined;
   try {
     target = await openTarget({ aws: flags.aws === true });
-    const result = await work(buildStores(target.table, target.config), target.config);
+    const { adapters } = target;
+    const result = await work(adapters.stores, adapters.config, () => adapters.sqs);
     process.stdout.write(flags.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
     return 0;
   } catch (err) {

@@ -1,15 +1,18 @@
 // Which database the admin CLI works on: an explicit endpoint, AWS, the running local stack, or DATA_DIR's own.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { dynamoDocumentClient } from '../core/adapters/aws-clients';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
+import { type Adapters, wireAdapters } from '../core/adapters/wiring';
 import { type Config, loadConfig } from '../core/config';
+import { createLogger } from '../core/log';
 import { startDynalite } from '../local/dynalite';
 import { stackFileName } from '../local/stack-file';
 
 export interface Target {
   config: Config;
   table: TableHandle;
+  /** The same composition root as the deployed functions (core/adapters/wiring.ts). */
+  adapters: Adapters;
   close(): Promise<void>;
 }
 
@@ -52,15 +55,17 @@ export async function openTarget(options: { aws: boolean }): Promise<Target> {
 }
 
 async function connect(config: Config, createTable: boolean): Promise<Target> {
-  const table: TableHandle = { doc: dynamoDocumentClient(config), tableName: config.TABLE_NAME };
-  const close = async () => table.doc.destroy();
+  // The CLI prints its own results; adapters log only problems.
+  const adapters = wireAdapters(config, createLogger('warn', { component: 'admin' }));
+  const table = adapters.table;
+  const close = async () => adapters.destroy();
   try {
     if (createTable) await ensureTable(table);
   } catch (err) {
     await close();
     throw err;
   }
-  return { config, table, close };
+  return { config, table, adapters, close };
 }
 
 interface StackFile {

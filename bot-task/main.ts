@@ -1,13 +1,8 @@
 // The bot runtime's entry (ECS container command; a child process locally). Started with only BOT_ID set:
 // everything else — room, bot_config, meeting token — comes from the session record.
-import { bedrockClient, dynamoDocumentClient, pollyClient, sqsClient } from '../core/adapters/aws-clients';
-import { PollySynthesizer } from '../core/adapters/polly/polly-synthesizer';
-import { SqsQueue } from '../core/adapters/sqs/sqs-queue';
+import { wireAdapters } from '../core/adapters/wiring';
 import type { BotSession } from '../core/bots/session';
 import { loadConfig } from '../core/config';
-import { BedrockConversationEngine } from '../core/conversation/bedrock-engine';
-import { LocalConversationEngine } from '../core/conversation/local-engine';
-import { buildStores } from '../core/deps';
 import { createLogger } from '../core/log';
 import type { RoomProvider } from '../core/ports/room-provider';
 import { runBot } from './bot';
@@ -20,6 +15,7 @@ const terminated = new Promise<void>((resolve) => process.on('SIGTERM', () => re
 const botId = process.env.BOT_ID;
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, { bot_id: botId, component: 'bot-task' });
+const adapters = wireAdapters(config, log);
 
 async function providerFor(session: BotSession): Promise<RoomProvider> {
   if (session.provider === 'local')
@@ -39,14 +35,14 @@ async function providerFor(session: BotSession): Promise<RoomProvider> {
         },
         log,
       ),
-    synthesizer: new PollySynthesizer(pollyClient(config)),
+    synthesizer: adapters.synthesizer,
     allowInsecureFetch: config.ALLOW_INSECURE_WEBHOOKS,
   });
 }
 
 async function main(): Promise<number> {
   if (!botId) throw new Error('BOT_ID is not set');
-  const stores = buildStores({ doc: dynamoDocumentClient(config), tableName: config.TABLE_NAME }, config);
+  const { stores } = adapters;
   const session = await stores.sessions.get(botId);
   if (!session) throw new Error(`session ${botId} not found`);
   if (session.status !== 'running') {
@@ -68,10 +64,8 @@ async function main(): Promise<number> {
       stores,
       config,
       provider: await providerFor(session),
-      conversation: config.CONVERSATION_MODEL_ID
-        ? new BedrockConversationEngine(bedrockClient(config), { modelId: config.CONVERSATION_MODEL_ID, log })
-        : new LocalConversationEngine(),
-      results: new SqsQueue(sqsClient(config), config.RESULTS_QUEUE_URL),
+      conversation: adapters.conversation,
+      results: adapters.resultsQueue,
       log,
       terminated,
     });

@@ -1,10 +1,22 @@
 // Typed, validated deployment settings read from the environment; every knob has a default (README "Configuration").
 import { z } from 'zod';
 
-const bool = z
-  .enum(['true', 'false', '1', '0', ''])
-  .default('false')
-  .transform((v) => v === 'true' || v === '1');
+const bool = (def: 'true' | 'false' = 'false') =>
+  z
+    .enum(['true', 'false', '1', '0', ''])
+    .default(def)
+    .transform((v) => v === 'true' || v === '1');
+/** A comma-separated list (blank entries dropped). */
+const list = (def = '') =>
+  z
+    .string()
+    .default(def)
+    .transform((s) =>
+      s
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean),
+    );
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
 export const configSchema = z.object({
@@ -45,9 +57,9 @@ export const configSchema = z.object({
   /** A join whose first attempt has not finished after this long is replayed instead of answered 409. */
   IDEMPOTENCY_IN_FLIGHT_MS: int(60_000, 1),
   /** Accepts provider "local" (rooms of the local room server); set by the local stack, never in AWS. */
-  ALLOW_LOCAL_ROOMS: bool,
+  ALLOW_LOCAL_ROOMS: bool(),
   /** Allows http:// and private/loopback webhook targets (local mode only). */
-  ALLOW_INSECURE_WEBHOOKS: bool,
+  ALLOW_INSECURE_WEBHOOKS: bool(),
   MAX_BODY_BYTES: int(64 * 1024, 1024),
   IDLE_TIMEOUT_MS: int(300_000, 1),
   /** How long the bot tries to join before giving up (bot_join_failed, error_type unknown). */
@@ -86,6 +98,19 @@ export const configSchema = z.object({
     )
     .pipe(z.array(z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, 'a domain such as daily.co')).min(1)),
   HEARTBEAT_MS: int(15_000, 100),
+  /**
+   * The bot runtime on ECS, set by the stack on the functions that start and stop bots (infra/constructs/
+   * bot-runtime.ts runnerEnvironment); unused locally, where bots are child processes.
+   */
+  BOT_CLUSTER_ARN: z.string().default(''),
+  BOT_TASK_DEFINITION_ARN: z.string().default(''),
+  /** The bot's container in the task definition (RunTask overrides and the task-stopped handler name it). */
+  BOT_CONTAINER_NAME: z.string().min(1).default('bot'),
+  BOT_SUBNET_IDS: list(),
+  BOT_SECURITY_GROUP_IDS: list(),
+  BOT_ASSIGN_PUBLIC_IP: bool('true'),
+  /** Capacity providers RunTask tries in order (Spot first, on-demand when Spot has no capacity). */
+  BOT_CAPACITY_PROVIDERS: list('FARGATE_SPOT,FARGATE'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
 });
 

@@ -47,9 +47,9 @@ export function buildStores(table: TableHandle, config: Config): Stores {
 export function buildServiceDeps(
   table: TableHandle,
   config: Config,
-  parts: { runner: TaskRunner; log: Logger; rateLimiter?: RateLimiter; now?: () => Date },
+  parts: { runner: TaskRunner; log: Logger; stores?: Stores; rateLimiter?: RateLimiter; now?: () => Date },
 ): ServiceDeps {
-  const stores = buildStores(table, config);
+  const stores = parts.stores ?? buildStores(table, config);
   const rateLimiter = parts.rateLimiter ?? new DynamoRateLimiter(table);
   return {
     ...stores,

@@ -1,16 +1,13 @@
 // The embedded default: the whole service on one machine, no cloud account, no network (ARCHITECTURE.md §3).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { dynamoDocumentClient, sesClient, sqsClient } from '../core/adapters/aws-clients';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
 import { MemoryRateLimiter } from '../core/adapters/memory/rate-limiter';
-import { SesMailer } from '../core/adapters/ses/ses-mailer';
-import { SqsQueue } from '../core/adapters/sqs/sqs-queue';
+import { wireAdapters } from '../core/adapters/wiring';
 import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
-import { buildServiceDeps, buildStores, type ServiceDeps } from '../core/deps';
-import { LocalInsightsEngine } from '../core/insights/local-engine';
+import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
 import type { ResultsMessage } from '../core/results/messages';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
@@ -96,15 +93,14 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     });
   }
   if (queues.restored > 0) log.info('queued messages restored from the last run', { count: queues.restored });
-  const table: TableHandle = { doc: dynamoDocumentClient(config), tableName: config.TABLE_NAME };
+  // The same composition root as the deployed functions; only the endpoints in `config` differ.
+  const adapters = wireAdapters(config, log);
+  const { table, stores, sqs, resultsQueue: results } = adapters;
   await ensureTable(table);
 
   const botEnv = Object.fromEntries(
     Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'),
   );
-  const sqs = sqsClient(config);
-  const results = new SqsQueue(sqs, config.RESULTS_QUEUE_URL);
-  const stores = buildStores(table, config);
   const runner = new LocalTaskRunner({
     env: botEnv,
     logDir: join(dataDir ?? join(resolve('.data'), 'tmp'), 'bots'),
@@ -116,7 +112,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     },
   });
   // One process serves every request here, so counting in memory is exact (Lambda counts in DynamoDB).
-  const deps = buildServiceDeps(table, config, { runner, log, rateLimiter: new MemoryRateLimiter() });
+  const deps = adapters.serviceDeps({ runner, rateLimiter: new MemoryRateLimiter() });
 
   const resultsSeen: ResultsMessage[] = [];
   const resultsPoller = new QueuePoller(
@@ -125,8 +121,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     makeResultsHandler({
       stores,
       config,
-      insights: new LocalInsightsEngine(),
-      deliveryQueue: new SqsQueue(sqs, config.DELIVERY_QUEUE_URL),
+      insights: adapters.insights,
+      deliveryQueue: adapters.deliveryQueue,
       log,
       now: () => new Date(),
       onProcessed: (m) => {
@@ -142,14 +138,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     sqs,
     config.DELIVERY_QUEUE_URL,
     makeDeliveryHandler(
-      {
-        stores,
-        mailer: new SesMailer(sesClient(config), config.SES_FROM_ADDRESS),
-        config,
-        log,
-        now: () => new Date(),
-      },
-      { sqs, queueUrl: config.DELIVERY_QUEUE_URL, dlqUrl: config.DELIVERY_DLQ_URL },
+      { stores, mailer: adapters.mailer, config, log, now: () => new Date() },
+      adapters.deliveryQueues,
     ),
     { queueArn: queues.delivery.arn, region: config.AWS_REGION, waitSeconds: 1, concurrency: 4 },
     log,
@@ -212,8 +202,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         await deliveryPoller.stop();
         await ses.close();
         await queues.stop();
-        sqs.destroy();
-        table.doc.destroy();
+        adapters.destroy();
         await dynamo.close();
         if (dataDir) rmSync(join(dataDir, stackFileName), { force: true });
       })();

@@ -4,6 +4,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { ECSClient } from '@aws-sdk/client-ecs';
 import { PollyClient } from '@aws-sdk/client-polly';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
@@ -64,6 +65,10 @@ export function bedrockClient(config: Pick<Config, 'AWS_REGION'>) {
       requestTimeout: 180_000,
     }),
   });
+}
+
+export function ecsClient(config: Pick<Config, 'AWS_REGION'>) {
+  return new ECSClient({ region: config.AWS_REGION, ...connectionOptions(undefined) });
 }
 
 export function pollyClient(config: Pick<Config, 'AWS_REGION'>) {

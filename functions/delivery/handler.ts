@@ -1,14 +1,11 @@
 // Lambda entry: the delivery queue consumer. A retry hides the message for the backoff delay (visibility, at most
 // 12 h) and reports it failed; a delivery that gives up is moved to the DLQ explicitly and recorded as failed.
-import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
-import { dynamoDocumentClient, sesClient, sqsClient } from '../../core/adapters/aws-clients';
-import { SesMailer } from '../../core/adapters/ses/ses-mailer';
-import { loadConfig } from '../../core/config';
+import type { DeliveryQueues } from '../../core/adapters/wiring';
 import { type DeliveryDeps, deliver } from '../../core/delivery/deliver';
-import { buildStores } from '../../core/deps';
-import { createLogger } from '../../core/log';
+import { lambdaAdapters } from '../runtime';
 
 /** SQS limits: visibility up to 12 h from the first receipt; a message delay up to 15 min. */
 const maxVisibilitySeconds = 43_200;
@@ -19,12 +16,6 @@ const jobSchema = z.object({
   channel: z.enum(['webhook', 'email']),
   event: z.string().min(1),
 });
-
-export interface DeliveryQueues {
-  sqs: SQSClient;
-  queueUrl: string;
-  dlqUrl: string;
-}
 
 export function makeDeliveryHandler(deps: DeliveryDeps, queues: DeliveryQueues) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -82,16 +73,10 @@ let instance: ReturnType<typeof makeDeliveryHandler> | undefined;
 
 export const handler = (event: SQSEvent) => {
   if (!instance) {
-    const config = loadConfig();
+    const a = lambdaAdapters('delivery');
     instance = makeDeliveryHandler(
-      {
-        stores: buildStores({ doc: dynamoDocumentClient(config), tableName: config.TABLE_NAME }, config),
-        mailer: new SesMailer(sesClient(config), config.SES_FROM_ADDRESS),
-        config,
-        log: createLogger(config.LOG_LEVEL, { component: 'delivery' }),
-        now: () => new Date(),
-      },
-      { sqs: sqsClient(config), queueUrl: config.DELIVERY_QUEUE_URL, dlqUrl: config.DELIVERY_DLQ_URL },
+      { stores: a.stores, mailer: a.mailer, config: a.config, log: a.log, now: () => new Date() },
+      a.deliveryQueues,
     );
   }
   return instance(event);

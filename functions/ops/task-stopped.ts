@@ -1,11 +1,7 @@
 // Lambda entry: EventBridge "ECS Task State Change" (lastStatus STOPPED) → a bot that died is failed.
 import type { EventBridgeEvent } from 'aws-lambda';
-import { dynamoDocumentClient, sqsClient } from '../../core/adapters/aws-clients';
-import { SqsQueue } from '../../core/adapters/sqs/sqs-queue';
 import { onTaskStopped, type TaskStoppedDeps } from '../../core/bots/task-stopped';
-import { loadConfig } from '../../core/config';
-import { buildStores } from '../../core/deps';
-import { createLogger } from '../../core/log';
+import { lambdaAdapters } from '../runtime';
 
 export interface EcsTaskStateDetail {
   taskArn: string;
@@ -41,15 +37,10 @@ let instance: ReturnType<typeof makeTaskStoppedHandler> | undefined;
 
 export const handler = (event: EventBridgeEvent<'ECS Task State Change', EcsTaskStateDetail>) => {
   if (!instance) {
-    const config = loadConfig();
+    const a = lambdaAdapters('task-stopped');
     instance = makeTaskStoppedHandler(
-      {
-        stores: buildStores({ doc: dynamoDocumentClient(config), tableName: config.TABLE_NAME }, config),
-        config,
-        results: new SqsQueue(sqsClient(config), config.RESULTS_QUEUE_URL),
-        log: createLogger(config.LOG_LEVEL, { component: 'task-stopped' }),
-      },
-      process.env.BOT_CONTAINER_NAME ?? 'bot',
+      { stores: a.stores, config: a.config, results: a.resultsQueue, log: a.log },
+      a.config.BOT_CONTAINER_NAME,
     );
   }
   return instance(event);

@@ -18,7 +18,7 @@ import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, EventBridgeEvent } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { hashApiKey } from '../../core/accounts/secrets';
 import { type EcsRunnerSettings, EcsTaskRunner } from '../../core/adapters/ecs/ecs-task-runner';
 
@@ -326,6 +326,8 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
       RESULTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/results',
       BOT_CONTAINER_NAME: 'bot',
     });
+    // Each Lambda is its own process: a fresh module graph, so the function builds its adapters from this env.
+    vi.resetModules();
     ({ handler } = await import('../../functions/ops/task-stopped'));
   });
 

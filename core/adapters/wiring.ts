@@ -1,0 +1,169 @@
+// The composition root: every adapter the service runs on, built from configuration, each at most once per process.
+// The Lambda handlers, the bot-task, the admin CLI and the local stack all wire through here, so AWS and the local
+// stand-ins differ only in the endpoints of the configuration (STYLE.md: one place builds SDK clients).
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { Config } from '../config';
+import { BedrockConversationEngine } from '../conversation/bedrock-engine';
+import type { ConversationEngine } from '../conversation/conversation-engine';
+import { LocalConversationEngine } from '../conversation/local-engine';
+import { buildServiceDeps, buildStores, type ServiceDeps, type Stores } from '../deps';
+import { BedrockInsightsEngine } from '../insights/bedrock-engine';
+import type { InsightsEngine } from '../insights/insights-engine';
+import { LocalInsightsEngine } from '../insights/local-engine';
+import type { Logger } from '../log';
+import type { Mailer } from '../ports/mailer';
+import type { MessageQueue } from '../ports/queue';
+import type { RateLimiter } from '../ports/rate-limiter';
+import type { Synthesizer } from '../ports/synthesizer';
+import type { TaskRunner } from '../ports/task-runner';
+import {
+  bedrockClient,
+  dynamoDocumentClient,
+  ecsClient,
+  pollyClient,
+  sesClient,
+  sqsClient,
+} from './aws-clients';
+import type { TableHandle } from './dynamodb/table';
+import { EcsTaskRunner } from './ecs/ecs-task-runner';
+import { PollySynthesizer } from './polly/polly-synthesizer';
+import { SesMailer } from './ses/ses-mailer';
+import { SqsQueue } from './sqs/sqs-queue';
+
+/** The SQS client and queue URLs the delivery consumer moves its own messages with (retries, DLQ). */
+export interface DeliveryQueues {
+  sqs: SQSClient;
+  queueUrl: string;
+  dlqUrl: string;
+}
+
+export interface Adapters {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly table: TableHandle;
+  readonly stores: Stores;
+  readonly sqs: SQSClient;
+  /** Where bot-tasks (and the failure paths) hand a session's results. */
+  readonly resultsQueue: MessageQueue;
+  /** One job per channel of a finished session. */
+  readonly deliveryQueue: MessageQueue;
+  readonly deliveryQueues: DeliveryQueues;
+  readonly mailer: Mailer;
+  /** Bedrock with INSIGHTS_MODEL_ID, else the local rule-based engine. */
+  readonly insights: InsightsEngine;
+  /** Bedrock with CONVERSATION_MODEL_ID, else the local engine. */
+  readonly conversation: ConversationEngine;
+  readonly synthesizer: Synthesizer;
+  /** ECS RunTask/StopTask on the cluster of BOT_CLUSTER_ARN (the deployed join and leave functions). */
+  readonly ecsRunner: TaskRunner;
+  /** What the HTTP use cases need; the runner is ECS unless another is given (the local stack's child processes). */
+  serviceDeps(parts?: { runner?: TaskRunner; rateLimiter?: RateLimiter; log?: Logger }): ServiceDeps;
+  /** Closes the SDK clients built so far (sockets kept alive would hold a CLI or a test open). */
+  destroy(): void;
+}
+
+/** Builds adapters lazily: a Lambda that never mails never builds an SES client. */
+export function wireAdapters(config: Config, log: Logger): Adapters {
+  const built = new Map<string, unknown>();
+  const destroyers: (() => void)[] = [];
+  const once = <T>(key: string, make: () => T): T => {
+    if (!built.has(key)) built.set(key, make());
+    return built.get(key) as T;
+  };
+  const client = <T extends { destroy(): void }>(key: string, make: () => T): T =>
+    once(key, () => {
+      const c = make();
+      destroyers.push(() => c.destroy());
+      return c;
+    });
+
+  const adapters: Adapters = {
+    config,
+    log,
+    get table() {
+      return once<TableHandle>('table', () => ({
+        doc: client('dynamodb', () => dynamoDocumentClient(config)),
+        tableName: config.TABLE_NAME,
+      }));
+    },
+    get stores() {
+      return once('stores', () => buildStores(adapters.table, config));
+    },
+    get sqs() {
+      return client('sqs', () => sqsClient(config));
+    },
+    get resultsQueue() {
+      return once('resultsQueue', () => new SqsQueue(adapters.sqs, config.RESULTS_QUEUE_URL));
+    },
+    get deliveryQueue() {
+      return once('deliveryQueue', () => new SqsQueue(adapters.sqs, config.DELIVERY_QUEUE_URL));
+    },
+    get deliveryQueues() {
+      return { sqs: adapters.sqs, queueUrl: config.DELIVERY_QUEUE_URL, dlqUrl: config.DELIVERY_DLQ_URL };
+    },
+    get mailer() {
+      return once(
+        'mailer',
+        () =>
+          new SesMailer(
+            client('ses', () => sesClient(config)),
+            config.SES_FROM_ADDRESS,
+          ),
+      );
+    },
+    get insights() {
+      return once<InsightsEngine>('insights', () =>
+        config.INSIGHTS_MODEL_ID
+          ? new BedrockInsightsEngine(
+              client('bedrock', () => bedrockClient(config)),
+              { modelId: config.INSIGHTS_MODEL_ID, log },
+            )
+          : new LocalInsightsEngine(),
+      );
+    },
+    get conversation() {
+      return once<ConversationEngine>('conversation', () =>
+        config.CONVERSATION_MODEL_ID
+          ? new BedrockConversationEngine(
+              client('bedrock', () => bedrockClient(config)),
+              { modelId: config.CONVERSATION_MODEL_ID, log },
+            )
+          : new LocalConversationEngine(),
+      );
+    },
+    get synthesizer() {
+      return once('synthesizer', () => new PollySynthesizer(client('polly', () => pollyClient(config))));
+    },
+    get ecsRunner() {
+      return once(
+        'ecsRunner',
+        () =>
+          new EcsTaskRunner(
+            client('ecs', () => ecsClient(config)),
+            {
+              cluster: config.BOT_CLUSTER_ARN,
+              taskDefinition: config.BOT_TASK_DEFINITION_ARN,
+              containerName: config.BOT_CONTAINER_NAME,
+              subnets: config.BOT_SUBNET_IDS,
+              securityGroups: config.BOT_SECURITY_GROUP_IDS,
+              assignPublicIp: config.BOT_ASSIGN_PUBLIC_IP,
+              capacityProviders: config.BOT_CAPACITY_PROVIDERS,
+            },
+          ),
+      );
+    },
+    serviceDeps(parts = {}) {
+      return buildServiceDeps(adapters.table, config, {
+        stores: adapters.stores,
+        runner: parts.runner ?? adapters.ecsRunner,
+        log: parts.log ?? log,
+        rateLimiter: parts.rateLimiter,
+      });
+    },
+    destroy() {
+      for (const d of destroyers.splice(0)) d();
+      built.clear();
+    },
+  };
+  return adapters;
+}
