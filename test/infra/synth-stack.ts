@@ -32,14 +32,19 @@ export interface CfnResource {
 
 /**
  * Builds the stack as `cdk synth` does. `bundle: false` skips the esbuild bundling of the functions (the
- * `aws:cdk:bundling-stacks` context) for variants that only look at configuration.
+ * `aws:cdk:bundling-stacks` context) for variants that only look at configuration. `analyticsReporting: true` adds
+ * the `AWS::CDK::Metadata` resource the CLI adds (cfn-lint recognises a CDK template by it).
  */
-export function synthStack(settings: SettingsInput = {}, options: { bundle?: boolean } = {}): Synthesized {
+export function synthStack(
+  settings: SettingsInput = {},
+  options: { bundle?: boolean; analyticsReporting?: boolean } = {},
+): Synthesized {
   // Any attempt to run Docker (bundling fallback, image build) fails loudly: synthesis must never need it.
   process.env.CDK_DOCKER = '/nonexistent/docker-must-not-run';
   const outdir = mkdtempSync(join(tmpdir(), 'meeting-bot-cdk-'));
   const app = new App({
     outdir,
+    analyticsReporting: options.analyticsReporting,
     context: options.bundle === false ? { 'aws:cdk:bundling-stacks': [] } : {},
   });
   const parsed = parseSettings(settings);
