@@ -8,13 +8,13 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../core/adapters/aws-clients';
 import { newWebhookMessageId } from '../core/delivery/webhook-signer';
 import type { Table } from './run';
-import { percentile, waitFor, withBenchStack } from './support';
+import { type BenchOptions, percentile, verdict, waitFor, withBenchStack } from './support';
 
-const webhooks = 1000;
-const sessions = 10;
 const targets = { webhooks_per_s: 200, exit_to_webhook_p95_ms: 2000 };
 
-export async function run(): Promise<Record<string, unknown>> {
+export async function run(options: BenchOptions): Promise<Record<string, unknown>> {
+  const webhooks = options.quick ? 100 : 1000;
+  const sessions = options.quick ? 2 : 10;
   const arrivals = new Map<string, number>();
   const receiver = createServer((req, res) => {
     let body = '';
@@ -115,7 +115,7 @@ export async function run(): Promise<Record<string, unknown>> {
   }
 }
 
-export function table(result: Record<string, unknown>): Table {
+export function table(result: Record<string, unknown>, options: BenchOptions): Table {
   const r = result as {
     webhooks_per_s: number;
     webhooks_pass: boolean;
@@ -124,11 +124,11 @@ export function table(result: Record<string, unknown>): Table {
   };
   return [
     ['figure', 'value', 'target'],
-    ['webhook deliveries / s', String(r.webhooks_per_s), `≥ 200 ${r.webhooks_pass ? 'pass' : 'FAIL'}`],
+    ['webhook deliveries / s', String(r.webhooks_per_s), `≥ 200 ${verdict(r.webhooks_pass, options)}`],
     [
       'bot exit → webhook p50 / p95 / max (ms)',
       `${r.exit_to_webhook_ms.p50} / ${r.exit_to_webhook_ms.p95} / ${r.exit_to_webhook_ms.max}`,
-      `p95 ≤ 2000 ${r.exit_to_webhook_pass ? 'pass' : 'FAIL'}`,
+      `p95 ≤ 2000 ${verdict(r.exit_to_webhook_pass, options)}`,
     ],
   ];
 }

@@ -5,16 +5,16 @@ import { analyseLocally } from '../core/insights/local-engine';
 import { countWords, syntheticMeeting } from '../test/fixtures/insights/synthetic';
 import { loadRealTranscripts, toUtterances } from '../test/fixtures/insights/transcripts';
 import type { Table } from './run';
+import type { BenchOptions } from './support';
 
 const targetWords = 27_000;
-const runs = 7;
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)]!;
 }
 
-function time(utterances: Utterance[]) {
+function time(utterances: Utterance[], runs: number) {
   const ms: number[] = [];
   let pairs = 0;
   for (let i = 0; i < runs; i++) {
@@ -26,7 +26,8 @@ function time(utterances: Utterance[]) {
   return { words: countWords(utterances), median_ms: Math.round(median(ms) * 10) / 10, pairs };
 }
 
-export async function run(): Promise<Record<string, unknown>> {
+export async function run(options: BenchOptions): Promise<Record<string, unknown>> {
+  const runs = options.quick ? 1 : 7;
   const real = loadRealTranscripts();
   let source: string;
   let long: Utterance[];
@@ -47,9 +48,9 @@ export async function run(): Promise<Record<string, unknown>> {
     source = 'synthetic meeting (no ../shared folder)';
     long = syntheticMeeting(targetWords);
   }
-  time(long); // warm-up: JIT and regex compilation
-  const three_hours = time(long);
-  const transcripts = real.map((t) => ({ name: t.name, ...time(toUtterances(t.turns)) }));
+  time(long, 1); // warm-up: JIT and regex compilation
+  const three_hours = time(long, runs);
+  const transcripts = real.map((t) => ({ name: t.name, ...time(toUtterances(t.turns), runs) }));
   return {
     source,
     runs_per_figure: runs,

@@ -1,18 +1,20 @@
-// Benchmark driver: `npm run bench [-- name...]` runs the named benchmarks (all by default), prints a table
-// and writes bench/results/<name>.json per benchmark plus bench/results/latest.json combining them.
+// Benchmark driver: `npm run bench [-- [--quick] name...]` runs the named benchmarks (all by default), prints a table
+// and writes bench/results/<name>.json per benchmark plus bench/results/latest.json combining them. `--quick` runs
+// each at a tiny size into bench/results/quick/ (gitignored) and fails only when a benchmark produces no figures.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BenchOptions } from './support';
 
 /** Rows for the printed table; the first row is the header, and a one-cell row is printed as a note. */
 export type Table = string[][];
 
 /** What every benchmark module exports. */
 export interface BenchmarkModule {
-  run(): Promise<Record<string, unknown>>;
+  run(options: BenchOptions): Promise<Record<string, unknown>>;
   /** Optional: the rows to print; without it the driver prints the result's top-level scalar fields. */
-  table?(result: Record<string, unknown>): Table;
+  table?(result: Record<string, unknown>, options: BenchOptions): Table;
 }
 
 /** The benchmarks, in the order `npm run bench` runs them; later issues add entries here. */
@@ -24,7 +26,9 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   conversation: () => import('./conversation'),
 };
 
-const resultsDir = fileURLToPath(new URL('./results/', import.meta.url));
+const resultsRoot = fileURLToPath(new URL('./results/', import.meta.url));
+/** Quick runs never overwrite the committed full-size figures. */
+const resultsDirFor = (options: BenchOptions) => (options.quick ? join(resultsRoot, 'quick') : resultsRoot);
 
 export function machineInfo() {
   const cpuList = cpus();
@@ -47,13 +51,23 @@ interface Outcome {
   timestamp: string;
   duration_s: number;
   machine: ReturnType<typeof machineInfo>;
+  quick: boolean;
   ok: boolean;
   error?: string;
   result?: Record<string, unknown>;
 }
 
 async function main(): Promise<number> {
-  const requested = process.argv.slice(2).filter((a) => a !== '--');
+  const runStarted = Date.now();
+  const args = process.argv.slice(2).filter((a) => a !== '--');
+  const flags = args.filter((a) => a.startsWith('-'));
+  const requested = args.filter((a) => !a.startsWith('-'));
+  const unknownFlags = flags.filter((f) => f !== '--quick');
+  if (unknownFlags.length) {
+    console.error(`unknown option(s): ${unknownFlags.join(', ')}; available: --quick`);
+    return 2;
+  }
+  const options: BenchOptions = { quick: flags.includes('--quick') };
   const unknown = requested.filter((name) => !(name in benchmarks));
   if (unknown.length) {
     console.error(
@@ -62,11 +76,18 @@ async function main(): Promise<number> {
     return 2;
   }
   const names = requested.length ? [...new Set(requested)] : Object.keys(benchmarks);
+  const resultsDir = resultsDirFor(options);
+  const shownDir = options.quick ? 'bench/results/quick' : 'bench/results';
   mkdirSync(resultsDir, { recursive: true });
   const machine = machineInfo();
   console.log(
     `machine: ${machine.cpus} x ${machine.cpu_model}, ${machine.total_mem_gib} GiB, node ${machine.node}, ${machine.platform} ${machine.arch}, load ${machine.loadavg_1m_at_start}`,
   );
+  if (options.quick) {
+    console.log(
+      `quick mode: tiny sizes, only to show every benchmark still produces its figures; targets are not judged; results in ${shownDir}/`,
+    );
+  }
   if (machine.loadavg_1m_at_start > machine.cpus * 0.5) {
     console.log(
       `!!! the machine is busy (1-minute load ${machine.loadavg_1m_at_start}); figures will be noisy`,
@@ -82,11 +103,27 @@ async function main(): Promise<number> {
     let mod: BenchmarkModule | undefined;
     try {
       mod = await benchmarks[name]!();
-      const result = await mod.run();
-      outcome = { benchmark: name, timestamp, duration_s: seconds(started), machine, ok: true, result };
+      const result = await mod.run(options);
+      outcome = {
+        benchmark: name,
+        timestamp,
+        duration_s: seconds(started),
+        machine,
+        ...options,
+        ok: true,
+        result,
+      };
     } catch (err) {
       const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
-      outcome = { benchmark: name, timestamp, duration_s: seconds(started), machine, ok: false, error };
+      outcome = {
+        benchmark: name,
+        timestamp,
+        duration_s: seconds(started),
+        machine,
+        ...options,
+        ok: false,
+        error,
+      };
     }
     writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(outcome, null, 2)}\n`);
 
@@ -95,23 +132,25 @@ async function main(): Promise<number> {
       exitCode = 1;
       continue;
     }
-    console.log(formatTable(mod?.table ? mod.table(outcome.result) : scalarTable(outcome.result)));
+    console.log(formatTable(mod?.table ? mod.table(outcome.result, options) : scalarTable(outcome.result)));
     const warnings = Array.isArray(outcome.result.warnings) ? (outcome.result.warnings as unknown[]) : [];
     for (const w of warnings) console.log(`!!! ${String(w)}`);
+    // Invalid: requests were refused or failed, so there are no figures for what the benchmark measures (the same
+    // in a quick run: that is how a benchmark rots, e.g. its joins starting to hit a limit).
     if (outcome.result.valid === false) {
       console.log(`!!! ${name}: INVALID RUN - the figures above are not trustworthy`);
       exitCode = 1;
     }
-    console.log(`(${outcome.duration_s} s; bench/results/${name}.json)`);
+    console.log(`(${outcome.duration_s} s; ${shownDir}/${name}.json)`);
   }
 
-  writeLatest(machine);
-  console.log('\nwrote bench/results/latest.json');
+  writeLatest(resultsDir, machine);
+  console.log(`\nwrote ${shownDir}/latest.json (${seconds(runStarted)} s in all)`);
   return exitCode;
 }
 
 /** latest.json: the newest result of every known benchmark (this run's, or an earlier run's file). */
-function writeLatest(machine: ReturnType<typeof machineInfo>) {
+function writeLatest(resultsDir: string, machine: ReturnType<typeof machineInfo>) {
   const combined: Record<string, unknown> = {};
   for (const name of Object.keys(benchmarks)) {
     const file = join(resultsDir, `${name}.json`);

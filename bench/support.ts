@@ -4,6 +4,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type LocalStack, startLocalStack } from '../local/stack';
 
+/** How `npm run bench` runs a benchmark: `quick` (`-- --quick`) at a tiny size, only to prove it still works. */
+export interface BenchOptions {
+  quick: boolean;
+}
+
+/** A target's verdict for the tables: a quick run is too small to judge, so it says so instead of pass/FAIL. */
+export function verdict(pass: boolean, options: BenchOptions): string {
+  if (options.quick) return 'not judged (quick)';
+  return pass ? 'pass' : 'FAIL';
+}
+
 export interface BenchAccount {
   accountId: string;
   apiKey: string;
@@ -31,6 +42,16 @@ export async function withBenchStack<T>(
     await stack?.close();
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The bot-task process of a running bot: the local runner's child for that bot id. Sessions keep no task id (ECS
+ * finds a bot's task by startedBy = bot id), so the runner is the one place that knows it.
+ */
+export function botPid(stack: LocalStack, botId: string): number {
+  const pid = stack.runner.pid(botId);
+  if (pid === undefined) throw new Error(`no running bot-task process for bot ${botId}`);
+  return pid;
 }
 
 export function percentile(values: number[], p: number): number {

@@ -77,6 +77,11 @@ export class LocalTaskRunner implements TaskRunner {
     return this.children.get(botId)?.kill(signal) ?? false;
   }
 
+  /** The OS process id of a bot's running child (benchmarks read its /proc figures); undefined once it exited. */
+  pid(botId: string): number | undefined {
+    return this.children.get(botId)?.pid;
+  }
+
   get running(): number {
     return this.children.size;
   }
