@@ -1,11 +1,10 @@
 // The Daily provider in real Chromium, with daily-js replaced by a typed stub served through page.route.
 
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../../bot-task/providers/daily/chromium';
 import { type DailyProviderOptions, DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider';
 import { botOrigin } from '../../bot-task/providers/daily/page-assets';
 import { createLogger } from '../../core/log';
@@ -17,7 +16,9 @@ import {
 } from '../../core/ports/room-provider';
 import { toneSynthesizer } from '../support/tone-synthesizer';
 import { until } from '../support/until';
+import { dailyModulePage } from './daily-module-page';
 import type { StubScenario } from './daily-stub';
+import { startTileServer } from './tile-server';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let stubJs: string;
@@ -112,6 +113,7 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
       userName: 'Interviewer',
       audioSource: 'track:audio:live',
       videoSource: 'track:video:live',
+      startVideoOff: false,
       subscribeToTracksAutomatically: false,
     });
     expect(await page.evaluate(() => window.__dailyStub!.calls)).toEqual([
@@ -170,6 +172,53 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     await conn.leave();
     expect(page.isClosed()).toBe(true);
     expect(h.external).toEqual([]);
+  });
+
+  // Every createCallObject the harness makes also goes through the installed daily-js's own (daily-stub.ts), so a
+  // set of options daily-js rejects fails here as it would in production (the tests above cover a token).
+  it.each(['static', 'off'] as const)(
+    'joins a public room without a token (video_mode %s): no token key reaches daily-js',
+    async (videoMode) => {
+      const h = harnessed();
+      open = await h.provider.join({ ...joinOptions, meetingToken: undefined, videoMode });
+      expect(await h.page().evaluate(() => window.__dailyStub!.describeOptions())).toEqual({
+        url: 'https://acme.daily.co/interview',
+        userName: 'Interviewer',
+        audioSource: 'track:audio:live',
+        videoSource: videoMode === 'off' ? false : 'track:video:live',
+        startVideoOff: videoMode === 'off',
+        subscribeToTracksAutomatically: false,
+      });
+    },
+  );
+
+  it('the stub rejects what the real daily-js rejects (its createCallObject checks options with daily-js first)', async () => {
+    const browser = await launchChromium(chromiumPath);
+    try {
+      const verdict = async (options: Record<string, unknown>, undefinedKey?: string) => {
+        const page = await dailyModulePage(browser, stubJs);
+        return page.evaluate(
+          ([o, key]) => {
+            try {
+              window.Daily.createCallObject(key ? { ...o, [key]: undefined } : o);
+              return 'accepted';
+            } catch (e) {
+              return (e as Error).message;
+            }
+          },
+          [options, undefinedKey] as const,
+        );
+      };
+      const url = 'https://acme.daily.co/interview';
+      expect(await verdict({ url, userName: 'Interviewer' })).toBe('accepted');
+      expect(await verdict({ url }, 'token')).toBe("property 'token': token should be a string");
+      expect(await verdict({ url, token: 42 })).toBe("property 'token': token should be a string");
+      expect(await verdict({ url, subscribeToTracks: false })).toBe(
+        'daily-js ignores unrecognized properties: subscribeToTracks',
+      );
+    } finally {
+      await browser.close();
+    }
   });
 
   it('joins with the token the bot minted for itself when one is given', async () => {
@@ -237,27 +286,26 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     await open.leave();
     const off = harnessed();
     open = await off.provider.join({ ...joinOptions, videoMode: 'off' });
-    expect(await off.page().evaluate(() => window.__dailyStub!.describeOptions().videoSource)).toBe('false');
+    expect(await off.page().evaluate(() => window.__dailyStub!.describeOptions())).toEqual({
+      url: 'https://acme.daily.co/interview',
+      token: 'meeting-token-123',
+      userName: 'Interviewer',
+      audioSource: 'track:audio:live',
+      videoSource: false,
+      startVideoOff: true,
+      subscribeToTracksAutomatically: false,
+    });
   });
 
   it('shows background_image_url on the tile when it is a usable image, the name card otherwise', async () => {
-    const png = Buffer.from(
-      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==',
-      'base64',
-    );
-    const server = createServer((req, res) => {
-      if (req.url === '/tile.png') res.writeHead(200, { 'content-type': 'image/png' }).end(png);
-      else res.writeHead(200, { 'content-type': 'text/html' }).end('<p>not an image</p>');
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const server = await startTileServer();
     try {
       for (const [path, tile] of [
         ['/tile.png', 'image'],
         ['/page.html', 'name-card'],
       ] as const) {
         const h = harnessed({}, true);
-        open = await h.provider.join({ ...joinOptions, backgroundImageUrl: `${base}${path}` });
+        open = await h.provider.join({ ...joinOptions, backgroundImageUrl: `${server.base}${path}` });
         expect(await h.page().evaluate(() => window.bot.tile)).toBe(tile);
         expect(await h.page().evaluate(() => window.__dailyStub!.videoFrames(1))).toHaveLength(1);
         await open.leave();
@@ -268,14 +316,21 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     }
   });
 
-  it('reports being ejected as a disconnection', async () => {
+  it.each([
+    ['followed by left-meeting (as documented)', true],
+    ['with no left-meeting after it', false],
+  ])('reports being ejected as one disconnection, %s', async (_, leftMeeting) => {
     const h = harnessed();
     const conn = await h.provider.join(joinOptions);
     open = conn;
     const seen = collect(conn);
-    await h.page().evaluate(() => window.__dailyStub!.eject());
-    const d = await until(() => seen.find((s) => s.event === 'disconnected'));
-    expect(d.payload).toMatchObject({ reason: expect.stringContaining('ejected') });
+    await h.page().evaluate((l) => window.__dailyStub!.eject(l), leftMeeting);
+    await until(() => seen.find((s) => s.event === 'disconnected'));
+    // Both events come through one binding in order; a second disconnection would be right behind the first.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seen.filter((s) => s.event === 'disconnected')).toEqual([
+      { event: 'disconnected', payload: { reason: 'ejected: You were ejected' } },
+    ]);
   });
 
   it.each([

@@ -1,5 +1,7 @@
 // A stand-in for daily-js served into the bot page by page.route. Its payloads are typed against daily-js's own
-// declarations, so a change in the published types fails `tsc` here. Tests drive it through window.__dailyStub.
+// declarations, so a change in the published types fails `tsc` here, and every options object it is given first
+// goes through the real daily-js's createCallObject, so it rejects exactly what daily-js rejects. Tests drive it
+// through window.__dailyStub.
 import type {
   DailyCall,
   DailyCallFactory,
@@ -15,6 +17,7 @@ import type {
   DailyParticipantsObject,
   DailyTranscriptionDeepgramOptions,
 } from '@daily-co/daily-js';
+import Daily from '@daily-co/daily-js';
 
 export interface StubScenario {
   joinError?: { type: DailyFatalErrorType; msg: string };
@@ -146,16 +149,17 @@ class StubCall {
     this.emit(e);
   }
 
-  eject() {
+  /** As daily-js's `_handleFatalError`: meetingState is already 'error' when `error` fires; `left-meeting` follows. */
+  eject(thenLeftMeeting = true) {
     const e: DailyEventObjectFatalError = {
       ...base,
       action: 'error',
       errorMsg: 'ejected',
       error: { type: 'ejected', msg: 'You were ejected' },
     };
+    this.state = 'error';
     this.emit(e);
-    this.state = 'left-meeting';
-    this.emit({ action: 'left-meeting' });
+    if (thenLeftMeeting) this.emit({ action: 'left-meeting' });
   }
 
   /** Measures the loudest sample on the bot's microphone track over `ms` (Web Audio analyser). */
@@ -201,18 +205,14 @@ class StubCall {
     return frames;
   }
 
-  /** What the harness handed to createCallObject, as plain data. */
-  describeOptions() {
-    const kind = (s: unknown) =>
-      s instanceof MediaStreamTrack ? `track:${s.kind}:${s.readyState}` : String(s);
-    return {
-      url: this.options.url,
-      token: this.options.token,
-      userName: this.options.userName,
-      audioSource: kind(this.options.audioSource),
-      videoSource: kind(this.options.videoSource),
-      subscribeToTracksAutomatically: this.options.subscribeToTracksAutomatically,
-    };
+  /** Every key the harness handed to createCallObject (tracks as `track:<kind>:<state>`), as plain data. */
+  describeOptions(): Record<string, unknown> {
+    return Object.fromEntries(
+      Object.entries(this.options).map(([key, value]) => [
+        key,
+        value instanceof MediaStreamTrack ? `track:${value.kind}:${value.readyState}` : value,
+      ]),
+    );
   }
 }
 
@@ -223,8 +223,22 @@ declare global {
   }
 }
 
+/**
+ * Runs the options through the installed daily-js's own createCallObject (its `validateProperties`), then destroys
+ * that call: it throws daily-js's error for a value it rejects, and our own for a key it would drop with a warning.
+ * A copy is passed because daily-js adds keys to (and deletes unrecognized ones from) the object it is given.
+ */
+export function validateWithDailyJs(options: DailyFactoryOptions): void {
+  const copy = { ...options };
+  const real = Daily.createCallObject(copy);
+  void real.destroy();
+  const dropped = Object.keys(options).filter((key) => !(key in copy));
+  if (dropped.length) throw new Error(`daily-js ignores unrecognized properties: ${dropped.join(', ')}`);
+}
+
 const factory: Pick<DailyCallFactory, 'createCallObject'> = {
   createCallObject(options?: DailyFactoryOptions) {
+    validateWithDailyJs(options ?? {});
     const call = new StubCall(options ?? {}, window.__dailyStubScenario ?? {});
     window.__dailyStub = call;
     return call as unknown as DailyCall;

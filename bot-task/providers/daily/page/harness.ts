@@ -3,6 +3,7 @@
 import type {
   DailyCall,
   DailyCallFactory,
+  DailyCallOptions,
   DailyEventObjectFatalError,
   DailyEventObjectParticipant,
   DailyEventObjectParticipantLeft,
@@ -61,6 +62,11 @@ let playing: { source: AudioBufferSourceNode; done: (outcome: 'done' | 'interrup
 let tileTimer: ReturnType<typeof setInterval> | undefined;
 const names = new Map<string, string>();
 const lastActivity = new Map<string, number>();
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return typeof err === 'string' ? err : JSON.stringify(err);
+}
 
 function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([
@@ -160,6 +166,27 @@ function initials(name: string): string {
   ).toUpperCase();
 }
 
+/**
+ * The object handed to `Daily.createCallObject`. daily-js validates every key that is present, even one whose
+ * value is undefined (`property 'token': token should be a string`, dist/daily-esm.js `validateProperties`), so a
+ * key is only set when it has a value: a public room is joined without `token` (an empty token is no token).
+ */
+function callOptions(
+  o: HarnessJoinOptions,
+  tracks: { audio: MediaStreamTrack; video: MediaStreamTrack | false },
+): DailyCallOptions {
+  return {
+    url: o.url,
+    ...(o.token ? { token: o.token } : {}),
+    userName: o.userName,
+    audioSource: tracks.audio,
+    videoSource: tracks.video,
+    startVideoOff: tracks.video === false,
+    // The bot needs no one's media: transcription runs server-side and audio levels come as events.
+    subscribeToTracksAutomatically: false,
+  };
+}
+
 function remember(p: DailyParticipant) {
   names.set(p.session_id, p.user_name || 'Guest');
 }
@@ -168,26 +195,28 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   const Daily = (await import(/* @vite-ignore */ dailyModuleUrl)).default as DailyCallFactory;
   window.bot.tile = 'off';
   let fatal: { type: string; msg: string } | undefined;
-  call = Daily.createCallObject({
-    url: o.url,
-    token: o.token,
-    userName: o.userName,
-    audioSource: microphoneTrack(),
-    videoSource: o.videoMode === 'off' ? false : await tileTrack(o.userName, o.imageDataUrl),
-    startVideoOff: o.videoMode === 'off',
-    // The bot needs no one's media: transcription runs server-side and audio levels come as events.
-    subscribeToTracksAutomatically: false,
-  });
+  let joined = false;
+  let disconnected = false;
+  // daily-js is already in meetingState 'error' when it emits a fatal `error` (`_handleFatalError`), so the state
+  // cannot tell whether we were in the call; `left-meeting` is documented to follow but does not always (not after
+  // a failed load). We report whichever comes first, once, and only for a call we had joined.
+  const disconnect = (reason: string) => {
+    if (!joined || leaving || disconnected) return;
+    disconnected = true;
+    emit({ type: 'disconnected', reason });
+  };
+  call = Daily.createCallObject(
+    callOptions(o, {
+      audio: microphoneTrack(),
+      video: o.videoMode === 'off' ? false : await tileTrack(o.userName, o.imageDataUrl),
+    }),
+  );
 
   call.on('error', (e: DailyEventObjectFatalError) => {
     fatal = { type: e.error?.type ?? 'unknown', msg: e.error?.msg ?? e.errorMsg };
-    if (!leaving && call?.meetingState() === 'joined-meeting')
-      emit({ type: 'disconnected', reason: `${fatal.type}: ${fatal.msg}` });
+    disconnect(`${fatal.type}: ${fatal.msg}`);
   });
-  call.on('left-meeting', () => {
-    if (!leaving)
-      emit({ type: 'disconnected', reason: fatal ? `${fatal.type}: ${fatal.msg}` : 'left the meeting' });
-  });
+  call.on('left-meeting', () => disconnect(fatal ? `${fatal.type}: ${fatal.msg}` : 'left the meeting'));
   call.on('participant-joined', (e: DailyEventObjectParticipant) => {
     if (e.participant.local) return;
     remember(e.participant);
@@ -238,15 +267,28 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
     return {
       ok: false,
       errorType: fatal?.type ?? 'unknown',
-      message: fatal?.msg ?? (err instanceof Error ? err.message : String(err)),
+      message: fatal?.msg ?? messageOf(err),
     };
   }
+  joined = true;
   const everyone = Object.values(call.participants());
   const self = everyone.find((p) => p.local);
   const others = everyone.filter((p) => !p.local);
   for (const p of others) remember(p);
-  call.startTranscription({ language: o.language, punctuate: true, includeRawResponse: true });
-  await call.startRemoteParticipantsAudioLevelObserver(200);
+  // Neither failure ends the call: the bot stays in the room (without transcript or activity) and says why.
+  try {
+    // Throws only outside 'joined-meeting'; a refusal (no transcription rights) comes as `transcription-error`.
+    call.startTranscription({ language: o.language, punctuate: true, includeRawResponse: true });
+  } catch (err) {
+    emit({ type: 'log', level: 'warn', message: `transcription not started: ${messageOf(err)}` });
+  }
+  // Rejects with `{ error }`, not an Error, when the call machine refuses.
+  await Promise.resolve(call.startRemoteParticipantsAudioLevelObserver(200)).catch((err: unknown) =>
+    emit({ type: 'log', level: 'warn', message: `audio levels not observed: ${messageOf(err)}` }),
+  );
+  // Thrown out while starting those: a failed join, not a connection whose disconnection nobody heard yet.
+  if (disconnected)
+    return { ok: false, errorType: fatal?.type ?? 'unknown', message: fatal?.msg ?? 'left the meeting' };
   return {
     ok: true,
     selfId: self?.session_id ?? 'self',
