@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects so a quick run of unit tests takes seconds (STYLE.md): unit, integration (dynalite, the local
+// Projects so a quick run of unit tests takes seconds (STYLE.md): unit, integration (dynalite, the local
 // stack over real HTTP), browser (Playwright + Chromium).
 export default defineConfig({
   test: {
@@ -23,6 +23,16 @@ export default defineConfig({
           include: ['test/infra/**/*.test.ts'],
           testTimeout: 180_000,
           hookTimeout: 180_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The deployed shape against moto_server: bundles, template environment, IAM simulation (test/aws).
+          name: 'aws',
+          include: ['test/aws/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
         },
       },
       {

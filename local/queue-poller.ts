@@ -42,19 +42,25 @@ export class QueuePoller {
     await this.loop;
   }
 
+  /** One receive and the handling of what it got (tests that step a queue by hand); resolves with the count. */
+  async pollOnce(): Promise<number> {
+    const { Messages = [] } = await this.sqs.send(
+      new ReceiveMessageCommand({
+        QueueUrl: this.queueUrl,
+        MaxNumberOfMessages: this.options.batchSize ?? 10,
+        WaitTimeSeconds: this.options.waitSeconds ?? 1,
+        MessageSystemAttributeNames: ['All'],
+        MessageAttributeNames: ['All'],
+      }),
+    );
+    if (Messages.length) await this.deliver(Messages);
+    return Messages.length;
+  }
+
   private async run(): Promise<void> {
     while (this.running) {
       try {
-        const { Messages = [] } = await this.sqs.send(
-          new ReceiveMessageCommand({
-            QueueUrl: this.queueUrl,
-            MaxNumberOfMessages: this.options.batchSize ?? 10,
-            WaitTimeSeconds: this.options.waitSeconds ?? 1,
-            MessageSystemAttributeNames: ['All'],
-            MessageAttributeNames: ['All'],
-          }),
-        );
-        if (Messages.length) await this.deliver(Messages);
+        await this.pollOnce();
       } catch (err) {
         if (!this.running) return;
         this.log.warn('queue poll failed', { queue: this.queueUrl, err });

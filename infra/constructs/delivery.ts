@@ -112,8 +112,10 @@ export class Delivery extends Construct {
         'dynamodb:UpdateItem',
         'dynamodb:Query',
       ]);
-      // Retries change the message's visibility (granted with the event source); a job that gives up is moved
-      // to the DLQ by the function itself.
+      // Retries change the message's visibility (granted with the event source); a retry due past SQS's 12-hour
+      // visibility budget continues in a fresh copy sent to the delivery queue itself (functions/delivery/handler.ts;
+      // found by the IAM simulation of the moto run, test/aws); a job that gives up is moved to the DLQ.
+      this.deliveryQueue.grantSendMessages(fn.role);
       this.deliveryDlq.grantSendMessages(fn.role);
       fn.role.addToPolicy(
         new iam.PolicyStatement({

@@ -1,0 +1,513 @@
+// The deployed shape against moto_server: the synthesized stack is "deployed" into moto, the esbuild bundles CDK
+// staged for every Lambda run with their template environment and their own role's credentials, and the bot-task
+// bundle runs as the task role. A whole bot life goes through them; every AWS call made is recorded and judged by
+// an IAM policy simulator against the caller's policies in the template (any implicit deny fails the test).
+
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DescribeTasksCommand, ECSClient, ListTasksCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Adapters, wireAdapters } from '../../core/adapters/wiring';
+import { loadConfig } from '../../core/config';
+import { createLogger } from '../../core/log';
+import { QueuePoller } from '../../local/queue-poller';
+import { buildBotTaskBundle } from '../../scripts/bundles';
+import { synthStack, type TemplateJson } from '../infra/synth-stack';
+import {
+  clientConfig,
+  type DeployedFunction,
+  type DeployedStack,
+  deployToMoto,
+} from './support/deployed-stack';
+import { denials, iamRequestsOf, simulate } from './support/iam-simulation';
+import { awsProcessEnv, LambdaHost } from './support/lambda-host';
+import { type Moto, motoMissing, motoRegion, skipReason, startMoto } from './support/moto';
+import { type AwsCall, type RecordingProxy, startRecordingProxy } from './support/recording-proxy';
+import { startWebhookReceiver } from './support/webhook-receiver';
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = skipReason([
+  motoMissing(),
+  existsSync(chromiumPath) ? undefined : `Chromium is not at ${chromiumPath}: the bot-task bundle cannot run`,
+]);
+
+type HttpResult = APIGatewayProxyStructuredResultV2 & { headers: Record<string, string> };
+
+describe.skipIf(skip)(
+  'the deployed stack against moto (bundles, template environment, IAM simulation)',
+  () => {
+    let moto: Moto;
+    let proxy: RecordingProxy;
+    let stack: DeployedStack;
+    let template: TemplateJson;
+    let host: LambdaHost;
+    let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
+    let operator: Adapters;
+    let ecs: ECSClient;
+    let sqs: SQSClient;
+    let botTaskDir: string;
+    let account: { accountId: string; apiKey: string; webhookSecret: string };
+
+    beforeAll(async () => {
+      const synth = synthStack();
+      template = synth.json;
+      moto = await startMoto();
+      proxy = await startRecordingProxy(moto.endpoint);
+      stack = await deployToMoto(template, synth.outdir, moto.endpoint, proxy.endpoint);
+      receiver = await startWebhookReceiver();
+      host = new LambdaHost(
+        proxy.endpoint,
+        (fn): Record<string, string> =>
+          // The receiver is on loopback over http, which only ALLOW_INSECURE_WEBHOOKS admits (a public https host
+          // cannot be reached offline); join validates the URL and delivery posts to it.
+          /Join|Deliver/.test(fn.logicalId) ? { ALLOW_INSECURE_WEBHOOKS: 'true' } : {},
+      );
+      ecs = new ECSClient(clientConfig(moto.endpoint));
+      sqs = new SQSClient(clientConfig(moto.endpoint));
+      // The operator's own view of the table (accounts, credits, checks), through the same composition root.
+      operator = wireAdapters(
+        loadConfig({
+          AWS_REGION: motoRegion,
+          TABLE_NAME: stack.tableName,
+          DYNAMODB_ENDPOINT: moto.endpoint,
+          SQS_ENDPOINT: moto.endpoint,
+          RESULTS_QUEUE_URL: stack.queues.results.url,
+        }),
+        createLogger('silent'),
+      );
+      const { account: a, apiKey } = await operator.stores.accounts.create('Acme');
+      await operator.stores.ledger.grant(a.accountId, 100, 'moto test');
+      account = { accountId: a.accountId, apiKey, webhookSecret: a.webhookSecret };
+      botTaskDir = mkdtempSync(
+        join(fileURLToPath(new URL('../../node_modules/.cache/', import.meta.url)), 'bot-task-'),
+      );
+      await buildBotTaskBundle(botTaskDir);
+    }, 240_000);
+
+    afterAll(async () => {
+      await host?.close();
+      operator?.destroy();
+      ecs?.destroy();
+      sqs?.destroy();
+      await receiver?.close();
+      await proxy?.close();
+      await moto?.stop();
+      if (botTaskDir) rmSync(botTaskDir, { recursive: true, force: true });
+    });
+
+    const fn = (logicalIdPart: string): DeployedFunction => {
+      const found = [...stack.functions.values()].find((f) => f.logicalId.includes(logicalIdPart));
+      if (!found) throw new Error(`no function ${logicalIdPart}`);
+      return found;
+    };
+
+    async function api(
+      method: 'GET' | 'POST',
+      path: string,
+      options: { body?: unknown; headers?: Record<string, string> } = {},
+    ): Promise<HttpResult & { json: Record<string, unknown> }> {
+      const route = routeKeyOf(method, path);
+      const headers = { authorization: `Bearer ${account.apiKey}`, ...options.headers };
+      const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+      const now = Date.now();
+      const result = await host.invoke<HttpResult>(stack.routeFunction(route.key), {
+        version: '2.0',
+        routeKey: route.key,
+        rawPath: path,
+        rawQueryString: '',
+        headers: { 'content-type': 'application/json', ...headers },
+        pathParameters: route.params,
+        body,
+        isBase64Encoded: false,
+        requestContext: {
+          accountId: '123456789012',
+          apiId: 'moto',
+          domainName: 'api.example.com',
+          domainPrefix: 'api',
+          http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'test' },
+          requestId: `req-${now}`,
+          routeKey: route.key,
+          stage: '$default',
+          time: new Date(now).toISOString(),
+          timeEpoch: now,
+        },
+      });
+      return { ...result, json: result.body ? JSON.parse(result.body) : {} };
+    }
+
+    /** Plays the SQS event source mapping of a function once, receiving and deleting as that function's role. */
+    async function drain(queueUrl: string, consumer: DeployedFunction, batchSize: number): Promise<number> {
+      const asRole = new SQSClient(clientConfig(proxy.endpoint, consumer.role));
+      try {
+        const poller = new QueuePoller(
+          asRole,
+          queueUrl,
+          (event) => host.invoke<SQSBatchResponse>(consumer, event),
+          { queueArn: 'arn', region: motoRegion, batchSize, waitSeconds: 0 },
+          createLogger('silent'),
+        );
+        let total = 0;
+        for (let n = await poller.pollOnce(); n > 0; n = await poller.pollOnce()) total += n;
+        return total;
+      } finally {
+        asRole.destroy();
+      }
+    }
+
+    const results = () => drain(stack.queues.results.url, fn('DeliveryResults'), 1);
+    const deliveries = () => drain(stack.queues.delivery.url, fn('DeliveryDeliver'), 5);
+    const joinBody = (path: string) => ({
+      room_url: 'https://acme.daily.co/standup',
+      email: 'team@acme.example',
+      webhook_callback_url: receiver.url(path),
+      bot_config: { name: 'Scribe' },
+    });
+    const callsOf = (operation: string, since = 0) =>
+      proxy.calls.slice(since).filter((c) => c.operation === operation);
+
+    /** Runs the bot-task bundle as the container would: the task role, the container's environment, BOT_ID. */
+    function runBotTask(botId: string) {
+      const child = spawn(process.execPath, [join(botTaskDir, 'main.mjs')], {
+        env: {
+          ...awsProcessEnv(stack.task.role, proxy.endpoint, stack.task.environment),
+          BOT_ID: botId,
+          CHROMIUM_PATH: chromiumPath,
+          // Daily's hosts do not answer offline: the bot would wait up to this long to join.
+          JOIN_TIMEOUT_MS: '60000',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => {
+        output += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        output += d.toString();
+      });
+      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+      return { child, exited, output: () => output };
+    }
+
+    let botId: string;
+    let taskArn: string;
+
+    it('join: RunTask of the template’s task definition with the bot id, its tag and the Spot strategy (201)', async () => {
+      const before = proxy.calls.length;
+      const res = await api('POST', '/api/bot/join', {
+        body: joinBody('/hooks/life'),
+        headers: { 'idempotency-key': 'life-1' },
+      });
+      expect(res.statusCode, `${res.body}\n${moto.log().slice(-3000)}`).toBe(201);
+      botId = String(res.json.bot_id);
+      const [run] = callsOf('RunTask', before);
+      expect(run?.input).toMatchObject({
+        cluster: stack.clusterArn,
+        taskDefinition: stack.taskDefinitionArn,
+        startedBy: botId,
+        tags: [{ key: 'bot_id', value: botId }],
+        capacityProviderStrategy: [{ capacityProvider: 'FARGATE_SPOT', weight: 1 }],
+        overrides: { containerOverrides: [{ name: 'bot', environment: [{ name: 'BOT_ID', value: botId }] }] },
+        networkConfiguration: { awsvpcConfiguration: { assignPublicIp: 'ENABLED' } },
+      });
+      taskArn = run!.output.tasks[0].taskArn;
+      const listed = await ecs.send(new ListTasksCommand({ cluster: stack.clusterArn, startedBy: botId }));
+      expect(listed.taskArns).toEqual([taskArn]);
+      expect((await operator.stores.accounts.get(account.accountId))?.balance).toBe(99);
+    });
+
+    it('the same Idempotency-Key and body replays the first answer: no second task, no second hold', async () => {
+      const before = proxy.calls.length;
+      const res = await api('POST', '/api/bot/join', {
+        body: joinBody('/hooks/life'),
+        headers: { 'idempotency-key': 'life-1' },
+      });
+      expect(res.statusCode).toBe(201);
+      expect(res.json.bot_id).toBe(botId);
+      expect(res.headers['idempotent-replayed']).toBe('true');
+      expect(callsOf('RunTask', before)).toEqual([]);
+      expect((await operator.stores.accounts.get(account.accountId))?.balance).toBe(99);
+    });
+
+    it('status: running', async () => {
+      const res = await api('GET', `/api/bot/${botId}/status`);
+      expect(res.statusCode).toBe(200);
+      expect(res.json).toMatchObject({
+        status: 'running',
+        bot_id: botId,
+        room_url: 'https://acme.daily.co/standup',
+      });
+    });
+
+    it('leave: 202, the stop recorded, and the backstop finds the task (ListTasks) and stops it (StopTask)', async () => {
+      const before = proxy.calls.length;
+      const res = await api('POST', `/v1/bots/leave/${botId}`);
+      expect(res.statusCode, res.body).toBe(202);
+      const [list] = callsOf('ListTasks', before);
+      expect(list?.input).toMatchObject({ cluster: stack.clusterArn, startedBy: botId });
+      const [stop] = callsOf('StopTask', before);
+      expect(stop?.input).toMatchObject({ cluster: stack.clusterArn, task: taskArn });
+      const described = await ecs.send(
+        new DescribeTasksCommand({ cluster: stack.clusterArn, tasks: [taskArn] }),
+      );
+      expect(described.tasks?.[0]?.lastStatus).toBe('STOPPED');
+    });
+
+    it('the bot-task bundle, as the task role, sees the stop while joining and hands over force_leave', async () => {
+      const bot = runBotTask(botId);
+      const code = await Promise.race([
+        bot.exited,
+        new Promise((r) => setTimeout(() => r('timeout'), 45_000)),
+      ]);
+      expect(code, bot.output()).toBe(0);
+      expect(bot.output()).toContain('force_leave');
+      const session = await operator.stores.sessions.get(botId);
+      expect(session?.exitReason).toBe('force_leave');
+    });
+
+    it('results function: the session completes; delivery function: a signed webhook and an SES e-mail', async () => {
+      const before = proxy.calls.length;
+      expect(await results(), JSON.stringify(callsOf('ReceiveMessage', before).map((c) => c.output))).toBe(1);
+      const status = await api('GET', `/api/bot/${botId}/status`);
+      expect(status.json).toMatchObject({ status: 'completed', exit_reason: 'force_leave' });
+      const sentBefore = (await sesSent()).length;
+      expect(await deliveries()).toBe(2);
+      const hook = receiver.received.find((r) => r.path === '/hooks/life');
+      expect(hook).toBeDefined();
+      const payload = new Webhook(account.webhookSecret).verify(hook!.body, hook!.headers) as Record<
+        string,
+        unknown
+      >;
+      expect(payload).toMatchObject({ event: 'session_complete', bot_id: botId, exit_reason: 'force_leave' });
+      expect(callsOf('SendEmail')).toHaveLength(1);
+      expect(callsOf('SendEmail')[0]!.input).toMatchObject({
+        Destination: { ToAddresses: ['team@acme.example'] },
+      });
+      const sent = await sesSent();
+      expect(sent).toHaveLength(sentBefore + 1);
+      expect(sent.at(-1)).toMatchObject({ destinations: { ToAddresses: ['team@acme.example'] } });
+      // Nothing charged: the bot never got into the room.
+      expect((await operator.stores.accounts.get(account.accountId))?.balance).toBe(100);
+    });
+
+    /** The e-mails moto's SES accepted (its state API: https://docs.getmoto.org/en/latest/docs/services/ses.html). */
+    async function sesSent(): Promise<{ destinations: { ToAddresses: string[] }; subject: string }[]> {
+      const data = (await (await moto.motoApi('data.json')).json()) as { ses?: { Message?: [] } };
+      return data.ses?.Message ?? [];
+    }
+
+    it('a RunTask failure answers 500, returns the hold and frees the Idempotency-Key for a retry', async () => {
+      proxy.fail('RunTask', { status: 500, type: 'ServerException', message: 'injected by the test' });
+      const first = await api('POST', '/api/bot/join', {
+        body: joinBody('/hooks/retry'),
+        headers: { 'idempotency-key': 'retry-1' },
+      });
+      proxy.fail('RunTask', undefined);
+      expect(first.statusCode).toBe(500);
+      expect(first.json.error).toBe('server_error');
+      expect((await operator.stores.accounts.get(account.accountId))?.balance).toBe(100);
+      const retry = await api('POST', '/api/bot/join', {
+        body: joinBody('/hooks/retry'),
+        headers: { 'idempotency-key': 'retry-1' },
+      });
+      expect(retry.statusCode, retry.body).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+    });
+
+    it('a task that stopped without finishing (ECS Task State Change) fails its session and sends the failure', async () => {
+      const res = await api('POST', '/api/bot/join', { body: joinBody('/hooks/crash') });
+      const crashed = String(res.json.bot_id);
+      const [task] = (await ecs.send(new ListTasksCommand({ cluster: stack.clusterArn, startedBy: crashed })))
+        .taskArns!;
+      await ecs.send(new StopTaskCommand({ cluster: stack.clusterArn, task, reason: 'OutOfMemoryError' }));
+      const { tasks } = await ecs.send(
+        new DescribeTasksCommand({ cluster: stack.clusterArn, tasks: [task!] }),
+      );
+      const t = tasks![0]!;
+      const out = await host.invoke<{ outcome: string }>(fn('TaskStopped'), {
+        version: '0',
+        id: 'event-1',
+        'detail-type': 'ECS Task State Change',
+        source: 'aws.ecs',
+        account: '123456789012',
+        time: new Date().toISOString(),
+        region: motoRegion,
+        resources: [t.taskArn],
+        detail: {
+          taskArn: t.taskArn,
+          lastStatus: 'STOPPED',
+          startedBy: t.startedBy,
+          stoppedReason: t.stoppedReason,
+          stopCode: 'EssentialContainerExited',
+          containers: [{ name: 'bot', exitCode: 137, reason: 'OutOfMemoryError: container killed' }],
+        },
+      });
+      expect(out.outcome).toBe('failed');
+      expect(await results()).toBe(1);
+      expect(await deliveries()).toBe(1);
+      const hook = receiver.received.find((r) => r.path === '/hooks/crash');
+      const payload = new Webhook(account.webhookSecret).verify(hook!.body, hook!.headers) as Record<
+        string,
+        unknown
+      >;
+      expect(payload).toMatchObject({ bot_id: crashed });
+      expect((await api('GET', `/api/bot/${crashed}/status`)).json.status).toBe('failed');
+    });
+
+    it('the heartbeat sweep fails a running bot whose heartbeat went stale', async () => {
+      const res = await api('POST', '/api/bot/join', { body: joinBody('/hooks/stale') });
+      const stale = String(res.json.bot_id);
+      await operator.stores.sessions.updateRunning(stale, {
+        heartbeatAt: new Date(Date.now() - 3_600_000).toISOString(),
+      });
+      const out = await host.invoke<{ failed: string[] }>(fn('Sweeper'), {});
+      expect(out.failed).toContain(stale);
+      expect(await results()).toBe(1);
+      expect((await api('GET', `/api/bot/${stale}/status`)).json.status).toBe('failed');
+      expect(await deliveries()).toBe(1);
+    });
+
+    it('a webhook retry due past the 12-hour visibility budget is re-queued as a fresh message', async () => {
+      // A failing subscriber; the job's first receipt is made to look nearly 12 hours old, so the next attempt cannot
+      // wait in this message's visibility and the function sends a copy to its own queue.
+      receiver.answer('/hooks/down', 503);
+      const res = await api('POST', '/api/bot/join', {
+        body: { ...joinBody('/hooks/down'), email: undefined },
+      });
+      const down = String(res.json.bot_id);
+      await api('POST', `/v1/bots/leave/${down}`);
+      await operator.resultsQueue.send({
+        kind: 'session_ended',
+        bot_id: down,
+        exit_reason: 'force_leave',
+        left_at: new Date().toISOString(),
+      });
+      expect(await results()).toBe(1);
+      const deliver = fn('DeliveryDeliver');
+      const asRole = new SQSClient(clientConfig(proxy.endpoint, deliver.role));
+      try {
+        const { Messages = [] } = await asRole.send(
+          new ReceiveMessageCommand({
+            QueueUrl: stack.queues.delivery.url,
+            MaxNumberOfMessages: 1,
+            MessageSystemAttributeNames: ['All'],
+          }),
+        );
+        expect(Messages).toHaveLength(1);
+        const m = Messages[0]!;
+        const before = proxy.calls.length;
+        const event: SQSEvent = {
+          Records: [
+            {
+              messageId: m.MessageId!,
+              receiptHandle: m.ReceiptHandle!,
+              body: m.Body!,
+              attributes: {
+                ApproximateReceiveCount: '9',
+                SentTimestamp: String(Date.now() - 43_190_000),
+                SenderId: 'results',
+                ApproximateFirstReceiveTimestamp: String(Date.now() - 43_190_000),
+              },
+              messageAttributes: {},
+              md5OfBody: m.MD5OfBody!,
+              eventSource: 'aws:sqs',
+              eventSourceARN: stack.queues.delivery.arn,
+              awsRegion: motoRegion,
+            },
+          ],
+        };
+        const out = await host.invoke<SQSBatchResponse>(deliver, event);
+        expect(out.batchItemFailures, host.logs(deliver)).toEqual([]);
+        const sends = callsOf('SendMessage', before).filter(
+          (c) => c.input.QueueUrl === stack.queues.delivery.url,
+        );
+        expect(sends, host.logs(deliver)).toHaveLength(1);
+        expect(sends[0]!.status).toBe(200);
+        expect(JSON.parse(sends[0]!.input.MessageBody)).toEqual(JSON.parse(m.Body!));
+      } finally {
+        asRole.destroy();
+      }
+      const attrs = await sqs.send(
+        new GetQueueAttributesCommand({
+          QueueUrl: stack.queues.delivery.url,
+          AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesDelayed'],
+        }),
+      );
+      const a = attrs.Attributes ?? {};
+      expect(
+        Number(a.ApproximateNumberOfMessages) + Number(a.ApproximateNumberOfMessagesDelayed),
+      ).toBeGreaterThan(0);
+    });
+
+    it('the other routes answer through their own functions (list, deliveries, OpenAPI, 404)', async () => {
+      expect((await api('GET', '/api/bots')).statusCode).toBe(200);
+      expect((await api('GET', `/api/bot/${botId}/deliveries`)).statusCode).toBe(200);
+      expect((await api('GET', '/openapi.json')).statusCode).toBe(200);
+    });
+
+    it('IAM: every call any principal made is allowed by its policies in the synthesized template', async () => {
+      const judged = roleCalls(proxy.calls, template);
+      const principals = new Set(judged.map((c) => c.principal));
+      // Every function that ran and the bot's task role made calls.
+      expect(principals).toContain(stack.task.role);
+      expect(principals).toContain(fn('ApiJoin').role);
+      expect(principals).toContain(fn('ApiLeave').role);
+      expect(principals).toContain(fn('DeliveryDeliver').role);
+      const requests = judged.flatMap((c) => iamRequestsOf(c, stack));
+      const verdicts = await simulate(template, stack.resolver, requests);
+      expect(denials(verdicts)).toEqual([]);
+      expect(verdicts.length).toBeGreaterThan(50);
+    });
+
+    it('IAM: the simulation fails when one grant is taken out of the template', async () => {
+      const judged = roleCalls(proxy.calls, template);
+      const requests = judged.flatMap((c) => iamRequestsOf(c, stack));
+      const leaveRole = fn('ApiLeave').role;
+      const without = withoutGrant(template, leaveRole, 'ecs:StopTask');
+      const denied = denials(await simulate(without, stack.resolver, requests));
+      expect(denied.length).toBeGreaterThan(0);
+      expect(denied.every((d) => d.includes(`${leaveRole} ecs:StopTask`))).toBe(true);
+    });
+  },
+);
+
+/** The calls made as one of the template's roles (the test's own setup and checks are the operator's). */
+function roleCalls(calls: AwsCall[], template: TemplateJson): AwsCall[] {
+  return calls.filter((c) => template.Resources[c.principal]?.Type === 'AWS::IAM::Role' && c.status < 500);
+}
+
+/** A copy of the template where `action` is removed from every statement of the role's policies. */
+function withoutGrant(template: TemplateJson, role: string, action: string): TemplateJson {
+  const copy = structuredClone(template);
+  for (const r of Object.values(copy.Resources)) {
+    if (r.Type !== 'AWS::IAM::Policy' || !r.Properties!.Roles.some((x: { Ref?: string }) => x.Ref === role))
+      continue;
+    for (const s of r.Properties!.PolicyDocument.Statement) {
+      const actions = [s.Action].flat().filter((a: string) => a !== action);
+      s.Action = actions.length ? actions : 'none:None';
+    }
+  }
+  return copy;
+}
+
+function routeKeyOf(method: string, path: string): { key: string; params: Record<string, string> } {
+  const patterns = [
+    '/api/bot/join',
+    '/v1/bots/leave/{bot_id}',
+    '/v1/bot/{bot_id}/stop',
+    '/api/bot/{bot_id}/status',
+    '/api/bot/{bot_id}/deliveries',
+    '/api/bots',
+    '/openapi.json',
+  ];
+  for (const p of patterns) {
+    const re = new RegExp(`^${p.replace('{bot_id}', '(?<bot_id>[^/]+)')}$`);
+    const m = re.exec(path);
+    if (m) return { key: `${method} ${p}`, params: m.groups ? { ...m.groups } : {} };
+  }
+  return { key: '$default', params: {} };
+}

@@ -1,0 +1,85 @@
+// moto_server (Python, moto 5.2.1) on a free loopback port: the AWS APIs our adapters call, offline.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export const motoAccountId = '123456789012';
+export const motoRegion = 'us-east-1';
+
+/** Why the aws project cannot run here, or undefined when moto_server is installed. */
+export function motoMissing(): string | undefined {
+  const probe = spawnSync('moto_server', ['--help'], { stdio: 'ignore', timeout: 30_000 });
+  if (probe.error || probe.status !== 0) {
+    return 'moto_server is not installed (pip install "moto[server]==5.2.1"): the aws project is skipped';
+  }
+  return undefined;
+}
+
+/**
+ * Skips a suite where moto (or Chromium) is missing, with the reason printed; on CI (CI=true) a missing tool is a
+ * failure instead, so a machine that should have it never turns the suite green by skipping it.
+ */
+export function skipReason(reasons: (string | undefined)[]): string | undefined {
+  const reason = reasons.find(Boolean);
+  if (!reason) return undefined;
+  if (process.env.CI === 'true') throw new Error(`CI must run the aws project, but ${reason}`);
+  console.warn(`[aws] ${reason}`);
+  return reason;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface Moto {
+  endpoint: string;
+  /** The end of moto_server's log (its tracebacks explain a 500). */
+  log(): string;
+  /** moto's own API (state reset, sent e-mails): https://docs.getmoto.org/en/latest/docs/server_mode.html */
+  motoApi(path: string, init?: RequestInit): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+export async function startMoto(): Promise<Moto> {
+  const port = await freePort();
+  const child: ChildProcess = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-20_000);
+  });
+  const endpoint = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`moto_server exited: ${stderr}`);
+    const up = await fetch(`${endpoint}/moto-api/`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`moto_server did not start within 30 s: ${stderr}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    endpoint,
+    log: () => stderr,
+    motoApi: (path, init) => fetch(`${endpoint}/moto-api/${path}`, init),
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+      if (child.exitCode === null) child.kill('SIGKILL');
+    },
+  };
+}
