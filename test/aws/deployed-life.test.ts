@@ -18,6 +18,7 @@ import { createLogger } from '../../core/log';
 import { QueuePoller } from '../../local/queue-poller';
 import { buildBotTaskBundle } from '../../scripts/bundles';
 import { synthStack, type TemplateJson } from '../infra/synth-stack';
+import { until } from '../support/until';
 import {
   clientConfig,
   type DeployedFunction,
@@ -299,6 +300,41 @@ describe.skipIf(skip)(
       const data = (await (await moto.motoApi('data.json')).json()) as { ses?: { Message?: [] } };
       return data.ses?.Message ?? [];
     }
+
+    it('the bot-task bundle stopped by SIGTERM (StopTask) while joining ends force_leave and sends session_ended', async () => {
+      const res = await api('POST', '/api/bot/join', {
+        body: { ...joinBody('/hooks/sigterm'), email: undefined },
+      });
+      const stopped = String(res.json.bot_id);
+      const bot = runBotTask(stopped);
+      // Started and launching Chromium for the join (Daily's hosts would keep it joining for seconds offline).
+      await until(() => bot.output().includes('bot task started'), 20_000);
+      bot.child.kill('SIGTERM');
+      const code = await Promise.race([
+        bot.exited,
+        new Promise((r) => setTimeout(() => r('timeout'), 45_000)),
+      ]);
+      expect(code, bot.output()).toBe(0);
+      expect(bot.output()).toContain('asked to stop while joining');
+      const sent = proxy.calls.filter(
+        (c) =>
+          c.operation === 'SendMessage' &&
+          c.principal === stack.task.role &&
+          c.input.MessageBody.includes(stopped),
+      );
+      expect(sent).toHaveLength(1);
+      expect(JSON.parse(sent[0]!.input.MessageBody)).toMatchObject({
+        kind: 'session_ended',
+        bot_id: stopped,
+        exit_reason: 'force_leave',
+      });
+      expect(await results()).toBe(1);
+      expect((await api('GET', `/api/bot/${stopped}/status`)).json).toMatchObject({
+        status: 'completed',
+        exit_reason: 'force_leave',
+      });
+      expect(await deliveries()).toBe(1);
+    });
 
     it('a RunTask failure answers 500, returns the hold and frees the Idempotency-Key for a retry', async () => {
       proxy.fail('RunTask', { status: 500, type: 'ServerException', message: 'injected by the test' });
