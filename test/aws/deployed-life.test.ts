@@ -8,7 +8,18 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DescribeTasksCommand, ECSClient, ListTasksCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import {
+  EventBridgeClient,
+  PutEventsCommand,
+  PutRuleCommand,
+  PutTargetsCommand,
+} from '@aws-sdk/client-eventbridge';
+import {
+  CreateQueueCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -194,6 +205,51 @@ describe.skipIf(skip)(
       return { child, exited, output: () => output };
     }
 
+    /**
+     * Puts ECS events on moto's default bus with the template's rule (pattern resolved) targeting a probe queue, and
+     * returns the one event the rule delivered.
+     */
+    async function throughRule(ruleIdPart: string, details: Record<string, unknown>[]) {
+      const [found] = stack.resolver.ofType('AWS::Events::Rule').filter(([id]) => id.includes(ruleIdPart));
+      const events = new EventBridgeClient(clientConfig(moto.endpoint));
+      try {
+        const name = `probe-${ruleIdPart}-${Date.now()}`;
+        const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name }));
+        await events.send(
+          new PutRuleCommand({
+            Name: name,
+            EventPattern: JSON.stringify(stack.resolver.resolve(found![1].Properties!.EventPattern)),
+          }),
+        );
+        await events.send(
+          new PutTargetsCommand({
+            Rule: name,
+            Targets: [{ Id: 'probe', Arn: `arn:aws:sqs:${motoRegion}:123456789012:${name}` }],
+          }),
+        );
+        await events.send(
+          new PutEventsCommand({
+            Entries: details.map((d) => ({
+              Source: 'aws.ecs',
+              DetailType: 'ECS Task State Change',
+              Detail: JSON.stringify(d),
+              Resources: [String(d.taskArn)],
+            })),
+          }),
+        );
+        const { Messages = [] } = await sqs.send(
+          new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
+        );
+        expect(Messages).toHaveLength(1);
+        return JSON.parse(Messages[0]!.Body!) as { detail: Record<string, unknown> } & Record<
+          string,
+          unknown
+        >;
+      } finally {
+        events.destroy();
+      }
+    }
+
     let botId: string;
     let taskArn: string;
 
@@ -364,24 +420,23 @@ describe.skipIf(skip)(
         new DescribeTasksCommand({ cluster: stack.clusterArn, tasks: [task!] }),
       );
       const t = tasks![0]!;
-      const out = await host.invoke<{ outcome: string }>(fn('TaskStopped'), {
-        version: '0',
-        id: 'event-1',
-        'detail-type': 'ECS Task State Change',
-        source: 'aws.ecs',
-        account: '123456789012',
-        time: new Date().toISOString(),
-        region: motoRegion,
-        resources: [t.taskArn],
-        detail: {
-          taskArn: t.taskArn,
-          lastStatus: 'STOPPED',
-          startedBy: t.startedBy,
-          stoppedReason: t.stoppedReason,
-          stopCode: 'EssentialContainerExited',
-          containers: [{ name: 'bot', exitCode: 137, reason: 'OutOfMemoryError: container killed' }],
-        },
-      });
+      // The event ECS sends goes through moto's EventBridge with the template's rule (its pattern, resolved): what
+      // the rule delivers is what the function gets, and a stopped task of another cluster is not delivered.
+      const detail = {
+        clusterArn: t.clusterArn,
+        taskArn: t.taskArn,
+        lastStatus: 'STOPPED',
+        startedBy: t.startedBy,
+        stoppedReason: t.stoppedReason,
+        stopCode: 'EssentialContainerExited',
+        containers: [{ name: 'bot', exitCode: 137, reason: 'OutOfMemoryError: container killed' }],
+      };
+      const event = await throughRule('TaskStopped', [
+        { ...detail, clusterArn: `${t.clusterArn}-other` },
+        detail,
+      ]);
+      expect(event.detail).toEqual(detail);
+      const out = await host.invoke<{ outcome: string }>(fn('TaskStopped'), event);
       expect(out.outcome).toBe('failed');
       expect(await results()).toBe(1);
       expect(await deliveries()).toBe(1);
@@ -483,6 +538,9 @@ describe.skipIf(skip)(
       expect((await api('GET', '/api/bots')).statusCode).toBe(200);
       expect((await api('GET', `/api/bot/${botId}/deliveries`)).statusCode).toBe(200);
       expect((await api('GET', '/openapi.json')).statusCode).toBe(200);
+      const unknown = await api('GET', '/api/nothing-here');
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json.error).toBe('not_found');
     });
 
     it('IAM: every call any principal made is allowed by its policies in the synthesized template', async () => {
