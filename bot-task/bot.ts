@@ -3,9 +3,9 @@
 import { failSession } from '../core/bots/finish-session';
 import type { BotSession } from '../core/bots/session';
 import type { Config } from '../core/config';
-import type { ConversationEngine } from '../core/conversation/conversation-engine';
 import type { Stores } from '../core/deps';
 import type { Logger } from '../core/log';
+import type { ConversationEngine } from '../core/ports/conversation-engine';
 import type { MessageQueue } from '../core/ports/queue';
 import {
   JoinAbortedError,

@@ -1,8 +1,8 @@
 // Turn-taking: the bot greets, then speaks only after a participant has finished (final words plus a short
 // silence), sentence by sentence as the engine streams, and stops the moment someone talks over it (barge-in).
 import type { Utterance } from '../core/bots/transcript';
-import { type ConversationEngine, sentences } from '../core/conversation/conversation-engine';
 import type { Logger } from '../core/log';
+import { type ConversationEngine, sentences } from '../core/ports/conversation-engine';
 import type { RoomConnection } from '../core/ports/room-provider';
 
 export interface ConversationSettings {

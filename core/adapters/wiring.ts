@@ -3,14 +3,12 @@
 // stand-ins differ only in the endpoints of the configuration (STYLE.md: one place builds SDK clients).
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Config } from '../config';
-import { BedrockConversationEngine } from '../conversation/bedrock-engine';
-import type { ConversationEngine } from '../conversation/conversation-engine';
 import { LocalConversationEngine } from '../conversation/local-engine';
 import { buildServiceDeps, buildStores, type ServiceDeps, type Stores } from '../deps';
-import { BedrockInsightsEngine } from '../insights/bedrock-engine';
-import type { InsightsEngine } from '../insights/insights-engine';
 import { LocalInsightsEngine } from '../insights/local-engine';
 import type { Logger } from '../log';
+import type { ConversationEngine } from '../ports/conversation-engine';
+import type { InsightsEngine } from '../ports/insights-engine';
 import type { Mailer } from '../ports/mailer';
 import type { MessageQueue } from '../ports/queue';
 import type { RateLimiter } from '../ports/rate-limiter';
@@ -24,6 +22,8 @@ import {
   sesClient,
   sqsClient,
 } from './aws-clients';
+import { BedrockConversationEngine } from './bedrock/conversation-engine';
+import { BedrockInsightsEngine } from './bedrock/insights-engine';
 import type { TableHandle } from './dynamodb/table';
 import { EcsTaskRunner } from './ecs/ecs-task-runner';
 import { PollySynthesizer } from './polly/polly-synthesizer';

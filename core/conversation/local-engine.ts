@@ -1,6 +1,6 @@
 // The embedded conversation engine (no model): greets, asks the questions found in bot_prompt one at a time,
 // acknowledges each answer briefly, and closes politely; with no questions it greets and listens.
-import type { ConversationContext, ConversationEngine } from './conversation-engine';
+import type { ConversationContext, ConversationEngine } from '../ports/conversation-engine';
 
 const acknowledgements = [
   'Thank you.',

@@ -1,8 +1,6 @@
 // The embedded default InsightsEngine: deterministic rules, no model (README.md in this folder explains them).
 
 import type { Utterance } from '../bots/transcript';
-import type { QaPair } from '../schemas/api';
-import { evaluate, measure } from './evaluation';
 import {
   askedAt,
   hasSpeech,
@@ -11,7 +9,9 @@ import {
   type InsightsResult,
   silentSessionInsights,
   validatedResult,
-} from './insights-engine';
+} from '../ports/insights-engine';
+import type { QaPair } from '../schemas/api';
+import { evaluate, measure } from './evaluation';
 import { defaultQaOptions, type ExtractedPair, extractQaPairs, type QaOptions } from './qa-pairs';
 import { parseSummaryFormat, summarise } from './summary';
 import { buildTurns } from './text';

@@ -9,9 +9,9 @@ import type { Config } from '../config';
 import { scheduleDelivery } from '../delivery/deliver';
 import { sessionCompletePayload } from '../delivery/payloads';
 import type { Stores } from '../deps';
-import { type InsightsEngine, InsightsError } from '../insights/insights-engine';
 import type { Logger } from '../log';
 import { renderResultsEmail } from '../mail/results-email';
+import { type InsightsEngine, InsightsError } from '../ports/insights-engine';
 import type { MessageQueue } from '../ports/queue';
 import type { ResultsMessage } from './messages';
 

@@ -355,7 +355,7 @@ describe('SSRF guard', () => {
 describe('insights failure', () => {
   it('never loses the transcript: completed with insights null, and the webhook carries insights_error', async () => {
     const { processResults } = await import('../../core/results/process-results');
-    const { InsightsError } = await import('../../core/insights/insights-engine');
+    const { InsightsError } = await import('../../core/ports/insights-engine');
     stack.deps.runner = { start: async (id) => ({ taskRef: `t:${id}` }), stop: async () => {} };
     const res = await stack.request('POST', '/api/bot/join', {
       key,

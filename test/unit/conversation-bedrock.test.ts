@@ -9,15 +9,15 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConversationController } from '../../bot-task/conversation';
-import type { Utterance } from '../../core/bots/transcript';
 import {
   type BedrockConversationConfig,
   BedrockConversationEngine,
   ConversationError,
   listenSentinel,
-} from '../../core/conversation/bedrock-engine';
-import { type ConversationContext, sentences } from '../../core/conversation/conversation-engine';
+} from '../../core/adapters/bedrock/conversation-engine';
+import type { Utterance } from '../../core/bots/transcript';
 import type { Logger } from '../../core/log';
+import { type ConversationContext, sentences } from '../../core/ports/conversation-engine';
 import { streamEvents, streamOutput, streamText, textEvents } from '../fixtures/conversation/fixtures';
 import { FakeRoom } from '../support/fake-room';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Utterance } from '../../core/bots/transcript';
-import { sentences } from '../../core/conversation/conversation-engine';
 import { greetingSentence, LocalConversationEngine, questionsIn } from '../../core/conversation/local-engine';
+import { sentences } from '../../core/ports/conversation-engine';
 
 async function text(it: AsyncIterable<string>) {
   let out = '';

@@ -10,8 +10,11 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type BedrockInsightsConfig, BedrockInsightsEngine } from '../../../core/insights/bedrock-engine';
-import { InsightsError } from '../../../core/insights/insights-engine';
+import {
+  type BedrockInsightsConfig,
+  BedrockInsightsEngine,
+} from '../../../core/adapters/bedrock/insights-engine';
+import { InsightsError } from '../../../core/ports/insights-engine';
 import { insightsSchema, qaPairSchema } from '../../../core/schemas/api';
 import { converseFixture, interview, toolInputOf } from '../../fixtures/insights/fixtures';
 import { countWords, syntheticMeeting } from '../../fixtures/insights/synthetic';

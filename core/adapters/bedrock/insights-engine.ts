@@ -7,10 +7,20 @@ import {
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import { z } from 'zod';
-import { bedrockThrottlingErrors, throttleBackoffMs } from '../bedrock-throttling';
-import type { Utterance } from '../bots/transcript';
-import type { Logger } from '../log';
-import type { Insights, QaPair } from '../schemas/api';
+import type { Utterance } from '../../bots/transcript';
+import { isBotUtterance } from '../../insights/text';
+import type { Logger } from '../../log';
+import {
+  askedAt,
+  hasSpeech,
+  type InsightsEngine,
+  InsightsError,
+  type InsightsRequest,
+  type InsightsResult,
+  silentSessionInsights,
+  validatedResult,
+} from '../../ports/insights-engine';
+import type { Insights, QaPair } from '../../schemas/api';
 import {
   type ChunkNotes,
   type ModelQaPair,
@@ -24,18 +34,8 @@ import {
   systemPrompt,
   type ToolSpec,
   toolInputSchema,
-} from './bedrock-prompts';
-import {
-  askedAt,
-  hasSpeech,
-  type InsightsEngine,
-  InsightsError,
-  type InsightsRequest,
-  type InsightsResult,
-  silentSessionInsights,
-  validatedResult,
-} from './insights-engine';
-import { isBotUtterance } from './text';
+} from './insights-prompts';
+import { bedrockThrottlingErrors, throttleBackoffMs } from './throttling';
 
 export interface BedrockInsightsConfig {
   /** Bedrock model id or inference profile (e.g. a Claude model); it must support forced tool use. */

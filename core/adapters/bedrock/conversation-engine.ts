@@ -12,11 +12,11 @@ import {
   type ConverseStreamOutput,
   type Message,
 } from '@aws-sdk/client-bedrock-runtime';
-import { bedrockThrottlingErrors, throttleBackoffMs } from '../bedrock-throttling';
-import type { Utterance } from '../bots/transcript';
-import type { Logger } from '../log';
-import type { ConversationContext, ConversationEngine } from './conversation-engine';
-import { greetingSentence } from './local-engine';
+import type { Utterance } from '../../bots/transcript';
+import { greetingSentence } from '../../conversation/local-engine';
+import type { Logger } from '../../log';
+import type { ConversationContext, ConversationEngine } from '../../ports/conversation-engine';
+import { bedrockThrottlingErrors, throttleBackoffMs } from './throttling';
 
 export interface BedrockConversationConfig {
   /** Bedrock model id or inference profile that supports ConverseStream (e.g. a Claude or Nova model). */
