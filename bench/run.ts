@@ -42,8 +42,12 @@ export function machineInfo() {
     release: release(),
     arch: arch(),
     /** 1-minute load average when the run started: above a few tenths per core, other work skews the figures. */
-    loadavg_1m_at_start: Math.round(loadavg()[0]! * 100) / 100,
+    loadavg_1m_at_start: load1m(),
   };
+}
+
+function load1m(): number {
+  return Math.round(loadavg()[0]! * 100) / 100;
 }
 
 interface Outcome {
@@ -51,6 +55,8 @@ interface Outcome {
   timestamp: string;
   duration_s: number;
   machine: ReturnType<typeof machineInfo>;
+  /** When this benchmark started and ended: other work on the machine meanwhile skews its figures. */
+  loadavg_1m: { start: number; end: number };
   quick: boolean;
   ok: boolean;
   error?: string;
@@ -99,32 +105,26 @@ async function main(): Promise<number> {
     console.log(`\n== ${name}`);
     const started = Date.now();
     const timestamp = new Date(started).toISOString();
-    let outcome: Outcome;
+    const loadAtStart = load1m();
     let mod: BenchmarkModule | undefined;
+    let result: Record<string, unknown> | undefined;
+    let error: string | undefined;
     try {
       mod = await benchmarks[name]!();
-      const result = await mod.run(options);
-      outcome = {
-        benchmark: name,
-        timestamp,
-        duration_s: seconds(started),
-        machine,
-        ...options,
-        ok: true,
-        result,
-      };
+      result = await mod.run(options);
     } catch (err) {
-      const error = err instanceof Error ? (err.stack ?? err.message) : String(err);
-      outcome = {
-        benchmark: name,
-        timestamp,
-        duration_s: seconds(started),
-        machine,
-        ...options,
-        ok: false,
-        error,
-      };
+      error = err instanceof Error ? (err.stack ?? err.message) : String(err);
     }
+    const outcome: Outcome = {
+      benchmark: name,
+      timestamp,
+      duration_s: seconds(started),
+      machine,
+      loadavg_1m: { start: loadAtStart, end: load1m() },
+      ...options,
+      ok: error === undefined,
+      ...(error === undefined ? { result } : { error }),
+    };
     writeFileSync(join(resultsDir, `${name}.json`), `${JSON.stringify(outcome, null, 2)}\n`);
 
     if (!outcome.ok || !outcome.result) {
@@ -141,7 +141,9 @@ async function main(): Promise<number> {
       console.log(`!!! ${name}: INVALID RUN - the figures above are not trustworthy`);
       exitCode = 1;
     }
-    console.log(`(${outcome.duration_s} s; ${shownDir}/${name}.json)`);
+    console.log(
+      `(${outcome.duration_s} s, load ${outcome.loadavg_1m.start} → ${outcome.loadavg_1m.end}; ${shownDir}/${name}.json)`,
+    );
   }
 
   writeLatest(resultsDir, machine);
