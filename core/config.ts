@@ -33,10 +33,28 @@ export const configSchema = z.object({
   SES_ENDPOINT: z.url().optional(),
   /** The verified SES identity results are sent from. */
   SES_FROM_ADDRESS: z.string().default('Meeting Bot <bots@example.com>'),
-  /** Bedrock model (or inference profile) the bot converses with; empty selects the local engine. */
+  /** Bedrock model (or inference profile) the bot converses with; empty: LLM_BASE_URL's server, else the local engine. */
   CONVERSATION_MODEL_ID: z.string().default(''),
-  /** Bedrock model (or inference profile) for insights; empty selects the local rule-based engine. */
+  /** Bedrock model (or inference profile) for insights; empty: LLM_BASE_URL's server, else the local rules. */
   INSIGHTS_MODEL_ID: z.string().default(''),
+  /**
+   * An OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenAI), e.g. http://localhost:11434/v1: the language
+   * engine wherever no Bedrock model id is set. Unset (or empty): those engines are the local ones.
+   */
+  LLM_BASE_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
+  /** Its API key; local servers usually need none (no Authorization header is sent then). Never logged. */
+  LLM_API_KEY: z.string().optional(),
+  /** The model name on that server; required with LLM_BASE_URL (checked in loadConfig). */
+  LLM_MODEL: z.string().trim().default(''),
+  /** Transcript characters per insights call on that server; longer transcripts are map-reduced. */
+  LLM_INSIGHTS_CHUNK_CHARS: int(24_000, 2000),
+  /**
+   * Time budget of one insights analysis on that server, every call and retry included (fits the deployed results
+   * function's 2 minutes; a slow local model needs more).
+   */
+  LLM_INSIGHTS_DEADLINE_MS: int(90_000, 1000),
+  /** Time a conversation turn may spend waiting on its model (Bedrock or OpenAI-compatible); then it is abandoned. */
+  CONVERSATION_TURN_TIMEOUT_MS: int(15_000, 100),
   /** A webhook must answer 2xx within this long. */
   WEBHOOK_TIMEOUT_MS: int(15_000, 100),
   /** Multiplies the webhook retry schedule (1 = about 76 hours over 15 attempts); tests compress it. */
@@ -121,6 +139,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`invalid configuration: ${fields}`);
+  }
+  if (parsed.data.LLM_BASE_URL && !parsed.data.LLM_MODEL) {
+    throw new Error('invalid configuration: LLM_MODEL: required when LLM_BASE_URL is set');
   }
   return parsed.data;
 }

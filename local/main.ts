@@ -1,4 +1,5 @@
 // `npm start`: runs the local stack until Ctrl-C.
+import { describeEngine } from '../core/adapters/wiring';
 import { startLocalStack } from './stack';
 
 const stack = await startLocalStack({ devAccount: true });
@@ -8,10 +9,12 @@ process.stdout.write(
   [
     '',
     'Meeting Bot Service is running locally.',
-    `  Base URL:   ${stack.baseUrl}`,
-    `  API key:    ${dev.api_key}`,
-    `  Account:    ${dev.account_id}`,
-    `  OpenAPI:    ${stack.baseUrl}/openapi.json`,
+    `  Base URL:      ${stack.baseUrl}`,
+    `  API key:       ${dev.api_key}`,
+    `  Account:       ${dev.account_id}`,
+    `  OpenAPI:       ${stack.baseUrl}/openapi.json`,
+    `  Conversation:  ${describeEngine(stack.config, 'conversation')}`,
+    `  Insights:      ${describeEngine(stack.config, 'insights')}`,
     '',
     'Try:',
     `  curl -s ${stack.baseUrl}/api/bot/join -H "Authorization: Bearer ${dev.api_key}" \\`,

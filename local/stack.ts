@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join, resolve } from 'node:path';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
 import { MemoryRateLimiter } from '../core/adapters/memory/rate-limiter';
-import { wireAdapters } from '../core/adapters/wiring';
+import { describeEngine, wireAdapters } from '../core/adapters/wiring';
 import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
@@ -95,6 +95,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   if (queues.restored > 0) log.info('queued messages restored from the last run', { count: queues.restored });
   // The same composition root as the deployed functions; only the endpoints in `config` differ.
   const adapters = wireAdapters(config, log);
+  log.info('language engines', {
+    conversation: describeEngine(config, 'conversation'),
+    insights: describeEngine(config, 'insights'),
+  });
   const { table, stores, sqs, resultsQueue: results } = adapters;
   await ensureTable(table);
 

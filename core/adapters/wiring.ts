@@ -26,6 +26,9 @@ import { BedrockConversationEngine } from './bedrock/conversation-engine';
 import { BedrockInsightsEngine } from './bedrock/insights-engine';
 import type { TableHandle } from './dynamodb/table';
 import { EcsTaskRunner } from './ecs/ecs-task-runner';
+import { displayUrl, openAIClient } from './openai/client';
+import { OpenAIConversationEngine } from './openai/conversation-engine';
+import { OpenAIInsightsEngine } from './openai/insights-engine';
 import { PollySynthesizer } from './polly/polly-synthesizer';
 import { SesMailer } from './ses/ses-mailer';
 import { SqsQueue } from './sqs/sqs-queue';
@@ -49,9 +52,9 @@ export interface Adapters {
   readonly deliveryQueue: MessageQueue;
   readonly deliveryQueues: DeliveryQueues;
   readonly mailer: Mailer;
-  /** Bedrock with INSIGHTS_MODEL_ID, else the local rule-based engine. */
+  /** Bedrock with INSIGHTS_MODEL_ID, else the OpenAI-compatible server of LLM_BASE_URL, else the local rules. */
   readonly insights: InsightsEngine;
-  /** Bedrock with CONVERSATION_MODEL_ID, else the local engine. */
+  /** Bedrock with CONVERSATION_MODEL_ID, else the OpenAI-compatible server of LLM_BASE_URL, else the local engine. */
   readonly conversation: ConversationEngine;
   readonly synthesizer: Synthesizer;
   /** ECS RunTask/StopTask on the cluster of BOT_CLUSTER_ARN (the deployed join and leave functions). */
@@ -60,6 +63,37 @@ export interface Adapters {
   serviceDeps(parts?: { runner?: TaskRunner; rateLimiter?: RateLimiter; log?: Logger }): ServiceDeps;
   /** Closes the SDK clients built so far (sockets kept alive would hold a CLI or a test open). */
   destroy(): void;
+}
+
+export type LanguageEngine = 'conversation' | 'insights';
+
+/** Which implementation a language engine gets: the one decision both building and describing it follow. */
+export type EngineChoice =
+  | { vendor: 'bedrock'; model: string }
+  | { vendor: 'openai'; model: string; baseUrl: string }
+  | { vendor: 'local' };
+
+/** Bedrock where its model id is set, else the OpenAI-compatible server where LLM_BASE_URL is set, else local. */
+export function engineChoice(config: Config, engine: LanguageEngine): EngineChoice {
+  const bedrockModel = engine === 'conversation' ? config.CONVERSATION_MODEL_ID : config.INSIGHTS_MODEL_ID;
+  if (bedrockModel) return { vendor: 'bedrock', model: bedrockModel };
+  if (config.LLM_BASE_URL) return { vendor: 'openai', model: config.LLM_MODEL, baseUrl: config.LLM_BASE_URL };
+  return { vendor: 'local' };
+}
+
+/** One line saying which engine runs (for the start-up banner and logs; no keys, no URL credentials). */
+export function describeEngine(config: Config, engine: LanguageEngine): string {
+  const choice = engineChoice(config, engine);
+  switch (choice.vendor) {
+    case 'bedrock':
+      return `Amazon Bedrock (${choice.model})`;
+    case 'openai':
+      return `OpenAI-compatible (${choice.model} at ${displayUrl(choice.baseUrl)})`;
+    case 'local':
+      return engine === 'conversation'
+        ? "local rules (asks the prompt's questions; no model)"
+        : 'local rules (no model)';
+  }
 }
 
 /** Builds adapters lazily: a Lambda that never mails never builds an SES client. */
@@ -76,6 +110,9 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
       destroyers.push(() => c.destroy());
       return c;
     });
+
+  const openai = () =>
+    once('openai', () => openAIClient({ baseUrl: config.LLM_BASE_URL ?? '', apiKey: config.LLM_API_KEY }));
 
   const adapters: Adapters = {
     config,
@@ -112,24 +149,42 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
       );
     },
     get insights() {
-      return once<InsightsEngine>('insights', () =>
-        config.INSIGHTS_MODEL_ID
-          ? new BedrockInsightsEngine(
+      return once<InsightsEngine>('insights', () => {
+        const choice = engineChoice(config, 'insights');
+        switch (choice.vendor) {
+          case 'bedrock':
+            return new BedrockInsightsEngine(
               client('bedrock', () => bedrockClient(config)),
-              { modelId: config.INSIGHTS_MODEL_ID, log },
-            )
-          : new LocalInsightsEngine(),
-      );
+              { modelId: choice.model, log },
+            );
+          case 'openai':
+            return new OpenAIInsightsEngine(openai(), {
+              model: choice.model,
+              chunkChars: config.LLM_INSIGHTS_CHUNK_CHARS,
+              deadlineMs: config.LLM_INSIGHTS_DEADLINE_MS,
+              log,
+            });
+          case 'local':
+            return new LocalInsightsEngine();
+        }
+      });
     },
     get conversation() {
-      return once<ConversationEngine>('conversation', () =>
-        config.CONVERSATION_MODEL_ID
-          ? new BedrockConversationEngine(
+      return once<ConversationEngine>('conversation', () => {
+        const choice = engineChoice(config, 'conversation');
+        const turnTimeoutMs = config.CONVERSATION_TURN_TIMEOUT_MS;
+        switch (choice.vendor) {
+          case 'bedrock':
+            return new BedrockConversationEngine(
               client('bedrock', () => bedrockClient(config)),
-              { modelId: config.CONVERSATION_MODEL_ID, log },
-            )
-          : new LocalConversationEngine(),
-      );
+              { modelId: choice.model, turnTimeoutMs, log },
+            );
+          case 'openai':
+            return new OpenAIConversationEngine(openai(), { model: choice.model, turnTimeoutMs, log });
+          case 'local':
+            return new LocalConversationEngine();
+        }
+      });
     },
     get synthesizer() {
       return once('synthesizer', () => new PollySynthesizer(client('polly', () => pollyClient(config))));

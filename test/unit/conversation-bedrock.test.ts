@@ -12,9 +12,9 @@ import { ConversationController } from '../../bot-task/conversation';
 import {
   type BedrockConversationConfig,
   BedrockConversationEngine,
-  ConversationError,
-  listenSentinel,
 } from '../../core/adapters/bedrock/conversation-engine';
+import { ConversationError } from '../../core/adapters/llm/conversation-engine';
+import { listenSentinel, neutralAnswer } from '../../core/adapters/llm/conversation-prompt';
 import type { Utterance } from '../../core/bots/transcript';
 import type { Logger } from '../../core/log';
 import { type ConversationContext, sentences } from '../../core/ports/conversation-engine';
@@ -227,6 +227,7 @@ describe('Bedrock conversation engine: the request', () => {
     expect(system).toContain(`answer exactly ${listenSentinel}`);
     expect(system).toMatch(/middle of a thought/);
     expect(system).toMatch(/end politely/);
+    expect(system).toContain('A line of yours that ends in "…" was cut off');
     expect(system).not.toMatch(/earlier conversation omitted/i);
     expect(system).not.toMatch(/opening line/i);
 
@@ -434,6 +435,180 @@ describe('Bedrock conversation engine in the ConversationController', () => {
     expect(last.messages!.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(textOf(last.messages![2]!)).toBe(
       'Ann: I built a billing system.\nAnn: Hello, are you still there?',
+    );
+  });
+});
+
+describe('Bedrock conversation engine: the bot keeps track of its own questions (issue #12)', () => {
+  /** A meeting whose first part (the bot's first two questions) falls out of a 2000-character window. */
+  function longInterview(): Utterance[] {
+    const transcript = [
+      line("Hello, I'm Ava. Thanks for joining.", 'bot'),
+      line('Tell me about your last project.', 'bot'),
+      line('I moved our billing system to three services without downtime.'),
+      line('What was the hardest bug you fixed?', 'bot'),
+      line('A race in the invoice queue that doubled some charges.'),
+    ];
+    for (let i = 0; i < 40; i++) {
+      transcript.push(
+        i % 2
+          ? line('I see, go on.', 'bot')
+          : line(
+              `More detail number ${i} about the queue, the retries and how we found the duplicate charges.`,
+            ),
+      );
+    }
+    transcript.push(line('So that was the whole story.'));
+    return transcript;
+  }
+
+  it('lists its questions from the dropped part and marks the agenda items asked and answered', async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('reply'));
+    await collect(engine({ maxContextChars: 2000 }).reply(ctx(longInterview())));
+    const [input] = calls();
+    const shown = input!.messages!.map(textOf).join('\n');
+    expect(shown).not.toContain('hardest bug'); // the window dropped the lines…
+    const system = systemText(input!);
+    // …but not the bot's knowledge that it asked them.
+    expect(system).toContain(
+      'Questions you already asked in the omitted part (do not ask them again):\n- Tell me about your last project.\n- What was the hardest bug you fixed?',
+    );
+    expect(system).toContain('1. Tell me about your last project? (asked and answered)');
+    expect(system).toContain('2. What was the hardest bug you fixed? (asked and answered)');
+    expect(system).toMatch(/Never ask a question you have already asked in this meeting/);
+  });
+
+  it('shows the agenda with nothing marked before the bot has asked, and no omitted-part list when nothing was dropped', async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('greeting'));
+    await collect(engine().greet(ctx([])));
+    const system = systemText(calls()[0]!);
+    expect(system).toContain(
+      'Your agenda, in order (the questions of your instructions):\n1. Tell me about your last project?\n2. What was the hardest bug you fixed?\n',
+    );
+    expect(system).not.toMatch(/already asked\)/);
+    expect(system).not.toMatch(/omitted/i);
+  });
+
+  it('marks the item it is waiting on while the answer has not come', async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('reply'));
+    await collect(
+      engine().reply(ctx([line("Hello, I'm Ava. Tell me about your last project?", 'bot'), line('Sure.')])),
+    );
+    expect(systemText(calls()[0]!)).toContain(
+      '1. Tell me about your last project? (asked; waiting for the answer)\n2. What was the hardest bug you fixed?\n',
+    );
+  });
+
+  it('keeps the list of earlier questions within a sixth of the context budget, newest kept', async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('reply'));
+    const transcript: Utterance[] = [];
+    for (let i = 0; i < 600; i++) {
+      transcript.push(line(`Question ${i}: what happened in week ${i} of the project?`, 'bot'));
+      transcript.push(line(`In week ${i} we worked on the migration and the tests.`));
+    }
+    await collect(engine({ maxContextChars: 6000 }).reply(ctx(transcript)));
+    const system = systemText(calls()[0]!);
+    const listed = system.slice(system.indexOf('Questions you already asked')).split('\n').slice(1);
+    expect(listed.join('\n').length).toBeLessThanOrEqual(1000);
+    expect(listed.length).toBeGreaterThan(10);
+    const shown = calls()[0]!.messages!.map(textOf).join('\n');
+    const oldestShown = Number(/Question (\d+):/.exec(shown)![1]);
+    // The newest dropped question is listed; the oldest ones gave way.
+    expect(listed.at(-1)).toBe(
+      `- Question ${oldestShown - 1}: what happened in week ${oldestShown - 1} of the project?`,
+    );
+    expect(system).not.toContain('Question 0:');
+  });
+});
+
+describe('Bedrock conversation engine: a turn has a time budget (issue #12)', () => {
+  const never = new Promise<void>(() => {});
+
+  it('abandons a turn whose model does not answer in time: no text, the stream aborted, the next turn works', async () => {
+    bedrock
+      .on(ConverseStreamCommand)
+      .resolvesOnce(streamOutput('reply', { gate: never, gateAt: 1 }))
+      .resolvesOnce(streamOutput('reply'));
+    const log = silentLog();
+    const e = engine({ turnTimeoutMs: 80, log });
+    const c = consumer();
+    const started = Date.now();
+    await c.turn(e.reply(ctx(interview())));
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(c.spoken).toEqual([]);
+    expect(c.failures[0]).toBeInstanceOf(ConversationError);
+    expect(c.failures[0]).toMatchObject({ code: 'model_timeout', partial: false });
+    expect((c.failures[0] as Error).message).toMatch(
+      /did not answer within the turn's 0\.1 s budget.*keeps listening/,
+    );
+    expect(log.warns).toContain('conversation turn abandoned at its time budget');
+    const args = bedrock.commandCalls(ConverseStreamCommand)[0]!.args as unknown[];
+    const options = args[1] as { abortSignal?: AbortSignal };
+    expect(options.abortSignal?.aborted).toBe(true);
+
+    await c.turn(e.reply(ctx(interview())));
+    expect(c.spoken).toHaveLength(3);
+  });
+
+  it('a reply that stalls mid-way keeps what was said and drops the unfinished sentence', async () => {
+    const events = streamEvents('reply');
+    const lastDelta = events.findLastIndex((e) => e.contentBlockDelta);
+    bedrock.on(ConverseStreamCommand).resolves(streamOutput('reply', { gate: never, gateAt: lastDelta }));
+    const c = consumer();
+    await c.turn(engine({ turnTimeoutMs: 80 }).reply(ctx(interview())));
+    expect(c.spoken).toEqual(['Thanks, Ann.', 'A billing migration with no downtime is impressive.']);
+    expect(c.failures[0]).toMatchObject({ code: 'model_timeout', partial: true });
+    expect((c.failures[0] as Error).message).toMatch(/stalled mid-reply.*cut short/);
+  });
+
+  it('counts only time spent waiting on the model, not the time the bot spends speaking', async () => {
+    bedrock.on(ConverseStreamCommand).resolves(streamOutput('reply'));
+    const spoken: string[] = [];
+    for await (const s of sentences(engine({ turnTimeoutMs: 100 }).reply(ctx(interview())))) {
+      spoken.push(s);
+      await new Promise((r) => setTimeout(r, 80)); // speaking: 3 × 80 ms > the 100 ms budget
+    }
+    expect(spoken).toHaveLength(3);
+  });
+
+  it('does not back off past the budget: a throttled model is given up on when the next wait would not fit', async () => {
+    bedrock.on(ConverseStreamCommand).rejects(throttled());
+    const err = await collect(
+      engine({ turnTimeoutMs: 1000, backoffBaseMs: 400 }).reply(ctx(interview())),
+    ).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'model_throttled', partial: false });
+    expect(sleeps).toEqual([400]); // 400 spent; 800 more would not fit in the remaining ~600 ms
+    expect(calls()).toHaveLength(2);
+  });
+});
+
+describe('Bedrock conversation engine: questions its instructions do not answer (issue #12)', () => {
+  it('has a rule: the closing or next steps from the prompt if stated, else a neutral line, never invented', async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('reply'));
+    await collect(engine().reply(ctx([...interview(), line('Great. So what are the next steps?')])));
+    const system = systemText(calls()[0]!);
+    expect(system).toMatch(
+      /When a participant asks something your instructions do not tell you \(such as what the next steps are[^)]*\), never invent an answer\./,
+    );
+    expect(system).toContain(
+      'If your instructions state it (for example the closing or next steps to tell them), say that',
+    );
+    expect(system).toContain(`otherwise say: "${neutralAnswer}"`);
+  });
+
+  it("gives the customer's closing from the prompt as the answer about next steps, when the prompt states one", async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('reply'));
+    const withClosing = `${prompt}\nAt the end, tell them the recruiter will call them within a week.`;
+    await collect(
+      engine().reply(ctx([...interview(), line('What are the next steps?')], { prompt: withClosing })),
+    );
+    const system = systemText(calls()[0]!);
+    expect(system).toContain(
+      'never invent an answer. About next steps or what happens after the meeting, say what your instructions give: "The recruiter will call you within a week."',
+    );
+    expect(system).toContain(`For anything else your instructions do not state, say: "${neutralAnswer}"`);
+    expect(system).toContain(
+      'When the agenda is done, close with: "The recruiter will call you within a week."',
     );
   });
 });
