@@ -1,322 +1,644 @@
-// Rule-based evaluation of the local engine: measurable features → overall_score, strengths and weaknesses.
+// Rule-based evaluation of the local engine: the rubric (rubric.ts) applied to what rules can measure.
 //
-// Components of overall_score (each 0..1; README.md "Evaluation" has the same table):
-//
-// | component   | feature                                              | 0 at        | 1 at       | weight |
-// |-------------|------------------------------------------------------|-------------|------------|--------|
-// | answered    | questions answered / questions put to others          | 0%          | 100%       | 0.25   |
-// | depth       | median words per answer                              | ≤ 5 words   | ≥ 40 words | 0.20   |
-// | specificity | answers with numbers, names or "for example"          | 0%          | ≥ 50%      | 0.15   |
-// | relevance   | answers engaging with their question (see below)      | 0%          | ≥ 80%      | 0.10   |
-// | balance     | evenness of words among human speakers (entropy)      | one voice   | all equal  | 0.10   |
-// | clarity     | fillers (um, uh, you know, I mean…) per 100 words     | ≥ 6         | 0          | 0.20   |
-//
-// An answer engages with its question when it does not dodge it ("I don't know") and either picks up a key
-// term of the question or runs to 25+ words. Questions put to the bot, and the bot's answers, are not counted.
-// A component that cannot be measured (no questions: answered/depth/relevance; fewer than two human
-// speakers: balance) is left out and the others are re-weighted; with no questions, specificity is measured
-// over all turns of 10+ words instead of answers. An analysis prompt that names a component's theme doubles
-// its weight (see `promptCues`). overall_score = round(100 × weighted mean).
+// First the basis: an interview (the bot, or one or two hosts, put questions that others answer) is judged by
+// its answers; a working meeting by what it produced. Interview: every question of the agenda is assessed
+// (answered yes/partly/no, quality 1-5, an evidence quote) from its answer's specifics, vagueness, hedges and
+// length (answer-signals.ts); overall_score is the weighted mean of the questions' points and the clarity of
+// the answers. Meeting: outcomes, answered questions, specifics, participation and clarity. Strengths and
+// weaknesses quote the transcript or state a fact of it. README.md "Evaluation" has the tables.
 
 import type { Utterance } from '../bots/transcript';
-import type { ExtractedPair, QaExtraction } from './qa-pairs';
-import { contentStems, fillerCount, isBotUtterance, splitSentences, wordCount } from './text';
+import type { QuestionAssessment } from '../schemas/api';
+import { type AnswerSignals, answerSignals, type EvidenceKind, evidenceQuote } from './answer-signals';
+import { type PosedQuestion, posedQuestion, type QaExtraction } from './qa-pairs';
+import { isYesNoQuestion, questionKind } from './questions';
+import { type Answered, evidenceWords, type Quality, questionPoints, type ScoreBasis } from './rubric';
+import {
+  fillerCount,
+  isAcknowledgement,
+  isBotUtterance,
+  splitSentences,
+  type Turn,
+  truncateWords,
+  turnText,
+  wordCount,
+} from './text';
 
-export type Component = 'answered' | 'depth' | 'specificity' | 'relevance' | 'balance' | 'clarity';
+export type InterviewComponent = 'answers' | 'clarity';
+export type MeetingComponent = 'outcomes' | 'responsiveness' | 'specificity' | 'participation' | 'clarity';
+export type Component = InterviewComponent | MeetingComponent;
 
-export const defaultWeights: Readonly<Record<Component, number>> = {
-  answered: 0.25,
-  depth: 0.2,
-  specificity: 0.15,
-  relevance: 0.1,
-  balance: 0.1,
-  clarity: 0.2,
+export const interviewWeights: Readonly<Record<InterviewComponent, number>> = { answers: 0.9, clarity: 0.1 };
+export const meetingWeights: Readonly<Record<MeetingComponent, number>> = {
+  outcomes: 0.3,
+  responsiveness: 0.2,
+  specificity: 0.2,
+  participation: 0.15,
+  clarity: 0.15,
 };
 
-/** Words in an analysis prompt that double a component's weight. */
+/** Words in an analysis prompt that double a component's weight (README "Analysis prompt"). */
 export const promptCues: Readonly<Record<Component, RegExp>> = {
-  answered: /\b(?:answer(?:ed|s|ing)?|responsive\w*|respond\w*)\b/i,
-  depth: /\b(?:depth|detail\w*|thorough\w*|elaborat\w*|in-depth)\b/i,
+  answers:
+    /\b(?:answer\w*|responsive\w*|respond\w*|specific\w*|examples?|concrete|evidence|data|numbers|metrics|facts|depth|detail\w*|thorough\w*|evasi\w*|dodg\w*|direct\w*|hedg\w*|vague\w*|substance)\b/i,
+  clarity: /\b(?:clarity|clear\w*|concise\w*|fillers?|communicat\w*|articulat\w*|fluen\w*|rambl\w*)\b/i,
+  outcomes: /\b(?:outcomes?|decisions?|decided|action items?|next steps?|results?|deliverables?|owners?)\b/i,
+  responsiveness: /\b(?:answer\w*|responsive\w*|respond\w*|open questions?|resolved?)\b/i,
   specificity: /\b(?:specific\w*|examples?|concrete|evidence|data|numbers|metrics|facts)\b/i,
-  relevance: /\b(?:relevan\w*|on[- ]topic|focus\w*|to the point)\b/i,
-  balance: /\b(?:participat\w*|balance\w*|engag\w*|collaborat\w*|inclusiv\w*|everyone|teamwork)\b/i,
-  clarity: /\b(?:clarity|clear\w*|concise\w*|fillers?|communicat\w*|articulat\w*|fluen\w*)\b/i,
+  participation:
+    /\b(?:participat\w*|balance\w*|engag\w*|collaborat\w*|inclusiv\w*|everyone|teamwork|dominat\w*)\b/i,
 };
 
-/** Thresholds for the strength and weakness sentences (README.md "Evaluation"). */
+const labels: Record<Component, string> = {
+  answers: 'the answers',
+  clarity: 'clarity (fillers)',
+  outcomes: 'outcomes (decisions, next steps)',
+  responsiveness: 'questions answered',
+  specificity: 'specifics',
+  participation: 'participation',
+};
+
+/** Thresholds of the strength and weakness sentences (README "Evaluation"). */
 export const thresholds = {
-  answered: { strong: 0.8, weak: 0.5 },
-  depthWords: { strong: 30, weak: 10 },
-  specificity: { strong: 0.4, weak: 0.15 },
-  relevance: { strong: 0.7, weak: 0.4 },
-  balance: { strong: 0.8, weak: 0.5 },
   fillersPer100: { strong: 1.5, weak: 4 },
-  actionItems: { strong: 2 },
+  /** An answer rambles: this long with fillers at this rate, or much longer without any specific. */
+  rambling: { words: 90, fillersPer100: 4, wordsWithoutSpecifics: 150 },
+  /** Interview detection without a bot: the answerers take this share of the answers and of the words. */
+  interview: { answerShare: 0.8, wordShare: 0.5, maxAskedShare: 0.2, minPairs: 3 },
+  /** Meeting components: a strength from `strong`, a weakness under `weak`; full outcomes at 2 + 1 per 1,000 words. */
+  meeting: { strong: 0.75, weak: 0.35, wordsPerOutcome: 1000 },
   /** Fewer words than this: too little to judge. */
   minWords: 50,
+  maxStrengths: 5,
+  maxWeaknesses: 6,
 } as const;
 
-export interface ConversationFeatures {
-  words: number;
-  /** Distinct speakers, the bot included. */
-  speakers: number;
-  humanSpeakers: number;
-  questionsAsked: number;
-  questionsAnswered: number;
-  answeredRatio: number | null;
-  medianAnswerWords: number | null;
-  /** Share of answers (or, with no answers, of turns of 10+ words) with numbers, names or examples. */
-  specificRatio: number | null;
-  relevantRatio: number | null;
-  /** Normalised entropy of the words of the human speakers, 0..1; null with fewer than two of them. */
-  balance: number | null;
-  dominant: { speaker: string; share: number } | null;
-  fillersPer100: number;
-  actionItems: number;
+export interface EvaluationInput {
+  utterances: readonly Utterance[];
+  turns: readonly Turn[];
+  qa: QaExtraction;
+  /** All action items ("Speaker: sentence", as extractActionItems gives them), not only the ones shown. */
+  actionItems: readonly string[];
+  botName?: string;
+  analysisPrompt?: string;
 }
 
 export interface Evaluation {
   overall_score: number;
+  score_basis: ScoreBasis;
   strengths: string[];
   weaknesses: string[];
+  question_assessments: QuestionAssessment[];
+  unanswered: string[];
+  engine_notes: string[];
   components: Partial<Record<Component, number>>;
 }
 
-/** Specifics: a figure, a number word, a currency or percent, an example marker, or a named thing. */
-const specifics =
-  /\d|\b(?:hundred|thousand|million|billion|percent|dozen|twice|half)\b|[%$€£]|\b(?:for example|for instance|such as|e\.g\.|specifically|in particular|case study)\b/i;
+/** Why a question got its rating; the weaknesses name it. */
+type Reason = 'unanswered' | 'dodged' | 'hedged' | 'thin' | 'off-topic' | 'vague' | 'general' | 'rambling';
 
-export function measure(
-  utterances: readonly Utterance[],
-  qa: QaExtraction,
-  actionItems: number,
-  botName?: string,
-): ConversationFeatures {
-  const human = utterances.filter((u) => !isBotUtterance(u, botName));
-  const wordsBy = new Map<string, number>();
-  let fillers = 0;
-  let humanWords = 0;
-  for (const u of human) {
-    const n = wordCount(u.text);
-    wordsBy.set(u.speaker, (wordsBy.get(u.speaker) ?? 0) + n);
-    fillers += fillerCount(u.text);
-    humanWords += n;
-  }
-  const allSpeakers = new Set(utterances.map((u) => u.speaker));
-  const words = utterances.reduce((n, u) => n + wordCount(u.text), 0);
-
-  // Judge the people: questions put to the bot, and the bot's answers, do not count.
-  const answers: ExtractedPair[] = qa.pairs.filter((p) => !p.answeredByBot);
-  const asked = qa.asked.filter((q) => !q.toBot).length;
-  const answered = answers.length;
-
-  let specificRatio: number | null = null;
-  if (answers.length) specificRatio = ratio(answers, (p) => isSpecific(p.answer));
-  else {
-    const long = human.filter((u) => wordCount(u.text) >= 10);
-    if (long.length) specificRatio = ratio(long, (u) => isSpecific(u.text));
-  }
-
-  const speakersWords = [...wordsBy.entries()].filter(([, n]) => n > 0);
-  let balance: number | null = null;
-  let dominant: ConversationFeatures['dominant'] = null;
-  if (speakersWords.length >= 2 && humanWords > 0) {
-    const shares = speakersWords.map(([, n]) => n / humanWords);
-    balance = -shares.reduce((h, p) => h + p * Math.log(p), 0) / Math.log(shares.length);
-    const [speaker, n] = speakersWords.reduce((a, b) => (b[1] > a[1] ? b : a));
-    dominant = { speaker, share: n / humanWords };
-  }
-
-  return {
-    words,
-    speakers: allSpeakers.size,
-    humanSpeakers: speakersWords.length,
-    questionsAsked: asked,
-    questionsAnswered: answered,
-    answeredRatio: asked ? Math.min(1, answered / asked) : null,
-    medianAnswerWords: answers.length ? median(answers.map((p) => p.answerWords)) : null,
-    specificRatio,
-    relevantRatio: answers.length ? ratio(answers, isRelevant) : null,
-    balance,
-    dominant,
-    fillersPer100: humanWords ? (100 * fillers) / humanWords : 0,
-    actionItems,
-  };
+interface Assessed extends QuestionAssessment {
+  points: number;
+  signals: AnswerSignals | null;
+  reasons: Reason[];
 }
 
-function isSpecific(text: string): boolean {
-  if (specifics.test(text)) return true;
-  // Two or more capitalised words inside sentences (not "I"): names of products, places, people.
-  let names = 0;
-  for (const s of splitSentences(text)) {
-    names += (s.slice(1).match(/\s(?!I\b)[A-Z][a-z]+/g) ?? []).length;
-  }
-  return names >= 2;
+interface Conversation {
+  input: EvaluationInput;
+  words: number;
+  humanWords: number;
+  wordsBy: Map<string, number>;
+  fillersBy: Map<string, number>;
+  /** Questions put to others (not to the bot), with their asker. */
+  posed: (PosedQuestion & { asker: string; askerIsBot: boolean })[];
+  turnOf: Map<number, number>;
 }
 
-/** "I don't know", "no idea", "pass": the answer dodges the question. */
-const evasive =
-  /\b(?:i (?:do ?n[o']t|dunno) know|no idea|not sure|can't (?:say|remember|recall)|no comment|pass)\b/i;
-
-/**
- * An answer engages with its question when it does not dodge it and either picks up one of its key terms
- * (compared on their first five letters: "disagree" ~ "disagreements") or is developed (25+ words).
- */
-function isRelevant(pair: ExtractedPair): boolean {
-  if (evasive.test(pair.answer) && pair.answerWords < 25) return false;
-  if (pair.answerWords >= 25) return true;
-  const key = (t: string) => t.slice(0, 5);
-  const asked = new Set(contentStems(pair.question).map(key));
-  return contentStems(pair.answer).some((t) => asked.has(key(t)));
-}
-
-function ratio<T>(items: readonly T[], test: (item: T) => boolean): number {
-  return items.filter(test).length / items.length;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
-
-/** Each measurable component, 0..1 (see the table at the top). */
-export function components(f: ConversationFeatures): Partial<Record<Component, number>> {
-  const c: Partial<Record<Component, number>> = {};
-  if (f.answeredRatio !== null) c.answered = f.answeredRatio;
-  if (f.medianAnswerWords !== null) c.depth = clamp01((f.medianAnswerWords - 5) / 35);
-  if (f.specificRatio !== null) c.specificity = clamp01(f.specificRatio / 0.5);
-  if (f.relevantRatio !== null) c.relevance = clamp01(f.relevantRatio / 0.8);
-  if (f.balance !== null) c.balance = f.balance;
-  if (f.words > 0) c.clarity = clamp01(1 - f.fillersPer100 / 6);
-  return c;
-}
-
-/** Component weights after the analysis prompt: a component whose theme the prompt names weighs double. */
-export function weightsFor(analysisPrompt?: string): Record<Component, number> {
-  const w = { ...defaultWeights };
-  if (!analysisPrompt) return w;
-  for (const k of Object.keys(w) as Component[]) if (promptCues[k].test(analysisPrompt)) w[k] *= 2;
-  return w;
-}
-
-export function evaluate(f: ConversationFeatures, analysisPrompt?: string): Evaluation {
-  if (f.words === 0) {
+export function evaluate(input: EvaluationInput): Evaluation {
+  const c = survey(input);
+  if (c.words === 0) {
     return {
       overall_score: 0,
+      score_basis: 'none',
       strengths: [],
       weaknesses: ['Nothing was said, so there is nothing to evaluate.'],
+      question_assessments: [],
+      unanswered: [],
+      engine_notes: [],
       components: {},
     };
   }
-  const c = components(f);
-  const w = weightsFor(analysisPrompt);
+  const agenda = interviewAgenda(c);
+  const basis: ScoreBasis = agenda ? 'interview' : 'meeting';
+  const assessed = (agenda ?? c.posed).map((q) => assess(c, q));
+  const judged = agenda ? interview(c, assessed) : meeting(c, assessed);
+  const weights = baseWeights(basis);
+  const prompt = followPrompt(input.analysisPrompt, Object.keys(weights) as Component[]);
+  for (const k of prompt.doubled) weights[k]! *= 2;
   let sum = 0;
   let total = 0;
-  for (const [k, v] of Object.entries(c) as [Component, number][]) {
-    sum += w[k] * v;
-    total += w[k];
+  for (const [k, v] of Object.entries(judged.components) as [Component, number][]) {
+    sum += weights[k]! * v;
+    total += weights[k]!;
   }
-  const overall = total ? Math.round((100 * sum) / total) : 0;
-  const { strengths, weaknesses } = describe(f, c);
-  return { overall_score: overall, strengths, weaknesses, components: c };
+  return {
+    overall_score: total ? Math.round((100 * sum) / total) : 0,
+    score_basis: basis,
+    strengths: judged.strengths.slice(0, thresholds.maxStrengths),
+    weaknesses: judged.weaknesses.slice(0, thresholds.maxWeaknesses),
+    question_assessments: assessed.map(({ points: _p, signals: _s, reasons: _r, ...a }) => a),
+    unanswered: assessed.filter((a) => a.answered === 'no').map((a) => a.question),
+    engine_notes: prompt.notes,
+    components: judged.components,
+  };
 }
 
-const pct = (x: number) => `${Math.round(100 * x)}%`;
-const one = (x: number) => (Math.round(x * 10) / 10).toString();
+function survey(input: EvaluationInput): Conversation {
+  const { utterances, turns, qa, botName } = input;
+  const wordsBy = new Map<string, number>();
+  const fillersBy = new Map<string, number>();
+  let words = 0;
+  let humanWords = 0;
+  for (const u of utterances) {
+    const n = wordCount(u.text);
+    words += n;
+    if (isBotUtterance(u, botName)) continue;
+    humanWords += n;
+    wordsBy.set(u.speaker, (wordsBy.get(u.speaker) ?? 0) + n);
+    fillersBy.set(u.speaker, (fillersBy.get(u.speaker) ?? 0) + fillerCount(u.text));
+  }
+  const turnOf = new Map<number, number>();
+  turns.forEach((t, i) => {
+    for (const s of t.sentences) turnOf.set(s.utterance, i);
+  });
+  const posed = qa.asked
+    .filter((q) => !q.toBot)
+    .map((q) => {
+      const u = utterances[q.utterance];
+      return { ...q, asker: u?.speaker ?? '', askerIsBot: u ? isBotUtterance(u, botName) : false };
+    });
+  return { input, words, humanWords, wordsBy, fillersBy, posed, turnOf };
+}
 
-/** Human-readable sentences for every feature past a threshold; never both lists empty. */
-function describe(f: ConversationFeatures, c: Partial<Record<Component, number>>) {
+/**
+ * The questions of an interview, or null for a working meeting. Bot-led: the bot's questions to the
+ * participants. Otherwise one or two answerers give at least 80% of the answers, ask at most 20% of the
+ * questions and speak at least half the words; the agenda is everyone else's questions (the hosts').
+ */
+function interviewAgenda(c: Conversation): Conversation['posed'] | null {
+  const byBot = c.posed.filter((q) => q.askerIsBot);
+  if (byBot.length > 0) return byBot;
+  const t = thresholds.interview;
+  const answers = c.input.qa.pairs.filter((p) => !p.answeredByBot && p.answer.trim() !== '');
+  if (answers.length < t.minPairs) return null;
+  const count = new Map<string, number>();
+  for (const p of answers) count.set(p.answeredBy, (count.get(p.answeredBy) ?? 0) + 1);
+  const top = [...count.entries()].sort((a, b) => b[1] - a[1]).slice(0, 2);
+  const guests = new Set<string>();
+  let covered = 0;
+  for (const [speaker, n] of top) {
+    if (covered >= t.answerShare * answers.length) break;
+    guests.add(speaker);
+    covered += n;
+  }
+  const guestWords = [...guests].reduce((n, g) => n + (c.wordsBy.get(g) ?? 0), 0);
+  const guestQuestions = c.posed.filter((q) => guests.has(q.asker)).length;
+  if (
+    covered < t.answerShare * answers.length ||
+    guestWords < t.wordShare * c.humanWords ||
+    guestQuestions > t.maxAskedShare * c.posed.length ||
+    guests.size >= c.wordsBy.size
+  ) {
+    return null;
+  }
+  return c.posed.filter((q) => !guests.has(q.asker));
+}
+
+/** The first turn after the question's by someone else that says more than a back-channel. */
+function replyTurn(c: Conversation, q: Conversation['posed'][number]): Turn | null {
+  const qi = c.turnOf.get(q.utterance);
+  if (qi === undefined) return null;
+  const turns = c.input.turns;
+  for (let j = qi + 1; j < Math.min(turns.length, qi + 7); j++) {
+    const t = turns[j]!;
+    if (t.speaker === q.asker) continue;
+    if (!isAcknowledgement(turnText(t))) return t;
+  }
+  return null;
+}
+
+/** Questions that invite the other side's questions: a question in reply answers them. */
+const invitesQuestions =
+  /\b(?:any|other|more) questions? for (?:me|us)\b|\banything (?:you(?:'d| would) like|else) to ask\b|\bwhat (?:would|do) you (?:like|want) to (?:ask|know)\b/i;
+
+/** A question the answerer turned back on the asker ("What does your team do?"). */
+function deflection(turn: Turn | null): string | null {
+  if (!turn) return null;
+  const back = posedQuestion(turn);
+  return back && /\byou(?:r|rs)?\b/i.test(back.text) ? back.text : null;
+}
+
+function assess(c: Conversation, q: Conversation['posed'][number]): Assessed {
+  const pair = c.input.qa.pairs.find(
+    (p) => p.utterance === q.utterance && !p.answeredByBot && p.answer.trim() !== '',
+  );
+  const reply = replyTurn(c, q);
+  const base = { question: q.text, asked_by: q.asker };
+  const counter = reply ? posedQuestion(reply) : null;
+  if (!pair && counter && invitesQuestions.test(q.text)) {
+    // "Do you have any questions for me?" is answered by asking one.
+    const evidence = truncateWords(counter.text, evidenceWords);
+    return {
+      ...base,
+      answered_by: reply!.speaker,
+      answered: 'yes',
+      quality: 3,
+      evidence,
+      points: questionPoints('yes', 3),
+      signals: null,
+      reasons: [],
+    };
+  }
+  const deflected = deflection(reply);
+  if (!pair) {
+    return {
+      ...base,
+      answered_by: deflected ? reply!.speaker : null,
+      answered: 'no',
+      quality: 1,
+      evidence: deflected ? truncateWords(deflected, evidenceWords) : '',
+      points: 0,
+      signals: null,
+      reasons: [deflected ? 'dodged' : 'unanswered'],
+    };
+  }
+  const s = answerSignals(pair.answer, q.text, pair.answerWords);
+  const asked = splitSentences(q.text).filter((x) => questionKind(x) === 'question');
+  const bareYesNo = asked.length > 0 && asked.every(isYesNoQuestion) && s.words <= 3;
+  const thin = !bareYesNo && s.words < Math.max(8, 0.6 * wordCount(q.text));
+  const evasive = s.evasions.length > 0 || deflected !== null;
+  const reasons: Reason[] = [];
+
+  let answered: Answered = 'yes';
+  if (evasive && s.kinds === 0) {
+    answered = 'no';
+    reasons.push('dodged');
+  } else if (evasive && s.kinds === 1) {
+    answered = 'partly';
+    reasons.push('hedged');
+  } else if (bareYesNo) {
+    // "Is that correct?" – "Yes." is a whole answer.
+  } else if (thin && s.kinds === 0) {
+    answered = 'partly';
+    reasons.push('thin');
+  } else if (!s.onTopic && s.kinds === 0) {
+    answered = 'partly';
+    reasons.push('off-topic');
+  }
+
+  let quality = bareYesNo ? 3 : ([2, 3, 4][s.kinds] ?? 5);
+  if (!bareYesNo && s.vague.length >= 2 && s.kinds <= 1) {
+    quality = Math.min(quality, 2);
+    reasons.push('vague');
+  } else if (!bareYesNo && s.kinds === 0 && answered === 'yes') reasons.push('general');
+  if (thin) quality = Math.min(quality, 2);
+  const r = thresholds.rambling;
+  if (
+    (s.words >= r.words && s.fillersPer100 >= r.fillersPer100) ||
+    (s.words >= r.wordsWithoutSpecifics && s.kinds === 0)
+  ) {
+    quality -= 1;
+    reasons.push('rambling');
+  }
+  if (answered === 'partly') quality = Math.min(quality, 3);
+  if (answered === 'no') quality = 1;
+  const q5 = Math.min(5, Math.max(1, quality)) as Quality;
+
+  const kind: EvidenceKind =
+    answered !== 'yes' && evasive
+      ? 'evasive'
+      : reasons.includes('vague')
+        ? 'vague'
+        : reasons.includes('rambling') && s.fillersPer100 >= r.fillersPer100
+          ? 'filler'
+          : 'specific';
+  const evidence =
+    answered === 'no' && !s.evasions.length && deflected
+      ? truncateWords(deflected, evidenceWords)
+      : evidenceQuote(pair.answer, kind, evidenceWords);
+  return {
+    ...base,
+    answered_by: pair.answeredBy,
+    answered,
+    quality: q5,
+    evidence,
+    points: questionPoints(answered, q5),
+    signals: s,
+    reasons,
+  };
+}
+
+interface Judged {
+  components: Partial<Record<Component, number>>;
+  strengths: string[];
+  weaknesses: string[];
+}
+
+const one = (x: number) => (Math.round(x * 10) / 10).toString();
+const pct = (x: number) => `${Math.round(100 * x)}%`;
+const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
+/** A quote inside a sentence: double quotes inside it become single ones. */
+const quote = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
+/** A question as the sentences name it: its last 14 words at most. */
+function shortQuestion(question: string): string {
+  const ws = question.replace(/^…/, '').trim().split(/\s+/);
+  return quote(ws.length > 14 ? `…${ws.slice(-14).join(' ')}` : ws.join(' '));
+}
+const names = (speakers: Iterable<string>) =>
+  new Intl.ListFormat('en', { type: 'conjunction' }).format([...speakers]);
+const clarityOf = (fillersPer100: number) => clamp01(1 - fillersPer100 / 6);
+
+function fillersPer100(c: Conversation, speakers: Iterable<string>): { rate: number; words: number } {
+  let words = 0;
+  let fillers = 0;
+  for (const s of speakers) {
+    words += c.wordsBy.get(s) ?? 0;
+    fillers += c.fillersBy.get(s) ?? 0;
+  }
+  return { rate: words ? (100 * fillers) / words : 0, words };
+}
+
+/** The sentence of `speakers`' speech with the most fillers per word (for a quote). */
+function fillerExample(c: Conversation, speakers: ReadonlySet<string>): string {
+  let best = '';
+  let rate = 0;
+  for (const u of c.input.utterances) {
+    if (!speakers.has(u.speaker)) continue;
+    for (const s of splitSentences(u.text)) {
+      const n = wordCount(s);
+      const r = n >= 6 ? fillerCount(s) / n : 0;
+      if (r > rate) {
+        best = s;
+        rate = r;
+      }
+    }
+  }
+  return truncateWords(best, evidenceWords);
+}
+
+function interview(c: Conversation, assessed: Assessed[]): Judged {
+  // The people interviewed: whoever gave at least a fifth of the answers (a co-host's odd answer aside).
+  const answers = assessed.flatMap((a) => (a.answered_by ? [a.answered_by] : []));
+  const answerers = new Set(
+    answers.filter((s) => answers.filter((x) => x === s).length >= 0.2 * answers.length),
+  );
+  const fillers = fillersPer100(c, answerers);
+  const components: Partial<Record<InterviewComponent, number>> = {
+    answers: assessed.reduce((n, a) => n + a.points, 0) / assessed.length / 100,
+  };
+  if (fillers.words > 0) components.clarity = clarityOf(fillers.rate);
+
   const strengths: string[] = [];
   const weaknesses: string[] = [];
-  const t = thresholds;
-
-  if (f.words < t.minWords)
-    weaknesses.push(`The conversation is very short (${f.words} words), so this evaluation is tentative.`);
-  if (f.speakers === 1) weaknesses.push('Only one person spoke; there was no exchange to evaluate.');
-
-  if (f.answeredRatio !== null) {
-    const missed = f.questionsAsked - f.questionsAnswered;
-    if (f.answeredRatio >= t.answered.strong)
-      strengths.push(
-        `Questions got answers: ${f.questionsAnswered} of ${f.questionsAsked} (${pct(f.answeredRatio)}).`,
-      );
-    else if (f.answeredRatio < t.answered.weak)
-      weaknesses.push(`Many questions went unanswered: ${missed} of ${f.questionsAsked} got no answer.`);
-  } else if (f.speakers > 1 && f.words >= t.minWords) {
-    weaknesses.push('No questions were asked, so there was little back-and-forth to draw answers out.');
-  }
-
-  if (f.medianAnswerWords !== null) {
-    const m = Math.round(f.medianAnswerWords);
-    if (f.medianAnswerWords >= t.depthWords.strong)
-      strengths.push(`Answers are developed (median ${m} words per answer).`);
-    else if (f.medianAnswerWords < t.depthWords.weak)
-      weaknesses.push(`Answers are brief (median ${m} words per answer); more detail would help.`);
-  }
-
-  if (f.specificRatio !== null) {
-    const of = f.medianAnswerWords !== null ? 'answers' : 'longer turns';
-    if (f.specificRatio >= t.specificity.strong)
-      strengths.push(`Concrete specifics: ${pct(f.specificRatio)} of ${of} cite numbers, names or examples.`);
-    else if (f.specificRatio < t.specificity.weak)
-      weaknesses.push(
-        f.specificRatio === 0
-          ? `No specifics: none of the ${of} cite numbers, names or examples.`
-          : `Few specifics: only ${pct(f.specificRatio)} of ${of} cite numbers, names or examples.`,
-      );
-  }
-
-  if (f.relevantRatio !== null) {
-    if (f.relevantRatio >= t.relevance.strong)
-      strengths.push(`Answers engage with their questions (${pct(f.relevantRatio)} of them).`);
-    else if (f.relevantRatio < t.relevance.weak)
-      weaknesses.push(
-        f.relevantRatio === 0
-          ? 'Answers dodge or miss their questions: none engages with its question.'
-          : `Answers often dodge or miss their questions: only ${pct(f.relevantRatio)} engage with them.`,
-      );
-  }
-
-  if (f.balance !== null && f.dominant) {
-    if (f.balance >= t.balance.strong)
-      strengths.push(`Balanced participation across ${f.humanSpeakers} speakers.`);
-    else if (f.balance < t.balance.weak)
-      weaknesses.push(
-        `One voice dominated: ${f.dominant.speaker} spoke ${pct(f.dominant.share)} of the words.`,
-      );
-  }
-
-  if (f.fillersPer100 <= t.fillersPer100.strong)
-    strengths.push(`Clear delivery with few fillers (${one(f.fillersPer100)} per 100 words).`);
-  else if (f.fillersPer100 > t.fillersPer100.weak)
-    weaknesses.push(
-      `Frequent fillers such as "um", "uh" and "you know" (${one(f.fillersPer100)} per 100 words).`,
+  const byPoints = [...assessed].sort((a, b) => b.points - a.points);
+  for (const a of byPoints) {
+    if (a.answered !== 'yes' || a.quality < 4 || !a.signals) continue;
+    strengths.push(
+      `Specific answer to ${shortQuestion(a.question)}: ${quote(a.evidence)} (${specifics(a.signals)}).`,
     );
-
-  if (f.actionItems >= t.actionItems.strong)
-    strengths.push(`Concrete next steps were stated (${f.actionItems} action items).`);
-
-  // Every evaluation names at least one of each: the best and the worst measured component.
-  const ranked = (Object.entries(c) as [Component, number][]).sort((a, b) => b[1] - a[1]);
-  if (strengths.length === 0 && ranked.length) {
-    const [k, v] = ranked[0]!;
-    strengths.push(`Relatively strongest area: ${labels[k]} (${Math.round(100 * v)}/100).`);
   }
-  if (weaknesses.length === 0 && ranked.length) {
-    const [k, v] = ranked.at(-1)!;
-    weaknesses.push(`Most room to improve: ${labels[k]} (${Math.round(100 * v)}/100).`);
+  if (assessed.length >= 2 && assessed.every((a) => a.answered === 'yes' && a.quality >= 3)) {
+    strengths.push(
+      `All ${assessed.length} questions got a direct answer with substance from ${names(answerers)}; none was dodged.`,
+    );
   }
-  return { strengths, weaknesses };
+  const t = thresholds.fillersPer100;
+  if (fillers.words >= thresholds.minWords && fillers.rate <= t.strong) {
+    strengths.push(
+      `Clear delivery: ${one(fillers.rate)} fillers per 100 words in ${fillers.words} words of ${names(answerers)}.`,
+    );
+  }
+
+  for (const a of assessed) if (a.answered === 'no') weaknesses.push(noAnswer(a));
+  for (const a of assessed) if (a.answered === 'partly') weaknesses.push(partAnswer(a));
+  for (const a of assessed) {
+    if (a.answered !== 'yes' || !a.signals) continue;
+    if (a.reasons.includes('rambling')) {
+      weaknesses.push(
+        `Rambling answer to ${shortQuestion(a.question)} (${a.signals.words} words, ${one(a.signals.fillersPer100)} fillers per 100): ${quote(a.evidence)}.`,
+      );
+    } else if (a.reasons.includes('vague')) {
+      weaknesses.push(
+        `Vague answer to ${shortQuestion(a.question)}: ${quote(a.evidence)} (${a.signals.vague
+          .slice(0, 3)
+          .map(quote)
+          .join(', ')}; no figure, name or outcome).`,
+      );
+    } else if (a.reasons.includes('general')) {
+      weaknesses.push(`No specifics in the answer to ${shortQuestion(a.question)}: ${quote(a.evidence)}.`);
+    }
+  }
+  if (fillers.rate > t.weak) {
+    weaknesses.push(
+      `Frequent fillers: ${one(fillers.rate)} per 100 words of ${names(answerers)}, e.g. ${quote(fillerExample(c, answerers))}.`,
+    );
+  }
+  if (c.words < thresholds.minWords) weaknesses.unshift(tooShort(c.words));
+
+  // Nothing is invented to fill a list: a perfect candidate may have no weakness, an evasive one no strength.
+  // Short of that, the weakest answer of an otherwise clean interview is named.
+  const worst = byPoints.at(-1)!;
+  if (weaknesses.length === 0 && worst.quality < 5) {
+    weaknesses.push(
+      `Least specific answer (quality ${worst.quality} of 5), to ${shortQuestion(worst.question)}: ${quote(worst.evidence)}.`,
+    );
+  }
+  return { components, strengths, weaknesses };
 }
 
-const labels: Record<Component, string> = {
-  answered: 'answering the questions asked',
-  depth: 'depth of answers',
-  specificity: 'concrete specifics',
-  relevance: 'engaging with the questions',
-  balance: 'balance of participation',
-  clarity: 'clarity of speech (few fillers)',
-};
+function specifics(s: AnswerSignals): string {
+  const out: string[] = [];
+  if (s.figures) out.push('figures');
+  if (s.names.length) out.push(`named: ${s.names.slice(0, 3).join(', ')}`);
+  if (s.outcome) out.push('an outcome');
+  if (s.ownActions) out.push('own actions');
+  if (s.example) out.push('an example');
+  return out.join('; ');
+}
+
+function noAnswer(a: Assessed): string {
+  if (a.reasons.includes('dodged') && a.evidence) {
+    return `Dodged ${shortQuestion(a.question)}: ${quote(a.evidence)}.`;
+  }
+  return `No answer to ${shortQuestion(a.question)}.`;
+}
+
+function partAnswer(a: Assessed): string {
+  const why = a.reasons.includes('hedged')
+    ? 'hedged'
+    : a.reasons.includes('thin')
+      ? `${a.signals?.words ?? 0} words`
+      : 'off the question';
+  return `Only partly answered ${shortQuestion(a.question)} (${why}): ${quote(a.evidence)}.`;
+}
+
+const tooShort = (words: number) =>
+  `The conversation is very short (${words} words), so this evaluation is tentative.`;
+
+/** Decisions stated in the meeting ("we decided", "agreed", "let's go with"). */
+const decision =
+  /\b(?:(?<!\b(?:the|a|an|that|what)\s+\w+\s+)we(?:'ve| have)? (?:decided|agreed)|(?:it's|that's|it is) (?:decided|agreed)|agreed (?:on|to|that)|let's go with|we'll go with|we(?:'re| are) going (?:with|for)|the decision is|we settled on)\b/i;
+
+interface Quoted {
+  speaker: string;
+  text: string;
+}
+
+/** `speaker: "text"` for a sentence quoted in a meeting's strengths or weaknesses. */
+const said = (q: Quoted) => `${q.speaker}: ${quote(truncateWords(q.text, evidenceWords))}`;
+
+function meeting(c: Conversation, assessed: Assessed[]): Judged {
+  const { input } = c;
+  const humans = [...c.wordsBy.entries()].filter(([, n]) => n > 0);
+  const sentences: Quoted[] = input.turns
+    .filter((t) => !t.isBot)
+    .flatMap((t) => t.sentences.map((s) => ({ speaker: t.speaker, text: s.text })));
+  const decisions = sentences.filter((s) => decision.test(s.text) && !/\?\s*$/.test(s.text));
+  const actionItems = input.actionItems.map((item) => {
+    const at = item.indexOf(': ');
+    return { speaker: item.slice(0, at), text: item.slice(at + 2) };
+  });
+  const outcomes = [...decisions, ...actionItems];
+  const answered = assessed.filter((a) => a.answered !== 'no');
+  const long = input.turns.filter((t) => !t.isBot && wordCount(turnText(t)) >= 10);
+  const specific = long.filter((t) => {
+    const s = answerSignals(turnText(t), '');
+    return s.figures > 0 || s.names.length >= 2 || s.outcome;
+  });
+  const fillers = fillersPer100(c, c.wordsBy.keys());
+
+  const components: Partial<Record<MeetingComponent, number>> = {
+    outcomes: clamp01(outcomes.length / (2 + c.words / thresholds.meeting.wordsPerOutcome)),
+  };
+  if (assessed.length) components.responsiveness = answered.length / assessed.length;
+  if (long.length) components.specificity = clamp01(specific.length / long.length / 0.5);
+  if (humans.length >= 2 && c.humanWords > 0) {
+    const shares = humans.map(([, n]) => n / c.humanWords);
+    components.participation = -shares.reduce((h, p) => h + p * Math.log(p), 0) / Math.log(shares.length);
+  }
+  if (fillers.words > 0) components.clarity = clarityOf(fillers.rate);
+
+  const bestSpecific = specific
+    .map((t) => ({ speaker: t.speaker, text: evidenceQuote(turnText(t), 'specific', evidenceWords) }))
+    .sort((a, b) => answerSignals(b.text, '').kinds - answerSignals(a.text, '').kinds)[0];
+  const bestPair = [...answered].sort((a, b) => b.points - a.points)[0];
+  const open = assessed.filter((a) => a.answered === 'no');
+  const byShare = humans.sort((a, b) => b[1] - a[1]);
+  const share = (n: number) => pct(n / c.humanWords);
+  const loudFiller = [...c.fillersBy.entries()]
+    .map(([s, f]) => ({ speaker: s, rate: (100 * f) / Math.max(1, c.wordsBy.get(s) ?? 0) }))
+    .sort((a, b) => b.rate - a.rate)[0];
+
+  /** For each component: the sentence when it is a strength, and when it is a weakness. */
+  const facts: Record<MeetingComponent, { good: () => string; bad: () => string }> = {
+    outcomes: {
+      good: () =>
+        `${outcomes.length} decisions or next steps were stated, e.g. ${said(decisions[0] ?? actionItems[0]!)}.`,
+      bad: () =>
+        outcomes.length
+          ? `Few outcomes: ${outcomes.length} decisions or next steps in ${c.words} words, e.g. ${said(outcomes[0]!)}.`
+          : `No decision or next step was stated in ${c.words} words.`,
+    },
+    responsiveness: {
+      good: () =>
+        `Questions raised got answers (${answered.length} of ${assessed.length}), e.g. ${bestPair!.asked_by} asked ${shortQuestion(bestPair!.question)} and ${bestPair!.answered_by} answered ${quote(bestPair!.evidence)}.`,
+      bad: () =>
+        `Questions were left open (${open.length} of ${assessed.length} without an answer), e.g. ${open[0]!.asked_by}: ${shortQuestion(open[0]!.question)}.`,
+    },
+    specificity: {
+      good: () =>
+        `Concrete specifics in ${pct(specific.length / long.length)} of the longer turns, e.g. ${said(bestSpecific!)}.`,
+      bad: () =>
+        `Little concrete detail: ${specific.length} of ${long.length} longer turns cite a figure, names or an outcome${bestSpecific ? `; the most specific: ${said(bestSpecific)}` : ''}.`,
+    },
+    participation: {
+      good: () =>
+        `${humans.length === 2 ? 'Both' : `All ${humans.length}`} speakers contributed, from ${byShare.at(-1)![0]} (${share(byShare.at(-1)![1])}) to ${byShare[0]![0]} (${share(byShare[0]![1])}) of the words.`,
+      bad: () =>
+        `${byShare[0]![0]} spoke ${share(byShare[0]![1])} of the words; ${byShare.at(-1)![0]} only ${share(byShare.at(-1)![1])}.`,
+    },
+    clarity: {
+      good: () => `Clear speech: ${one(fillers.rate)} fillers per 100 words.`,
+      bad: () =>
+        `Frequent fillers: ${one(fillers.rate)} per 100 words, most from ${loudFiller!.speaker} (${one(loudFiller!.rate)}), e.g. ${quote(fillerExample(c, new Set([loudFiller!.speaker])))}.`,
+    },
+  };
+
+  const strengths: string[] = [];
+  const weaknesses: string[] = [];
+  const t = thresholds.meeting;
+  const ranked = (Object.entries(components) as [MeetingComponent, number][]).sort((a, b) => b[1] - a[1]);
+  const canPraise = (k: MeetingComponent) =>
+    (k !== 'outcomes' || outcomes.length > 0) &&
+    (k !== 'responsiveness' || bestPair !== undefined) &&
+    (k !== 'specificity' || bestSpecific !== undefined);
+  const canBlame = (k: MeetingComponent) => k !== 'responsiveness' || open.length > 0;
+  for (const [k, v] of ranked) {
+    if (v >= t.strong && canPraise(k)) strengths.push(facts[k].good());
+    else if (v < t.weak && canBlame(k)) weaknesses.push(facts[k].bad());
+  }
+  if (c.words < thresholds.minWords) weaknesses.unshift(tooShort(c.words));
+  if (humans.length === 1)
+    weaknesses.unshift(`Only ${humans[0]![0]} spoke; there was no exchange to evaluate.`);
+  if (c.posed.length === 0 && humans.length > 1 && c.words >= thresholds.minWords) {
+    weaknesses.push(`No questions were asked in ${c.words} words, so there was little back-and-forth.`);
+  }
+  // Short of a component past a threshold, the best one (unless weak) and the worst (unless strong) are named.
+  const best = ranked.find(([k, v]) => v >= t.weak && canPraise(k));
+  if (strengths.length === 0 && best) strengths.push(facts[best[0]].good());
+  const worst = [...ranked].reverse().find(([k, v]) => v < t.strong && canBlame(k));
+  if (weaknesses.length === 0 && worst) weaknesses.push(facts[worst[0]].bad());
+  return { components, strengths, weaknesses };
+}
+
+interface PromptFollowing {
+  doubled: Component[];
+  notes: string[];
+}
+
+/**
+ * What the local engine can follow of an analysis prompt: each sentence that names a theme of a component
+ * doubles that component's weight; the rest is reported in `engine_notes` as not followed.
+ */
+export function followPrompt(prompt: string | undefined, components: readonly Component[]): PromptFollowing {
+  const doubled = new Set<Component>();
+  const ignored: string[] = [];
+  for (const sentence of splitSentences((prompt ?? '').replace(/[;\n]+/g, '. '))) {
+    const hit = components.filter((k) => promptCues[k].test(sentence));
+    if (hit.length) for (const k of hit) doubled.add(k);
+    else ignored.push(sentence);
+  }
+  const notes: string[] = [];
+  if (doubled.size) {
+    notes.push(
+      `Analysis prompt: the local engine weighted ${[...doubled].map((k) => labels[k]).join(', ')} double, as the prompt asks.`,
+    );
+  }
+  for (const s of ignored.slice(0, 5)) {
+    notes.push(
+      `Analysis prompt not followed by the local engine (it scores fixed, measurable features): ${quote(truncateWords(s, 30))}.`,
+    );
+  }
+  if (ignored.length > 5) notes.push(`… and ${ignored.length - 5} more sentences of the analysis prompt.`);
+  return { doubled: [...doubled], notes };
+}
+
+const baseWeights = (basis: ScoreBasis): Record<string, number> =>
+  basis === 'interview' ? { ...interviewWeights } : { ...meetingWeights };
+
+/** Component weights after an analysis prompt, for one basis. */
+export function weightsFor(basis: 'interview' | 'meeting', analysisPrompt?: string): Record<string, number> {
+  const weights = baseWeights(basis);
+  for (const k of followPrompt(analysisPrompt, Object.keys(weights) as Component[]).doubled) weights[k]! *= 2;
+  return weights;
+}

@@ -11,9 +11,9 @@ import {
   validatedResult,
 } from '../ports/insights-engine';
 import type { QaPair } from '../schemas/api';
-import { evaluate, measure } from './evaluation';
+import { evaluate } from './evaluation';
 import { defaultQaOptions, type ExtractedPair, extractQaPairs, type QaOptions } from './qa-pairs';
-import { parseSummaryFormat, summarise } from './summary';
+import { parseSummaryFormat, summarise, summaryFormatNote } from './summary';
 import { buildTurns } from './text';
 import { extractActionItems, extractTopics } from './topics';
 
@@ -45,8 +45,15 @@ export function analyseLocally(
   if (!req.processInsights) return validatedResult({ qaPairs, insights: null });
 
   const actionItems = extractActionItems(turns);
-  const features = measure(req.utterances, qa, actionItems.length, req.botName);
-  const evaluation = evaluate(features, req.analysisPrompt);
+  const evaluation = evaluate({
+    utterances: req.utterances,
+    turns,
+    qa,
+    // The meeting rubric counts every commitment, not only the ones listed.
+    actionItems: extractActionItems(turns, Number.POSITIVE_INFINITY),
+    botName: req.botName,
+    analysisPrompt: req.analysisPrompt,
+  });
   return validatedResult({
     qaPairs,
     insights: {
@@ -56,9 +63,15 @@ export function analyseLocally(
       weaknesses: evaluation.weaknesses,
       topics: extractTopics(turns),
       action_items: actionItems,
+      score_basis: evaluation.score_basis,
+      question_assessments: evaluation.question_assessments,
+      unanswered: evaluation.unanswered,
+      engine_notes: [...evaluation.engine_notes, ...notes(summaryFormatNote(req.summaryFormatPrompt))],
     },
   });
 }
+
+const notes = (note: string | null) => (note ? [note] : []);
 
 function toQaPair(p: ExtractedPair, utterances: readonly Utterance[]): QaPair {
   return {

@@ -34,7 +34,9 @@ export type InsightsErrorCode =
   /** The model service refused or failed the request. */
   | 'model_error'
   /** The engine produced a result that fails the API schema (a bug). */
-  | 'invalid_result';
+  | 'invalid_result'
+  /** The analysis did not finish within its time budget (retryable when the time went to throttling). */
+  | 'deadline_exceeded';
 
 /**
  * Why insights could not be produced. `message` is written for the webhook's `insights_error` (spec §6.1):
@@ -81,6 +83,10 @@ export function silentSessionInsights(): Insights {
     weaknesses: ['Nothing was said, so there is nothing to evaluate.'],
     topics: [],
     action_items: [],
+    score_basis: 'none',
+    question_assessments: [],
+    unanswered: [],
+    engine_notes: [],
   };
 }
 

@@ -228,6 +228,25 @@ export const qaPairSchema = z
   .describe('A question and the answer that followed it.');
 export type QaPair = z.infer<typeof qaPairSchema>;
 
+/** How far a question was answered (the rubric: core/insights/rubric.ts). */
+export const answeredLevels = ['yes', 'partly', 'no'] as const;
+/** Which rubric `overall_score` follows: an interview's questions, a working meeting's outcomes, or nothing said. */
+export const scoreBases = ['interview', 'meeting', 'none'] as const;
+
+export const questionAssessmentSchema = z
+  .object({
+    question: z.string(),
+    asked_by: z.string().nullable().optional(),
+    answered_by: z.string().nullable().optional(),
+    answered: z.enum(answeredLevels).describe('yes, partly, or no (no answer, or the question was dodged).'),
+    quality: z.number().int().min(1).max(5).describe('1 (no substance) to 5 (specific, concrete, complete).'),
+    evidence: z
+      .string()
+      .describe('A short quote from the answer that the assessment rests on; empty when nothing was said.'),
+  })
+  .describe('How one question was answered.');
+export type QuestionAssessment = z.infer<typeof questionAssessmentSchema>;
+
 export const insightsSchema = z
   .object({
     summary: z.string(),
@@ -236,6 +255,22 @@ export const insightsSchema = z
     weaknesses: z.array(z.string()),
     topics: z.array(z.string()).optional(),
     action_items: z.array(z.string()).optional(),
+    score_basis: z
+      .enum(scoreBases)
+      .optional()
+      .describe('The rubric overall_score follows (an addition to spec §2.1).'),
+    question_assessments: z
+      .array(questionAssessmentSchema)
+      .optional()
+      .describe('Each question put to the participants, in order (an addition).'),
+    unanswered: z
+      .array(z.string())
+      .optional()
+      .describe('Questions that got no answer or were dodged (an addition).'),
+    engine_notes: z
+      .array(z.string())
+      .optional()
+      .describe('What the engine could not follow of the analysis or summary-format prompt (an addition).'),
   })
   .describe('AI-generated insights: summary and evaluation.');
 export type Insights = z.infer<typeof insightsSchema>;

@@ -155,7 +155,7 @@ describe('local insights engine: Q&A pairs', () => {
 });
 
 describe('local insights engine: insights', () => {
-  it('scores a good interview well above a poor one, with strengths and weaknesses from the features', async () => {
+  it('scores a good interview well above a poor one, each strength and weakness quoting an answer', async () => {
     const good = await engine.analyse({
       utterances: interview('good'),
       botName: 'Ava',
@@ -166,27 +166,33 @@ describe('local insights engine: insights', () => {
       botName: 'Ava',
       processInsights: true,
     });
-    expect(good.insights!.overall_score).toBeGreaterThanOrEqual(75);
-    expect(poor.insights!.overall_score).toBeLessThanOrEqual(40);
-    expect(good.insights!.overall_score - poor.insights!.overall_score).toBeGreaterThanOrEqual(35);
+    expect(good.insights!.score_basis).toBe('interview');
+    expect(good.insights!.overall_score).toBeGreaterThanOrEqual(65);
+    expect(poor.insights!.overall_score).toBeLessThanOrEqual(30);
+    expect(good.insights!.overall_score - poor.insights!.overall_score).toBeGreaterThanOrEqual(40);
 
-    expect(good.insights!.strengths).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/^Answers are developed \(median \d+ words per answer\)\.$/),
-        expect.stringMatching(/^Concrete specifics: \d+% of answers cite numbers, names or examples\.$/),
-      ]),
+    expect(good.insights!.strengths).toContainEqual(
+      expect.stringContaining(
+        'Specific answer to "How did you handle disagreements within the team?": "Two engineers wanted to keep PostgreSQL and one wanted DynamoDB."',
+      ),
     );
     expect(poor.insights!.weaknesses).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^Answers are brief \(median \d+ words per answer\)/),
-        expect.stringMatching(
-          /^Frequent fillers such as "um", "uh" and "you know" \([\d.]+ per 100 words\)\.$/,
-        ),
-        'No specifics: none of the answers cite numbers, names or examples.',
+        'Dodged "How did you handle disagreements within the team?": "Uh, I don\'t know.".',
+        'No answer to "What would you do differently if you started that project again?".',
+        expect.stringMatching(/^Frequent fillers: [\d.]+ per 100 words of Sam Park, e\.g\. "/),
       ]),
     );
-    expect(good.insights!.weaknesses.length).toBeGreaterThan(0);
-    expect(poor.insights!.strengths.length).toBeGreaterThan(0);
+    expect(poor.insights!.unanswered).toEqual([
+      'How did you handle disagreements within the team?',
+      'What would you do differently if you started that project again?',
+    ]);
+    // The good candidate's own question in reply to "any questions for me?" answers it.
+    expect(good.insights!.question_assessments!.at(-1)).toMatchObject({
+      question: 'Thank you, Jordan. Do you have any questions for me?',
+      answered: 'yes',
+      evidence: "Yes, how does the team decide what goes into each quarter's roadmap?",
+    });
   });
 
   it('summarises with transcript sentences of the participants, not the bot', async () => {
@@ -243,11 +249,15 @@ describe('local insights engine: insights', () => {
   });
 
   it('lets an analysis prompt double the weight of the components it names', async () => {
-    expect(weightsFor('Focus on clarity and filler words')).toMatchObject({ clarity: 0.4, depth: 0.2 });
-    expect(weightsFor('We care about concrete examples and detailed answers')).toMatchObject({
-      specificity: 0.3,
-      depth: 0.4,
-      answered: 0.5,
+    expect(weightsFor('interview', 'Focus on clarity and filler words')).toEqual({
+      answers: 0.9,
+      clarity: 0.2,
+    });
+    expect(weightsFor('meeting', 'We care about concrete examples and clear next steps')).toMatchObject({
+      specificity: 0.4,
+      outcomes: 0.6,
+      clarity: 0.3,
+      participation: 0.15,
     });
     const utterances = interview('poor');
     const plain = await engine.analyse({ utterances, botName: 'Ava', processInsights: true });
@@ -310,7 +320,8 @@ describe('local insights engine: edge cases', () => {
       ]),
     });
     expect(r.qaPairs).toEqual([]);
-    expect(r.insights!.weaknesses).toContain('Only one person spoke; there was no exchange to evaluate.');
+    expect(r.insights!.weaknesses).toContain('Only Solo spoke; there was no exchange to evaluate.');
+    expect(r.insights!.score_basis).toBe('meeting');
     expect(r.insights!.summary.length).toBeGreaterThan(0);
   });
 
@@ -326,7 +337,10 @@ describe('local insights engine: edge cases', () => {
     const r = await engine.analyse({ processInsights: true, utterances: talk(lines) });
     expect(r.qaPairs).toEqual([]);
     expect(r.insights!.weaknesses).toContain(
-      'No questions were asked, so there was little back-and-forth to draw answers out.',
+      'No questions were asked in 312 words, so there was little back-and-forth.',
+    );
+    expect(r.insights!.strengths).toContain(
+      'Both speakers contributed, from Ben (46%) to Ana (54%) of the words.',
     );
     expect(r.insights!.overall_score).toBeGreaterThan(0);
   });

@@ -71,7 +71,8 @@ describe.skipIf(transcripts.length === 0)('local engine on real transcripts', ()
         expect(insights.summary.split(/\s+/).length).toBeLessThan(400);
       });
 
-      it('evaluation: a score in range, strengths and weaknesses, topics', () => {
+      it('evaluation: scored on the basis of its kind, with topics', () => {
+        expect(insights.score_basis).toBe(t.kind);
         expect(insights.overall_score).toBeGreaterThanOrEqual(0);
         expect(insights.overall_score).toBeLessThanOrEqual(100);
         expect(insights.strengths.length).toBeGreaterThan(0);
@@ -81,21 +82,89 @@ describe.skipIf(transcripts.length === 0)('local engine on real transcripts', ()
           expect(speakers.has(item.slice(0, item.indexOf(': ')))).toBe(true);
       });
 
+      it('evaluation: every assessment, strength and weakness rests on this transcript', () => {
+        // A quote is from the transcript, or from an answer as the engine stitched it across back-channels.
+        const isQuoted = (q: string) => {
+          const text = q.replace(/…$/, '');
+          return isFromTranscript(text, utterances) || result.qaPairs.some((p) => p.answer.includes(text));
+        };
+        expect(insights.question_assessments!.length).toBeGreaterThan(0);
+        for (const a of insights.question_assessments!) {
+          if (a.evidence) expect(isQuoted(a.evidence), a.evidence).toBe(true);
+          else expect(a.answered).toBe('no');
+          expect(speakers.has(a.asked_by!)).toBe(true);
+        }
+        expect(insights.unanswered).toEqual(
+          insights.question_assessments!.filter((a) => a.answered === 'no').map((a) => a.question),
+        );
+        for (const line of [...insights.strengths, ...insights.weaknesses]) {
+          // Quotes are cut with "…", and the quotes inside them turned into single ones.
+          const quotes = [...line.matchAll(/"([^"]+)"/g)].map((m) =>
+            m[1]!.replace(/^…/, '').replace(/(^|[\s(])'|'(?=[\s,.;:!?)]|$)/g, '$1'),
+          );
+          const fact = /\d/.test(line) || [...speakers].some((s) => line.includes(s));
+          expect(quotes.length > 0 || fact, line).toBe(true);
+          for (const q of quotes) expect(isQuoted(q), q).toBe(true);
+        }
+      });
+
       it('is deterministic', () => {
         expect(analyseLocally({ utterances: toUtterances(t.turns), processInsights: true })).toEqual(result);
       });
     });
   }
 
-  it('scores the podcast interviews above the meetings (answers are developed and specific)', () => {
-    const scores = transcripts.map((t) => ({
-      kind: t.kind,
-      score: analyseLocally({ utterances: toUtterances(t.turns), processInsights: true }).insights!
-        .overall_score,
-    }));
-    const lowestInterview = Math.min(...scores.filter((s) => s.kind === 'interview').map((s) => s.score));
-    const highestMeeting = Math.max(...scores.filter((s) => s.kind === 'meeting').map((s) => s.score));
-    expect(lowestInterview).toBeGreaterThan(highestMeeting);
+  it('scores follow what happened in each conversation, not its kind', () => {
+    const insightsOf = (name: string) => {
+      const t = transcripts.find((x) => x.name === name)!;
+      return analyseLocally({ utterances: toUtterances(t.turns), processInsights: true }).insights!;
+    };
+    const meetings = transcripts.filter((t) => t.kind === 'meeting').map((t) => insightsOf(t.name));
+    const interviews = transcripts.filter((t) => t.kind === 'interview').map((t) => insightsOf(t.name));
+    // The meeting where decisions are made (AMI ES2004d) ranks first; the research meeting that left about a
+    // third of its questions open (ICSI Bed003) last.
+    const decisions = insightsOf('meeting_ami_ES2004d');
+    const open = insightsOf('meeting_icsi_Bed003');
+    expect(decisions.overall_score).toBe(Math.max(...meetings.map((i) => i.overall_score)));
+    expect(open.overall_score).toBe(Math.min(...meetings.map((i) => i.overall_score)));
+    expect(open.unanswered!.length / open.question_assessments!.length).toBeGreaterThan(0.3);
+    expect(decisions.strengths[0]).toMatch(/decisions or next steps were stated, e\.g\. Project Manager: "/);
+    // Podcasts are judged by their answers: none scores like a flawless candidate, and no kind owns a band.
+    for (const i of interviews) expect(i.overall_score).toBeLessThan(85);
+    expect(Math.min(...interviews.map((i) => i.overall_score))).toBeLessThan(
+      Math.max(...meetings.map((i) => i.overall_score)),
+    );
+  });
+
+  it('assessments a reader would agree with', () => {
+    const assessments = (name: string) => {
+      const t = transcripts.find((x) => x.name === name)!;
+      return analyseLocally({ utterances: toUtterances(t.turns), processInsights: true }).insights!
+        .question_assessments!;
+    };
+    expect(assessments('interview_founders-talk-79')).toContainEqual(
+      expect.objectContaining({
+        question: 'Octokit was a thing back then?',
+        answered: 'no',
+        evidence: "Yeah, I know what you're talking about, but I can't remember either.",
+      }),
+    );
+    expect(assessments('interview_practical-ai-17_hiring')).toContainEqual(
+      expect.objectContaining({
+        question: "Now you're a director of data science at HireVue. Is that correct?",
+        answered: 'yes',
+        quality: 3,
+        evidence: 'Yes.',
+      }),
+    );
+    expect(assessments('interview_changelog_spotlight-8')).toContainEqual(
+      expect.objectContaining({
+        question: 'Can you tell that story from your perspective?',
+        answered: 'yes',
+        quality: 5,
+        answered_by: 'Sid Sijbrandij',
+      }),
+    );
   });
 
   it('spot checks that a reader would agree with', () => {

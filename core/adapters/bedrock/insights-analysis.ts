@@ -1,0 +1,325 @@
+// The vendor-free half of a model-backed insights engine: one call when the transcript fits, else a map call per
+// part and a reduce call over their notes; each call's output budget sized from its questions and capped at the
+// model's limit; an invalid answer asked for once more (shorter after a cut-off); everything inside one deadline.
+// An adapter supplies `ModelCaller`: one forced tool call to its model (the Bedrock engine: insights-engine.ts).
+import { setTimeout as delay } from 'node:timers/promises';
+import { z } from 'zod';
+import type { Logger } from '../../log';
+import {
+  hasSpeech,
+  InsightsError,
+  type InsightsRequest,
+  type InsightsResult,
+  silentSessionInsights,
+  validatedResult,
+} from '../../ports/insights-engine';
+import {
+  type CallKind,
+  type ChunkNotes,
+  checkedNotes,
+  joinLines,
+  type Lengths,
+  type Line,
+  type ModelInsights,
+  type ModelQaPair,
+  mapPrompt,
+  mapTool,
+  maxQuestionsPerCall,
+  mergeParts,
+  modelResult,
+  outputBudget,
+  type PromptOptions,
+  qaDigest,
+  reducePrompt,
+  reduceTool,
+  renderLines,
+  shorter,
+  shorterNote,
+  singlePassPrompt,
+  singlePassTool,
+  splitIntoParts,
+  systemPrompt,
+  type ToolSpec,
+} from './insights-prompts';
+
+export interface ToolCall {
+  tool: ToolSpec<unknown>;
+  system: string;
+  userText: string;
+  maxTokens: number;
+}
+
+/** The model's answer to one forced tool call: the tool's input (parsed JSON) or why there is none. */
+export type ToolAnswer = ({ ok: true; input: unknown } | { ok: false; problem: string }) & {
+  /** The answer stopped at the output limit. */
+  cutOff: boolean;
+};
+
+/** One model call, made by the adapter; it must give up when `deadline.signal` aborts and wait only with `deadline.sleep`. */
+export type ModelCaller = (call: ToolCall, deadline: Deadline) => Promise<ToolAnswer>;
+
+export interface AnalysisSettings {
+  /** Character budget of one call's transcript; a longer one is map-reduced over parts of at most this size. */
+  chunkChars: number;
+  /** Lines of the neighbouring parts shown around a part, so a question at its edge keeps its answer. */
+  overlapLines: number;
+  mapConcurrency: number;
+  /** The model's output limit: no call asks for more. */
+  maxOutputTokens: number;
+  /** Time budget of the whole analysis, every call, retry and backoff included. */
+  deadlineMs: number;
+  now: () => number;
+  log?: Logger;
+}
+
+export class DeadlineExceeded extends InsightsError {
+  constructor(retryable: boolean) {
+    super(
+      'deadline_exceeded',
+      'Insights could not be generated: the analysis took longer than its time limit.',
+      {
+        retryable,
+      },
+    );
+  }
+}
+
+/**
+ * The time budget of one analysis: `signal` aborts when it runs out, `race` settles a promise no later than
+ * that, `sleep` refuses a wait that would outlast it. Throttling noted with `throttled()` makes the deadline's
+ * error retryable (the time went to a busy service, which a later attempt may not meet).
+ */
+export class Deadline {
+  private readonly controller = new AbortController();
+  private readonly at: number;
+  private readonly expired: Promise<never>;
+  private timer: NodeJS.Timeout | undefined;
+  private wasThrottled = false;
+
+  constructor(
+    ms: number,
+    private readonly now: () => number,
+  ) {
+    this.at = now() + ms;
+    this.expired = new Promise<never>((_, reject) => {
+      this.timer = setTimeout(() => {
+        reject(this.error());
+        this.controller.abort();
+      }, ms);
+      this.timer.unref?.();
+    });
+    this.expired.catch(() => {});
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  remainingMs(): number {
+    return this.at - this.now();
+  }
+
+  throttled(): void {
+    this.wasThrottled = true;
+  }
+
+  error(): DeadlineExceeded {
+    return new DeadlineExceeded(this.wasThrottled);
+  }
+
+  /** `work`, unless the deadline comes first. */
+  race<T>(work: Promise<T>): Promise<T> {
+    if (this.remainingMs() <= 0) return Promise.reject(this.error());
+    return Promise.race([work, this.expired]);
+  }
+
+  async sleep(ms: number, sleep: (ms: number) => Promise<void> = (t) => delay(t)): Promise<void> {
+    if (ms >= this.remainingMs()) throw this.error();
+    await sleep(ms);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}
+
+/** The Q&A pairs and insights of `req`, validated against the API schemas; `parts` is 1 for a single pass. */
+export async function analyseWithModel(
+  req: InsightsRequest,
+  settings: AnalysisSettings,
+  caller: ModelCaller,
+): Promise<{ result: InsightsResult; parts: number }> {
+  const withInsights = req.processInsights;
+  if (!hasSpeech(req.utterances)) {
+    return {
+      result: validatedResult({ qaPairs: [], insights: withInsights ? silentSessionInsights() : null }),
+      parts: 0,
+    };
+  }
+  const deadline = new Deadline(settings.deadlineMs, settings.now);
+  try {
+    return await analyse(req, settings, caller, deadline);
+  } finally {
+    deadline.dispose();
+  }
+}
+
+async function analyse(
+  req: InsightsRequest,
+  settings: AnalysisSettings,
+  caller: ModelCaller,
+  deadline: Deadline,
+): Promise<{ result: InsightsResult; parts: number }> {
+  const withInsights = req.processInsights;
+  const prompts: PromptOptions = {
+    botName: req.botName,
+    analysisPrompt: req.analysisPrompt,
+    summaryFormatPrompt: req.summaryFormatPrompt,
+  };
+  const call = <T>(
+    kind: CallKind,
+    shown: readonly Line[],
+    tool: (l: Lengths) => ToolSpec<T>,
+    text: (l: Lengths) => string,
+  ) =>
+    callTool(
+      { caller, deadline, maxOutputTokens: settings.maxOutputTokens, log: settings.log },
+      outputBudget(shown, kind, settings.maxOutputTokens),
+      tool,
+      text,
+    );
+
+  const lines = renderLines(req.utterances, req.botName);
+  const limits = (kind: CallKind) => ({
+    chunkChars: settings.chunkChars,
+    overlapLines: settings.overlapLines,
+    maxQuestions: maxQuestionsPerCall(kind, settings.maxOutputTokens),
+  });
+  const whole = splitIntoParts(lines, limits(withInsights ? 'single' : 'qa-only'));
+
+  let modelPairs: ModelQaPair[];
+  let insights: ModelInsights | null = null;
+  let parts = 1;
+  if (whole.length === 1) {
+    const out = await call(
+      withInsights ? 'single' : 'qa-only',
+      lines,
+      (l) => singlePassTool(withInsights, l),
+      (l) => singlePassPrompt(joinLines(lines), prompts, withInsights, l),
+    );
+    modelPairs = out.qa_pairs;
+    insights = out.insights ?? null;
+  } else {
+    const split = splitIntoParts(lines, limits(withInsights ? 'map' : 'qa-only'));
+    parts = split.length;
+    const outs = await mapLimit(split, settings.mapConcurrency, (part, i) =>
+      call(
+        withInsights ? 'map' : 'qa-only',
+        part.shown,
+        (l) => mapTool(withInsights, l),
+        (l) =>
+          mapPrompt(
+            joinLines(part.shown),
+            { index: i + 1, count: split.length, first: part.first, last: part.last },
+            prompts,
+            withInsights,
+            l,
+          ),
+      ),
+    );
+    modelPairs = mergeParts(
+      outs.map((o) => o.qa_pairs),
+      split,
+    );
+    if (withInsights) {
+      const speakers = [...new Set(req.utterances.map((u) => u.speaker))];
+      const notes = outs.map((o) => checkedNotes(o.notes ?? emptyNotes, speakers));
+      const digest = qaDigest(modelPairs, Math.floor(settings.chunkChars / 2));
+      insights = await call(
+        'single',
+        [],
+        () => reduceTool,
+        () => reducePrompt(notes, digest, prompts),
+      );
+    }
+  }
+  return { result: validatedResult(modelResult(modelPairs, insights, req.utterances)), parts };
+}
+
+/**
+ * One forced tool call whose input must pass the tool's schema. An answer that does not (no tool call, a
+ * cut-off answer, a schema failure) is asked for once more with the problems named; after a cut-off the
+ * retry asks for shorter answers and the model's whole output limit, never more. A second failure is an
+ * InsightsError.
+ */
+async function callTool<T>(
+  {
+    caller,
+    deadline,
+    maxOutputTokens,
+    log,
+  }: { caller: ModelCaller; deadline: Deadline; maxOutputTokens: number; log?: Logger },
+  budget: { maxTokens: number; lengths: Lengths },
+  tool: (l: Lengths) => ToolSpec<T>,
+  text: (l: Lengths) => string,
+): Promise<T> {
+  let { maxTokens, lengths } = budget;
+  let problem = '';
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const spec = tool(lengths);
+    const userText = attempt === 0 ? text(lengths) : `${text(lengths)}\n\n${retryNote(spec.name, problem)}`;
+    const answer = await deadline.race(
+      caller(
+        { tool: spec as ToolSpec<unknown>, system: systemPrompt(spec.name), userText, maxTokens },
+        deadline,
+      ),
+    );
+    if (answer.ok) {
+      const parsed = spec.schema.safeParse(answer.input);
+      if (parsed.success) return parsed.data;
+      problem = z.prettifyError(parsed.error);
+    } else {
+      problem = answer.problem;
+    }
+    if (answer.cutOff) {
+      lengths = shorter(lengths);
+      maxTokens = maxOutputTokens;
+      problem = `${shorterNote(lengths)} (${problem.slice(0, 300)})`;
+    }
+    log?.warn('model answer rejected', { tool: spec.name, attempt, problem: problem.slice(0, 500) });
+  }
+  throw new InsightsError(
+    'invalid_model_output',
+    'Insights could not be generated: the language model returned an invalid answer twice.',
+    { retryable: false, cause: new Error(problem) },
+  );
+}
+
+function retryNote(toolName: string, problem: string): string {
+  return `Your previous answer was rejected: ${problem.slice(0, 2000)}\nCall ${toolName} again with input that matches its schema exactly.`;
+}
+
+const emptyNotes: ChunkNotes = {
+  key_points: [],
+  strengths: [],
+  weaknesses: [],
+  topics: [],
+  action_items: [],
+};
+
+async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, i: number) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!, i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+}

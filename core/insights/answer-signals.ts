@@ -1,0 +1,187 @@
+// What the local engine can measure in one answer: its specifics, its vagueness, its hedges and dodges.
+// These feed the per-question assessment of the rubric (rubric.ts); README.md "Evaluation" lists the words.
+import { contentStems, fillerCount, splitSentences, truncateWords, wordCount } from './text';
+
+/** Figures: digits, number words, currency and percent. ("one" is left out: "one of the things".) */
+const figure =
+  /\d|[%$€£]|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|twice|double|triple|percent)\b/i;
+
+/** Outcome verbs; they count when the same sentence carries a figure or a name ("latency went from 900 ms to 240"). */
+const outcomeVerb =
+  /\b(?:reduc\w*|cut|cuts|dropp?\w*|fell|increas\w*|improv\w*|sav(?:e|ed|es|ing)|shipp?\w*|launch\w*|fix(?:ed|es)?|resolv\w*|eliminat\w*|doubl\w*|halv\w*|grew|went (?:from|down|up)|caught|prevent\w*|sped up|faster|fewer|lower(?:ed)?|rais\w*|won|closed|stayed|came back|to zero)\b/i;
+
+/** The speaker's own concrete actions: "I wrote", "we rolled it out", "I reproduced it". */
+const ownAction =
+  /\b(?:i|we)(?:'ve| have)?\s+(?:\w+ly\s+|also\s+|then\s+|first\s+|just\s+)?(?:wrote|write|built|build|added|add|set up|ran|run|traced|trace|profiled|measured|bisected|found|replaced|rewrote|migrated|moved|split|designed|introduced|automated|debugged|reproduced|tested|deployed|instrumented|benchmarked|reviewed|paired|led|created|implemented|configured|fixed|removed|refactored|used|use|switched|chose|dug|checked|logged|pinned|rolled|shipped|cut|reduced|mocked|stubbed|spun|wrapped|documented|interviewed|hired|trained|negotiated|planned|prototyped|started|founded|launched|sold|raised|hired)\b/i;
+
+/** A worked example or scenario: "for example", "say there's only one…", "in our case". */
+const exampleMarker =
+  /\b(?:for example|for instance|such as|e\.g\.|let's say|say (?:there's|there is|you have|we have)|in (?:our|my) case|a case where|one time|imagine)\b/i;
+
+/** Buzzwords and superlatives: confident words that carry no evidence by themselves. */
+const vagueWords =
+  /\b(?:synerg\w*|leverag\w*|best practices?|best[- ]in[- ]class|world[- ]class|cutting[- ]edge|state[- ]of[- ]the[- ]art|paradigms?|holistic\w*|game[- ]changer|next level|rock ?star|ninja|passionate|innovative|disruptive|seamless\w*|robust|end[- ]to[- ]end|move the needle|low[- ]hanging fruit|outside the box|value[- ]add|mission[- ]critical|bleeding[- ]edge|thought leader\w*|visionary|excellence|amazing|incredibl\w*|outstanding|exceptional|flawless\w*|perfect(?:ly)?|the best|extremely|tremendous\w*|massive\w*|unparalleled|crush(?:ed)? (?:it|them)|in my dna|huge)\b/gi;
+
+const isVague = new RegExp(vagueWords.source, 'i');
+
+/** Hedges and dodges (README "Evaluation"): refusals, not remembering, "it depends", "hard to say". */
+const evasionPatterns =
+  /\b(?:i'?d rather not|i would rather not|i'?d prefer not|prefer not to|(?:can'?t|cannot) (?:really )?(?:go into|get into|talk about|share|discuss|say)|not at liberty|not (?:able|allowed) to (?:share|say|discuss)|no comment|pass on that|let'?s move on|next question|(?:that'?s|it'?s) confidential|under (?:an )?nda|i (?:do ?n[o']t|don'?t) (?:really )?(?:remember|recall|know)|i (?:can'?t|cannot) (?:remember|recall)|no idea|not sure|hard to say|difficult to say|(?:it|that) (?:all |really )?depends|case by case)\b/gi;
+
+/** Capitalised words that are not names: sentence openers and the vague capitalised words of buzz talk. */
+const notNames = new Set([
+  'I',
+  "I'm",
+  'Oh',
+  'Okay',
+  'Ok',
+  'Yeah',
+  'Yes',
+  'No',
+  'Well',
+  'So',
+  'And',
+  'But',
+  'Like',
+  'Hey',
+  'Wow',
+  'Right',
+  'Sure',
+  'Thanks',
+  'Anything',
+  'Everything',
+  'Nothing',
+  'Something',
+  'We',
+  'You',
+  'They',
+  'It',
+  "I'd",
+  "I've",
+  "I'll",
+  'OK',
+  'AI',
+  'Agile',
+  'Cloud',
+  'DNA',
+  'DevOps',
+  'Scrum',
+  'CEO',
+  'CTO',
+]);
+
+export interface AnswerSignals {
+  words: number;
+  /** Figures and named things found (for the strengths' wording), deduplicated. */
+  figures: number;
+  names: string[];
+  outcome: boolean;
+  ownActions: boolean;
+  /** A worked example or scenario ("for example", "say there's only one…"). */
+  example: boolean;
+  /** Kinds of specifics present: figures, names (2+, or 1 technical token), outcome, own actions, example (0..5). */
+  kinds: number;
+  vague: string[];
+  evasions: string[];
+  fillersPer100: number;
+  /** The answer picks up a content word of the question (first five letters), or runs to 25+ words. */
+  onTopic: boolean;
+}
+
+/** Named things: capitalised words inside sentences, acronyms, and technical tokens (Node.js, p95, gRPC). */
+function namesIn(text: string): string[] {
+  const found = new Set<string>();
+  for (const s of splitSentences(text)) {
+    const raw = s.split(/\s+/);
+    raw.forEach((token, i) => {
+      // A word opening quoted speech ("'We love GitLab'") starts a sentence; possessives count as the name.
+      if (/^["'“‘(]/.test(token)) return;
+      const t = token.replace(/[)"'”’.,;:!?]+$/g, '').replace(/['’]s$/, '');
+      if (!t || notNames.has(t) || isVague.test(t)) return;
+      const technical =
+        /^[A-Za-z]+\.[a-z]{2,}$|^[a-z]+[A-Z]\w*$|^[A-Z][a-z]+[A-Z][A-Za-z]*$|^[A-Za-z]+\d+\w*$|^[A-Z]{2,6}s?$/.test(
+          t,
+        );
+      const capitalised = i > 0 && /^[A-Z][a-z]+(?:[A-Z][a-z]+)*$/.test(t);
+      if (technical || capitalised) found.add(t);
+    });
+  }
+  return [...found];
+}
+
+const isTechnical = (name: string) => !/^[A-Z][a-z]+$/.test(name);
+
+function matches(text: string, pattern: RegExp): string[] {
+  return [...new Set((text.match(pattern) ?? []).map((m) => m.toLowerCase()))];
+}
+
+/** The signals of an answer to `question` (the answer as collected; `words` may be given when it was cut). */
+export function answerSignals(answer: string, question: string, words = wordCount(answer)): AnswerSignals {
+  const sentences = splitSentences(answer);
+  const names = namesIn(answer);
+  const figures = sentences.filter((s) => figure.test(s)).length;
+  const outcome = sentences.some(
+    (s) => outcomeVerb.test(s) && (figure.test(s) || namesIn(s).length > 0 || /\bzero\b/i.test(s)),
+  );
+  const ownActions = ownAction.test(answer);
+  const named = names.length >= 2 || names.some(isTechnical);
+  const example = exampleMarker.test(answer);
+  const kinds = [figures > 0, named, outcome, ownActions, example].filter(Boolean).length;
+  const key = (t: string) => t.slice(0, 5);
+  const asked = new Set(contentStems(question).map(key));
+  return {
+    words,
+    figures,
+    names,
+    outcome,
+    ownActions,
+    example,
+    kinds,
+    vague: matches(answer, vagueWords),
+    evasions: matches(answer, evasionPatterns),
+    fillersPer100: words ? (100 * fillerCount(answer)) / words : 0,
+    onTopic: words >= 25 || contentStems(answer).some((t) => asked.has(key(t))),
+  };
+}
+
+/** How many specifics a sentence holds (figures, names, an outcome verb, own actions): evidence ranks by it. */
+function specificWeight(sentence: string): number {
+  return (
+    (figure.test(sentence) ? 2 : 0) +
+    namesIn(sentence).length +
+    (outcomeVerb.test(sentence) ? 1 : 0) +
+    (ownAction.test(sentence) ? 1 : 0) +
+    (exampleMarker.test(sentence) ? 1 : 0)
+  );
+}
+
+export type EvidenceKind = 'specific' | 'evasive' | 'vague' | 'filler';
+
+const weights: Record<EvidenceKind, (s: string) => number> = {
+  specific: specificWeight,
+  evasive: (s) => matches(s, evasionPatterns).length,
+  vague: (s) => matches(s, vagueWords).length,
+  filler: (s) => fillerCount(s) / Math.max(1, wordCount(s)),
+};
+
+/**
+ * The sentence of an answer that best shows `kind` (the first when none does), as a short quote of at most
+ * `maxWords` words, verbatim apart from the cut ("…").
+ */
+export function evidenceQuote(answer: string, kind: EvidenceKind, maxWords: number): string {
+  // A sentence of hesitations only ("Um.") shows nothing, unless the answer has nothing else.
+  const all = splitSentences(answer).filter((s) => wordCount(s) > 0);
+  const said = all.filter((s) => wordCount(s) > fillerCount(s));
+  const sentences = said.length ? said : all;
+  if (sentences.length === 0) return '';
+  let best = sentences[0]!;
+  let bestWeight = 0;
+  for (const s of sentences) {
+    const w = weights[kind](s);
+    if (w > bestWeight) {
+      best = s;
+      bestWeight = w;
+    }
+  }
+  return truncateWords(best, maxWords);
+}
