@@ -24,6 +24,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   insights: () => import('./insights'),
   delivery: () => import('./delivery'),
   conversation: () => import('./conversation'),
+  summaries: () => import('./summaries'),
 };
 
 const resultsRoot = fileURLToPath(new URL('./results/', import.meta.url));

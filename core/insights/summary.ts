@@ -1,239 +1,256 @@
-// Extractive summary of the local engine: the most central sentences, spread over the conversation, in order.
-import { posedQuestion } from './qa-pairs';
-import { questionKind } from './questions';
-import { contentStems, fillerCount, type Turn, tidySentence, truncateWords, wordCount, words } from './text';
+// The local engine's summary of a meeting: who met about what, how the discussion went, what was decided and who does what next.
 
-export type SummaryStyle = 'prose' | 'bullets' | 'numbered';
+import { parseSummaryFormat, type SummaryFormat, type SummarySection } from './summary-format';
+import {
+  type ActionItem,
+  actionText,
+  type Decision,
+  findActionItems,
+  findDecisions,
+} from './summary-outcomes';
+import { type MeetingPart, meetingParts, participantSentences, type SpokenSentence } from './summary-points';
+import { keyNounPhrases, meetingTopics } from './summary-topics';
+import { asSentence } from './summary-voice';
+import { type Turn, truncateWords, wordCount } from './text';
 
-/** What a summary-format prompt asks for, as far as the local engine honours it (README "Summary format"). */
-export interface SummaryFormat {
-  style: SummaryStyle;
-  /** Number of sentences; undefined: scaled to the length of the conversation. */
-  sentences?: number;
-  /** Upper bound on the words of the whole summary. */
-  maxWords?: number;
-  /** Prefix each sentence with its speaker ("Marketing: …"). */
-  speakers: boolean;
+export {
+  parseSummaryFormat,
+  type SummaryFormat,
+  type SummaryStyle,
+  summaryFormatNote,
+  unfollowedSummaryInstructions,
+} from './summary-format';
+
+/**
+ * How many parts of a meeting of `totalWords` words the summary tells (a sentence on the part's topics and its
+ * most telling point each): short meetings one, long ones three, so the summary stays near 100-150 words.
+ */
+export function summaryParts(totalWords: number): number {
+  if (totalWords < 250) return 1;
+  if (totalWords < 1500) return 2;
+  return 3;
 }
 
-const numberWords: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  a: 1,
-  single: 1,
+/** @deprecated The summary is told in parts now: use `summaryParts`. Kept until its last caller moves. */
+export const defaultSummarySentences = summaryParts;
+
+/** Named participants at most; more are counted ("and 12 others"). */
+const maxNamed = 5;
+const limits: { topics: number; decisions: number; actions: number; parts?: number } = {
+  topics: 4,
+  decisions: 3,
+  actions: 4,
 };
-const count = '(\\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|a|single)';
+/** A "detailed" prompt: more parts, decisions and next steps. */
+const detailedLimits = { ...limits, parts: 5, decisions: 5, actions: 6 };
 
-/** Reads the cheap parts of a free-text format prompt: list style, a sentence count, a word limit, speakers. */
-export function parseSummaryFormat(prompt?: string): SummaryFormat {
-  const p = (prompt ?? '').toLowerCase();
-  const format: SummaryFormat = {
-    style: /\bnumbered\b/.test(p)
-      ? 'numbered'
-      : /\b(?:bullet|bullets|bulleted|list|points)\b/.test(p)
-        ? 'bullets'
-        : 'prose',
-    speakers: /\b(?:speakers?|who said|attribut\w*|names)\b/.test(p),
-  };
-  const n = new RegExp(
-    `\\b${count}[\\s-]+(?:short\\s+|bullet\\s+|key\\s+|main\\s+)?(?:sentences?|bullets?|points?|items?|lines?|paragraph)\\b`,
-  ).exec(p);
-  if (n?.[1]) format.sentences = toNumber(n[1]);
-  else if (/\b(?:tl;?dr|one-liner|one line)\b/.test(p)) format.sentences = 1;
-  else if (/\b(?:brief|short|concise|succinct)\b/.test(p)) format.sentences = 3;
-  else if (/\b(?:detailed|long|thorough|comprehensive|in-depth|extensive)\b/.test(p)) format.sentences = 10;
-  const w = /(\d{1,4})\s+words?\b/.exec(p);
-  if (w?.[1]) format.maxWords = Math.max(5, Number(w[1]));
-  if (format.sentences !== undefined) format.sentences = Math.min(15, Math.max(1, format.sentences));
-  return format;
-}
-
-function toNumber(token: string): number {
-  return numberWords[token] ?? Number(token);
-}
-
-/** Sentences a summary of `totalWords` words gets when the format prompt sets none: 3 to 7. */
-export function defaultSummarySentences(totalWords: number): number {
-  if (totalWords < 60) return 1;
-  if (totalWords < 250) return 2;
-  return Math.min(7, Math.max(3, Math.round(2 + Math.log2(totalWords / 250))));
-}
-
-interface Candidate {
-  order: number;
+/** A sentence of the summary, with its section and how much it matters when a format limit cuts it down. */
+interface Line {
+  section: 'overview' | 'part' | 'point' | SummarySection;
   text: string;
-  speaker: string;
-  stems: Set<string>;
-  score: number;
-  /** Position in the conversation by words spoken before it, 0..1. */
-  at: number;
+  /** Lower is kept first. */
+  rank: number;
 }
 
-/** Sentences shorter or longer than this rarely summarise anything (fragments; run-on monologues). */
-const candidateWords = { min: 8, max: 45 };
-/** Two summary sentences sharing more than this (cosine of their content terms) say the same thing. */
-const maxSimilarity = 0.5;
-/** Words that mark a decision or an outcome in a meeting, worth a little more in a summary. */
-const outcomeMarkers =
-  /\b(?:decided|decision|agreed|agree on|conclusion|concluded|the plan is|we will|we'll|going to|next step|main (?:point|thing|goal)|important|the goal|our goal|key)\b/i;
-
-/** Hedges and asides: the speaker is unsure, so the sentence informs less. */
-const hedges =
-  /\b(?:i don't know|i forget|i'm not sure|i can't remember|i guess|or something(?: like that)?)\b/i;
-
 /**
- * The extractive summary: sentences scored by how central their terms are (TF-IDF against the whole
- * conversation, sentences as documents), weighted for fluency; picked greedily one per stretch of the
- * conversation (so the summary spans it), never two near-duplicates, with a penalty for over-used speakers;
- * printed in their original order.
+ * The structured summary (README "Summary"): "A, B and C met about X, Y and Z." then, part by part, what was
+ * discussed and the most telling point, reported ("Marketing said that…"); "The group decided to…"; "Next
+ * steps: Bob will…". Deterministic, linear in the length of the meeting apart from a fixed number of parts.
  */
-export function summarise(turns: readonly Turn[], format: SummaryFormat): string {
-  const humanTurns = turns.some((t) => !t.isBot) ? turns.filter((t) => !t.isBot) : turns;
-  const all: { text: string; speaker: string; stems: string[]; words: number; asks: boolean }[] = [];
-  for (const t of humanTurns) {
-    // The lead-in of a question ("I'm not sure which industries you work with; …") reports little.
-    const asks = posedQuestion(t) !== null;
-    for (const s of t.sentences) {
-      const n = wordCount(s.text);
-      all.push({ text: s.text, speaker: t.speaker, stems: contentStems(s.text), words: n, asks });
-    }
-  }
-  const totalWords = all.reduce((n, s) => n + s.words, 0);
+export function summarise(turns: readonly Turn[], format: SummaryFormat = parseSummaryFormat()): string {
+  const sentences = participantSentences(turns);
+  const totalWords = sentences.reduce((n, s) => n + s.words, 0);
   if (totalWords === 0) return 'Nothing was said.';
-  const k = format.sentences ?? defaultSummarySentences(totalWords);
 
-  const weights = termWeights(all.map((s) => s.stems));
-  let spoken = 0;
-  const sentences: Candidate[] = all.map((s, order) => {
-    const at = spoken / totalWords;
-    spoken += s.words;
-    const fits = s.words >= candidateWords.min && s.words <= candidateWords.max;
-    const score = fits ? centrality(s.stems, weights) * fluency(s.text, s.words) * (s.asks ? 0.6 : 1) : 0;
-    return { order, text: s.text, speaker: s.speaker, stems: new Set(s.stems), score, at };
+  const display = displayNames(sentences.map((s) => s.speaker));
+  const name = (speaker: string) => display.get(speaker) ?? speaker;
+  // Two people are "they", more are "the group".
+  const group = new Set(display.values()).size === 2 ? 'they' : 'the group';
+  const detail = format.detailed ? detailedLimits : limits;
+
+  const topics = meetingTopics(turns, limits.topics);
+  if (topics.length < 2) {
+    const known = new Set(topics.map((t) => t.key));
+    topics.push(...keyNounPhrases(turns, limits.topics - 1 - topics.length, known));
+  }
+  const decisions = findDecisions(turns, sentences, detail.decisions);
+  const actions = findActionItems(turns, sentences, detail.actions);
+  const parts = meetingParts(turns, sentences, {
+    parts: detail.parts ?? summaryParts(totalWords),
+    named: new Set(topics.map((t) => t.key)),
+    vocatives: vocatives(display.values()),
+    told: new Set([...decisions, ...actions].map((x) => sentences[x.sentence]!)),
   });
-  let candidates = sentences.filter((c) => c.score > 0);
-  // Only fragments: the longest of them, so the summary still says something.
-  if (candidates.length === 0) candidates = sentences.map((c) => ({ ...c, score: all[c.order]!.words }));
-  return render(pick(candidates, k, format.maxWords), format);
-}
+  const decided = decisionSentence(decisions, group);
+  const asked = new Set(format.sections ?? []);
 
-/** TF-IDF weight of each term over the whole conversation (sentences as documents). */
-function termWeights(sentences: string[][]): Map<string, number> {
-  const tf = new Map<string, number>();
-  const df = new Map<string, number>();
-  for (const stems of sentences) {
-    for (const t of stems) tf.set(t, (tf.get(t) ?? 0) + 1);
-    for (const t of new Set(stems)) df.set(t, (df.get(t) ?? 0) + 1);
+  const lines: Line[] = [
+    {
+      section: 'overview',
+      text: overview(
+        participants(sentences, name),
+        topics.map((t) => t.text),
+      ),
+      rank: 0,
+    },
+    ...parts.flatMap((part, i) => partLines(part, i, parts.length, name, group)),
+  ];
+  if (decided || asked.has('decisions')) {
+    lines.push({ section: 'decisions', text: decided ?? 'No explicit decision was recorded.', rank: 1 });
   }
-  const n = sentences.length;
-  const weights = new Map<string, number>();
-  for (const [t, f] of tf) {
-    weights.set(t, Math.log1p(f) * Math.log(1 + n / (df.get(t) ?? 1)));
+  lines.push(...actionLines(actions, name, format, asked.has('actions')));
+  return render(select(lines, format), format);
+}
+
+/** Labels as people read them: "Hon. Bill Blair (Minister of Public Safety)" → "Hon. Bill Blair". */
+function displayNames(speakers: readonly string[]): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const s of new Set(speakers)) {
+    const short = s.replace(/\s*\(.*\)\s*$/, '').trim();
+    map.set(s, short || s);
   }
-  return weights;
+  return map;
 }
 
-function centrality(stems: string[], weights: Map<string, number>): number {
-  const unique = new Set(stems);
-  let sum = 0;
-  for (const t of unique) sum += weights.get(t) ?? 0;
-  return unique.size ? sum / Math.sqrt(unique.size + 2) : 0;
+/** Words of labels that may address someone mid-sentence ("…the gaps, David, and…"): names, not titles or roles. */
+const notNames = new Set(
+  'The Hon Right Mr Mrs Ms Dr Prof Professor Chair Acting Minister Prime Leader Member Grad PhD Postdoc Project Manager Marketing User Interface Industrial Designer Speaker Host Guest'.split(
+    ' ',
+  ),
+);
+
+function vocatives(labels: Iterable<string>): Set<string> {
+  const out = new Set<string>();
+  for (const l of labels)
+    for (const w of l.split(/\s+/)) if (/^[A-Z][a-z]{2,}$/.test(w) && !notNames.has(w)) out.add(w);
+  return out;
 }
 
-/** 0..1.2: fewer fillers, stutters, fragments and hedges read better; outcomes count a little more; questions less. */
-function fluency(text: string, count: number): number {
-  let f = 1 - Math.min(1, (3 * fillerCount(text)) / count);
-  f *= 0.8 ** Math.min(stutters(text), 4);
-  // Long run-on sentences read worse than the 10-30 words of a good summary sentence.
-  if (count > 30) f *= Math.sqrt(30 / count);
-  if (/^[a-z]/.test(text)) f *= 0.7;
-  if (/\s-\s*$|[-—–]$/.test(text) || !/[.!…"'”’)]$/.test(text)) f *= 0.6;
-  if (questionKind(text)) f *= 0.5;
-  if (/\[(?:unintelligible|inaudible|crosstalk)/i.test(text)) f *= 0.7;
-  if (hedges.test(text)) f *= 0.7;
-  if (outcomeMarkers.test(text)) f *= 1.2;
-  return f;
+/** Participants in order of first speech; with many, the ones who said most, and how many others spoke. */
+function participants(sentences: readonly SpokenSentence[], name: (s: string) => string): string[] {
+  const words = new Map<string, number>();
+  for (const s of sentences) words.set(name(s.speaker), (words.get(name(s.speaker)) ?? 0) + s.words);
+  const all = [...words.keys()];
+  if (all.length <= maxNamed) return all;
+  const top = new Set([...all].sort((a, b) => words.get(b)! - words.get(a)!).slice(0, maxNamed - 1));
+  return [...all.filter((p) => top.has(p)), `${all.length - top.size} others`];
 }
 
-/**
- * Greedy choice: the conversation is cut into `k` stretches of equal length; each round takes the best
- * candidate of a stretch that has none yet. A candidate too similar to a chosen one is out; a speaker who
- * already has sentences in the summary costs 15% per sentence. With a word limit, stops before passing it.
- */
-function pick(candidates: Candidate[], k: number, maxWords?: number): Candidate[] {
-  const chosen: Candidate[] = [];
-  const bySpeaker = new Map<string, number>();
-  const stretches = new Set<number>();
-  const stretchOf = (c: Candidate) => Math.min(k - 1, Math.floor(c.at * k));
-  let usedWords = 0;
-  while (chosen.length < k) {
-    let best: Candidate | null = null;
-    let bestScore = 0;
-    const open = stretches.size < k;
-    for (const c of candidates) {
-      if (chosen.includes(c) || (open && stretches.has(stretchOf(c)))) continue;
-      if (chosen.some((x) => cosine(x.stems, c.stems) > maxSimilarity)) continue;
-      const adjusted = c.score * 0.85 ** (bySpeaker.get(c.speaker) ?? 0);
-      if (adjusted > bestScore) {
-        best = c;
-        bestScore = adjusted;
+function list(items: readonly string[]): string {
+  if (items.length <= 1) return items.join('');
+  return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/** "Ann, Bob and Carol met about the budget and the launch." */
+function overview(people: readonly string[], topics: readonly string[]): string {
+  const verb = people.length === 1 ? 'spoke' : 'met';
+  if (topics.length === 0) return asSentence(`${list(people)} ${verb}`);
+  return asSentence(`${list(people)} ${verb} about ${list(topics)}`);
+}
+
+const openers = ['First', 'Then', 'After that', 'Next', 'Later'];
+
+function opener(index: number, count: number): string {
+  return index === count - 1 ? 'Finally' : (openers[index] ?? 'Then');
+}
+
+function partLines(
+  part: MeetingPart,
+  index: number,
+  count: number,
+  name: (s: string) => string,
+  group: string,
+): Line[] {
+  const lines: Line[] = [];
+  if (part.topics.length && count > 1) {
+    const who = part.share >= 0.6 ? `${name(part.lead)} talked about` : `${group} discussed`;
+    lines.push({
+      section: 'part',
+      text: asSentence(`${opener(index, count)}, ${who} ${list(part.topics)}`),
+      rank: 3,
+    });
+  }
+  if (part.point) {
+    // Without a topic line the point carries the part's place in the meeting itself.
+    const text = lines.length || count === 1 ? part.point : `${opener(index, count)}, ${part.point}`;
+    lines.push({ section: 'point', text, rank: 4 });
+  }
+  return lines;
+}
+
+function decisionSentence(decisions: readonly Decision[], group: string): string | null {
+  if (decisions.length === 0) return null;
+  const that = decisions.filter((d) => d.text.startsWith('that') || d.text.startsWith('on'));
+  const to = decisions.filter((d) => !that.includes(d));
+  const clauses = [...to.map((d) => d.text), ...that.map((d) => d.text)];
+  return asSentence(`${group} decided ${list(clauses)}`);
+}
+
+function actionLines(
+  actions: readonly ActionItem[],
+  name: (s: string) => string,
+  format: SummaryFormat,
+  asked: boolean,
+): Line[] {
+  const stated = actions.map((a) => actionText(a, name));
+  if (stated.length === 0) {
+    return asked ? [{ section: 'actions', text: 'No next steps were assigned.', rank: 2 }] : [];
+  }
+  if (format.style === 'prose') {
+    return [{ section: 'actions', text: asSentence(`Next steps: ${stated.join('; ')}`), rank: 2 }];
+  }
+  return stated.map((s, i) => ({
+    section: 'actions',
+    text: asSentence(`Next step: ${s}`),
+    rank: i === 0 ? 2 : 5,
+  }));
+}
+
+/** The lines a format keeps: only the sections asked for, at most N, within the word limit; in order. */
+function select(lines: Line[], format: SummaryFormat): Line[] {
+  let kept = lines;
+  if (format.only && format.sections) {
+    const wanted = new Set<string>(format.sections);
+    // The opening sentence names the participants and the topics; the parts tell the topics in turn.
+    if (wanted.has('participants') || wanted.has('topics')) wanted.add('overview');
+    if (wanted.has('topics')) wanted.add('part');
+    kept = lines.filter((l) => wanted.has(l.section));
+  }
+  const byRank = kept.map((l, i) => ({ l, i })).sort((a, b) => a.l.rank - b.l.rank || a.i - b.i);
+  let chosen = format.sentences === undefined ? byRank : byRank.slice(0, format.sentences);
+  if (format.maxWords !== undefined) {
+    const limit = format.maxWords;
+    let used = 0;
+    const fits: typeof chosen = [];
+    for (const c of chosen) {
+      const n = wordCount(c.l.text);
+      if (used + n <= limit) {
+        fits.push(c);
+        used += n;
+      } else if (fits.length === 0) {
+        fits.push({ ...c, l: { ...c.l, text: truncateWords(c.l.text, limit) } });
+        used = limit;
       }
     }
-    if (!best) {
-      if (open && stretches.size > 0) {
-        // Nothing left in the open stretches: let the others give a second sentence.
-        for (let i = 0; i < k; i++) stretches.add(i);
-        continue;
-      }
-      break;
-    }
-    const n = wordCount(best.text);
-    if (maxWords !== undefined && usedWords + n > maxWords) {
-      if (chosen.length === 0) chosen.push({ ...best, text: truncateWords(best.text, maxWords) });
-      break;
-    }
-    usedWords += n;
-    chosen.push(best);
-    stretches.add(stretchOf(best));
-    bySpeaker.set(best.speaker, (bySpeaker.get(best.speaker) ?? 0) + 1);
+    chosen = fits;
   }
-  return chosen.sort((a, b) => a.order - b.order);
+  return chosen.sort((a, b) => a.i - b.i).map((c) => c.l);
 }
 
-/** Stutters and restarts: a word said twice in a row ("to to") or a word pair said again ("just editing"). */
-function stutters(text: string): number {
-  const ws = words(text);
-  const pairs = new Set<string>();
-  let n = 0;
-  for (let i = 1; i < ws.length; i++) {
-    const pair = `${ws[i - 1]} ${ws[i]}`;
-    if (ws[i] === ws[i - 1] || pairs.has(pair)) n++;
-    pairs.add(pair);
+function render(lines: readonly Line[], format: SummaryFormat): string {
+  const texts = lines.map((l) => l.text);
+  if (format.style === 'bullets') return texts.map((t) => `- ${t}`).join('\n');
+  if (format.style === 'numbered') return texts.map((t, i) => `${i + 1}. ${t}`).join('\n');
+  // Prose: the overview, the discussion, then decisions and next steps, each section a line of its own
+  // (one paragraph when the prompt asks for one).
+  if (format.paragraph) return texts.join(' ');
+  const out: string[] = [];
+  let previous = '';
+  for (const l of lines) {
+    const group = l.section === 'part' || l.section === 'point' ? 'discussion' : l.section;
+    if (out.length && group === previous) out[out.length - 1] += ` ${l.text}`;
+    else out.push(l.text);
+    previous = group;
   }
-  return n;
-}
-
-function cosine(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  let shared = 0;
-  for (const t of a) if (b.has(t)) shared++;
-  return shared / Math.sqrt(a.size * b.size);
-}
-
-function render(sentences: { text: string; speaker: string }[], format: SummaryFormat): string {
-  const lines = sentences.map((s) => {
-    const text = tidySentence(s.text);
-    return format.speakers ? `${s.speaker}: ${text}` : text;
-  });
-  if (format.style === 'bullets') return lines.map((l) => `- ${l}`).join('\n');
-  if (format.style === 'numbered') return lines.map((l, i) => `${i + 1}. ${l}`).join('\n');
-  return lines.join(' ');
+  return out.join('\n');
 }
