@@ -1,6 +1,7 @@
 // Turn-taking: the bot greets, then speaks only after a participant has finished (final words plus a short
 // silence), sentence by sentence as the engine streams, and stops the moment someone talks over it (barge-in).
 import type { Utterance } from '../core/bots/transcript';
+import { cutOff } from '../core/conversation/cut-off';
 import type { Logger } from '../core/log';
 import { type ConversationEngine, sentences } from '../core/ports/conversation-engine';
 import type { RoomConnection } from '../core/ports/room-provider';
@@ -21,6 +22,8 @@ export class ConversationController {
   private interrupted = false;
   private stopped = false;
   private turn: Promise<void> = Promise.resolve();
+  /** Lines of the bot from before this controller (a replaced task continuing a transcript) come from `heard`. */
+  private readonly startedAt = new Date().toISOString();
 
   constructor(
     private readonly room: RoomConnection,
@@ -69,8 +72,14 @@ export class ConversationController {
     this.enqueue(() => this.engine.reply(this.context()));
   }
 
+  /**
+   * The conversation as the engine reads it: the participants' lines, and the bot's own words (cut-off lines
+   * marked, see core/conversation/cut-off.ts). The bot's lines from before this process, e.g. a replaced task
+   * whose transcript was restored, are taken from `heard`; the engines derive where they stand from them.
+   */
   private context() {
-    const transcript = [...this.heard().filter((u) => !u.is_bot), ...this.spoken].sort((a, b) =>
+    const earlier = (u: Utterance) => !u.is_bot || u.started_at < this.startedAt;
+    const transcript = [...this.heard().filter(earlier), ...this.spoken].sort((a, b) =>
       a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0,
     );
     return {
@@ -95,16 +104,21 @@ export class ConversationController {
       for await (const sentence of sentences(produce())) {
         if (this.stopped || this.interrupted) break;
         this.speaking = true;
-        this.spoken.push({
+        const line: Utterance = {
           speaker: this.settings.botName,
           participant_id: this.room.selfId,
           started_at: new Date().toISOString(),
           text: sentence,
           is_bot: true,
-        });
+        };
+        this.spoken.push(line);
         const outcome = await this.room.speech.say(sentence);
         this.speaking = false;
-        if (outcome === 'interrupted') break;
+        if (outcome === 'interrupted') {
+          // Talked over: the engine must not take the words said over it as the answer to this line.
+          line.text = cutOff(sentence);
+          break;
+        }
       }
     } finally {
       this.speaking = false;

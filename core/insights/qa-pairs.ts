@@ -1,9 +1,15 @@
-// Q&A pairing of the local engine: questions put to others, each with the answer of the next speaker.
+// Q&A pairing of the local engine: questions put to others, each with the answer of the next speaker. A question
+// is the question alone (no "Thank you." or "Let me start with my first question." before it); small talk is never
+// an answer; a question asked again (rephrased, after "could you repeat that?") is one question, and the answer to
+// a follow-up ("Could you give me a concrete example?") is part of the answer it follows up on.
+import { isSmallTalk } from '../conversation/small-talk';
 import { isYesNoQuestion, questionKind } from './questions';
 import {
   contentStems,
   isAcknowledgement,
+  stem,
   type Turn,
+  type TurnSentence,
   truncateWords,
   turnText,
   wordCount,
@@ -45,9 +51,15 @@ export interface ExtractedPair {
 }
 
 export interface QaExtraction {
+  /** Answered questions, in order (the status `qa_pairs`). */
   pairs: ExtractedPair[];
-  /** Questions put to others, answered or not. */
+  /** Questions put to others, answered or not; a re-asked question and a follow-up are not counted again. */
   asked: PosedQuestion[];
+  /**
+   * Every question of `asked`, in order, with its answer: the pair from `pairs` when it was answered, else the
+   * question with `answer` and `answeredBy` empty (`answerWords` 0). For per-question assessments.
+   */
+  exchanges: ExtractedPair[];
 }
 
 /**
@@ -61,6 +73,75 @@ const maxClarificationWords = 25;
 const answerSearchTurns = 6;
 /** A question text needs this many content words (an echo such as "Is that so?" has none). */
 const minQuestionContentWords = { human: 2, bot: 1 };
+/** A question again within this many turns of the asker's previous one is that question re-asked or followed up. */
+const followUpTurns = 6;
+
+/** Checking the line, not asking about anything: "Are you still there?", "Can you hear me?". */
+const presenceCheck =
+  /\b(?:are you (?:still )?(?:there|with (?:me|us))|can (?:you|everyone|everybody) (?:hear|see) (?:me|us)|is my (?:audio|mic|microphone|sound) (?:ok|okay|working)|(?:are you|is everyone) ready(?: to (?:start|begin))?|shall we (?:start|begin)|did you hear (?:me|that))\b/i;
+
+/** A follow-up asks for more on the answer just given, and names nothing new ("Could you give me an example?"). */
+const followUpCue =
+  /\b(?:example|instance|more detail|details?|a (?:bit|little) more|say more|tell me more|elaborate|expand|specific(?:ally|s)?|concrete(?:ly)?|go deeper|dig deeper|what happened (?:next|then|after that)|how did (?:that|it) (?:go|turn out|work out|end)|what was the (?:result|outcome|impact))\b/i;
+const followUpWords = new Set(
+  'example instance concrete specific specifically detail elaborate expand bit little small deeper dig result outcome impact share further fine happened turn end give'.split(
+    ' ',
+  ),
+);
+
+export function isFollowUp(question: string): boolean {
+  return (
+    wordCount(question) <= 14 &&
+    followUpCue.test(question) &&
+    contentStems(question).every((w) => followUpWords.has(w))
+  );
+}
+
+/** Words of the asking, not of the subject: "walk me through X" and "explain X" ask about the same X. */
+const askingWords = new Set(
+  'tell walk explain describe share give talk ask hear understand other word repeat again let finish sorry'.split(
+    ' ',
+  ),
+);
+
+/** Two wordings of one question: the words of their subject mostly agree. */
+function sameQuestion(a: string, b: string): boolean {
+  let x = subjectWords(a, true);
+  let y = subjectWords(b, true);
+  // "whether you have been on call" has no content word: compare all its words.
+  if (x.size === 0 || y.size === 0) {
+    x = subjectWords(a, false);
+    y = subjectWords(b, false);
+  }
+  if (x.size === 0 || y.size === 0) return x.size === y.size;
+  const shared = [...x].filter((w) => y.has(w)).length;
+  return shared / (x.size + y.size - shared) >= 0.6;
+}
+
+const templateWords = new Set(
+  'could can would will you me i in so sure now what about through please like to let my question that is a the'.split(
+    ' ',
+  ),
+);
+
+function subjectWords(question: string, contentOnly: boolean): Set<string> {
+  const ws = contentOnly ? contentStems(question) : words(question).map(stem);
+  return new Set(ws.filter((w) => !askingWords.has(w) && (contentOnly || !templateWords.has(w))));
+}
+
+/** Praise or acknowledgement before the next question: "That is helpful, thank you.", "Understood.". */
+const praise =
+  /^(?:(?:that|this|it)(?:'s|\s+is|\s+was|\s+sounds)\s+)?(?:(?:very|really|so|super)\s+)?(?:great|good|helpful|interesting|useful|impressive|wonderful|excellent|perfect|nice|fair|clear|fascinating|understood|noted|makes sense|got it|fair enough)\b(?:[,\s]+(?:thanks|thank you|enough|to know|to hear))*[.!]*$/i;
+
+/** A sentence that only leads into a question: "Thank you.", "Let me start with my first question.". */
+function isLeadIn(sentence: string): boolean {
+  return (
+    contentStems(sentence).length === 0 ||
+    isAcknowledgement(sentence) ||
+    praise.test(sentence.trim()) ||
+    isSmallTalk(sentence)
+  );
+}
 
 /** The question a turn leaves to the others, or null when it asks none (or only tags, echoes, rhetoric). */
 export function posedQuestion(turn: Turn, options: QaOptions = defaultQaOptions): PosedQuestion | null {
@@ -74,10 +155,20 @@ export function posedQuestion(turn: Turn, options: QaOptions = defaultQaOptions)
   while (from > 0 && kinds[from - 1] === 'question' && wordCount(turnText(turn, from - 1, last + 1)) <= 60) {
     from--;
   }
-  // A short question leans on the sentence before it ("Now you're a director at HireVue. Is that correct?").
-  if (from > 0 && wordCount(turnText(turn, from, last + 1)) < 8 && kinds[from - 1] === null) from--;
+  // A short question leans on the sentence before it ("Now you're a director at HireVue. Is that correct?"),
+  // unless that sentence only leads in ("Thank you.", "Let me start with my first question.").
+  if (
+    from > 0 &&
+    wordCount(turnText(turn, from, last + 1)) < 8 &&
+    kinds[from - 1] === null &&
+    !isLeadIn(turn.sentences[from - 1]!.text)
+  ) {
+    from--;
+  }
 
   let text = turnText(turn, from, last + 1);
+  // Small talk is not a question put to anyone: "How are you?", "Could you repeat that?", "Are you still there?".
+  if (presenceCheck.test(text) || isSmallTalk(text)) return null;
   const ws = text.split(/\s+/);
   if (ws.length > options.maxQuestionWords) text = `…${ws.slice(-options.maxQuestionWords).join(' ')}`;
   const minContent = turn.isBot ? minQuestionContentWords.bot : minQuestionContentWords.human;
@@ -86,31 +177,81 @@ export function posedQuestion(turn: Turn, options: QaOptions = defaultQaOptions)
   return { text, from, to: last, utterance: turn.sentences[last]!.utterance, toBot: false };
 }
 
-/** All Q&A pairs of a conversation, in order, and every question that was put to others. */
+/** One question as extracted: its pair (answer empty until one is found) and the turn it was last asked in. */
+interface Exchange {
+  pair: ExtractedPair;
+  question: PosedQuestion;
+  lastTurn: number;
+}
+
+/**
+ * All Q&A pairs of a conversation, in order, and every question that was put to others (`exchanges` has the
+ * unanswered ones too). A question the asker puts again within a few turns (the same content words, e.g.
+ * rephrased after "could you repeat that?") stays one question whose answer is whatever either wording got;
+ * the answer to a follow-up is appended to the answer it follows up on.
+ */
 export function extractQaPairs(turns: readonly Turn[], options: QaOptions = defaultQaOptions): QaExtraction {
   const posed = turns.map((t) => posedQuestion(t, options));
-  const pairs: ExtractedPair[] = [];
-  const asked: PosedQuestion[] = [];
+  const exchanges: Exchange[] = [];
   posed.forEach((question, i) => {
     if (!question) return;
-    const next = turns.slice(i + 1).find((t) => t.speaker !== turns[i]!.speaker);
-    asked.push({ ...question, toBot: next?.isBot ?? false });
-    const answer = findAnswer(turns, posed, i, question, options);
-    if (!answer) return;
     const turn = turns[i]!;
-    pairs.push({
-      turn: i,
-      question: question.text,
-      answer: answer.text,
-      askedBy: turn.speaker,
-      answeredBy: answer.speaker,
-      askedByBot: turn.isBot,
-      answeredByBot: answer.isBot,
-      utterance: question.utterance,
-      answerWords: answer.words,
+    const next = turns.slice(i + 1).find((t) => t.speaker !== turn.speaker);
+    const answer = findAnswer(turns, posed, i, question, options);
+    const prev = exchanges.findLast((e) => e.pair.askedBy === turn.speaker);
+    if (prev && i - prev.lastTurn <= followUpTurns) {
+      const followUp = isFollowUp(question.text);
+      if (followUp || sameQuestion(prev.pair.question, question.text)) {
+        prev.lastTurn = i;
+        if (answer) addAnswer(prev.pair, answer, options);
+        return;
+      }
+    }
+    exchanges.push({
+      question: { ...question, toBot: next?.isBot ?? false },
+      lastTurn: i,
+      pair: {
+        turn: i,
+        question: question.text,
+        answer: '',
+        askedBy: turn.speaker,
+        answeredBy: '',
+        askedByBot: turn.isBot,
+        answeredByBot: false,
+        utterance: question.utterance,
+        answerWords: 0,
+      },
     });
+    if (answer) addAnswer(exchanges.at(-1)!.pair, answer, options);
   });
-  return { pairs, asked };
+  return {
+    pairs: exchanges.filter((e) => e.pair.answer !== '').map((e) => e.pair),
+    asked: exchanges.map((e) => e.question),
+    exchanges: exchanges.map((e) => e.pair),
+  };
+}
+
+function addAnswer(pair: ExtractedPair, answer: FoundAnswer, options: QaOptions): void {
+  if (pair.answer === '') {
+    pair.answeredBy = answer.speaker;
+    pair.answeredByBot = answer.isBot;
+  }
+  if (pair.answer.includes(answer.text)) return;
+  const all = pair.answer ? `${pair.answer} ${answer.text}` : answer.text;
+  pair.answer = truncateWords(all, options.maxAnswerWords);
+  pair.answerWords += answer.words;
+}
+
+/** The sentences of a turn's utterances that are more than small talk or back-channels ("Hold on." "Hi!"). */
+function substantive(turn: Turn): TurnSentence[] {
+  const byUtterance = new Map<number, TurnSentence[]>();
+  for (const s of turn.sentences) byUtterance.set(s.utterance, [...(byUtterance.get(s.utterance) ?? []), s]);
+  return [...byUtterance.values()]
+    .filter((ss) => {
+      const text = ss.map((s) => s.text).join(' ');
+      return !isAcknowledgement(text) && !isSmallTalk(text);
+    })
+    .flat();
 }
 
 interface FoundAnswer {
@@ -151,8 +292,11 @@ function findAnswer(
         acknowledgement ??= turn;
         continue;
       }
-      // A counter-question ("Has that not gone up?") answers nothing.
-      if (turn.sentences.every((s) => questionKind(s.text) !== null)) break;
+      // "Hi, happy to be here", "Sorry, could you repeat that?", "Hold on": no answer yet.
+      const said = substantive(turn);
+      if (said.length === 0) continue;
+      // A counter-question ("Has that not gone up?", "Um… what are the next steps?") answers nothing.
+      if (said.every((s) => questionKind(s.text) !== null)) break;
       answerer = turn;
       if (acknowledgement?.speaker === turn.speaker && yesNo) {
         parts.push(turnText(acknowledgement));
@@ -162,7 +306,23 @@ function findAnswer(
       break;
     }
     const own = posed[j];
-    const part = turnText(turn, 0, own ? own.from : turn.sentences.length);
+    let to = own ? own.from : turn.sentences.length;
+    // "… Now, back to my question. <question>": the lead-in to the answerer's own question is not part of the answer.
+    while (own && to > 0 && isLeadIn(turn.sentences[to - 1]!.text)) to--;
+    // "Sure." said on its own before the answer (the bot waited for more) is not part of it; a "yes" to a
+    // yes/no question is, and so is "Sure." opening the answer's own utterance.
+    let from = 0;
+    if (parts.length === 0 && !yesNo) {
+      for (;;) {
+        const u = turn.sentences[from]?.utterance;
+        let end = from;
+        while (end < to && turn.sentences[end]!.utterance === u) end++;
+        const said = turnText(turn, from, end);
+        if (end >= to || !(isAcknowledgement(said) || isSmallTalk(said))) break;
+        from = end;
+      }
+    }
+    const part = turnText(turn, from, to);
     if (part) {
       parts.push(part);
       total += wordCount(part);

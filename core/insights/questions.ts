@@ -71,8 +71,13 @@ function isQuoted(sentence: string): boolean {
   return (before.match(/"/g) ?? []).length % 2 === 1 || before.lastIndexOf('“') > before.lastIndexOf('”');
 }
 
+/** A request worded as a question: "Could you tell me about…?" asks for more than "yes". */
+const politeRequest =
+  /^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:tell|walk|describe|explain|share|give|talk|say|go|elaborate|expand|outline|list|name|take)\b/i;
+
 /** A yes/no question (answerable by "yes"); wh-questions and requests are not. */
 export function isYesNoQuestion(question: string): boolean {
   const core = question.replace(opener, '');
+  if (politeRequest.test(core)) return false;
   return new RegExp(`^(?:${auxiliaries})\\b`, 'i').test(core) || /\bor not\b/i.test(core);
 }

@@ -1,0 +1,128 @@
+// The ConversationController gives the engine what it needs to read the interview from the transcript: its own
+// lines, cut-off lines marked as such, and the bot's lines from before this process (a replaced bot-task).
+import { describe, expect, it } from 'vitest';
+import { ConversationController } from '../../bot-task/conversation';
+import type { Utterance } from '../../core/bots/transcript';
+import { wasCutOff } from '../../core/conversation/cut-off';
+import { createLogger } from '../../core/log';
+import type { ConversationContext, ConversationEngine } from '../../core/ports/conversation-engine';
+import type { RoomConnection } from '../../core/ports/room-provider';
+import type { SpeechOutcome } from '../../core/ports/speech';
+import { FakeRoom } from '../support/fake-room';
+import { until } from '../support/until';
+
+/** A room whose bot voice plays until the test ends it or someone talks over it. */
+function slowSpeechRoom() {
+  const fake = new FakeRoom([{ participantId: 'ann', name: 'Ann' }]);
+  let finish: ((o: SpeechOutcome) => void) | undefined;
+  const said: string[] = [];
+  const room: RoomConnection = {
+    selfId: fake.selfId,
+    speech: {
+      say: (text: string) => {
+        said.push(text);
+        return new Promise<SpeechOutcome>((resolve) => {
+          finish = resolve;
+        });
+      },
+      stop: () => finish?.('interrupted'),
+    },
+    participants: () => fake.participants(),
+    on: (event, listener) => fake.on(event, listener),
+    leave: () => fake.leave(),
+  };
+  return { room, fake, said, done: () => finish?.('done') };
+}
+
+/** An engine that records what it was shown and says `line` once per turn. */
+function recordingEngine(greeting: string, line: string) {
+  const seen: ConversationContext[] = [];
+  const engine: ConversationEngine = {
+    async *greet(ctx) {
+      seen.push(structuredClone(ctx));
+      yield greeting;
+    },
+    async *reply(ctx) {
+      seen.push(structuredClone(ctx));
+      yield line;
+    },
+  };
+  return { engine, seen };
+}
+
+const log = createLogger('silent');
+
+describe('conversation controller', () => {
+  it('marks a line cut off by barge-in, so the engine does not take the interruption as its answer', async () => {
+    const { room, fake, said, done } = slowSpeechRoom();
+    const heard: Utterance[] = [];
+    const { engine, seen } = recordingEngine('Hello. Could you tell me about your last project?', 'Thanks.');
+    const c = new ConversationController(room, engine, { botName: 'Iris', endOfTurnMs: 5 }, () => heard, log);
+    c.start();
+    await until(async () => said.length === 1);
+    done(); // "Hello." finished
+    await until(async () => said.length === 2);
+    // Ann talks over the question.
+    heard.push({
+      speaker: 'Ann',
+      participant_id: 'ann',
+      started_at: new Date().toISOString(),
+      text: 'Sorry, hi!',
+    });
+    fake.say('ann', 'Sorry, hi!');
+    await until(async () => seen.length === 2);
+    const bot = seen[1]!.transcript.filter((u) => u.is_bot).map((u) => u.text);
+    expect(bot).toEqual(['Hello.', 'Could you tell me about your last project…']);
+    expect(wasCutOff(bot[1]!)).toBe(true);
+    expect(seen[1]!.transcript.at(-1)!.text).toBe('Sorry, hi!');
+    c.stop();
+  });
+
+  it('shows the engine the bot’s own lines from before this process (a replaced task continuing a transcript)', async () => {
+    const { room, fake, said, done } = slowSpeechRoom();
+    const earlier = new Date(Date.now() - 60_000).toISOString();
+    const heard: Utterance[] = [
+      {
+        speaker: 'Iris',
+        participant_id: 'old-bot',
+        started_at: earlier,
+        text: 'Could you tell me about your last project?',
+        is_bot: true,
+      },
+      {
+        speaker: 'Ann',
+        participant_id: 'ann',
+        started_at: new Date(Date.now() - 50_000).toISOString(),
+        text: 'A billing system.',
+      },
+    ];
+    const { engine, seen } = recordingEngine('I am back.', 'Thanks.');
+    const c = new ConversationController(room, engine, { botName: 'Iris', endOfTurnMs: 5 }, () => heard, log);
+    c.start();
+    await until(async () => seen.length === 1);
+    expect(seen[0]!.transcript.map((u) => u.text)).toEqual([
+      'Could you tell me about your last project?',
+      'A billing system.',
+    ]);
+    await until(async () => said.length === 1);
+    done();
+    // The room's transcription of this process's own voice is not shown twice.
+    heard.push({
+      speaker: 'Iris',
+      participant_id: 'bot-self',
+      started_at: new Date().toISOString(),
+      text: 'I am back.',
+      is_bot: true,
+    });
+    heard.push({
+      speaker: 'Ann',
+      participant_id: 'ann',
+      started_at: new Date(Date.now() + 1).toISOString(),
+      text: 'Welcome back.',
+    });
+    fake.say('ann', 'Welcome back.');
+    await until(async () => seen.length === 2);
+    expect(seen[1]!.transcript.filter((u) => u.text === 'I am back.')).toHaveLength(1);
+    c.stop();
+  });
+});
