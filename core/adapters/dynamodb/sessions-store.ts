@@ -51,6 +51,8 @@ type Field = keyof typeof fieldToAttribute;
 const packed: Partial<Record<Field, { pack(v: unknown): unknown; unpack(v: unknown): unknown }>> = {
   transcript: { pack: (v) => packText(v as string), unpack: unpackText },
   qaPairs: { pack: packJson, unpack: unpackJson },
+  // With per-question assessments (each with its evidence) a long interview's insights outgrow a plain map too.
+  insights: { pack: packJson, unpack: unpackJson },
 };
 
 const toAttributeValue = (field: Field, value: unknown) => packed[field]?.pack(value) ?? value;
