@@ -2,7 +2,7 @@
 // structured output validated by the analysis the Bedrock engine runs too (insights-analysis.ts), the fallback for
 // servers that ignore or refuse response_format, one repair retry, and retries of a throttled or failing fake.server.
 import { beforeEach, describe, expect, it } from 'vitest';
-import { reduceTool, singlePassTool, systemPrompt } from '../../core/adapters/bedrock/insights-prompts';
+import { reduceTool, singlePassTool, systemPrompt } from '../../core/adapters/llm/insights-prompts';
 import { openAIClient } from '../../core/adapters/openai/client';
 import { type OpenAIInsightsConfig, OpenAIInsightsEngine } from '../../core/adapters/openai/insights-engine';
 import { InsightsError } from '../../core/ports/insights-engine';

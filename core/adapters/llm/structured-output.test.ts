@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { strictSchemaProblems } from '../../../test/support/fake-llm-server';
-import { mapTool, reduceTool, singlePassTool } from '../bedrock/insights-prompts';
+import { mapTool, reduceTool, singlePassTool } from './insights-prompts';
 import { extractJson, responseJsonSchema } from './structured-output';
 
 /** Text around the JSON that a chatty model adds; never a brace, fence or tag of its own. */

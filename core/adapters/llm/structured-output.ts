@@ -1,6 +1,6 @@
 // Structured answers of language models: the JSON found in a model's text (for servers that ignore a requested
 // response format), and the JSON Schema of a zod schema in the form a model server's constrained decoding accepts.
-// (The answer is checked against the zod schema by the analysis that asked: ../bedrock/insights-analysis.ts.)
+// (The answer is checked against the zod schema by the analysis that asked: ./insights-analysis.ts.)
 import { z } from 'zod';
 
 /** A model's answer read as data: the value that passed the schema, or why it did not. */
