@@ -3,7 +3,8 @@
 // The account item is the source of truth: `balance` and the `holds` map change together in one conditional
 // UpdateItem, so concurrent joins can never spend more than the balance (dynalite has no transactions, and one
 // conditional write is also cheaper than one). Ledger entries use deterministic ids per bot, so a retried
-// settle or release writes the same entry again instead of a second one.
+// settle or release writes the same entry again instead of a second one; a settle writes its entries before it
+// moves the balance (see `settle`), so a failure between the two is repaired by the retry, never lost.
 
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -143,13 +144,32 @@ export class CreditLedger {
   }
 
   /**
-   * Ends a bot's hold: the hold goes back and `charge` is taken, in one conditional write. Idempotent: once the
-   * hold is gone, a repeat changes nothing. The balance may go below zero when usage exceeded it (post-paid).
+   * Ends a bot's hold: the hold goes back and `charge` is taken. Idempotent down to the ledger: the entries come
+   * first and the balance second, so no retry can leave a balance change without its entries.
+   *
+   * 1. The `release` entry is the settle's decision: written only if absent (a condition), it records the hold and
+   *    the charge. A concurrent or retried settle that finds it takes its charge, so all agree on one.
+   * 2. The `usage` entry (deterministic id, the decided charge) is written, again harmlessly on a retry.
+   * 3. The balance takes `hold - charge` and the hold goes, in one write conditional on the hold still being there.
+   *
+   * A retry after any failed step redoes the missing steps and writes no second entry; once the hold is gone a
+   * repeat changes nothing. (DynamoDB transactions would do 1–3 at once, but dynalite, the local store, has none.)
+   * The balance may go below zero when usage exceeded it (post-paid). True when this call moved the balance.
    */
   async settle(accountId: string, botId: string, charge: number, now = new Date()): Promise<boolean> {
     const account = await this.readAccount(accountId);
     const hold = account?.holds?.[botId];
-    if (hold === undefined) return false;
+    const decided = await this.settleDecision(accountId, botId, hold, charge, now);
+    if (!decided) return false;
+    if (decided.charge > 0) {
+      await this.record(accountId, `${botId}#usage`, {
+        kind: 'usage',
+        amount: -decided.charge,
+        botId,
+        createdAt: decided.createdAt,
+      });
+    }
+    if (hold === undefined) return false; // already applied: only the entries were (re)written
     try {
       await this.table.doc.send(
         new UpdateCommand({
@@ -158,19 +178,61 @@ export class CreditLedger {
           UpdateExpression: 'SET balance = balance + :net REMOVE holds.#bot',
           ConditionExpression: 'holds.#bot = :hold',
           ExpressionAttributeNames: { '#bot': botId },
-          ExpressionAttributeValues: { ':net': hold - charge, ':hold': hold },
+          ExpressionAttributeValues: { ':net': decided.hold - decided.charge, ':hold': decided.hold },
         }),
       );
     } catch (err) {
       if (isConditionFailure(err)) return false; // settled concurrently
       throw err;
     }
-    const createdAt = now.toISOString();
-    await this.record(accountId, `${botId}#release`, { kind: 'release', amount: hold, botId, createdAt });
-    if (charge > 0) {
-      await this.record(accountId, `${botId}#usage`, { kind: 'usage', amount: -charge, botId, createdAt });
-    }
     return true;
+  }
+
+  /**
+   * The settle's decision (the `release` entry): written now when the hold is still there and no settle decided
+   * yet, else the one already written; null when there is neither a hold nor a decision (nothing to settle).
+   */
+  private async settleDecision(
+    accountId: string,
+    botId: string,
+    hold: number | undefined,
+    charge: number,
+    now: Date,
+  ): Promise<{ hold: number; charge: number; createdAt: string } | null> {
+    const key = keys.ledgerEntry(accountId, `${botId}#release`);
+    if (hold !== undefined) {
+      const createdAt = now.toISOString();
+      try {
+        await this.table.doc.send(
+          new PutCommand({
+            TableName: this.table.tableName,
+            Item: {
+              ...this.entryItem(accountId, `${botId}#release`, {
+                kind: 'release',
+                amount: hold,
+                botId,
+                createdAt,
+              }),
+              charge,
+            },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+        return { hold, charge, createdAt };
+      } catch (err) {
+        if (!isConditionFailure(err)) throw err;
+      }
+    }
+    const { Item } = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: key, ConsistentRead: true }),
+    );
+    if (!Item) return null;
+    // An entry from before decisions carried the charge: its usage entry was written with it.
+    return {
+      hold: Item.amount as number,
+      charge: (Item.charge as number | undefined) ?? 0,
+      createdAt: Item.created_at as string,
+    };
   }
 
   async entries(accountId: string): Promise<LedgerEntry[]> {
