@@ -4,11 +4,12 @@
 
 import { completeSession } from '../bots/finish-session';
 import type { BotSession } from '../bots/session';
-import { transcriptText } from '../bots/transcript';
+import { transcriptText, type Utterance } from '../bots/transcript';
 import type { Config } from '../config';
 import { scheduleDelivery } from '../delivery/deliver';
 import { sessionCompletePayload } from '../delivery/payloads';
 import type { Stores } from '../deps';
+import { analyseLocally } from '../insights/local-engine';
 import type { Logger } from '../log';
 import { renderResultsEmail } from '../mail/results-email';
 import { type InsightsEngine, InsightsError } from '../ports/insights-engine';
@@ -93,8 +94,15 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
       // Throttling is retried by the queue (ARCHITECTURE.md §2), not by waiting here; after that, and for any other
       // failure, the session completes without insights: the transcript is never lost (spec §6.1).
       if (err instanceof InsightsError && err.retryable && receiveCount < insightsDeliveryAttempts) throw err;
-      insightsError = err instanceof InsightsError ? err.message : 'Insights could not be generated.';
-      log.error('insights failed; completing without them', { err });
+      if (session.processInsights) {
+        insightsError = err instanceof InsightsError ? err.message : 'Insights could not be generated.';
+        log.error('insights failed; completing without them', { err });
+      } else {
+        // Insights were not asked for, so nothing failed that the client asked for: no insights_error (spec §6.1
+        // names it only for failed insight processing). The Q&A pairs come from the rule-based extraction instead.
+        qaPairs = ruleBasedQaPairs(utterances, session.botConfig.name);
+        log.error('Q&A extraction failed; completing with rule-based Q&A pairs', { err });
+      }
     }
     await completeSession(
       { ...deps.stores, config: deps.config },
@@ -116,6 +124,15 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
   if (session.status !== 'completed') return;
   await scheduleResultDeliveries(deps, session);
   log.info('session completed', { exit_reason: session.exitReason });
+}
+
+/** The embedded, model-free Q&A extraction: the fallback when a model engine's Q&A step fails. */
+function ruleBasedQaPairs(utterances: Utterance[], botName: string | undefined): BotSession['qaPairs'] {
+  try {
+    return analyseLocally({ utterances, botName, processInsights: false }).qaPairs;
+  } catch {
+    return [];
+  }
 }
 
 async function scheduleResultDeliveries(deps: ResultsDeps, session: BotSession): Promise<void> {
