@@ -17,6 +17,7 @@ const options = {
   key: { type: 'string' },
   amount: { type: 'string' },
   note: { type: 'string' },
+  'request-id': { type: 'string' },
   bot: { type: 'string' },
   json: { type: 'boolean' },
   aws: { type: 'boolean' },
@@ -216,17 +217,25 @@ const commands: Record<string, Command> = {
   },
 
   'credits add': {
-    args: '--account ID --amount N [--note TEXT]',
-    about: 'Add credits; a negative amount removes them',
+    args: '--account ID --amount N [--note TEXT] [--request-id ID]',
+    about: 'Add credits; a negative amount removes them; a retry with the same --request-id adds once',
     prepare(flags) {
       const accountId = required(flags, 'account');
       const amount = integer(flags, 'amount');
       if (amount === 0) throw new UsageError('--amount must not be zero');
       const note = flags.note ?? 'admin';
+      const requestId = flags['request-id'];
+      if (requestId !== undefined && (!requestId.trim() || requestId.length > 200))
+        throw new UsageError('--request-id must be 1 to 200 characters');
       return async ({ ledger }) => {
-        const balance = await ledger.grant(accountId, amount, note);
+        const balance = await ledger.grant(accountId, amount, note, new Date(), requestId);
         return {
-          json: { account_id: accountId, amount, balance },
+          json: {
+            account_id: accountId,
+            amount,
+            balance,
+            ...(requestId !== undefined && { request_id: requestId }),
+          },
           text: `${signed(amount)} credits for ${accountId}; balance is now ${balance}.\n`,
         };
       };
@@ -342,7 +351,7 @@ function plan(args: string[]): { flags: Flags; work?: ReturnType<Command['prepar
   const command = commands[name];
   if (!command) throw new UsageError(`unknown command '${name}'`);
   if (positionals.length > 2) throw new UsageError(`unexpected argument '${positionals[2]}'`);
-  const accepted = new Set([...command.args.matchAll(/--([a-z]+)/g)].map((m) => m[1]));
+  const accepted = new Set([...command.args.matchAll(/--([a-z][a-z-]*)/g)].map((m) => m[1]));
   for (const flag of Object.keys(flags)) {
     if (flag !== 'json' && flag !== 'aws' && !accepted.has(flag)) {
       throw new UsageError(`'${name}' does not take --${flag}`);

@@ -66,3 +66,33 @@ describe('settle is idempotent down to the ledger', () => {
     expect(await sum(accountId)).toBe(6);
   });
 });
+
+describe('a grant with a request id is applied once', () => {
+  // A keyed grant makes four writes (entry, balance, entry applied, marker removed); fail each in turn, then retry.
+  for (const failAt of [0, 1, 2, 3, 4]) {
+    it(`a retry ${failAt ? `after write ${failAt} failed` : 'of a grant that succeeded'} grants once`, async () => {
+      const { accountId } = await stack.account(10);
+      if (failAt) {
+        const { ledger } = ledgerFailingWrite(failAt);
+        await expect(ledger.grant(accountId, 5, 'invoice', new Date(), 'req-1')).rejects.toThrow(
+          'injected failure',
+        );
+      } else {
+        expect(await stack.deps.ledger.grant(accountId, 5, 'invoice', new Date(), 'req-1')).toBe(15);
+      }
+      expect(await stack.deps.ledger.grant(accountId, 5, 'invoice', new Date(), 'req-1')).toBe(15);
+      expect(await stack.deps.ledger.grant(accountId, 5, 'invoice', new Date(), 'req-1')).toBe(15);
+      expect((await stack.deps.accounts.get(accountId))?.balance).toBe(15);
+      expect(await sum(accountId)).toBe(15);
+    });
+  }
+
+  it('refuses the same request id for another amount', async () => {
+    const { accountId } = await stack.account(0);
+    await stack.deps.ledger.grant(accountId, 5, 'invoice', new Date(), 'req-2');
+    await expect(stack.deps.ledger.grant(accountId, 7, 'invoice', new Date(), 'req-2')).rejects.toThrow(
+      'already used',
+    );
+    expect((await stack.deps.accounts.get(accountId))?.balance).toBe(5);
+  });
+});

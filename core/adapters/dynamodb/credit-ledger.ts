@@ -46,9 +46,19 @@ export class AccountNotFoundError extends Error {
 export class CreditLedger {
   constructor(private readonly table: TableHandle) {}
 
-  /** Adds (or, negative, removes) credits; returns the new balance. */
-  async grant(accountId: string, amount: number, note = 'grant', now = new Date()): Promise<number> {
+  /**
+   * Adds (or, negative, removes) credits; returns the new balance. With a `requestId` (an idempotency key) a
+   * retried grant with the same id grants once (see `grantOnce`).
+   */
+  async grant(
+    accountId: string,
+    amount: number,
+    note = 'grant',
+    now = new Date(),
+    requestId?: string,
+  ): Promise<number> {
     if (!Number.isInteger(amount) || amount === 0) throw new Error('amount must be a non-zero integer');
+    if (requestId !== undefined) return this.grantOnce(accountId, amount, note, now, requestId);
     let balance: number;
     try {
       const { Attributes } = await this.table.doc.send(
@@ -73,6 +83,92 @@ export class CreditLedger {
       note,
       createdAt: stamp,
     });
+    return balance;
+  }
+
+  /**
+   * A grant keyed by `requestId`, applied once however often it is retried, and whichever write of it failed:
+   * 1. its ledger entry (id from the request id) is written only if absent, `applied: false`; a retry finds it
+   *    (and refuses another amount under the same id);
+   * 2. the balance moves together with a marker attribute on the account item, conditional on the marker being
+   *    absent, so a retry after this step cannot add again;
+   * 3. the entry is marked applied, then the marker removed (it only lives while a grant is in flight).
+   */
+  private async grantOnce(
+    accountId: string,
+    amount: number,
+    note: string,
+    now: Date,
+    requestId: string,
+  ): Promise<number> {
+    if (!requestId.trim() || requestId.length > 200) throw new Error('request id must be 1–200 characters');
+    if (!(await this.readAccount(accountId))) throw new AccountNotFoundError(accountId);
+    const entryKey = keys.ledgerEntry(accountId, `grant#request#${requestId}`);
+    const stamp = now.toISOString();
+    try {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: {
+            ...this.entryItem(accountId, `grant#request#${requestId}`, {
+              kind: 'grant',
+              amount,
+              note,
+              createdAt: stamp,
+            }),
+            request_id: requestId,
+            applied: false,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      const { Item } = await this.table.doc.send(
+        new GetCommand({ TableName: this.table.tableName, Key: entryKey, ConsistentRead: true }),
+      );
+      if (Item?.amount !== amount) {
+        throw new Error(`request id ${requestId} was already used for a grant of ${Item?.amount}`);
+      }
+      if (Item.applied === true) return (await this.readAccount(accountId))?.balance ?? 0;
+    }
+    const marker = { '#g': `grant_request#${requestId}` };
+    let balance: number;
+    try {
+      const { Attributes } = await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: 'SET balance = balance + :a, #g = :t',
+          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#g)',
+          ExpressionAttributeNames: marker,
+          ExpressionAttributeValues: { ':a': amount, ':t': stamp },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      balance = Attributes?.balance;
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+      const account = await this.readAccount(accountId);
+      if (!account) throw new AccountNotFoundError(accountId);
+      balance = account.balance; // applied by an earlier attempt that failed before marking the entry
+    }
+    await this.table.doc.send(
+      new UpdateCommand({
+        TableName: this.table.tableName,
+        Key: entryKey,
+        UpdateExpression: 'SET applied = :t',
+        ExpressionAttributeValues: { ':t': true },
+      }),
+    );
+    await this.table.doc.send(
+      new UpdateCommand({
+        TableName: this.table.tableName,
+        Key: keys.account(accountId),
+        UpdateExpression: 'REMOVE #g',
+        ExpressionAttributeNames: marker,
+      }),
+    );
     return balance;
   }
 
