@@ -16,6 +16,7 @@ import {
 import type { ResultsMessage } from '../core/results/messages';
 import type { ExitReason } from '../core/schemas/api';
 import { ConversationController } from './conversation';
+import { joinTimes } from './heartbeat';
 import { TranscriptRecorder } from './transcript-recorder';
 import { forceLeaveWatcher } from './watchers/force-leave';
 import { idleTimeoutWatcher } from './watchers/idle-timeout';
@@ -90,12 +91,14 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     join_ms: Date.now() - joinStarted,
     participants: room.participants().length,
   });
-  // In the room: from now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt).
-  void retry(
-    () => stores.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() }),
-    3,
-    log,
-  ).catch((err) => log.warn('could not record the join time', { err }));
+  // In the room: from now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt). If
+  // this write fails, the heartbeat (heartbeat.ts) carries the join time on every beat until it is written.
+  const joinedAt = new Date().toISOString();
+  joinTimes.joined(botId, joinedAt);
+  void retry(() => stores.sessions.updateRunning(botId, { joinedAt }), 3, log).then(
+    () => joinTimes.recorded(botId, joinedAt),
+    (err) => log.warn('could not record the join time; the heartbeat retries it', { err }),
+  );
 
   const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log);
   room.on('utterance', (u) => {

@@ -6,6 +6,7 @@ import { loadConfig } from '../core/config';
 import { createLogger } from '../core/log';
 import type { RoomProvider } from '../core/ports/room-provider';
 import { runBot } from './bot';
+import { beat, joinTimes } from './heartbeat';
 
 // Installed before anything else: a leave request that arrives while the task is still starting must not kill it
 // (Node's default for SIGTERM); and `on`, not `once`, so a second SIGTERM (StopTask after the leave request, the
@@ -51,12 +52,10 @@ async function main(): Promise<number> {
   }
   log.info('bot task started', { account_id: session.accountId, provider: session.provider });
 
-  const beat = () =>
-    stores.sessions
-      .updateRunning(botId, { heartbeatAt: new Date().toISOString() })
-      .catch((err) => log.warn('heartbeat failed', { err }));
-  await beat();
-  const heartbeat = setInterval(beat, config.HEARTBEAT_MS);
+  // Each beat also writes the join time until it is written (bot.ts records it on joining; that write may fail).
+  const heartbeatDeps = { sessions: stores.sessions, log, joinTimes };
+  await beat(heartbeatDeps, botId);
+  const heartbeat = setInterval(() => void beat(heartbeatDeps, botId), config.HEARTBEAT_MS);
 
   try {
     const outcome = await runBot({
@@ -76,6 +75,8 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     clearInterval(heartbeat);
+    // A join time still unwritten gets one last try before the task exits.
+    if (joinTimes.pending(botId)) await beat(heartbeatDeps, botId);
   }
 }
 

@@ -1,0 +1,50 @@
+// The bot task's heartbeat: every beat writes `heartbeatAt`, and until the join time is written it carries
+// `joinedAt` too, so a bot that was in the room is always charged even when the write at join failed.
+import type { SessionsStore } from '../core/adapters/dynamodb/sessions-store';
+import type { Logger } from '../core/log';
+
+/** When each bot got into the room, while the session does not hold it yet. */
+export class JoinTimes {
+  private readonly unwritten = new Map<string, string>();
+  private readonly written = new Set<string>();
+
+  /** The bot is in the room (the first call wins). */
+  joined(botId: string, at: string): void {
+    if (!this.written.has(botId) && !this.unwritten.has(botId)) this.unwritten.set(botId, at);
+  }
+
+  /** The bot's join time while it is not yet written. */
+  pending(botId: string): string | undefined {
+    return this.unwritten.get(botId);
+  }
+
+  /** The session holds `at`. */
+  recorded(botId: string, at: string): void {
+    if (this.unwritten.get(botId) !== at) return;
+    this.unwritten.delete(botId);
+    this.written.add(botId);
+  }
+}
+
+/** The process's join times: the bot records its own on joining, the heartbeat writes it until it is written. */
+export const joinTimes = new JoinTimes();
+
+/** One beat: the heartbeat, with the join time while it is not yet written. Never throws. */
+export async function beat(
+  deps: { sessions: Pick<SessionsStore, 'updateRunning'>; log: Logger; joinTimes: JoinTimes },
+  botId: string,
+  now = new Date(),
+): Promise<void> {
+  const joinedAt = deps.joinTimes.pending(botId);
+  try {
+    await deps.sessions.updateRunning(botId, { heartbeatAt: now.toISOString(), joinedAt });
+    if (joinedAt) deps.joinTimes.recorded(botId, joinedAt);
+  } catch (err) {
+    deps.log.warn(
+      joinedAt ? 'heartbeat failed; the join time is retried on the next beat' : 'heartbeat failed',
+      {
+        err,
+      },
+    );
+  }
+}
