@@ -1,5 +1,6 @@
 // Use case: a bot's task ended (ECS task-state event, a local child exit, or a stale heartbeat); a session still
-// running is failed, keeping its partial transcript, and a bot_failed event is queued.
+// running is failed, keeping its partial transcript, and a bot_failed event is queued (bot_join_failed when the bot
+// never got into the room).
 import type { Config } from '../config';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
@@ -59,29 +60,51 @@ export async function onTaskStopped(
     return 'already_ended';
   }
   const transcript = transcriptText(await deps.stores.transcripts.load(stopped.botId));
-  const error = `the bot stopped unexpectedly: ${stopped.reason}`;
+  const joined = Boolean(session.joinedAt);
+  const error = joined
+    ? `the bot stopped unexpectedly: ${stopped.reason}`
+    : `the bot stopped before it joined the room: ${stopped.reason}`;
   // Only a bot that got into the room pays for its minutes.
   const failed = await failSession(
     { ...deps.stores, config: deps.config },
     stopped.botId,
-    { error, chargeUsage: Boolean(session.joinedAt), transcript },
+    { error, chargeUsage: joined, transcript },
     now,
   );
   if (!failed) return 'already_ended';
-  deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason });
+  deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason, joined });
   const started = Date.parse(session.startedAt ?? session.createdAt);
-  const message: ResultsMessage = {
-    kind: 'bot_failed',
-    bot_id: stopped.botId,
-    event: {
-      event_type: 'bot_failed',
-      bot_id: stopped.botId,
-      room_url: session.roomUrl,
-      error_message: error,
-      timestamp: now.toISOString(),
-      duration_seconds: Math.max(0, (now.getTime() - started) / 1000),
-    },
-  };
+  const timestamp = now.toISOString();
+  const durationSeconds = Math.max(0, (now.getTime() - started) / 1000);
+  // A bot that never got into the room failed to join (spec §6.2), whatever ended its task; bot_failed (with the
+  // partial transcript) is for a bot that died after joining (ARCHITECTURE.md §4).
+  const message: ResultsMessage = joined
+    ? {
+        kind: 'bot_failed',
+        bot_id: stopped.botId,
+        event: {
+          event_type: 'bot_failed',
+          bot_id: stopped.botId,
+          room_url: session.roomUrl,
+          error_message: error,
+          timestamp,
+          duration_seconds: durationSeconds,
+        },
+      }
+    : {
+        kind: 'bot_join_failed',
+        bot_id: stopped.botId,
+        event: {
+          event_type: 'bot_join_failed',
+          bot_id: stopped.botId,
+          workflow_thread_id: stopped.botId,
+          room_url: session.roomUrl,
+          error_type: 'unknown',
+          error_message: error,
+          timestamp,
+          duration_seconds: durationSeconds,
+        },
+      };
   await deps.results.send(message);
   return 'failed';
 }

@@ -1,10 +1,13 @@
 // Issue #13 §2: what a session's end says. No insights_error when insights were not asked for; a bot that never got
 // into the room and died (or was lost) sends bot_join_failed, not bot_failed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onTaskStopped, type TaskStoppedDeps } from '../../core/bots/task-stopped';
 import type { Utterance } from '../../core/bots/transcript';
 import { createLogger } from '../../core/log';
 import { InsightsError } from '../../core/ports/insights-engine';
+import type { ResultsMessage } from '../../core/results/messages';
 import { processResults } from '../../core/results/process-results';
+import { botJoinFailedSchema } from '../../core/schemas/webhooks';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 let stack: TestStack;
@@ -126,5 +129,99 @@ describe('process_insights false: insights_error never appears', () => {
       (await stack.deps.deliveries.get(botId, 'webhook', 'session_complete'))!.payload,
     );
     expect(payload.insights_error).toBe('Insights could not be generated: refused.');
+  });
+});
+
+describe('a bot that dies or is lost before it ever joined the room', () => {
+  const deps = (sent: ResultsMessage[]): TaskStoppedDeps => ({
+    stores: stack.deps,
+    config: stack.config,
+    results: { send: async (m) => void sent.push(m as ResultsMessage) },
+    log: createLogger('silent'),
+  });
+  const results = (queued: unknown[]) => ({
+    stores: stack.deps,
+    config: stack.config,
+    insights: { analyse: async () => ({ qaPairs: [], insights: null }) },
+    deliveryQueue: { send: async (m: unknown) => void queued.push(m) },
+    log: createLogger('silent'),
+    now: () => new Date(),
+  });
+  const ends: [string, string][] = [
+    ['its task crashed', 'EssentialContainerExited: OutOfMemoryError (exit code 137)'],
+    ['the platform stopped it (Spot interruption)', 'SpotInterruption: Your Spot Task was interrupted.'],
+    ['its heartbeat went stale', 'no heartbeat since 2026-11-22T10:00:00.000Z'],
+    ['it never started', 'the bot never started'],
+  ];
+
+  it.each(ends)('sends bot_join_failed (spec §6.2), not bot_failed, when %s', async (_, reason) => {
+    const botId = await startedBot(`never-joined-${Math.random().toString(36).slice(2)}`);
+    const session = (await stack.deps.sessions.get(botId))!;
+    const sent: ResultsMessage[] = [];
+    const now = new Date(Date.parse(session.startedAt ?? session.createdAt) + 42_000);
+    expect(await onTaskStopped(deps(sent), { botId, reason, clean: false }, now)).toBe('failed');
+
+    expect(sent).toHaveLength(1);
+    const message = sent[0]!;
+    expect(message.kind).toBe('bot_join_failed');
+    if (message.kind !== 'bot_join_failed') return;
+    const event = message.event;
+    expect(botJoinFailedSchema.parse(event)).toEqual(event);
+    expect(event).toEqual({
+      event_type: 'bot_join_failed',
+      bot_id: botId,
+      workflow_thread_id: botId,
+      room_url: session.roomUrl,
+      error_type: 'unknown',
+      error_message: expect.stringContaining(reason),
+      timestamp: now.toISOString(),
+      duration_seconds: 42,
+    });
+    const failed = (await stack.deps.sessions.get(botId))!;
+    expect(failed).toMatchObject({ status: 'failed', error: expect.stringContaining(reason) });
+
+    // Through the results stage: the webhook carries exactly the spec's bot_join_failed fields (plus bot_id).
+    const queued: unknown[] = [];
+    await processResults(results(queued), sent[0]!);
+    expect(queued).toEqual([{ bot_id: botId, channel: 'webhook', event: 'bot_join_failed' }]);
+    expect(await stack.deps.deliveries.get(botId, 'webhook', 'bot_failed')).toBeFalsy();
+    const payload = JSON.parse(
+      (await stack.deps.deliveries.get(botId, 'webhook', 'bot_join_failed'))!.payload,
+    );
+    expect(Object.keys(payload).sort()).toEqual(
+      [
+        'bot_id',
+        'duration_seconds',
+        'error_message',
+        'error_type',
+        'event_type',
+        'room_url',
+        'timestamp',
+        'workflow_thread_id',
+      ].sort(),
+    );
+  });
+
+  it('a bot that had joined and then died still sends bot_failed with its partial transcript', async () => {
+    const botId = await startedBot('joined-then-died');
+    await stack.deps.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() });
+    await stack.deps.transcripts.saveSegment(botId, 1, interview);
+    const sent: ResultsMessage[] = [];
+    expect(await onTaskStopped(deps(sent), { botId, reason: 'OutOfMemoryError', clean: false })).toBe(
+      'failed',
+    );
+    expect(sent).toMatchObject([{ kind: 'bot_failed', event: { event_type: 'bot_failed' } }]);
+    const queued: unknown[] = [];
+    await processResults(results(queued), sent[0]!);
+    const payload = JSON.parse((await stack.deps.deliveries.get(botId, 'webhook', 'bot_failed'))!.payload);
+    expect(payload.transcript_text).toContain('I like solving problems for people.');
+  });
+
+  it('a stop requested before it joined stays force_leave (session_ended), not a failure', async () => {
+    const botId = await startedBot('stopped-while-joining');
+    await stack.deps.sessions.updateRunning(botId, { stopRequestedAt: new Date().toISOString() });
+    const sent: ResultsMessage[] = [];
+    expect(await onTaskStopped(deps(sent), { botId, reason: 'SIGTERM', clean: false })).toBe('already_ended');
+    expect(sent).toMatchObject([{ kind: 'session_ended', bot_id: botId, exit_reason: 'force_leave' }]);
   });
 });

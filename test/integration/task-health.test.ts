@@ -45,6 +45,11 @@ describe('heartbeat sweeper', () => {
     const stale = await runningBot(120_000);
     const fresh = await runningBot(1_000);
     const starting = await runningBot();
+    // The stale bot had got into the room (it has words in its transcript): a bot lost after joining is bot_failed.
+    // (One lost before it ever joined sends bot_join_failed: test/integration/exit-semantics.test.ts.)
+    await stack.deps.sessions.updateRunning(stale, {
+      joinedAt: new Date(Date.now() - 300_000).toISOString(),
+    });
     await stack.deps.transcripts.saveSegment(stale, 1, [
       { speaker: 'Ann', participant_id: 'a', started_at: new Date().toISOString(), text: 'partial words' },
     ]);

@@ -303,6 +303,7 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
   const died = '11111111-2222-4333-8444-555555555555';
   const finished = '22222222-3333-4444-8555-666666666666';
   const unknown = '33333333-4444-4555-8666-777777777777';
+  const neverJoined = '44444444-5555-4666-8777-888888888888';
 
   const session = (id: string) => ({
     pk: `BOT#${id}`,
@@ -317,6 +318,8 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
     hold_credits: 1,
     created_at: new Date(Date.now() - 5 * 60_000).toISOString(),
     started_at: new Date(Date.now() - 5 * 60_000).toISOString(),
+    // These bots got into the room (bot_failed when they die); `neverJoined` did not (bot_join_failed).
+    ...(id !== neverJoined && { joined_at: new Date(Date.now() - 4 * 60_000).toISOString() }),
   });
 
   beforeAll(async () => {
@@ -337,8 +340,10 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
     ddb.on(GetItemCommand).callsFake(
       fakeGet((key) => {
         const pk = String(key.pk);
-        if (pk === `BOT#${died}` || pk === `BOT#${finished}`) return session(pk.slice(4));
-        if (pk.startsWith('ACCOUNT#')) return { balance: 10, holds: { [died]: 1, [finished]: 1 } };
+        if (pk === `BOT#${died}` || pk === `BOT#${finished}` || pk === `BOT#${neverJoined}`)
+          return session(pk.slice(4));
+        if (pk.startsWith('ACCOUNT#'))
+          return { balance: 10, holds: { [died]: 1, [finished]: 1, [neverJoined]: 1 } };
         return undefined;
       }),
     );
@@ -393,6 +398,30 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
     });
     // The partial transcript stays on the failed session (above), not in the queue message (size limits).
     expect(JSON.parse(sent[0]!.MessageBody!).event).not.toHaveProperty('transcript_text');
+  });
+
+  it('queues bot_join_failed (spec §6.2), not bot_failed, for a task that died before its bot joined', async () => {
+    const out = await handler(
+      event({
+        startedBy: neverJoined,
+        stopCode: 'EssentialContainerExited',
+        containers: [{ name: 'bot', exitCode: 1, reason: 'Chromium crashed' }],
+      }),
+    );
+    expect(out).toEqual({ outcome: 'failed' });
+    const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0]!.MessageBody!)).toMatchObject({
+      kind: 'bot_join_failed',
+      bot_id: neverJoined,
+      event: {
+        event_type: 'bot_join_failed',
+        workflow_thread_id: neverJoined,
+        room_url: 'https://acme.daily.co/standup',
+        error_type: 'unknown',
+        error_message: expect.stringMatching(/Chromium crashed/),
+      },
+    });
   });
 
   it('leaves a task that finished (exit 0) alone: the bot ran its own exit pipeline', async () => {
