@@ -44,6 +44,9 @@ export interface BotSession {
   /** Runner's handle of the task (child pid locally, task ARN in ECS). */
   taskRef?: string;
   heartbeatAt?: string;
+  /** When the heartbeat sweeper last handed a stuck session's results over again, and how often it has. */
+  handoverResentAt?: string;
+  handoverResends?: number;
 }
 
 /** What a list of bots shows of one (GET /api/bots). */

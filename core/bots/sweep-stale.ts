@@ -18,6 +18,17 @@ export function sweepSettings(config: Pick<Config, 'HEARTBEAT_STALE_MS'>): Sweep
 
 /** How long after the bot left its results may take before the sweeper hands them over again. */
 const resultsGraceMs = 30 * 60_000;
+/** The longest wait between two hand-overs of one stuck session. */
+const maxResendSpacingMs = 24 * 3600_000;
+
+/**
+ * How long after its `resends`-th hand-over the sweeper waits before the next one: 30 min, 1 h, 2 h, … up to a
+ * day. Results still stuck after a re-send are stuck for a reason (a poisoned message, a vendor down); sending
+ * them again on every run would only flood the results queue.
+ */
+export function resendSpacingMs(resends: number): number {
+  return Math.min(resultsGraceMs * 2 ** Math.max(0, resends - 1), maxResendSpacingMs);
+}
 
 /** Returns the ids of the sessions it failed. */
 export async function sweepStaleSessions(
@@ -31,13 +42,28 @@ export async function sweepStaleSessions(
     if (session?.status !== 'running') continue;
     // A bot that left and handed over stops beating; its results may still be in progress (insights retries).
     if (session.leftAt && now.getTime() - Date.parse(session.leftAt) < resultsGraceMs) continue;
+    // A session whose bot left (or was asked to) is handed over again, not failed: with exponential spacing.
+    const handsOver = Boolean((session.leftAt && session.exitReason) || session.stopRequestedAt);
+    const resends = session.handoverResends ?? 0;
+    if (
+      handsOver &&
+      session.handoverResentAt &&
+      now.getTime() - Date.parse(session.handoverResentAt) < resendSpacingMs(resends)
+    )
+      continue;
     const last = session.heartbeatAt ?? session.createdAt;
     const allowed = session.heartbeatAt ? settings.staleMs : settings.startupGraceMs;
     if (now.getTime() - Date.parse(last) <= allowed) continue;
     const reason = session.heartbeatAt
       ? `no heartbeat since ${session.heartbeatAt}`
       : 'the bot never started';
-    if ((await onTaskStopped(deps, { botId, reason, clean: false }, now)) === 'failed') failed.push(botId);
+    const outcome = await onTaskStopped(deps, { botId, reason, clean: false }, now);
+    if (outcome === 'failed') failed.push(botId);
+    else if (handsOver && outcome === 'already_ended') {
+      await deps.stores.sessions
+        .updateRunning(botId, { handoverResentAt: now.toISOString(), handoverResends: resends + 1 })
+        .catch((err) => deps.log.warn('could not record the hand-over', { bot_id: botId, err }));
+    }
   }
   return failed;
 }

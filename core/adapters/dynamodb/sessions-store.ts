@@ -43,6 +43,8 @@ const fieldToAttribute = {
   insightsError: 'insights_error',
   taskRef: 'task_ref',
   heartbeatAt: 'heartbeat_at',
+  handoverResentAt: 'handover_resent_at',
+  handoverResends: 'handover_resends',
 } as const satisfies Record<keyof BotSession, string>;
 
 type Field = keyof typeof fieldToAttribute;
