@@ -1,4 +1,4 @@
-// Turn-taking: the bot greets, then speaks only after a participant has finished (final words plus a short
+// Turn-taking: the bot greets once someone is there to hear it, then speaks only after a participant has finished (final words plus a short
 // silence), sentence by sentence as the engine streams, and stops the moment someone talks over it (barge-in).
 import type { Utterance } from '../core/bots/transcript';
 import { cutOff } from '../core/conversation/cut-off';
@@ -51,7 +51,25 @@ export class ConversationController {
         this.turnTimer = setTimeout(() => this.respond(), this.settings.endOfTurnMs);
       }
     });
-    this.enqueue(() => this.engine.greet(this.context()));
+    this.greetWhenSomeoneIsThere();
+  }
+
+  /**
+   * The greeting is for people: a bot that joined an empty room (it often joins before anyone) waits for the first
+   * human instead of greeting nobody; other bots and recorders do not count.
+   */
+  private greetWhenSomeoneIsThere(): void {
+    let greeted = false;
+    const greet = () => {
+      if (greeted || this.stopped) return;
+      greeted = true;
+      this.enqueue(() => this.engine.greet(this.context()));
+    };
+    this.room.on('participant-joined', (p) => {
+      if (!p.isBot && p.participantId !== this.room.selfId) greet();
+    });
+    if (this.room.participants().some((p) => !p.isBot && p.participantId !== this.room.selfId)) greet();
+    else this.log.info('room is empty; the greeting waits for the first participant');
   }
 
   stop(): void {
