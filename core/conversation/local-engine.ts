@@ -193,12 +193,60 @@ function topicNamedIn(agenda: Agenda, sentence: string, current: number): number
   return best;
 }
 
-/** bot_greeting read as a sentence to say, or null when it is an instruction ("Greet them warmly"). */
+/**
+ * bot_greeting read as a sentence to say, or null when it is an instruction to the bot ("Greet them warmly and
+ * introduce yourself as their interviewer", "Please welcome the candidate", "You should say hello"): an
+ * instruction is never spoken word for word. Words a person says to the room ("Hi, I'm Ava from Acme!",
+ * "Welcome to Acme!", "Thanks for joining") are. When in doubt it is a sentence only if it reads like one.
+ */
 export function greetingSentence(greeting: string | undefined): string | null {
   const g = greeting?.trim();
   if (!g) return null;
-  if (/^(greet|say|introduce|welcome them|be |start by|begin by|tell them)/i.test(g)) return null;
+  if (isGreetingInstruction(g)) return null;
   return /[.!?]$/.test(g) ? g : `${g}.`;
+}
+
+/** Words said to the room: a greeting word, thanks, or the speaker introducing themselves. */
+const spokenOpening =
+  /^(?:hi|hello|hey|hiya|howdy|greetings\b(?!\s+(?:them|the|each|every|our|all)\b)|good (?:morning|afternoon|evening|day)|g'day|thanks|thank you|(?:it's|it is|so|really|very)? ?(?:nice|great|good|glad|lovely|pleased|wonderful|a pleasure) (?:to|that)|i'm|i am|i'll|i will|my name|this is|we're|we are|we'll|let's|let us|how are|how's|ready|shall we|welcome(?=\s*(?:$|[,!.;:—-]|\s(?:to|back|aboard|everyone|everybody|all|folks|friends|in|along|home|and)\b)))\b/i;
+
+/** An instruction to the bot leads with a verb addressed to it (after "please", "warmly", "first", …). */
+const instructionVerb =
+  /^(?:greet|say|introduce|welcome|tell|explain|ask|thank|start|begin|open|kick off|lead|be|make|let|mention|describe|inform|use|keep|act|pretend|speak|address|acknowledge|offer|invite|confirm|check|wish|state|announce|express|give|set|help|remind|provide|present|outline|summari[sz]e|smile|sound|stay|respond|reply|answer|do|don't|avoid|never|always|try|ensure|include|call|refer|break the ice|establish|build|put|share|note|read|ease|open up|convey|emphasi[sz]e|highlight|let them|warm up|show|invite|ask)\b/i;
+const listenerObject = /^\S+\s+(?:me|us)\b|^let's\b/i;
+const leadingFiller =
+  /^(?:please|kindly|just|first(?:ly)?|then|now|simply|also|and|always|briefly|warmly|politely|quickly|cheerfully|enthusiastically|gently|professionally|casually|friendly|[a-z]+ly(?=\s+(?:greet|say|introduce|welcome|tell|explain|ask|thank|start|begin|open)\b))[\s,:;-]+/i;
+/** "You should …", "Your job is …", "I want you to …": the operator talking to the bot. */
+const directive =
+  /^(?:you (?:should|must|need to|have to|will|are to|are going to|are an?|are the|are my)|you're (?:going to|an?|the|to)|your (?:job|task|role|greeting|goal|first)|i (?:want|need|would like|'d like) you|make sure|be sure|remember to|don't|do not|never|always|try to|the bot|the greeting|greeting:|instructions?:|as (?:their|the|an?) )/i;
+/** Words about the participants or the bot, not to them: "the candidate", "them", "yourself as their interviewer". */
+const aboutThem =
+  /\b(?:the (?:candidate|participant|interviewee|attendee|user|guest|caller|customer|applicant|person|people|group|team|room)s?|them|their|they|themselves|as (?:their|the|an?) \w+|in (?:one|a single|two|a few|1|2) sentences?|in an? \w+ (?:tone|manner|way)|(?:short|brief|warm|friendly|quick|polite|casual) (?:greeting|welcome|hello|intro|introduction)|mention(?:ing)?|explain(?:ing)?|introduc(?:e|ing) yourself)\b/i;
+
+function isGreetingInstruction(text: string): boolean {
+  let g = text.replace(/^["'“”‘’]+|["'“”‘’]+$/g, '').trim();
+  if (directive.test(g)) return true;
+  if (spokenOpening.test(g))
+    return aboutThem.test(g) && !/\b(?:i'm|i am|my name)\b/i.test(g) && thirdPerson(g);
+  for (let i = 0; i < 4 && leadingFiller.test(g); i++) g = g.replace(leadingFiller, '');
+  if (directive.test(g)) return true;
+  if (spokenOpening.test(g)) return false;
+  // "Welcome Casey!" greets someone by name; "Welcome the candidate" tells the bot to.
+  if (/^[Ww]elcome,?\s+[A-Z]/.test(g)) return false;
+  if (instructionVerb.test(g)) return !listenerObject.test(g);
+  // A description of the greeting rather than the greeting: "Something short", "Warm and professional".
+  if (/^something\b/i.test(g) || onlyManner.test(g)) return true;
+  return aboutThem.test(g);
+}
+
+const onlyManner =
+  /^(?:(?:very|really|quite|short|brief|warm|warmly|friendly|professional|casual|formal|polite|upbeat|enthusiastic|cheerful|concise|welcoming|kind|calm|relaxed|positive|energetic|and|but|yet|not too \w+)[\s,]*)+[.!]?$/i;
+
+/** After a greeting word, only words about the participants in the third person make it an instruction. */
+function thirdPerson(g: string): boolean {
+  return /\b(?:the (?:candidate|participant|interviewee|attendee|user|guest|caller|applicant)s?|them|their|they)\b/i.test(
+    g,
+  );
 }
 
 async function* once(text: string): AsyncIterable<string> {
