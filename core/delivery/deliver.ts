@@ -7,7 +7,7 @@ import { type PostResult, safePost } from '../net/safe-post';
 import type { Mail, Mailer } from '../ports/mailer';
 import type { MessageQueue } from '../ports/queue';
 import { nextRetry, parseRetryAfter } from './retry-schedule';
-import { newWebhookMessageId, webhookHeaders } from './webhook-signer';
+import { newWebhookMessageId, signingSecrets, webhookHeaders } from './webhook-signer';
 
 export interface DeliveryJob {
   bot_id: string;
@@ -23,7 +23,13 @@ export type DeliveryOutcome =
 export interface DeliveryDeps {
   stores: { deliveries: DeliveriesStore; accounts: AccountsStore };
   mailer: Mailer;
-  config: Pick<Config, 'WEBHOOK_TIMEOUT_MS' | 'ALLOW_INSECURE_WEBHOOKS' | 'DELIVERY_BACKOFF_SCALE'>;
+  config: Pick<
+    Config,
+    | 'WEBHOOK_TIMEOUT_MS'
+    | 'ALLOW_INSECURE_WEBHOOKS'
+    | 'DELIVERY_BACKOFF_SCALE'
+    | 'WEBHOOK_SECRET_OVERLAP_SECONDS'
+  >;
   log: Logger;
   now: () => Date;
   /** Tests: DNS stand-in for the SSRF guard. */
@@ -118,11 +124,9 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
 async function postWebhook(deps: DeliveryDeps, d: Delivery): Promise<PostResult> {
   const account = await deps.stores.accounts.get(d.accountId);
   if (!account) return { latencyMs: 0, error: 'blocked: the account no longer exists' };
-  const secrets = [
-    account.webhookSecret,
-    ...(account.previousWebhookSecret ? [account.previousWebhookSecret] : []),
-  ];
-  const headers = webhookHeaders(secrets, d.messageId, Math.floor(deps.now().getTime() / 1000), d.payload);
+  const now = deps.now();
+  const secrets = signingSecrets(account, now, deps.config.WEBHOOK_SECRET_OVERLAP_SECONDS);
+  const headers = webhookHeaders(secrets, d.messageId, Math.floor(now.getTime() / 1000), d.payload);
   return safePost(d.target, d.payload, headers, {
     timeoutMs: deps.config.WEBHOOK_TIMEOUT_MS,
     allowInsecure: deps.config.ALLOW_INSECURE_WEBHOOKS,

@@ -12,6 +12,8 @@ export interface Account {
   webhookSecret: string;
   /** The previous secret during a rotation overlap: both signatures are sent until it expires. */
   previousWebhookSecret?: string;
+  /** When `webhookSecret` replaced `previousWebhookSecret`: the overlap runs from here. */
+  webhookSecretRotatedAt?: string;
   createdAt: string;
 }
 
@@ -68,6 +70,7 @@ export class AccountsStore {
       holds: Item.holds ?? {},
       webhookSecret: Item.webhook_secret,
       previousWebhookSecret: Item.previous_webhook_secret,
+      webhookSecretRotatedAt: Item.webhook_secret_rotated_at,
       createdAt: Item.created_at,
     };
   }
@@ -165,17 +168,21 @@ export class AccountsStore {
     return true;
   }
 
-  /** Replaces the webhook secret; the old one keeps signing alongside until the overlap ends. */
-  async rotateWebhookSecret(accountId: string): Promise<string> {
+  /**
+   * Replaces the webhook secret; the old one keeps signing alongside until the overlap
+   * (WEBHOOK_SECRET_OVERLAP_SECONDS) from now ends, see `signingSecrets`.
+   */
+  async rotateWebhookSecret(accountId: string, now = new Date()): Promise<string> {
     const secret = newWebhookSecret();
     try {
       await this.table.doc.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.account(accountId),
-          UpdateExpression: 'SET previous_webhook_secret = webhook_secret, webhook_secret = :s',
+          UpdateExpression:
+            'SET previous_webhook_secret = webhook_secret, webhook_secret = :s, webhook_secret_rotated_at = :now',
           ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':s': secret },
+          ExpressionAttributeValues: { ':s': secret, ':now': now.toISOString() },
         }),
       );
     } catch (err) {
