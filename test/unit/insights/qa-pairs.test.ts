@@ -230,3 +230,23 @@ describe('Q&A pairs of interviews the local engine led', () => {
     );
   });
 });
+
+describe('Q&A pairs: a question asked back', () => {
+  it('is not answered by the bot praising and moving on (a flake of the persona test under load)', () => {
+    const lines: [string, string][] = [
+      [bot, 'How do you test your code?'],
+      ['Sam', 'It depends on the project, really. What does your team do for testing?'],
+      [bot, 'That is helpful, thank you.'],
+      [bot, 'Thank you very much for your time!'],
+    ];
+    expect(pairsOf(lines)).toEqual([]);
+    // Spoken in one turn with the next question, the praise is a lead-in: the dodge is the only answer there is.
+    expect(
+      pairsOf([
+        [bot, 'What was the hardest bug you fixed?'],
+        ['Sam', 'Hard to say. What is the hardest bug your team has had?'],
+        [bot, 'That is helpful, thank you. How do you test your code?'],
+      ]),
+    ).toEqual([['What was the hardest bug you fixed?', 'Hard to say.']]);
+  });
+});
