@@ -6,12 +6,12 @@ import {
   type ConverseCommandInput,
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
-import type { Logger } from '../../log';
 import type { InsightsEngine, InsightsRequest, InsightsResult } from '../../ports/insights-engine';
 import {
   analyseWithModel,
   callWithinDeadline,
   type Deadline,
+  type ModelInsightsSettings,
   type ModelUsage,
   modelCallError,
   type ToolAnswer,
@@ -21,38 +21,13 @@ import { toolInputSchema } from '../llm/insights-prompts';
 import { definedOnly, realClock } from '../llm/retry';
 import { bedrockThrottlingErrors } from './throttling';
 
-export interface BedrockInsightsConfig {
+export interface BedrockInsightsConfig extends ModelInsightsSettings {
   /** Bedrock model id or inference profile (e.g. a Claude model); it must support forced tool use. */
   modelId: string;
-  /**
-   * Character budget of one call's transcript. A longer transcript is cut into parts of at most this size,
-   * each analysed on its own (map), then one call writes the insights from their notes (reduce).
-   */
-  chunkChars?: number;
-  /** Lines of the neighbouring parts shown around a part, so a question at its edge keeps its answer. */
-  overlapLines?: number;
-  /**
-   * The model's output limit (Claude 3 Haiku 4,096; Claude 3.5 Sonnet 8,192; Nova 10,000). Each call asks for
-   * what its questions need, at most this; a part with more questions than fit is split further.
-   */
-  maxOutputTokens?: number;
-  /** Time budget of the whole analysis (every call, retry and backoff); past it, InsightsError deadline_exceeded. */
-  deadlineMs?: number;
-  temperature?: number;
   /** Retries of a throttled call (ThrottlingException, ServiceUnavailableException, ModelNotReadyException). */
   maxThrottleRetries?: number;
-  /** Backoff before retry n: min(max, base·2ⁿ), with jitter in [50%, 100%] of it. */
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
-  /** Map calls in flight at once. */
-  mapConcurrency?: number;
   /** Sets `strict` on the tool (grammar-constrained input) for models that support it. */
   strictToolUse?: boolean;
-  /** Injected for tests; default to a real timer, Math.random and Date.now. */
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-  now?: () => number;
-  log?: Logger;
 }
 
 export const bedrockDefaults = {

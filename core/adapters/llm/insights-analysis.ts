@@ -86,6 +86,35 @@ export interface AnalysisSettings {
   log?: Logger;
 }
 
+/** The settings every model insights engine takes; each adds its model and its own kind of retries. */
+export interface ModelInsightsSettings {
+  /**
+   * Character budget of one call's transcript. A longer transcript is cut into parts of at most this size,
+   * each analysed on its own (map), then one call writes the insights from their notes (reduce).
+   */
+  chunkChars?: number;
+  /** Lines of the neighbouring parts shown around a part, so a question at its edge keeps its answer. */
+  overlapLines?: number;
+  /**
+   * The model's output limit (e.g. Claude 3 Haiku 4,096; Claude 3.5 Sonnet 8,192; Nova 10,000). Each call asks
+   * for what its questions need, at most this; a part with more questions than fit is split further.
+   */
+  maxOutputTokens?: number;
+  /** Time budget of the whole analysis (every call, retry and backoff); past it, InsightsError deadline_exceeded. */
+  deadlineMs?: number;
+  temperature?: number;
+  /** Backoff before retry n: min(max, base·2ⁿ), with jitter in [50%, 100%] of it (at least a Retry-After). */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+  /** Map calls in flight at once. */
+  mapConcurrency?: number;
+  /** Injected for tests; default to a real timer, Math.random and Date.now. */
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  now?: () => number;
+  log?: Logger;
+}
+
 export class DeadlineExceeded extends InsightsError {
   constructor(retryable: boolean) {
     super(

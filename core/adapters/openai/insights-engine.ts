@@ -7,7 +7,6 @@ import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
 } from 'openai/resources/chat/completions';
-import type { Logger } from '../../log';
 import {
   type InsightsEngine,
   InsightsError,
@@ -18,6 +17,7 @@ import {
   analyseWithModel,
   callWithinDeadline,
   type Deadline,
+  type ModelInsightsSettings,
   type ModelUsage,
   modelCallError,
   type ToolAnswer,
@@ -28,30 +28,11 @@ import { definedOnly, realClock } from '../llm/retry';
 import { extractJson, responseJsonSchema } from '../llm/structured-output';
 import { isThrottled, openAIErrorName, openAIRetryVerdict } from './errors';
 
-export interface OpenAIInsightsConfig {
+export interface OpenAIInsightsConfig extends ModelInsightsSettings {
   /** The server's model name; best one that supports JSON-schema structured output (others fall back). */
   model: string;
-  /** Character budget of one call's transcript; longer ones are map-reduced (local models have small contexts). */
-  chunkChars?: number;
-  /** Lines of the neighbouring parts shown around a part, so a question at its edge keeps its answer. */
-  overlapLines?: number;
-  /** The model's output limit: each call asks for what its questions need, at most this. */
-  maxOutputTokens?: number;
-  /** Time budget of the whole analysis (every call, retry and backoff); past it, InsightsError deadline_exceeded. */
-  deadlineMs?: number;
-  temperature?: number;
   /** Retries of a call that got 429, 408, 409, a 5xx or no connection. */
   maxRetries?: number;
-  /** Backoff before retry n: min(max, base·2ⁿ), with jitter in [50%, 100%] of it (at least a Retry-After). */
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
-  /** Map calls in flight at once. */
-  mapConcurrency?: number;
-  /** Injected for tests; default to a real timer, Math.random and Date.now. */
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-  now?: () => number;
-  log?: Logger;
 }
 
 export const openAIInsightsDefaults = {
