@@ -94,6 +94,11 @@ export const configSchema = z.object({
   LEAVE_TIMEOUT_MS: int(5_000, 100),
   /** A running session whose heartbeat is older than this is failed by the sweeper. */
   HEARTBEAT_STALE_MS: int(60_000, 1000),
+  /**
+   * A credit hold older than this whose session was never written (its join died, undo included) is released by
+   * the sweep's hold reconciler; younger holds may belong to a join still in flight and are left alone.
+   */
+  HOLD_RECONCILE_GRACE_MS: int(300_000, 1000),
   STOP_POLL_MS: int(500, 10),
   /** The service's Daily REST API key (a Secrets Manager secret in AWS): mints the bot's transcription token. */
   DAILY_API_KEY: z.string().optional(),

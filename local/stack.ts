@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
 import { MemoryRateLimiter } from '../core/adapters/memory/rate-limiter';
 import { describeEngine, wireAdapters } from '../core/adapters/wiring';
+import { reconcileHolds, reconcileSettings } from '../core/bots/reconcile-holds';
 import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
@@ -150,9 +151,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   );
   deliveryPoller.start();
   const sweeper = setInterval(() => {
-    void sweepStaleSessions({ stores, config, results, log }, sweepSettings(config)).catch((err) =>
-      log.warn('heartbeat sweep failed', { err }),
-    );
+    void sweepStaleSessions({ stores, config, results, log }, sweepSettings(config))
+      .catch((err) => log.warn('heartbeat sweep failed', { err }))
+      // With the sweep: holds whose session was never written (a join that died half-way) are released.
+      .then(() => reconcileHolds({ stores, log }, reconcileSettings(config)))
+      .catch((err) => log.warn('hold reconciliation failed', { err }));
   }, config.HEARTBEAT_MS);
 
   let baseUrl = '';

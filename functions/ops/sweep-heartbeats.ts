@@ -1,4 +1,5 @@
 // Lambda entry: scheduled heartbeat sweeper (EventBridge schedule).
+import { reconcileHolds, reconcileSettings } from '../../core/bots/reconcile-holds';
 import { sweepSettings, sweepStaleSessions } from '../../core/bots/sweep-stale';
 import { alarmLogMessages } from '../../core/bots/task-stopped';
 import { lambdaAdapters } from '../runtime';
@@ -7,5 +8,7 @@ export const handler = async () => {
   const { stores, config, resultsQueue: results, log } = lambdaAdapters('sweeper');
   const failed = await sweepStaleSessions({ stores, config, results, log }, sweepSettings(config));
   log.info(alarmLogMessages.sweepDone, { failed: failed.length });
-  return { failed };
+  // Holds whose session was never written (a join that died half-way) go back to their accounts.
+  const released = await reconcileHolds({ stores, log }, reconcileSettings(config));
+  return { failed, releasedHolds: released.length };
 };

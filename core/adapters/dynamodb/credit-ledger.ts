@@ -8,7 +8,32 @@
 
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionFailure, keys, ledgerPrefix, queryAll, type TableHandle, type TableItem } from './table';
+import {
+  isConditionFailure,
+  keys,
+  ledgerPrefix,
+  queryAll,
+  runningIndex,
+  type TableHandle,
+  type TableItem,
+} from './table';
+
+/**
+ * Accounts holding credits are also listed in the sparse `running` index under their own partition (its sort key
+ * the account's pk), so the hold reconciler finds them with one Query instead of a Scan. `reserve` adds the
+ * account; the reconciler takes it out once its holds map is empty.
+ */
+export const heldAccountsPartition = 'HOLDS';
+
+/** Top-level attribute on the account item recording when a bot's hold was placed (removed with the hold). */
+const holdAtAttribute = (botId: string) => `hold_at#${botId}`;
+
+/** A hold on an account item, with when it was placed (absent for holds placed before this was recorded). */
+export interface OpenHold {
+  botId: string;
+  amount: number;
+  heldAt?: string;
+}
 
 export type LedgerKind = 'grant' | 'hold' | 'release' | 'usage';
 
@@ -208,11 +233,23 @@ export class CreditLedger {
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.account(accountId),
-          UpdateExpression: 'SET balance = balance - :a, holds.#bot = :a',
+          // The hold's time and the account's entry in the held-accounts index go with it (the reconciler's view).
+          UpdateExpression: 'SET balance = balance - :a, holds.#bot = :a, #at = :now, #ip = :ip, #is = :is',
           ConditionExpression:
             'attribute_exists(pk) AND balance >= :a AND attribute_not_exists(holds.#bot) AND size(holds) < :max',
-          ExpressionAttributeNames: { '#bot': botId },
-          ExpressionAttributeValues: { ':a': amount, ':max': maxRunning },
+          ExpressionAttributeNames: {
+            '#bot': botId,
+            '#at': holdAtAttribute(botId),
+            '#ip': runningIndex.pk,
+            '#is': runningIndex.sk,
+          },
+          ExpressionAttributeValues: {
+            ':a': amount,
+            ':max': maxRunning,
+            ':now': now.toISOString(),
+            ':ip': heldAccountsPartition,
+            ':is': keys.account(accountId).pk,
+          },
         }),
       );
     } catch (err) {
@@ -271,9 +308,9 @@ export class CreditLedger {
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.account(accountId),
-          UpdateExpression: 'SET balance = balance + :net REMOVE holds.#bot',
+          UpdateExpression: 'SET balance = balance + :net REMOVE holds.#bot, #at',
           ConditionExpression: 'holds.#bot = :hold',
-          ExpressionAttributeNames: { '#bot': botId },
+          ExpressionAttributeNames: { '#bot': botId, '#at': holdAtAttribute(botId) },
           ExpressionAttributeValues: { ':net': decided.hold - decided.charge, ':hold': decided.hold },
         }),
       );
@@ -329,6 +366,92 @@ export class CreditLedger {
       charge: (Item.charge as number | undefined) ?? 0,
       createdAt: Item.created_at as string,
     };
+  }
+
+  /** Ids of the accounts listed as holding credits (sparse index; eventually consistent, may list stale ones). */
+  async accountsWithHolds(): Promise<string[]> {
+    const items = await queryAll(this.table, {
+      IndexName: runningIndex.name,
+      KeyConditionExpression: '#p = :held',
+      ExpressionAttributeNames: { '#p': runningIndex.pk },
+      ExpressionAttributeValues: { ':held': heldAccountsPartition },
+    });
+    return items.map((item) => String(item.pk).slice('ACCOUNT#'.length));
+  }
+
+  /** The account's holds with their times (a consistent read); empty when the account is gone. */
+  async openHolds(accountId: string): Promise<OpenHold[]> {
+    const account = (await this.readAccount(accountId)) as
+      | (Record<string, unknown> & { holds?: Record<string, number> })
+      | undefined;
+    return Object.entries(account?.holds ?? {}).map(([botId, amount]) => ({
+      botId,
+      amount,
+      heldAt: account?.[holdAtAttribute(botId)] as string | undefined,
+    }));
+  }
+
+  /** Records `now` as the time of a hold that has none (placed before times were recorded); keeps any earlier. */
+  async stampHold(accountId: string, botId: string, now = new Date()): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: 'SET #at = if_not_exists(#at, :now)',
+          ConditionExpression: 'attribute_exists(holds.#bot)',
+          ExpressionAttributeNames: { '#bot': botId, '#at': holdAtAttribute(botId) },
+          ExpressionAttributeValues: { ':now': now.toISOString() },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err; // released meanwhile
+    }
+  }
+
+  /**
+   * Releases a hold whose session was never written (its join died after the hold, and its undo too): the hold's
+   * own entry is written if it is missing (it travels with the session), then the hold is released like any other
+   * (`releaseHold`: one `release` entry, the balance once), so ledger and balance agree. Idempotent; true when
+   * this call moved the balance.
+   */
+  async releaseOrphanedHold(accountId: string, hold: OpenHold, now = new Date()): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: this.entryItem(accountId, `${hold.botId}#hold`, {
+            kind: 'hold',
+            amount: -hold.amount,
+            botId: hold.botId,
+            createdAt: hold.heldAt ?? now.toISOString(),
+          }),
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err; // the hold's entry is there already
+    }
+    return this.settle(accountId, hold.botId, 0, now);
+  }
+
+  /** Takes the account out of the held-accounts index if it holds nothing (a new hold puts it back). */
+  async unlistIfNoHolds(accountId: string): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: 'REMOVE #ip, #is',
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(holds) OR size(holds) = :zero)',
+          ExpressionAttributeNames: { '#ip': runningIndex.pk, '#is': runningIndex.sk },
+          ExpressionAttributeValues: { ':zero': 0 },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err; // still holding (or a new hold arrived)
+    }
   }
 
   async entries(accountId: string): Promise<LedgerEntry[]> {
