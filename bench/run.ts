@@ -25,6 +25,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   delivery: () => import('./delivery'),
   conversation: () => import('./conversation'),
   summaries: () => import('./summaries'),
+  soak: () => import('./soak'),
 };
 
 const resultsRoot = fileURLToPath(new URL('./results/', import.meta.url));

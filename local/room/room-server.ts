@@ -44,8 +44,37 @@ const scriptedSchema = z.strictObject({
 
 export type ScriptedParticipant = z.input<typeof scriptedSchema>;
 
+/** Rooms other than `demo` close after this long with no person or bot in them (scripted participants do not count). */
+export const localRoomIdleTtlMs = 10 * 60_000;
+/** At most this many rooms at once (`demo` included); creating one more is refused with 429 `too_many_rooms`. */
+export const localRoomMax = 200;
+/** The room that is always there and never expires. */
+export const demoRoomName = 'demo';
+
+export interface RoomServerLimits {
+  /** ms a room may stay without a person or bot before it closes. */
+  idleTtlMs: number;
+  maxRooms: number;
+}
+
+/** Creating a room beyond `maxRooms`. */
+export class TooManyRoomsError extends Error {
+  constructor(max: number) {
+    super(
+      `the local room server holds at most ${max} rooms; rooms with no one in them close after a while, or reuse one`,
+    );
+    this.name = 'TooManyRoomsError';
+  }
+}
+
 export interface RoomServer {
   rooms: Map<string, Room>;
+  /** The bounds in force; tests and benchmarks may lower them on a running server. */
+  limits: RoomServerLimits;
+  /** Timers of scripted participants still pending (their lines, answers, barge-ins and leaving). */
+  pendingTimers(): number;
+  /** Closes the rooms (not `demo`) idle for longer than `limits.idleTtlMs`; returns their names. */
+  sweep(): string[];
   /** HTTP requests under /rooms; returns true when handled. */
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** WebSocket upgrades for /rooms/<name>/ws; returns true when handled. */
@@ -55,23 +84,65 @@ export interface RoomServer {
   close(): void;
 }
 
-export function createRoomServer(options: { baseUrl: () => string }): RoomServer {
+export function createRoomServer(options: {
+  baseUrl: () => string;
+  /** The clock rooms and their expiry read (tests inject one). */
+  now?: () => number;
+  limits?: Partial<RoomServerLimits>;
+}): RoomServer {
+  const now = options.now ?? Date.now;
+  const limits: RoomServerLimits = {
+    idleTtlMs: localRoomIdleTtlMs,
+    maxRooms: localRoomMax,
+    ...options.limits,
+  };
   const rooms = new Map<string, Room>();
+  /** Every pending timer, so close() can clear them; each scripted participant also tracks its own. */
   const timers = new Set<NodeJS.Timeout>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
 
-  const later = (ms: number, fn: () => void) => {
+  /** Runs `fn` after `ms`, tracked in `timers` and `owned` until it fires or is cancelled. */
+  const later = (owned: Set<NodeJS.Timeout>, ms: number, fn: () => void): NodeJS.Timeout => {
     const t = setTimeout(() => {
       timers.delete(t);
+      owned.delete(t);
       fn();
     }, ms);
     timers.add(t);
+    owned.add(t);
+    return t;
   };
+  const cancel = (owned: Set<NodeJS.Timeout>, t: NodeJS.Timeout | undefined) => {
+    if (!t) return;
+    clearTimeout(t);
+    timers.delete(t);
+    owned.delete(t);
+  };
+
+  function sweep(): string[] {
+    const closed: string[] = [];
+    const t = now();
+    for (const [name, room] of rooms) {
+      if (name === demoRoomName) continue;
+      const idle = room.idleSince;
+      if (idle !== undefined && t - idle >= limits.idleTtlMs) {
+        rooms.delete(name);
+        room.close();
+        closed.push(name);
+      }
+    }
+    return closed;
+  }
+  // Rooms are also swept before each new one, so the cap counts only live rooms; this catches the quiet times.
+  const sweeper = setInterval(sweep, 30_000);
+  sweeper.unref();
 
   const roomUrl = (name: string) => `${options.baseUrl()}/rooms/${name}`;
 
   function createRoom(name: string, isPrivate: boolean): Room {
-    const room = new Room(name, isPrivate);
+    sweep();
+    if (rooms.size >= limits.maxRooms && !rooms.has(name)) throw new TooManyRoomsError(limits.maxRooms);
+    const room = new Room(name, isPrivate, now);
     rooms.set(name, room);
     return room;
   }
@@ -80,6 +151,8 @@ export function createRoomServer(options: { baseUrl: () => string }): RoomServer
     const script = scriptedSchema.parse(input);
     const answers = [...script.answers];
     let botLines = 0;
+    // This participant's pending timers: dropped when they fire, all cleared when it leaves or its room closes.
+    const mine = new Set<NodeJS.Timeout>();
     const speak = (text: string) => {
       if (!room.participants.some((p) => p.id === me.id)) return;
       room.speaking(me.id, true);
@@ -89,26 +162,34 @@ export function createRoomServer(options: { baseUrl: () => string }): RoomServer
     const isBot = (id: string) => room.participants.some((p) => p.id === id && p.kind === 'bot');
     // An answer waits until the bot has finished its turn: it stopped speaking and did not go on within delay_ms.
     let pendingAnswer: NodeJS.Timeout | undefined;
-    const me = room.join(script.name, 'scripted', (e) => {
-      if (e.type !== 'speaking' || !isBot(e.participant_id)) return;
-      if (e.active) {
-        clearTimeout(pendingAnswer);
-        pendingAnswer = undefined;
-        botLines++;
-        const b = script.barge_in;
-        if (b && b.on_bot_line === botLines) later(b.after_ms, () => speak(b.say));
-      } else if (answers.length) {
-        const next = answers[0]!;
-        pendingAnswer = setTimeout(() => {
+    const me = room.join(
+      script.name,
+      'scripted',
+      (e) => {
+        if (e.type !== 'speaking' || !isBot(e.participant_id)) return;
+        if (e.active) {
+          cancel(mine, pendingAnswer);
           pendingAnswer = undefined;
-          answers.shift();
-          speak(next.say);
-        }, next.delay_ms);
-        timers.add(pendingAnswer);
-      }
-    });
-    for (const line of script.lines) later(line.at_ms, () => speak(line.say));
-    if (script.leave_at_ms !== undefined) later(script.leave_at_ms, () => room.leave(me.id));
+          botLines++;
+          const b = script.barge_in;
+          if (b && b.on_bot_line === botLines) later(mine, b.after_ms, () => speak(b.say));
+        } else if (answers.length) {
+          const next = answers[0]!;
+          cancel(mine, pendingAnswer);
+          pendingAnswer = later(mine, next.delay_ms, () => {
+            pendingAnswer = undefined;
+            answers.shift();
+            speak(next.say);
+          });
+        }
+      },
+      () => {
+        for (const t of mine) cancel(mine, t);
+        pendingAnswer = undefined;
+      },
+    );
+    for (const line of script.lines) later(mine, line.at_ms, () => speak(line.say));
+    if (script.leave_at_ms !== undefined) later(mine, script.leave_at_ms, () => room.leave(me.id));
     return me.id;
   }
 
@@ -123,9 +204,16 @@ export function createRoomServer(options: { baseUrl: () => string }): RoomServer
       const body = await readJson(req);
       const parsed = createRoomSchema.safeParse(body);
       if (!parsed.success) return reply(res, 400, error('validation_error', describeIssues(parsed.error)));
+      sweep();
       if (rooms.has(parsed.data.name))
         return reply(res, 409, error('room_exists', `room ${parsed.data.name} already exists`));
-      const created = createRoom(parsed.data.name, parsed.data.private);
+      let created: Room;
+      try {
+        created = createRoom(parsed.data.name, parsed.data.private);
+      } catch (err) {
+        if (err instanceof TooManyRoomsError) return reply(res, 429, error('too_many_rooms', err.message));
+        throw err;
+      }
       return reply(res, 201, {
         name: created.name,
         room_url: roomUrl(created.name),
@@ -213,11 +301,15 @@ export function createRoomServer(options: { baseUrl: () => string }): RoomServer
 
   return {
     rooms,
+    limits,
+    pendingTimers: () => timers.size,
+    sweep,
     handle,
     upgrade,
     createRoom,
     addScripted,
     close() {
+      clearInterval(sweeper);
       for (const t of timers) clearTimeout(t);
       timers.clear();
       for (const client of wss.clients) client.terminate();

@@ -37,16 +37,34 @@ export type JoinRefusal = { error_type: 'no-room' | 'not-allowed' | 'meeting-ful
 export const maxParticipants = 50;
 
 export class Room {
-  readonly createdAt = Date.now();
+  readonly createdAt: number;
   readonly token: string | undefined;
-  private readonly members = new Map<string, { participant: Participant; send: (e: RoomEvent) => void }>();
+  private readonly members = new Map<
+    string,
+    { participant: Participant; send: (e: RoomEvent) => void; onLeave?: () => void }
+  >();
   readonly log: RoomLogEntry[] = [];
+  /** Since when no person or bot is in the room (scripted participants do not count); undefined while occupied. */
+  private idleSinceMs: number | undefined;
+  private closed = false;
 
   constructor(
     readonly name: string,
     readonly isPrivate: boolean,
+    private readonly now: () => number = Date.now,
   ) {
+    this.createdAt = now();
+    this.idleSinceMs = this.createdAt;
     this.token = isPrivate ? `lrt_${randomBytes(18).toString('base64url')}` : undefined;
+  }
+
+  /** Since when the room has had no person or bot in it (ms since the epoch), or undefined while it has. */
+  get idleSince(): number | undefined {
+    return this.idleSinceMs;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   get participants(): Participant[] {
@@ -55,6 +73,7 @@ export class Room {
 
   /** Daily's rule: a private room needs its meeting token. */
   admits(token: string | undefined): JoinRefusal | null {
+    if (this.closed) return { error_type: 'no-room', message: `the room ${this.name} has closed` };
     if (this.isPrivate && token !== this.token) {
       return {
         error_type: 'not-allowed',
@@ -66,11 +85,13 @@ export class Room {
     return null;
   }
 
-  join(name: string, kind: ParticipantKind, send: (e: RoomEvent) => void): Participant {
+  /** `onLeave` runs once when the participant leaves or the room closes (scripted participants drop their timers). */
+  join(name: string, kind: ParticipantKind, send: (e: RoomEvent) => void, onLeave?: () => void): Participant {
     const participant: Participant = { id: randomUUID(), name, kind, joinedAt: new Date().toISOString() };
     this.broadcast({ type: 'participant-joined', participant });
-    this.members.set(participant.id, { participant, send });
+    this.members.set(participant.id, { participant, send, onLeave });
     this.record({ type: 'joined' }, participant);
+    if (kind !== 'scripted') this.idleSinceMs = undefined;
     return participant;
   }
 
@@ -80,6 +101,15 @@ export class Room {
     this.members.delete(id);
     this.record({ type: 'left' }, member.participant);
     this.broadcast({ type: 'participant-left', participant_id: id });
+    if (![...this.members.values()].some((m) => m.participant.kind !== 'scripted'))
+      this.idleSinceMs ??= this.now();
+    member.onLeave?.();
+  }
+
+  /** Everyone leaves (their `onLeave` runs) and the room takes no one again; the room server then forgets it. */
+  close(): void {
+    this.closed = true;
+    for (const id of [...this.members.keys()]) this.leave(id);
   }
 
   /** `voice`: the bot's requested voice, a hint for the page's speech synthesis. */
@@ -123,7 +153,7 @@ export class Room {
       | { type: 'speaking'; active: boolean },
     p: Participant,
   ) {
-    const now = Date.now();
+    const now = this.now();
     const full = {
       ...entry,
       at: new Date(now).toISOString(),
