@@ -1,5 +1,6 @@
 // The bot runtime's entry (ECS container command; a child process locally). Started with only BOT_ID set:
 // everything else — room, bot_config, meeting token — comes from the session record.
+import { languageEngines } from '../core/adapters/language-engines';
 import { wireAdapters } from '../core/adapters/wiring';
 import type { BotSession } from '../core/bots/session';
 import { loadConfig } from '../core/config';
@@ -17,6 +18,7 @@ const botId = process.env.BOT_ID;
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, { bot_id: botId, component: 'bot-task' });
 const adapters = wireAdapters(config, log);
+const engines = languageEngines(adapters);
 
 async function providerFor(session: BotSession): Promise<RoomProvider> {
   if (session.provider === 'local')
@@ -36,7 +38,7 @@ async function providerFor(session: BotSession): Promise<RoomProvider> {
         },
         log,
       ),
-    synthesizer: adapters.synthesizer,
+    synthesizer: engines.synthesizer,
     allowInsecureFetch: config.ALLOW_INSECURE_WEBHOOKS,
   });
 }
@@ -63,7 +65,7 @@ async function main(): Promise<number> {
       stores,
       config,
       provider: await providerFor(session),
-      conversation: adapters.conversation,
+      conversation: engines.conversation,
       results: adapters.resultsQueue,
       log,
       terminated,

@@ -1,5 +1,5 @@
 // `npm start`: runs the local stack until Ctrl-C.
-import { describeEngine } from '../core/adapters/wiring';
+import { describeEngine } from '../core/adapters/language-engines';
 import { startLocalStack } from './stack';
 
 const stack = await startLocalStack({ devAccount: true });

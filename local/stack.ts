@@ -2,8 +2,9 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
+import { describeEngine, languageEngines } from '../core/adapters/language-engines';
 import { MemoryRateLimiter } from '../core/adapters/memory/rate-limiter';
-import { describeEngine, wireAdapters } from '../core/adapters/wiring';
+import { wireAdapters } from '../core/adapters/wiring';
 import { reconcileHolds, reconcileSettings } from '../core/bots/reconcile-holds';
 import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
@@ -126,7 +127,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     makeResultsHandler({
       stores,
       config,
-      insights: adapters.insights,
+      insights: languageEngines(adapters).insights,
       deliveryQueue: adapters.deliveryQueue,
       log,
       now: () => new Date(),

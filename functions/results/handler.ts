@@ -1,5 +1,6 @@
 // Lambda entry: the results queue consumer (SQS event source with ReportBatchItemFailures).
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { languageEngines } from '../../core/adapters/language-engines';
 import { resultsMessageSchema } from '../../core/results/messages';
 import { processResults, type ResultsDeps } from '../../core/results/process-results';
 import { lambdaAdapters } from '../runtime';
@@ -31,7 +32,7 @@ export const handler = (event: SQSEvent) => {
     handlerInstance = makeResultsHandler({
       stores: a.stores,
       config: a.config,
-      insights: a.insights,
+      insights: languageEngines(a).insights,
       deliveryQueue: a.deliveryQueue,
       log: a.log,
       now: () => new Date(),

@@ -2,7 +2,7 @@
 // fake chat-completions server; the bot (its own process) asks the questions the server streams, a scripted
 // candidate answers, and the finished session carries the insights the server returned as structured output.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeEngine } from '../../core/adapters/wiring';
+import { describeEngine } from '../../core/adapters/language-engines';
 import { converseFixture, toolInputOf } from '../fixtures/insights/fixtures';
 import { type FakeLlmCall, type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';
 import { startTestStack, type TestStack } from '../support/local-stack';

@@ -3,9 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { BedrockConversationEngine } from '../../core/adapters/bedrock/conversation-engine';
 import { BedrockInsightsEngine } from '../../core/adapters/bedrock/insights-engine';
+import { describeEngine, engineChoice, languageEngines } from '../../core/adapters/language-engines';
 import { OpenAIConversationEngine } from '../../core/adapters/openai/conversation-engine';
 import { OpenAIInsightsEngine } from '../../core/adapters/openai/insights-engine';
-import { describeEngine, engineChoice, wireAdapters } from '../../core/adapters/wiring';
+import { wireAdapters } from '../../core/adapters/wiring';
 import { loadConfig } from '../../core/config';
 import { LocalConversationEngine } from '../../core/conversation/local-engine';
 import { LocalInsightsEngine } from '../../core/insights/local-engine';
@@ -20,7 +21,8 @@ const llm = {
 function engines(env: Record<string, string>) {
   const adapters = wireAdapters(loadConfig(env), createLogger('silent'));
   try {
-    return { conversation: adapters.conversation, insights: adapters.insights };
+    const e = languageEngines(adapters);
+    return { conversation: e.conversation, insights: e.insights };
   } finally {
     adapters.destroy();
   }
