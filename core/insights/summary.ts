@@ -31,9 +31,6 @@ export function summaryParts(totalWords: number): number {
   return 3;
 }
 
-/** @deprecated The summary is told in parts now: use `summaryParts`. Kept until its last caller moves. */
-export const defaultSummarySentences = summaryParts;
-
 /** Named participants at most; more are counted ("and 12 others"). */
 const maxNamed = 5;
 const limits: { topics: number; decisions: number; actions: number; parts?: number } = {
