@@ -1,7 +1,8 @@
 // One bot's life: join the room, transcribe, watch the exit reasons, then leave → save → hand over results.
 
 import { failSession } from '../core/bots/finish-session';
-import type { BotSession } from '../core/bots/session';
+import { canReplace, failLostBot, replaceRequest } from '../core/bots/replace-bot';
+import { type BotSession, currentAttempt } from '../core/bots/session';
 import type { Config } from '../core/config';
 import type { Stores } from '../core/deps';
 import type { Logger } from '../core/log';
@@ -33,18 +34,45 @@ export interface BotContext {
   conversation: ConversationEngine;
   results: MessageQueue;
   log: Logger;
-  /** Resolves when the runner asks the task to stop (SIGTERM): the same exit pipeline as force_leave. */
+  /**
+   * Resolves when the task is told to stop (SIGTERM). Sent by our leave endpoint (the session holds the stop
+   * request): force_leave. Otherwise the platform is taking the machine back (Spot, scale-in, the local stack
+   * shutting down): a warning — the bot asks for its replacement and hands over (issue 13 §1).
+   */
   terminated: Promise<void>;
+  /** Which task of the session this is (BOT_ATTEMPT): 0 the first, n the n-th replacement of a lost bot. */
+  attempt: number;
 }
 
 export type BotOutcome =
   | { kind: 'join_failed'; error: RoomJoinError }
-  | { kind: 'ended'; exitReason: ExitReason; leftAt: string };
+  | { kind: 'ended'; exitReason: ExitReason; leftAt: string }
+  /** A replacement took over (this bot was stopped by the platform): its lines are saved, the session goes on. */
+  | { kind: 'handed_over' }
+  /** Out of the room by accident (crash, connection lost): a replacement is asked for; the task exits non-zero. */
+  | { kind: 'lost'; reason: string }
+  /** The session ended failed (removed from the room while people remain; no replacement could rejoin or is left). */
+  | { kind: 'failed'; error: string };
+
+/** How the bot's time in the room ends. */
+type Ending =
+  | { kind: 'exit'; reason: ExitReason }
+  | { kind: 'handed_over' }
+  | { kind: 'lost'; reason: string }
+  | { kind: 'failed'; error: string };
+
+/** A replacement that finds nobody in the room gives them this long to show up before it ends participant_left. */
+const emptyRoomGraceMs = 2_000;
 
 export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   const { session, stores, config, log } = ctx;
   const botId = session.botId;
   const joinStarted = Date.now();
+  const replacing = ctx.attempt > 0;
+  const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log, ctx.attempt);
+  // A replacement learns where the transcript (and so the conversation) stands before it is in the room.
+  if (replacing)
+    await recorder.restore().catch((err) => log.warn('could not read the saved transcript', { err }));
   const stopRequested = async () => {
     const current = await stores.sessions.get(botId);
     return current?.status !== 'running' || Boolean(current.stopRequestedAt);
@@ -75,6 +103,16 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     });
   } catch (err) {
     if (err instanceof JoinAbortedError) {
+      if (replacing && !(await stopRequested().catch(() => true))) {
+        // The platform stopped a replacement before it was in: the session still needs a bot.
+        const reason = 'the replacement was stopped by the platform while rejoining';
+        await retry(
+          () => ctx.results.send(replaceRequest(botId, { attempt: ctx.attempt, reason, alive: false })),
+          3,
+          log,
+        );
+        return { kind: 'lost', reason };
+      }
       log.info('asked to stop while joining; gave up the join');
       return handOver(ctx, 'force_leave', new Date().toISOString(), null);
     }
@@ -82,6 +120,14 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       err instanceof RoomJoinError
         ? err
         : new RoomJoinError('unknown', err instanceof Error ? err.message : String(err));
+    if (replacing) {
+      // The bot was in this room before: a replacement that cannot get back (the room is gone, the meeting over)
+      // ends the session failed with what was transcribed, not with bot_join_failed.
+      const message = `the replacement could not rejoin the room (${error.type}): ${error.providerMessage}`;
+      log.warn(message);
+      await failLostBot(ctx, session, message);
+      return { kind: 'failed', error: message };
+    }
     await reportJoinFailure(ctx, error, (Date.now() - joinStarted) / 1000);
     return { kind: 'join_failed', error };
   } finally {
@@ -91,16 +137,24 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     join_ms: Date.now() - joinStarted,
     participants: room.participants().length,
   });
-  // In the room: from now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt). If
-  // this write fails, the heartbeat (heartbeat.ts) carries the join time on every beat until it is written.
   const joinedAt = new Date().toISOString();
-  joinTimes.joined(botId, joinedAt);
-  void retry(() => stores.sessions.updateRunning(botId, { joinedAt }), 3, log).then(
-    () => joinTimes.recorded(botId, joinedAt),
-    (err) => log.warn('could not record the join time; the heartbeat retries it', { err }),
-  );
+  if (replacing) {
+    // The bot it replaces (if still there, handing over) leaves once this is written.
+    void retry(() => stores.sessions.updateReplacement(botId, ctx.attempt - 1, { joinedAt }), 5, log).catch(
+      (err) => log.warn('could not record that the replacement is in the room', { err }),
+    );
+    // The lost bot may have saved lines while this one was joining.
+    void recorder.restore().catch((err) => log.warn('could not re-read the saved transcript', { err }));
+  } else {
+    // In the room: from now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt). If
+    // this write fails, the heartbeat (heartbeat.ts) carries the join time on every beat until it is written.
+    joinTimes.joined(botId, joinedAt);
+    void retry(() => stores.sessions.updateRunning(botId, { joinedAt }), 3, log).then(
+      () => joinTimes.recorded(botId, joinedAt),
+      (err) => log.warn('could not record the join time; the heartbeat retries it', { err }),
+    );
+  }
 
-  const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log);
   room.on('utterance', (u) => {
     if (!u.final || !u.text.trim()) return;
     const isBot = u.participantId === room.selfId;
@@ -127,29 +181,99 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   );
   conversation.start();
 
-  const exitReason = await new Promise<ExitReason>((resolve) => {
+  // The safety cap counts from when the first bot got in, not from this replacement's join.
+  const inRoomSince = replacing && session.joinedAt ? Date.parse(session.joinedAt) : Date.now();
+  const maxDurationMs = Math.max(
+    0,
+    session.botConfig.max_duration_seconds * 1000 - (Date.now() - inRoomSince),
+  );
+
+  const ending = await new Promise<Ending>((resolve) => {
     let decided = false;
+    /** Told to stop by the platform: the replacement takes over, and no exit reason is this bot's to decide. */
+    let handingOver = false;
     const watchers: Watcher[] = [];
-    const exit = (reason: ExitReason) => {
+    const end = (e: Ending) => {
       if (decided) return;
       decided = true;
       for (const w of watchers) w.stop();
-      resolve(reason);
+      resolve(e);
     };
+    const exit = (reason: ExitReason) =>
+      end(handingOver ? { kind: 'handed_over' } : { kind: 'exit', reason });
     watchers.push(
-      participantLeftWatcher(room, exit),
+      participantLeftWatcher(room, exit, replacing ? { emptyRoomGraceMs } : {}),
       stopPhraseWatcher(room, session.botConfig.stop_phrase, exit),
       idleTimeoutWatcher(room, config.IDLE_TIMEOUT_MS, exit),
-      maxDurationWatcher(session.botConfig.max_duration_seconds * 1000, exit),
+      maxDurationWatcher(maxDurationMs, exit),
       forceLeaveWatcher(stopRequested, config.STOP_POLL_MS, exit, (err) =>
         log.warn('session poll failed', { err }),
       ),
     );
-    void ctx.terminated.then(() => exit('force_leave'));
-    // Ejected or the room went away: nobody is left to talk to, the same outcome as the last person leaving.
-    room.on('disconnected', ({ reason }) => {
-      log.warn('disconnected from the room', { reason });
-      exit('participant_left');
+
+    const handOverTo = async (replacementAsked: boolean) => {
+      handingOver = true;
+      // The replacement continues the conversation; this bot only keeps transcribing until it is in.
+      conversation.stop();
+      void recorder.flush().catch(() => {});
+      if (!replacementAsked) {
+        const reason = 'stopped by the platform (SIGTERM)';
+        await retry(
+          () => ctx.results.send(replaceRequest(botId, { attempt: ctx.attempt, reason, alive: true })),
+          5,
+          log,
+        ).catch((err) => log.error('could not ask for a replacement; the task-stopped path will', { err }));
+      }
+      log.warn('stopped by the platform; handing over to a replacement', { attempt: ctx.attempt });
+      const deadline = Date.now() + config.REPLACEMENT_HANDOFF_MS;
+      while (!decided && Date.now() < deadline) {
+        const current = await stores.sessions.get(botId).catch(() => undefined);
+        if (current === null || (current && current.status !== 'running')) break;
+        if (current?.replacements?.[ctx.attempt]?.joinedAt) {
+          log.info('the replacement is in the room; leaving');
+          break;
+        }
+        await new Promise((r) => setTimeout(r, config.STOP_POLL_MS));
+      }
+      end({ kind: 'handed_over' });
+    };
+
+    void ctx.terminated.then(async () => {
+      if (decided) return;
+      const current = await stores.sessions.get(botId).catch(() => null);
+      // Our leave endpoint asked (or the session is over, or cannot be read): force_leave, as always.
+      if (current?.status !== 'running' || current.stopRequestedAt || current.leftAt) {
+        return exit('force_leave');
+      }
+      if (currentAttempt(current) > ctx.attempt) return handOverTo(true);
+      if (!canReplace(current, config)) {
+        return end({
+          kind: 'failed',
+          error: 'the bot was stopped by the platform and no replacement is left',
+        });
+      }
+      return handOverTo(false);
+    });
+
+    room.on('disconnected', ({ kind, reason }) => {
+      log.warn('disconnected from the room', { kind, reason });
+      if (handingOver) return end({ kind: 'handed_over' });
+      switch (kind) {
+        case 'room_ended':
+          // The meeting is over: nobody is left to talk to, the same outcome as the last person leaving.
+          return exit('participant_left');
+        case 'ejected': {
+          // Removed by the room's owner: the end of the meeting for the bot only when nobody is left anyway.
+          const people = room.participants().filter((p) => !p.isBot && p.participantId !== room.selfId);
+          return people.length === 0
+            ? exit('participant_left')
+            : end({ kind: 'failed', error: 'removed from the room' });
+        }
+        case 'connection_lost':
+        case 'crashed':
+          // Not the meeting's end: the provider's own reconnection gave up; a replacement rejoins.
+          return end({ kind: 'lost', reason: `${kind.replace('_', ' ')}: ${reason}` });
+      }
     });
   });
 
@@ -160,8 +284,26 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     (err) => log.warn('leave failed', { err }),
   );
   const leftAt = new Date().toISOString();
-  log.info('left the room', { exit_reason: exitReason, leave_ms: Date.now() - triggeredAt });
-  return handOver(ctx, exitReason, leftAt, recorder);
+  log.info('left the room', { ending: ending.kind, leave_ms: Date.now() - triggeredAt });
+  switch (ending.kind) {
+    case 'exit':
+      return handOver(ctx, ending.reason, leftAt, recorder);
+    case 'handed_over':
+      await retry(() => recorder.stop(), 5, log);
+      return { kind: 'handed_over' };
+    case 'lost': {
+      await retry(() => recorder.stop(), 3, log).catch((err) => log.error('transcript not saved', { err }));
+      const request = replaceRequest(botId, { attempt: ctx.attempt, reason: ending.reason, alive: false });
+      await retry(() => ctx.results.send(request), 3, log).catch((err) =>
+        log.error('could not ask for a replacement; the task-stopped path will', { err }),
+      );
+      return { kind: 'lost', reason: ending.reason };
+    }
+    case 'failed':
+      await retry(() => recorder.stop(), 5, log);
+      await failLostBot(ctx, session, ending.error);
+      return { kind: 'failed', error: ending.error };
+  }
 }
 
 /** The end of the exit pipeline: record the exit, save the transcript, hand over to the results stage. */

@@ -59,7 +59,9 @@ export class ConversationController {
    * human instead of greeting nobody; other bots and recorders do not count.
    */
   private greetWhenSomeoneIsThere(): void {
-    let greeted = false;
+    // A replacement continuing a conversation (the lost bot's lines are in what it heard) does not greet again.
+    let greeted = this.heard().some((u) => u.is_bot);
+    if (greeted) this.log.info('continuing the conversation of the bot this one replaces; no greeting');
     const greet = () => {
       if (greeted || this.stopped) return;
       greeted = true;
@@ -69,7 +71,7 @@ export class ConversationController {
       if (!p.isBot && p.participantId !== this.room.selfId) greet();
     });
     if (this.room.participants().some((p) => !p.isBot && p.participantId !== this.room.selfId)) greet();
-    else this.log.info('room is empty; the greeting waits for the first participant');
+    else if (!greeted) this.log.info('room is empty; the greeting waits for the first participant');
   }
 
   stop(): void {

@@ -2,7 +2,7 @@
 // everything else — room, bot_config, meeting token — comes from the session record.
 import { languageEngines } from '../core/adapters/language-engines';
 import { wireAdapters } from '../core/adapters/wiring';
-import type { BotSession } from '../core/bots/session';
+import { type BotSession, currentAttempt } from '../core/bots/session';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/log';
 import type { RoomProvider } from '../core/ports/room-provider';
@@ -15,6 +15,8 @@ import { beat, joinTimes } from './heartbeat';
 const terminated = new Promise<void>((resolve) => process.on('SIGTERM', () => resolve()));
 
 const botId = process.env.BOT_ID;
+/** Which task of the session this is: 0 the first, n the n-th replacement of a lost bot (issue 13). */
+const attempt = Number(process.env.BOT_ATTEMPT ?? 0);
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, { bot_id: botId, component: 'bot-task' });
 const adapters = wireAdapters(config, log);
@@ -45,6 +47,8 @@ async function providerFor(session: BotSession): Promise<RoomProvider> {
 
 async function main(): Promise<number> {
   if (!botId) throw new Error('BOT_ID is not set');
+  if (!Number.isSafeInteger(attempt) || attempt < 0)
+    throw new Error(`BOT_ATTEMPT is not a count: ${attempt}`);
   const { stores } = adapters;
   const session = await stores.sessions.get(botId);
   if (!session) throw new Error(`session ${botId} not found`);
@@ -52,7 +56,11 @@ async function main(): Promise<number> {
     log.info('session already ended; nothing to do', { status: session.status });
     return 0;
   }
-  log.info('bot task started', { account_id: session.accountId, provider: session.provider });
+  if (currentAttempt(session) > attempt) {
+    log.info('another task replaced this one already; nothing to do', { attempt });
+    return 0;
+  }
+  log.info('bot task started', { account_id: session.accountId, provider: session.provider, attempt });
 
   // Each beat also writes the join time until it is written (bot.ts records it on joining; that write may fail).
   const heartbeatDeps = { sessions: stores.sessions, log, joinTimes };
@@ -69,12 +77,17 @@ async function main(): Promise<number> {
       results: adapters.resultsQueue,
       log,
       terminated,
+      attempt,
     });
-    log.info(
-      'bot task finished',
-      outcome.kind === 'ended' ? { exit_reason: outcome.exitReason } : { join_error: outcome.error.type },
-    );
-    return 0;
+    log.info('bot task finished', {
+      outcome: outcome.kind,
+      ...(outcome.kind === 'ended' && { exit_reason: outcome.exitReason }),
+      ...(outcome.kind === 'join_failed' && { join_error: outcome.error.type }),
+      ...(outcome.kind === 'failed' && { error: outcome.error }),
+      ...(outcome.kind === 'lost' && { reason: outcome.reason }),
+    });
+    // A lost bot exits non-zero: its runner reports the task's end too, the backstop to the replacement it asked for.
+    return outcome.kind === 'lost' ? 75 : 0;
   } finally {
     clearInterval(heartbeat);
     // A join time still unwritten gets one last try before the task exits.

@@ -1,29 +1,71 @@
-// Keeps the bot's transcript safe while it runs: new lines are saved every TRANSCRIPT_FLUSH_MS, in order.
+// Keeps the bot's transcript safe while it runs: each new line is saved within a moment of being heard (a crash loses
+// at most the lines of the last quarter second), with a TRANSCRIPT_FLUSH_MS timer retrying a failed save, in order.
+// A replacement (attempt n > 0) saves its own segments beside the earlier tasks' and reads theirs, so the transcript
+// it works from (and the conversation engine reads) continues where the lost bot's ends.
 import type { SessionsStore } from '../core/adapters/dynamodb/sessions-store';
 import type { TranscriptStore } from '../core/adapters/dynamodb/transcript-store';
-import { liveTranscriptMaxBytes, transcriptText, type Utterance } from '../core/bots/transcript';
+import {
+  liveTranscriptMaxBytes,
+  mergeAttempts,
+  transcriptText,
+  type Utterance,
+} from '../core/bots/transcript';
 import type { Logger } from '../core/log';
+
+/** A line heard is saved after this short pause, so a burst of lines is one write. */
+const saveDelayMs = 250;
+/** How long a replacement keeps re-reading the earlier tasks' lines (the one it replaces may still be saving). */
+const earlierRefreshMs = 180_000;
 
 export class TranscriptRecorder {
   private readonly lines: Utterance[] = [];
+  /** What earlier tasks of the session saved (a replacement's starting point). */
+  private earlier: Utterance[][] = [];
+  private earlierUntil = 0;
   private saved = 0;
   private seq = 0;
   private timer: NodeJS.Timeout | undefined;
+  private soon: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
+  private merged: Utterance[] | undefined;
 
   constructor(
     private readonly botId: string,
-    private readonly stores: { transcripts: TranscriptStore; sessions: SessionsStore },
+    private readonly stores: {
+      transcripts: Pick<TranscriptStore, 'saveSegment' | 'loadAttempts'>;
+      sessions: Pick<SessionsStore, 'updateRunning'>;
+    },
     private readonly flushMs: number,
     private readonly log: Logger,
+    /** Which task of the session this is (0 the first; n the n-th replacement). */
+    private readonly attempt = 0,
   ) {}
+
+  /** A replacement reads what the earlier tasks saved (again after joining: the lost one may still be saving). */
+  async restore(): Promise<void> {
+    if (this.attempt === 0) return;
+    this.earlier = await this.stores.transcripts.loadAttempts(this.botId, this.attempt);
+    this.merged = undefined;
+    this.earlierUntil ||= Date.now() + earlierRefreshMs;
+  }
 
   add(line: Utterance): void {
     this.lines.push(line);
+    this.merged = undefined;
+    this.soon ??= setTimeout(
+      () => {
+        this.soon = undefined;
+        void this.flush().catch(() => {});
+      },
+      Math.min(saveDelayMs, this.flushMs),
+    );
   }
 
+  /** The session's transcript as this task knows it: the earlier tasks' lines, then its own, each line once. */
   get utterances(): readonly Utterance[] {
-    return this.lines;
+    if (this.earlier.length === 0) return this.lines;
+    this.merged ??= mergeAttempts([...this.earlier, this.lines]);
+    return this.merged;
   }
 
   start(): void {
@@ -40,15 +82,20 @@ export class TranscriptRecorder {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    clearTimeout(this.soon);
+    this.soon = undefined;
     await this.flush();
   }
 
   private async flushOnce(): Promise<void> {
+    if (this.attempt > 0 && Date.now() < this.earlierUntil) {
+      await this.restore().catch((err) => this.log.warn('could not re-read the earlier transcript', { err }));
+    }
     if (this.saved === this.lines.length) return;
     const batch = this.lines.slice(this.saved);
     try {
       // The sequence number advances only after success, so a retried flush rewrites the same segment.
-      await this.stores.transcripts.saveSegment(this.botId, this.seq + 1, batch);
+      await this.stores.transcripts.saveSegment(this.botId, this.seq + 1, batch, this.attempt);
       this.seq++;
       this.saved += batch.length;
     } catch (err) {
@@ -56,7 +103,7 @@ export class TranscriptRecorder {
       throw err;
     }
     // The live copy on the session is a convenience for the status endpoint: its failure loses nothing.
-    const text = transcriptText(this.lines);
+    const text = transcriptText(this.utterances);
     if (Buffer.byteLength(text) <= liveTranscriptMaxBytes) {
       await this.stores.sessions.updateRunning(this.botId, { transcript: text }).catch((err) => {
         this.log.warn('live transcript copy not updated', { err });

@@ -100,6 +100,13 @@ export const configSchema = z.object({
    */
   HOLD_RECONCILE_GRACE_MS: int(300_000, 1000),
   STOP_POLL_MS: int(500, 10),
+  /** A session's bot lost after it joined (crash, platform stop, lost connection) is replaced this often at most. */
+  MAX_REPLACEMENTS: int(2, 0).pipe(z.number().max(20)),
+  /**
+   * A bot told to stop by the platform (SIGTERM the API did not send: Spot, scale-in) keeps transcribing this long at
+   * most while its replacement joins, then leaves.
+   */
+  REPLACEMENT_HANDOFF_MS: int(90_000, 0),
   /** The service's Daily REST API key (a Secrets Manager secret in AWS): mints the bot's transcription token. */
   DAILY_API_KEY: z.string().optional(),
   DAILY_API_URL: z.url().default('https://api.daily.co/v1'),

@@ -11,6 +11,7 @@ import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
 import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
+import type { MessageQueue } from '../core/ports/queue';
 import type { ResultsMessage } from '../core/results/messages';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
@@ -53,12 +54,17 @@ export interface LocalStack {
   sesEndpoint: string;
   /** The last results-queue messages processed (newest last). */
   resultsSeen: ResultsMessage[];
+  /** The results queue (bots hand over through it; so does a replacement request). */
+  resultsQueue: MessageQueue;
   dynamoEndpoint: string;
   /** OS thread id of the dynalite worker (Linux only; for benchmarks' CPU accounting). */
   dynamoThreadId?: number;
   devAccount?: DevAccount;
   close(): Promise<void>;
 }
+
+/** How long a bot has, once the stack shuts down, to save its transcript and ask for its replacement. */
+const botShutdownGraceMs = 2_000;
 
 /** What local mode changes from the AWS defaults. */
 const localDefaults: Record<string, string> = {
@@ -110,11 +116,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const runner = new LocalTaskRunner({
     env: botEnv,
     logDir: join(dataDir ?? join(resolve('.data'), 'tmp'), 'bots'),
-    onExit: (botId, code, signal) => {
+    onExit: (botId, code, signal, attempt) => {
       const reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
-      void onTaskStopped({ stores, config, results, log }, { botId, reason, clean: code === 0 }).catch(
-        (err) => log.error('task-stopped handling failed', { bot_id: botId, err }),
-      );
+      void onTaskStopped(
+        { stores, config, results, log },
+        { botId, reason, clean: code === 0, attempt },
+      ).catch((err) => log.error('task-stopped handling failed', { bot_id: botId, err }));
     },
   });
   // One process serves every request here, so counting in memory is exact (Lambda counts in DynamoDB).
@@ -127,6 +134,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     makeResultsHandler({
       stores,
       config,
+      // Replacements of lost bots start here, as the results function starts them on ECS.
+      runner,
+      results,
       insights: languageEngines(adapters).insights,
       deliveryQueue: adapters.deliveryQueue,
       log,
@@ -197,16 +207,22 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     queues,
     sesEndpoint: ses.endpoint,
     resultsSeen,
+    resultsQueue: results,
     dynamoEndpoint: dynamo.endpoint,
     dynamoThreadId: dynamo.threadId,
     devAccount,
     close() {
       closing ??= (async () => {
         clearInterval(sweeper);
-        rooms.close();
         await api.close();
-        await runner.closeAll();
+        // The stack going away stops its bots as the platform would (Spot, scale-in): each asks for a replacement
+        // and saves its transcript (issue 13). The results stage stops first, so no replacement starts now: the
+        // requests wait in the queue (kept in DATA_DIR) and the next start replaces the bots — in the demo room the
+        // conversation goes on; a room that went with this process is gone, and that session fails with its
+        // partial transcript.
         await resultsPoller.stop();
+        await runner.closeAll(botShutdownGraceMs);
+        rooms.close();
         await deliveryPoller.stop();
         await ses.close();
         await queues.stop();

@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { TaskRunner } from '../core/ports/task-runner';
+import type { TaskRunner, TaskStartOptions } from '../core/ports/task-runner';
 import { buildBotTaskBundle } from '../scripts/bundles';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
@@ -29,12 +29,22 @@ export interface LocalRunnerOptions {
   env: Record<string, string>;
   /** Where each bot's log goes: <logDir>/<bot_id>.log. */
   logDir: string;
-  /** Called when a child exits, whatever the reason; the local stack fails sessions left running. */
-  onExit?: (botId: string, code: number | null, signal: NodeJS.Signals | null) => void;
+  /**
+   * Called when a child exits, whatever the reason, with which task of the session it was (its BOT_ATTEMPT); the
+   * local stack replaces or fails sessions left running, as the ECS task-stopped event does.
+   */
+  onExit?: (botId: string, code: number | null, signal: NodeJS.Signals | null, attempt: number) => void;
+}
+
+interface BotChild {
+  botId: string;
+  attempt: number;
+  process: ChildProcess;
 }
 
 export class LocalTaskRunner implements TaskRunner {
-  private readonly children = new Map<string, ChildProcess>();
+  /** By bot id and attempt: a bot handing over to its replacement runs beside it for a while. */
+  private readonly children = new Map<string, BotChild>();
 
   constructor(private readonly options: LocalRunnerOptions) {
     mkdirSync(options.logDir, { recursive: true });
@@ -45,12 +55,13 @@ export class LocalTaskRunner implements TaskRunner {
     return botBundle();
   }
 
-  async start(botId: string): Promise<{ taskRef: string }> {
+  async start(botId: string, options: TaskStartOptions = {}): Promise<{ taskRef: string }> {
     const entry = await botBundle();
+    const attempt = options.attempt ?? 0;
     const log = createWriteStream(join(this.options.logDir, `${botId}.log`), { flags: 'a' });
     const child = spawn(process.execPath, [entry], {
       cwd: repoRoot,
-      env: { ...this.options.env, BOT_ID: botId },
+      env: { ...this.options.env, BOT_ID: botId, ...(attempt > 0 && { BOT_ATTEMPT: String(attempt) }) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.pipe(log);
@@ -59,27 +70,37 @@ export class LocalTaskRunner implements TaskRunner {
       child.once('spawn', resolve);
       child.once('error', reject);
     });
-    this.children.set(botId, child);
+    const key = `${botId}#${attempt}`;
+    this.children.set(key, { botId, attempt, process: child });
     child.once('exit', (code, signal) => {
-      this.children.delete(botId);
+      this.children.delete(key);
       log.end();
-      this.options.onExit?.(botId, code, signal);
+      this.options.onExit?.(botId, code, signal, attempt);
     });
     return { taskRef: `local:${child.pid}` };
   }
 
   async stop(botId: string): Promise<void> {
-    this.children.get(botId)?.kill('SIGTERM');
+    for (const child of this.childrenOf(botId)) child.process.kill('SIGTERM');
   }
 
-  /** Sends a signal to a bot's process (tests use SIGKILL to simulate a crash). */
+  /** Sends a signal to the bot's newest process (tests use SIGKILL to simulate a crash, SIGTERM a platform stop). */
   signal(botId: string, signal: NodeJS.Signals): boolean {
-    return this.children.get(botId)?.kill(signal) ?? false;
+    return this.childrenOf(botId).at(-1)?.process.kill(signal) ?? false;
   }
 
-  /** The OS process id of a bot's running child (benchmarks read its /proc figures); undefined once it exited. */
+  /** The OS process id of a bot's newest running child (benchmarks read its /proc figures); undefined once gone. */
   pid(botId: string): number | undefined {
-    return this.children.get(botId)?.pid;
+    return this.childrenOf(botId).at(-1)?.process.pid;
+  }
+
+  /** Which task of the bot runs now (the newest attempt), or undefined when none does. */
+  attempt(botId: string): number | undefined {
+    return this.childrenOf(botId).at(-1)?.attempt;
+  }
+
+  private childrenOf(botId: string): BotChild[] {
+    return [...this.children.values()].filter((c) => c.botId === botId).sort((a, b) => a.attempt - b.attempt);
   }
 
   get running(): number {
@@ -89,7 +110,7 @@ export class LocalTaskRunner implements TaskRunner {
   /** Stops every child: SIGTERM (the bot's own exit pipeline), then SIGKILL after `graceMs`. */
   async closeAll(graceMs = 5000): Promise<void> {
     const waits = [...this.children.values()].map(
-      (child) =>
+      ({ process: child }) =>
         new Promise<void>((resolve) => {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
           const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);

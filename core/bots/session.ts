@@ -7,6 +7,7 @@ import type {
   Insights,
   Provider,
   QaPair,
+  ReplacementView,
   StatusView,
 } from '../schemas/api';
 
@@ -47,6 +48,25 @@ export interface BotSession {
   /** When the heartbeat sweeper last handed a stuck session's results over again, and how often it has. */
   handoverResentAt?: string;
   handoverResends?: number;
+  /** Each time the bot was lost and a new task took over (issue 13): the current task is attempt `length`. */
+  replacements?: Replacement[];
+}
+
+/** A lost bot's replacement: when and why the bot was lost, the task that replaced it and when that one got in. */
+export interface Replacement {
+  at: string;
+  reason: string;
+  taskRef?: string;
+  joinedAt?: string;
+}
+
+/** Which task serves the session now: 0 the first, n after n replacements (the bot-task's BOT_ATTEMPT). */
+export function currentAttempt(s: Pick<BotSession, 'replacements'>): number {
+  return s.replacements?.length ?? 0;
+}
+
+export function replacementViews(s: Pick<BotSession, 'replacements'>): ReplacementView[] {
+  return (s.replacements ?? []).map((r) => ({ at: r.at, reason: r.reason }));
 }
 
 /** What a list of bots shows of one (GET /api/bots). */
@@ -71,5 +91,6 @@ export function toStatusView(s: BotSession): StatusView {
     transcript: s.transcript ?? null,
     qa_pairs: s.qaPairs ?? null,
     insights: s.insights ?? null,
+    replacements: replacementViews(s),
   };
 }

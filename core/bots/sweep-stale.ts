@@ -1,4 +1,5 @@
-// The heartbeat sweeper: a running session whose bot stopped beating is failed like a task that died.
+// The heartbeat sweeper: a running session whose bot stopped beating is treated like a task that died (replaced
+// when it was in the room and replacements are left, failed otherwise).
 import type { Config } from '../config';
 import { onTaskStopped, type TaskStoppedDeps } from './task-stopped';
 
@@ -51,12 +52,18 @@ export async function sweepStaleSessions(
       now.getTime() - Date.parse(session.handoverResentAt) < resendSpacingMs(resends)
     )
       continue;
-    const last = session.heartbeatAt ?? session.createdAt;
-    const allowed = session.heartbeatAt ? settings.staleMs : settings.startupGraceMs;
+    // A replacement not yet in the room is starting (image pull, Chromium start; the bot it replaces may still be
+    // beating while it hands over): it gets the startup grace from when it was asked for.
+    const replacement = session.replacements?.at(-1);
+    const starting = !session.heartbeatAt || Boolean(replacement && !replacement.joinedAt);
+    const last = starting ? (replacement?.at ?? session.createdAt) : (session.heartbeatAt as string);
+    const allowed = starting ? settings.startupGraceMs : settings.staleMs;
     if (now.getTime() - Date.parse(last) <= allowed) continue;
-    const reason = session.heartbeatAt
+    const reason = !starting
       ? `no heartbeat since ${session.heartbeatAt}`
-      : 'the bot never started';
+      : replacement
+        ? 'the replacement never got into the room'
+        : 'the bot never started';
     const outcome = await onTaskStopped(deps, { botId, reason, clean: false }, now);
     if (outcome === 'failed') failed.push(botId);
     else if (handsOver && outcome === 'already_ended') {

@@ -1,17 +1,20 @@
-// Use case: a bot's task ended (ECS task-state event, a local child exit, or a stale heartbeat); a session still
-// running is failed, keeping its partial transcript, and a bot_failed event is queued (bot_join_failed when the bot
-// never got into the room).
+// Use case: a bot's task ended (ECS task-state event, a local child exit, or a stale heartbeat). A bot that was in the
+// room is replaced while replacements are left (replace-bot.ts); otherwise a session still running is failed,
+// keeping its partial transcript, with bot_failed (bot_join_failed when the bot never got into the room).
 import type { Config } from '../config';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import type { MessageQueue } from '../ports/queue';
 import type { ResultsMessage } from '../results/messages';
 import { failSession } from './finish-session';
-import { transcriptText } from './transcript';
+import { canReplace, failLostBot, replaceRequest } from './replace-bot';
+import { currentAttempt } from './session';
 
 /** Log lines the operations alarms count (infra/constructs/operations.ts): renaming one must change both. */
 export const alarmLogMessages = {
   taskDied: 'bot task died before finishing',
+  /** A bot that was in the room was lost and its replacement asked for (replace-bot.ts starts it). */
+  taskLost: 'bot task lost; replacement requested',
   sweepDone: 'sweep done',
 } as const;
 
@@ -21,11 +24,16 @@ export interface TaskStopped {
   reason: string;
   /** The process exited 0: the bot ran its own exit pipeline, nothing to repair. */
   clean: boolean;
+  /**
+   * Which task of the session stopped (its BOT_ATTEMPT), when the runner knows; the stop of a task already
+   * replaced changes nothing. Unknown (the sweeper): the task serving the session now.
+   */
+  attempt?: number;
 }
 
 export interface TaskStoppedDeps {
   stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts'>;
-  config: Pick<Config, 'CREDITS_PER_MINUTE'>;
+  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'>;
   results: MessageQueue;
   log: Logger;
 }
@@ -34,10 +42,13 @@ export async function onTaskStopped(
   deps: TaskStoppedDeps,
   stopped: TaskStopped,
   now = new Date(),
-): Promise<'failed' | 'already_ended' | 'unknown'> {
+): Promise<'failed' | 'replacing' | 'superseded' | 'already_ended' | 'unknown'> {
   const session = await deps.stores.sessions.get(stopped.botId);
   if (!session) return 'unknown';
   if (session.status !== 'running') return 'already_ended';
+  const attempt = currentAttempt(session);
+  // A task that was replaced (it handed over, or was lost and reported already) ends nothing.
+  if (stopped.attempt !== undefined && stopped.attempt < attempt) return 'superseded';
   if (stopped.clean) return 'already_ended';
   if (session.leftAt && session.exitReason) {
     // It left the room but died around the hand-over: hand over again (processing is idempotent).
@@ -59,52 +70,51 @@ export async function onTaskStopped(
     } satisfies ResultsMessage);
     return 'already_ended';
   }
-  const transcript = transcriptText(await deps.stores.transcripts.load(stopped.botId));
+  if (canReplace(session, deps.config)) {
+    // A bot that was in the room is replaced, not failed: the results stage starts the new task (replace-bot.ts).
+    await deps.results.send(
+      replaceRequest(session.botId, { attempt, reason: stopped.reason, alive: false }, now),
+    );
+    deps.log.warn(alarmLogMessages.taskLost, { bot_id: stopped.botId, reason: stopped.reason, attempt });
+    return 'replacing';
+  }
   const joined = Boolean(session.joinedAt);
-  const error = joined
-    ? `the bot stopped unexpectedly: ${stopped.reason}`
-    : `the bot stopped before it joined the room: ${stopped.reason}`;
-  // Only a bot that got into the room pays for its minutes.
+  if (joined) {
+    const after = attempt > 0 ? ` (after ${attempt} replacement${attempt > 1 ? 's' : ''})` : '';
+    const failed = await failLostBot(
+      deps,
+      session,
+      `the bot stopped unexpectedly${after}: ${stopped.reason}`,
+      now,
+    );
+    if (failed)
+      deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason, joined });
+    return failed ? 'failed' : 'already_ended';
+  }
+  // A bot that never got into the room failed to join (spec §6.2), whatever ended its task, and is not charged.
+  const error = `the bot stopped before it joined the room: ${stopped.reason}`;
   const failed = await failSession(
     { ...deps.stores, config: deps.config },
     stopped.botId,
-    { error, chargeUsage: joined, transcript },
+    { error, chargeUsage: false, transcript: '' },
     now,
   );
   if (!failed) return 'already_ended';
   deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason, joined });
   const started = Date.parse(session.startedAt ?? session.createdAt);
-  const timestamp = now.toISOString();
-  const durationSeconds = Math.max(0, (now.getTime() - started) / 1000);
-  // A bot that never got into the room failed to join (spec §6.2), whatever ended its task; bot_failed (with the
-  // partial transcript) is for a bot that died after joining (ARCHITECTURE.md §4).
-  const message: ResultsMessage = joined
-    ? {
-        kind: 'bot_failed',
-        bot_id: stopped.botId,
-        event: {
-          event_type: 'bot_failed',
-          bot_id: stopped.botId,
-          room_url: session.roomUrl,
-          error_message: error,
-          timestamp,
-          duration_seconds: durationSeconds,
-        },
-      }
-    : {
-        kind: 'bot_join_failed',
-        bot_id: stopped.botId,
-        event: {
-          event_type: 'bot_join_failed',
-          bot_id: stopped.botId,
-          workflow_thread_id: stopped.botId,
-          room_url: session.roomUrl,
-          error_type: 'unknown',
-          error_message: error,
-          timestamp,
-          duration_seconds: durationSeconds,
-        },
-      };
-  await deps.results.send(message);
+  await deps.results.send({
+    kind: 'bot_join_failed',
+    bot_id: stopped.botId,
+    event: {
+      event_type: 'bot_join_failed',
+      bot_id: stopped.botId,
+      workflow_thread_id: stopped.botId,
+      room_url: session.roomUrl,
+      error_type: 'unknown',
+      error_message: error,
+      timestamp: now.toISOString(),
+      duration_seconds: Math.max(0, (now.getTime() - started) / 1000),
+    },
+  } satisfies ResultsMessage);
   return 'failed';
 }

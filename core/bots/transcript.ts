@@ -17,3 +17,24 @@ export function transcriptText(utterances: readonly Utterance[]): string {
 
 /** DynamoDB items stop at 400 KB; the live copy on the session stays well below (in bytes), the segments keep it all. */
 export const liveTranscriptMaxBytes = 300_000;
+
+/**
+ * One transcript from the lines each task of a session saved (attempt 0 first, then each replacement's). A bot that
+ * hands over to its replacement keeps transcribing until the replacement is in the room, so both may hold the same
+ * utterance (the room's transcription gives each the same speaker, time and words): it is kept once. With more than
+ * one task the lines are put in time order (stable, so one task's own order stands where times tie).
+ */
+export function mergeAttempts(attempts: readonly (readonly Utterance[])[]): Utterance[] {
+  if (attempts.length <= 1) return [...(attempts[0] ?? [])];
+  const seen = new Set<string>();
+  const merged: Utterance[] = [];
+  for (const lines of attempts) {
+    for (const line of lines) {
+      const key = `${line.participant_id}\u0000${line.started_at}\u0000${line.text}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      merged.push(line);
+    }
+  }
+  return merged.sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at));
+}

@@ -1,5 +1,5 @@
 // Webhook bodies built from a finished session (spec §6.1 plus ARCHITECTURE.md §4 additions), validated by schema.
-import type { BotSession } from '../bots/session';
+import { type BotSession, replacementViews } from '../bots/session';
 import { type SessionCompleteEvent, sessionCompleteSchema } from '../schemas/webhooks';
 
 export function sessionCompletePayload(s: BotSession): SessionCompleteEvent {
@@ -21,6 +21,7 @@ export function sessionCompletePayload(s: BotSession): SessionCompleteEvent {
     qa_pairs: s.qaPairs ?? [],
     started_at: started,
     completed_at: completed,
+    replacements: replacementViews(s),
   };
   // Spec §6.1: insights omitted when disabled or failed; insights_error only when processing failed.
   if (s.insights) event.insights = s.insights;

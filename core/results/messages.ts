@@ -11,6 +11,17 @@ export const resultsMessageSchema = z.discriminatedUnion('kind', [
     left_at: z.iso.datetime({ offset: true }),
   }),
   z.object({ kind: z.literal('bot_join_failed'), bot_id: z.uuid(), event: botJoinFailedSchema }),
+  // A bot that was in the room is lost (crash, platform stop, lost connection): start its replacement (issue 13).
+  z.object({
+    kind: z.literal('replace_bot'),
+    bot_id: z.uuid(),
+    /** The lost task's attempt: a request about a task already replaced is dropped. */
+    attempt: z.number().int().min(0),
+    reason: z.string().max(1000),
+    lost_at: z.iso.datetime({ offset: true }),
+    /** The lost bot is still in the room (a platform SIGTERM's warning) and leaves once its replacement is in. */
+    alive: z.boolean(),
+  }),
   // Without the partial transcript: it can be larger than a queue message may be (SQS: 256 KiB). failSession
   // stored it on the session, and the results stage puts it back into the event from there.
   z.object({

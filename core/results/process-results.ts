@@ -3,6 +3,7 @@
 // redelivered message completes nothing twice and sends nothing twice.
 
 import { completeSession } from '../bots/finish-session';
+import { replaceBot } from '../bots/replace-bot';
 import type { BotSession } from '../bots/session';
 import { transcriptText, type Utterance } from '../bots/transcript';
 import type { Config } from '../config';
@@ -14,11 +15,16 @@ import type { Logger } from '../log';
 import { renderResultsEmail } from '../mail/results-email';
 import { type InsightsEngine, InsightsError } from '../ports/insights-engine';
 import type { MessageQueue } from '../ports/queue';
+import type { TaskRunner } from '../ports/task-runner';
 import type { ResultsMessage } from './messages';
 
 export interface ResultsDeps {
   stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries'>;
-  config: Pick<Config, 'CREDITS_PER_MINUTE'>;
+  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'>;
+  /** Starts the replacement of a lost bot (replace_bot messages). */
+  runner: TaskRunner;
+  /** The results queue itself: a replacement that cannot start fails the session with a bot_failed message. */
+  results: MessageQueue;
   insights: InsightsEngine;
   deliveryQueue: MessageQueue;
   log: Logger;
@@ -41,6 +47,11 @@ export async function processResults(
 
 async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: number): Promise<void> {
   const log = deps.log.child({ bot_id: message.bot_id });
+  if (message.kind === 'replace_bot') {
+    const outcome = await replaceBot(deps, message, deps.now());
+    log.info('replacement request processed', { outcome, attempt: message.attempt, alive: message.alive });
+    return;
+  }
   if (message.kind !== 'session_ended') {
     const session = await deps.stores.sessions.get(message.bot_id);
     // bot_failed travels without its partial transcript (queue message size); the failed session holds it.

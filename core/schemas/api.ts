@@ -277,6 +277,14 @@ export type Insights = z.infer<typeof insightsSchema>;
 
 const dateTime = z.iso.datetime({ offset: true });
 
+export const replacementSchema = z
+  .strictObject({
+    at: dateTime.describe('When the bot was lost (its machine stopped, crashed or lost its connection).'),
+    reason: z.string().describe('What happened to the lost bot.'),
+  })
+  .describe('A bot that was lost mid-meeting and replaced by a new one with the same bot_id (an addition).');
+export type ReplacementView = z.infer<typeof replacementSchema>;
+
 export const statusViewSchema = z
   .strictObject({
     status: z.enum(botStatuses),
@@ -289,6 +297,11 @@ export const statusViewSchema = z
     insights: insightsSchema.nullable(),
     error: z.string().nullable(),
     exit_reason: z.enum(exitReasons).nullable().describe('Why the bot left (an addition to spec §2.1).'),
+    replacements: z
+      .array(replacementSchema)
+      .describe(
+        'Each time the bot was lost and replaced, in order; empty when it never was (an addition to spec §2.1).',
+      ),
   })
   .describe('Status and results of a bot session (spec §2.1).');
 export type StatusView = z.infer<typeof statusViewSchema>;

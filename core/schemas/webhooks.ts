@@ -1,6 +1,6 @@
 // Zod schemas of the webhook payloads (spec §6 plus ARCHITECTURE.md §4 additions: bot_id, qa_pairs, started_at, completed_at, bot_failed).
 import { z } from 'zod';
-import { exitReasons, insightsSchema, qaPairSchema } from './api';
+import { exitReasons, insightsSchema, qaPairSchema, replacementSchema } from './api';
 
 const dateTime = z.iso.datetime({ offset: true });
 
@@ -23,6 +23,9 @@ export const sessionCompleteSchema = z
     qa_pairs: z.array(qaPairSchema),
     started_at: dateTime,
     completed_at: dateTime,
+    replacements: z
+      .array(replacementSchema)
+      .describe('Each time the bot was lost and replaced, in order; empty when it never was (an addition).'),
   })
   .describe('Sent after the call ends and the results are processed (spec §6.1).');
 

@@ -1,4 +1,4 @@
-// Lambda entry: EventBridge "ECS Task State Change" (lastStatus STOPPED) → a bot that died is failed.
+// Lambda entry: EventBridge "ECS Task State Change" (lastStatus STOPPED) → a bot that died is replaced or failed.
 import type { EventBridgeEvent } from 'aws-lambda';
 import { onTaskStopped, type TaskStoppedDeps } from '../../core/bots/task-stopped';
 import { lambdaAdapters } from '../runtime';
@@ -10,6 +10,18 @@ export interface EcsTaskStateDetail {
   stoppedReason?: string;
   stopCode?: string;
   containers?: { name: string; exitCode?: number; reason?: string }[];
+  /** The RunTask overrides, as the event carries them: the bot's BOT_ATTEMPT is among the environment. */
+  overrides?: {
+    containerOverrides?: { name?: string; environment?: { name?: string; value?: string }[] }[];
+  };
+}
+
+/** Which task of the session stopped: BOT_ATTEMPT from the RunTask overrides (absent: the first, 0). */
+export function attemptOf(detail: EcsTaskStateDetail, containerName: string): number {
+  const container = detail.overrides?.containerOverrides?.find((c) => c.name === containerName);
+  const value = container?.environment?.find((e) => e.name === 'BOT_ATTEMPT')?.value;
+  const attempt = Number(value ?? 0);
+  return Number.isSafeInteger(attempt) && attempt >= 0 ? attempt : 0;
 }
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -29,7 +41,10 @@ export function makeTaskStoppedHandler(deps: TaskStoppedDeps, containerName: str
     ]
       .filter(Boolean)
       .join('; ');
-    return { outcome: await onTaskStopped(deps, { botId, reason: reason || 'the task stopped', clean }) };
+    const attempt = attemptOf(d, containerName);
+    return {
+      outcome: await onTaskStopped(deps, { botId, reason: reason || 'the task stopped', clean, attempt }),
+    };
   };
 }
 

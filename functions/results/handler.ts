@@ -32,6 +32,9 @@ export const handler = (event: SQSEvent) => {
     handlerInstance = makeResultsHandler({
       stores: a.stores,
       config: a.config,
+      // A lost bot's replacement is an ECS task like any bot (replace_bot messages).
+      runner: a.ecsRunner,
+      results: a.resultsQueue,
       insights: languageEngines(a).insights,
       deliveryQueue: a.deliveryQueue,
       log: a.log,

@@ -384,6 +384,8 @@ describe('insights failure', () => {
       {
         stores: stack.deps,
         config: stack.config,
+        runner: stack.runner,
+        results: stack.resultsQueue,
         insights: {
           analyse: async () => {
             throw new InsightsError(
@@ -448,6 +450,8 @@ describe('bot_failed', () => {
       {
         stores: stack.deps,
         config: stack.config,
+        runner: stack.runner,
+        results: stack.resultsQueue,
         insights: { analyse: async () => ({ qaPairs: [], insights: null }) },
         deliveryQueue: { send: async (m) => void queued.push(m) },
         log: createLogger('silent'),
@@ -515,6 +519,8 @@ describe('a 4-hour meeting (DynamoDB items are capped at 400 KB)', () => {
       {
         stores: stack.deps,
         config: stack.config,
+        runner: stack.runner,
+        results: stack.resultsQueue,
         insights: new LocalInsightsEngine(),
         deliveryQueue: { send: async (m) => void queued.push(m) },
         log: createLogger('silent'),

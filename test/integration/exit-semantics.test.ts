@@ -77,6 +77,8 @@ describe('process_insights false: insights_error never appears', () => {
       {
         stores: stack.deps,
         config: stack.config,
+        runner: stack.runner,
+        results: stack.resultsQueue,
         insights: {
           analyse: async () => {
             throw failure();
@@ -114,6 +116,8 @@ describe('process_insights false: insights_error never appears', () => {
       {
         stores: stack.deps,
         config: stack.config,
+        runner: stack.runner,
+        results: stack.resultsQueue,
         insights: {
           analyse: async () => {
             throw new InsightsError('model_error', 'Insights could not be generated: refused.');
@@ -142,6 +146,8 @@ describe('a bot that dies or is lost before it ever joined the room', () => {
   const results = (queued: unknown[]) => ({
     stores: stack.deps,
     config: stack.config,
+    runner: stack.runner,
+    results: stack.resultsQueue,
     insights: { analyse: async () => ({ qaPairs: [], insights: null }) },
     deliveryQueue: { send: async (m: unknown) => void queued.push(m) },
     log: createLogger('silent'),

@@ -78,7 +78,7 @@ describe('conversation controller', () => {
     c.stop();
   });
 
-  it('shows the engine the bot’s own lines from before this process (a replaced task continuing a transcript)', async () => {
+  it('a replaced task continues the conversation: no second greeting, and the engine sees the bot’s own lines from before this process', async () => {
     const { room, fake, said, done } = slowSpeechRoom();
     const earlier = new Date(Date.now() - 60_000).toISOString();
     const heard: Utterance[] = [
@@ -89,40 +89,45 @@ describe('conversation controller', () => {
         text: 'Could you tell me about your last project?',
         is_bot: true,
       },
-      {
-        speaker: 'Ann',
-        participant_id: 'ann',
-        started_at: new Date(Date.now() - 50_000).toISOString(),
-        text: 'A billing system.',
-      },
     ];
-    const { engine, seen } = recordingEngine('I am back.', 'Thanks.');
+    const { engine, seen } = recordingEngine('Hello again!', 'Thanks.');
     const c = new ConversationController(room, engine, { botName: 'Iris', endOfTurnMs: 5 }, () => heard, log);
     c.start();
+    // Ann is in the room, yet the bot does not greet: the lost bot already did and asked its question.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(said).toEqual([]);
+    heard.push({
+      speaker: 'Ann',
+      participant_id: 'ann',
+      started_at: new Date().toISOString(),
+      text: 'A billing system.',
+    });
+    fake.say('ann', 'A billing system.');
     await until(async () => seen.length === 1);
     expect(seen[0]!.transcript.map((u) => u.text)).toEqual([
       'Could you tell me about your last project?',
       'A billing system.',
     ]);
     await until(async () => said.length === 1);
+    expect(said).toEqual(['Thanks.']);
     done();
     // The room's transcription of this process's own voice is not shown twice.
     heard.push({
       speaker: 'Iris',
       participant_id: 'bot-self',
       started_at: new Date().toISOString(),
-      text: 'I am back.',
+      text: 'Thanks.',
       is_bot: true,
     });
     heard.push({
       speaker: 'Ann',
       participant_id: 'ann',
       started_at: new Date(Date.now() + 1).toISOString(),
-      text: 'Welcome back.',
+      text: 'You are welcome.',
     });
-    fake.say('ann', 'Welcome back.');
+    fake.say('ann', 'You are welcome.');
     await until(async () => seen.length === 2);
-    expect(seen[1]!.transcript.filter((u) => u.text === 'I am back.')).toHaveLength(1);
+    expect(seen[1]!.transcript.filter((u) => u.text === 'Thanks.')).toHaveLength(1);
     c.stop();
   });
 });

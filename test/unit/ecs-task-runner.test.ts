@@ -304,6 +304,9 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
   const finished = '22222222-3333-4444-8555-666666666666';
   const unknown = '33333333-4444-4555-8666-777777777777';
   const neverJoined = '44444444-5555-4666-8777-888888888888';
+  /** Replaced twice already (MAX_REPLACEMENTS, 2 by default): its next loss fails the session. */
+  const exhausted = '55555555-6666-4777-8888-999999999999';
+  const lost = (reason: string) => ({ at: new Date(Date.now() - 60_000).toISOString(), reason });
 
   const session = (id: string) => ({
     pk: `BOT#${id}`,
@@ -320,6 +323,7 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
     started_at: new Date(Date.now() - 5 * 60_000).toISOString(),
     // These bots got into the room (bot_failed when they die); `neverJoined` did not (bot_join_failed).
     ...(id !== neverJoined && { joined_at: new Date(Date.now() - 4 * 60_000).toISOString() }),
+    ...(id === exhausted && { replacements: [lost('killed by SIGKILL'), lost('exit code 137')] }),
   });
 
   beforeAll(async () => {
@@ -340,10 +344,10 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
     ddb.on(GetItemCommand).callsFake(
       fakeGet((key) => {
         const pk = String(key.pk);
-        if (pk === `BOT#${died}` || pk === `BOT#${finished}` || pk === `BOT#${neverJoined}`)
+        if ([died, finished, neverJoined, exhausted].some((id) => pk === `BOT#${id}`))
           return session(pk.slice(4));
         if (pk.startsWith('ACCOUNT#'))
-          return { balance: 10, holds: { [died]: 1, [finished]: 1, [neverJoined]: 1 } };
+          return { balance: 10, holds: { [died]: 1, [finished]: 1, [neverJoined]: 1, [exhausted]: 1 } };
         return undefined;
       }),
     );
@@ -373,7 +377,7 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
       detail: { taskArn: taskArn(), clusterArn: cluster, lastStatus: 'STOPPED', ...detail },
     }) as unknown as EventBridgeEvent<'ECS Task State Change', Detail>;
 
-  it('fails the session of a task that died, keeping its partial transcript, and queues bot_failed', async () => {
+  it('asks for an on-demand replacement of a bot that was in the room when its Spot task is interrupted (issue 13)', async () => {
     const out = await handler(
       event({
         startedBy: died,
@@ -382,18 +386,78 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
         containers: [{ name: 'bot', exitCode: 137 }],
       }),
     );
-    expect(out).toEqual({ outcome: 'failed' });
-    const update = updates().find((u) => u.Key?.pk === `BOT#${died}`)!;
-    const values = Object.values(update.ExpressionAttributeValues!);
-    expect(values).toContain('failed');
-    expect(values).toContainEqual(expect.stringMatching(/SpotInterruption.*interrupted.*exit code 137/));
-    expect(values).toContain('Ann: half a thought');
+    expect(out).toEqual({ outcome: 'replacing' });
+    // Nothing is ended: the session keeps running for its replacement.
+    expect(updates().filter((u) => u.Key?.pk === `BOT#${died}`)).toEqual([]);
     const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.QueueUrl).toBe(process.env.RESULTS_QUEUE_URL);
     expect(JSON.parse(sent[0]!.MessageBody!)).toMatchObject({
-      kind: 'bot_failed',
+      kind: 'replace_bot',
       bot_id: died,
+      attempt: 0,
+      alive: false,
+      reason: expect.stringMatching(/SpotInterruption.*interrupted.*exit code 137/),
+    });
+  });
+
+  it('ignores the stop of a task that was already replaced (its BOT_ATTEMPT is behind the session)', async () => {
+    const out = await handler(
+      event({
+        startedBy: exhausted,
+        stopCode: 'SpotInterruption',
+        containers: [{ name: 'bot', exitCode: 137 }],
+        overrides: {
+          containerOverrides: [
+            {
+              name: 'bot',
+              environment: [
+                { name: 'BOT_ID', value: exhausted },
+                { name: 'BOT_ATTEMPT', value: '1' },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    expect(out).toEqual({ outcome: 'superseded' });
+    expect(sqs.commandCalls(SendMessageCommand)).toHaveLength(0);
+    expect(updates()).toEqual([]);
+  });
+
+  it('fails the session, keeping its partial transcript, with bot_failed when no replacement is left', async () => {
+    const out = await handler(
+      event({
+        startedBy: exhausted,
+        stopCode: 'SpotInterruption',
+        stoppedReason: 'Your Spot Task was interrupted.',
+        containers: [{ name: 'bot', exitCode: 137 }],
+        overrides: {
+          containerOverrides: [
+            {
+              name: 'bot',
+              environment: [
+                { name: 'BOT_ID', value: exhausted },
+                { name: 'BOT_ATTEMPT', value: '2' },
+              ],
+            },
+          ],
+        },
+      }),
+    );
+    expect(out).toEqual({ outcome: 'failed' });
+    const update = updates().find((u) => u.Key?.pk === `BOT#${exhausted}`)!;
+    const values = Object.values(update.ExpressionAttributeValues!);
+    expect(values).toContain('failed');
+    expect(values).toContainEqual(
+      expect.stringMatching(/after 2 replacements.*SpotInterruption.*exit code 137/),
+    );
+    expect(values).toContain('Ann: half a thought');
+    const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0]!.MessageBody!)).toMatchObject({
+      kind: 'bot_failed',
+      bot_id: exhausted,
       event: { event_type: 'bot_failed' },
     });
     // The partial transcript stays on the failed session (above), not in the queue message (size limits).

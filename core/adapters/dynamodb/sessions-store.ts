@@ -1,6 +1,6 @@
 // Bot sessions in DynamoDB: one item per bot; state changes are conditional on the session still running.
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { BotSession } from '../../bots/session';
+import type { BotSession, Replacement } from '../../bots/session';
 import { packJson, packText, unpackJson, unpackText } from './packed-text';
 import {
   accountBotPrefix,
@@ -45,6 +45,7 @@ const fieldToAttribute = {
   heartbeatAt: 'heartbeat_at',
   handoverResentAt: 'handover_resent_at',
   handoverResends: 'handover_resends',
+  replacements: 'replacements',
 } as const satisfies Record<keyof BotSession, string>;
 
 type Field = keyof typeof fieldToAttribute;
@@ -55,7 +56,35 @@ const packed: Partial<Record<Field, { pack(v: unknown): unknown; unpack(v: unkno
   qaPairs: { pack: packJson, unpack: unpackJson },
   // With per-question assessments (each with its evidence) a long interview's insights outgrow a plain map too.
   insights: { pack: packJson, unpack: unpackJson },
+  replacements: {
+    pack: (v) => (v as Replacement[]).map(replacementItem),
+    unpack: (v) => (v as Record<string, string>[]).map(replacementFromItem),
+  },
 };
+
+/** A replacement's attributes (the list element's map keys). */
+const replacementAttributes = {
+  at: 'at',
+  reason: 'reason',
+  taskRef: 'task_ref',
+  joinedAt: 'joined_at',
+} as const satisfies Record<keyof Replacement, string>;
+
+function replacementItem(r: Replacement): Record<string, string> {
+  const item: Record<string, string> = {};
+  for (const [field, attr] of Object.entries(replacementAttributes)) {
+    const value = r[field as keyof Replacement];
+    if (value !== undefined) item[attr] = value;
+  }
+  return item;
+}
+
+function replacementFromItem(item: Record<string, string>): Replacement {
+  const r: Record<string, string> = {};
+  for (const [field, attr] of Object.entries(replacementAttributes))
+    if (item[attr] !== undefined) r[field] = item[attr];
+  return r as unknown as Replacement;
+}
 
 const toAttributeValue = (field: Field, value: unknown) => packed[field]?.pack(value) ?? value;
 
@@ -230,6 +259,73 @@ export class SessionsStore {
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
       return (await this.get(botId)) ? 'not_running' : 'not_found';
+    }
+  }
+
+  /**
+   * Records that the bot serving attempt `attempt` was lost and a replacement takes over: appended only while the
+   * session still runs, was not asked to stop or left, and still has exactly `attempt` replacements, so two
+   * reporters of the same loss (the task-stopped event, the sweeper, the bot itself) replace it once.
+   */
+  async addReplacement(botId: string, attempt: number, replacement: Replacement): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: 'SET replacements = list_append(if_not_exists(replacements, :none), :r)',
+          ConditionExpression: `attribute_exists(pk) AND #status = :running AND attribute_not_exists(stop_requested_at) AND attribute_not_exists(left_at) AND ${
+            attempt === 0 ? 'attribute_not_exists(replacements)' : 'size(replacements) = :n'
+          }`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':running': 'running',
+            ':none': [],
+            ':r': [replacementItem(replacement)],
+            ...(attempt > 0 && { ':n': attempt }),
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Sets fields of the `index`-th replacement (its task, when it got into the room) while the session runs. */
+  async updateReplacement(
+    botId: string,
+    index: number,
+    changes: Pick<Replacement, 'taskRef' | 'joinedAt'>,
+  ): Promise<boolean> {
+    if (!Number.isSafeInteger(index) || index < 0) throw new Error(`not a replacement index: ${index}`);
+    const sets: string[] = [];
+    const values: Record<string, unknown> = { ':running': 'running' };
+    if (changes.taskRef !== undefined) {
+      sets.push(`replacements[${index}].task_ref = :task`, 'task_ref = :task');
+      values[':task'] = changes.taskRef;
+    }
+    if (changes.joinedAt !== undefined) {
+      sets.push(`replacements[${index}].joined_at = :joined`);
+      values[':joined'] = changes.joinedAt;
+    }
+    if (sets.length === 0) return true;
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: `attribute_exists(pk) AND #status = :running AND size(replacements) > :index`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ...values, ':index': index },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
     }
   }
 

@@ -1,5 +1,6 @@
 // TaskRunner on ECS Fargate: RunTask per bot (clientToken = bot id, so a retried join starts one task) and StopTask
-// (the task found by startedBy = bot id).
+// (the tasks found by startedBy = bot id). A replacement of a lost bot (issue 13) is a task of the same bot id with
+// BOT_ATTEMPT set, on on-demand capacity.
 import {
   type ECSClient,
   type Failure,
@@ -8,7 +9,7 @@ import {
   type RunTaskCommandInput,
   StopTaskCommand,
 } from '@aws-sdk/client-ecs';
-import type { TaskRunner } from '../../ports/task-runner';
+import type { TaskRunner, TaskStartOptions } from '../../ports/task-runner';
 
 export interface EcsRunnerSettings {
   cluster: string;
@@ -33,13 +34,13 @@ export class EcsTaskRunner implements TaskRunner {
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {}
 
-  async start(botId: string): Promise<{ taskRef: string }> {
+  async start(botId: string, options: TaskStartOptions = {}): Promise<{ taskRef: string }> {
     const failures: Failure[] = [];
     const attempts = this.settings.attempts ?? 2;
-    for (const provider of this.settings.capacityProviders) {
+    for (const provider of this.providers(options)) {
       for (let attempt = 0; attempt < attempts; attempt++) {
         const { tasks = [], failures: f = [] } = await this.ecs.send(
-          new RunTaskCommand(this.input(botId, provider)),
+          new RunTaskCommand(this.input(botId, provider, options.attempt ?? 0)),
         );
         const arn = tasks[0]?.taskArn;
         if (arn) return { taskRef: arn };
@@ -78,13 +79,23 @@ export class EcsTaskRunner implements TaskRunner {
     return taskArns;
   }
 
-  private input(botId: string, capacityProvider: string): RunTaskCommandInput {
+  /** A replacement runs on capacity AWS does not take back: the on-demand providers of the list, else FARGATE. */
+  private providers(options: TaskStartOptions): string[] {
+    if (!options.onDemand) return this.settings.capacityProviders;
+    const onDemand = this.settings.capacityProviders.filter((p) => !/SPOT/i.test(p));
+    return onDemand.length > 0 ? onDemand : ['FARGATE'];
+  }
+
+  private input(botId: string, capacityProvider: string, attempt: number): RunTaskCommandInput {
+    const environment = [{ name: 'BOT_ID', value: botId }];
+    if (attempt > 0) environment.push({ name: 'BOT_ATTEMPT', value: String(attempt) });
     return {
       cluster: this.settings.cluster,
       taskDefinition: this.settings.taskDefinition,
       count: 1,
-      // Idempotency: ECS returns the same task for the same token (valid for about an hour).
-      clientToken: `${botId}-${capacityProvider}`.slice(0, 64),
+      // Idempotency: ECS returns the same task for the same token (valid for about an hour); each replacement of
+      // the bot is a task of its own.
+      clientToken: `${botId}-${attempt > 0 ? `r${attempt}-` : ''}${capacityProvider}`.slice(0, 64),
       startedBy: botId.slice(0, 36),
       tags: [{ key: 'bot_id', value: botId }],
       propagateTags: 'TASK_DEFINITION',
@@ -96,12 +107,9 @@ export class EcsTaskRunner implements TaskRunner {
           assignPublicIp: this.settings.assignPublicIp ? 'ENABLED' : 'DISABLED',
         },
       },
-      // Only the bot id: the task reads everything else (and secrets) itself (issue 3: no secrets in overrides).
-      overrides: {
-        containerOverrides: [
-          { name: this.settings.containerName, environment: [{ name: 'BOT_ID', value: botId }] },
-        ],
-      },
+      // Only the bot id (and which replacement it is): the task reads everything else (and secrets) itself (issue 3:
+      // no secrets in overrides).
+      overrides: { containerOverrides: [{ name: this.settings.containerName, environment }] },
     };
   }
 }

@@ -1,0 +1,151 @@
+// Use case: a bot that was in the room is lost — its process crashed, the platform stopped its machine, or it lost
+// its connection for good — and a new task takes over the same session (same bot_id, room and bot_config): it
+// rejoins, continues the saved transcript and the conversation where they stand (issue 13 §1). At most
+// MAX_REPLACEMENTS times; after that, or when no replacement can start, the session fails with its partial
+// transcript and bot_failed, as a lost bot did before.
+import type { Config } from '../config';
+import type { Stores } from '../deps';
+import type { Logger } from '../log';
+import type { MessageQueue } from '../ports/queue';
+import type { TaskRunner } from '../ports/task-runner';
+import type { ResultsMessage } from '../results/messages';
+import { failSession } from './finish-session';
+import { type BotSession, currentAttempt } from './session';
+import { transcriptText } from './transcript';
+
+export type ReplaceRequest = Extract<ResultsMessage, { kind: 'replace_bot' }>;
+
+export interface ReplaceDeps {
+  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts'>;
+  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'>;
+  runner: TaskRunner;
+  results: MessageQueue;
+  log: Logger;
+}
+
+/** Log lines the operations alarms and dashboards count: renaming one must change both. */
+export const replacementLogMessages = {
+  replaced: 'bot replaced',
+} as const;
+
+/** Whether a session whose bot was lost gets a replacement: only a bot that was in the room, while any are left. */
+export function canReplace(
+  session: Pick<BotSession, 'joinedAt' | 'replacements'>,
+  config: Pick<Config, 'MAX_REPLACEMENTS'>,
+): boolean {
+  return Boolean(session.joinedAt) && currentAttempt(session) < config.MAX_REPLACEMENTS;
+}
+
+/** The request that asks the results stage to replace a lost bot. */
+export function replaceRequest(
+  botId: string,
+  lost: { attempt: number; reason: string; alive: boolean },
+  now = new Date(),
+): ReplaceRequest {
+  return {
+    kind: 'replace_bot',
+    bot_id: botId,
+    attempt: lost.attempt,
+    reason: lost.reason.slice(0, 1000),
+    lost_at: now.toISOString(),
+    alive: lost.alive,
+  };
+}
+
+export async function replaceBot(
+  deps: ReplaceDeps,
+  request: ReplaceRequest,
+  now = new Date(),
+): Promise<'replaced' | 'superseded' | 'ended' | 'failed'> {
+  const log = deps.log.child({ bot_id: request.bot_id });
+  const session = await deps.stores.sessions.get(request.bot_id);
+  if (session?.status !== 'running') return 'ended';
+  const attempt = currentAttempt(session);
+  // Another report of the same loss (the task-stopped event, the sweeper, the bot itself) came first.
+  if (request.attempt < attempt) return 'superseded';
+  if (session.leftAt) return 'ended';
+  if (session.stopRequestedAt) {
+    // Asked to leave while its bot was lost: nothing to replace. A bot still in the room ends it itself (its stop
+    // watcher); for a lost one, the session ends here as the leave asked.
+    if (!request.alive) {
+      await deps.results.send({
+        kind: 'session_ended',
+        bot_id: session.botId,
+        exit_reason: 'force_leave',
+        left_at: request.lost_at,
+      } satisfies ResultsMessage);
+    }
+    return 'ended';
+  }
+  if (!canReplace(session, deps.config)) {
+    await failLostBot(deps, session, lostError(request.reason, attempt), now);
+    return 'failed';
+  }
+  const recorded = await deps.stores.sessions.addReplacement(session.botId, attempt, {
+    at: request.lost_at,
+    reason: request.reason,
+  });
+  if (!recorded) return 'superseded';
+  try {
+    const { taskRef } = await deps.runner.start(session.botId, { attempt: attempt + 1, onDemand: true });
+    await deps.stores.sessions
+      .updateReplacement(session.botId, attempt, { taskRef })
+      .catch((err) => log.warn('could not record the replacement task', { err }));
+    log.warn(replacementLogMessages.replaced, {
+      account_id: session.accountId,
+      attempt: attempt + 1,
+      reason: request.reason,
+      task_ref: taskRef,
+    });
+    return 'replaced';
+  } catch (err) {
+    log.error('could not start a replacement', { err });
+    const message = err instanceof Error ? err.message : String(err);
+    await failLostBot(
+      deps,
+      session,
+      `${lostError(request.reason, attempt)}; no replacement could start: ${message}`,
+      now,
+    );
+    return 'failed';
+  }
+}
+
+function lostError(reason: string, replacements: number): string {
+  const after = replacements > 0 ? ` (after ${replacements} replacement${replacements > 1 ? 's' : ''})` : '';
+  return `the bot stopped unexpectedly${after}: ${reason}`;
+}
+
+/**
+ * Ends a session whose bot was in the room and cannot go on: failed with the partial transcript, charged for its
+ * minutes, and a bot_failed event. False when the session had already ended.
+ */
+export async function failLostBot(
+  deps: Pick<ReplaceDeps, 'stores' | 'config' | 'results'>,
+  session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt'>,
+  error: string,
+  now = new Date(),
+): Promise<boolean> {
+  const transcript = transcriptText(await deps.stores.transcripts.load(session.botId));
+  const failed = await failSession(
+    { ...deps.stores, config: deps.config },
+    session.botId,
+    { error, chargeUsage: true, transcript },
+    now,
+  );
+  if (!failed) return false;
+  const started = Date.parse(session.startedAt ?? session.createdAt);
+  await deps.results.send({
+    kind: 'bot_failed',
+    bot_id: session.botId,
+    event: {
+      event_type: 'bot_failed',
+      bot_id: session.botId,
+      room_url: session.roomUrl,
+      error_message: error,
+      timestamp: now.toISOString(),
+      duration_seconds: Math.max(0, (now.getTime() - started) / 1000),
+    },
+  } satisfies ResultsMessage);
+  return true;
+}
