@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { joinErrorTypeOf } from '../../core/bots/join-errors';
 import {
+  type DisconnectKind,
   JoinAbortedError,
   type JoinOptions,
   type RoomConnection,
@@ -45,6 +46,13 @@ export class LocalRoomProvider implements RoomProvider {
     const people = new Map<string, RoomParticipant>();
     let selfId = '';
     let leaving = false;
+    // Once: a socket error is followed by its close.
+    let disconnected = false;
+    const disconnect = (kind: DisconnectKind, reason: string) => {
+      if (leaving || disconnected) return;
+      disconnected = true;
+      emitter.emit('disconnected', { kind, reason });
+    };
 
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -112,11 +120,12 @@ export class LocalRoomProvider implements RoomProvider {
       });
     });
 
-    ws.on('close', (code, reason) => {
-      if (!leaving)
-        emitter.emit('disconnected', { reason: `room connection closed (${code} ${String(reason)})` });
-    });
-    ws.on('error', () => {});
+    // Whatever ends the socket (the room server gone, the network) is a lost connection: the local room
+    // has no reconnection of its own to wait for.
+    ws.on('close', (code, reason) =>
+      disconnect('connection_lost', `room connection closed (${code} ${String(reason)})`),
+    );
+    ws.on('error', (err) => disconnect('connection_lost', `room connection failed: ${err.message}`));
 
     const send = (m: unknown) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(m));
     let current: ((outcome: SpeechOutcome) => void) | undefined;

@@ -18,9 +18,28 @@ export interface RoomEvents {
   utterance: { participantId: string; name: string; text: string; final: boolean; at: string };
   /** Someone's audio is active (the idle timer and barge-in read it). */
   'audio-activity': { participantId: string; active: boolean };
-  /** The room ended the bot's presence (ejected, room deleted, connection lost for good). */
-  disconnected: { reason: string };
+  /**
+   * The bot is out of the room without having asked to leave (never after `leave()`), at most once per connection.
+   * `kind` says what happened, so the bot can decide how to end (issue #13 §2); `reason` is the provider's words, for
+   * logs and error_message.
+   */
+  disconnected: { kind: DisconnectKind; reason: string };
 }
+
+/**
+ * Why the bot is out of the room without having left:
+ * - `ejected`: the room removed the bot while the meeting goes on: its owner ejected it (Daily `ejected`, the local
+ *   room's eject route), or the room's rules no longer admit it (Daily `not-allowed`, `exp-token`, `nbf-token`,
+ *   `meeting-full`). Others may still be there.
+ * - `room_ended`: the meeting is over: the room was deleted, closed or expired, or Daily ended the call (`no-room`,
+ *   `exp-room`, `nbf-room`, `end-of-life`, `ejected` with "Meeting has ended"), so there is nobody to talk to. Daily
+ *   says "Meeting has ended" for the bot's own token's time limit too (disconnect-kinds.ts): over for the bot, then.
+ * - `connection_lost`: the connection to the room is gone for good after the provider's own reconnection attempts
+ *   (Daily `connection-error`, or the call ending for a reason daily-js does not name; the local room's socket
+ *   closing or failing unexpectedly). A transient interruption the provider recovers from is not a disconnection.
+ * - `crashed`: the bot's own browser or page crashed or exited (Daily provider only).
+ */
+export type DisconnectKind = 'ejected' | 'room_ended' | 'connection_lost' | 'crashed';
 
 export type RoomEventName = keyof RoomEvents;
 

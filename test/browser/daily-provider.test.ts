@@ -4,10 +4,10 @@ import { existsSync } from 'node:fs';
 import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../bot-task/providers/daily/chromium';
+import { chromiumFlags, launchChromium } from '../../bot-task/providers/daily/chromium';
 import { type DailyProviderOptions, DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider';
 import { botOrigin } from '../../bot-task/providers/daily/page-assets';
-import { createLogger } from '../../core/log';
+import { createLogger, type Logger } from '../../core/log';
 import {
   JoinAbortedError,
   type RoomConnection,
@@ -39,20 +39,38 @@ interface Harnessed {
   page: () => Page;
   /** URLs the page tried to reach outside our origin (all aborted). */
   external: string[];
+  /** What the provider logged at info and above, as `level msg detail`. */
+  logs: string[];
+}
+
+function recordingLogger(lines: string[]): Logger {
+  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
+    lines.push(`${level} ${msg}${fields?.detail ? ` ${String(fields.detail)}` : ''}`);
+  const log: Logger = {
+    debug: () => {},
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: () => log,
+  };
+  return log;
 }
 
 function harnessed(
   scenario: StubScenario = {},
   allowInsecureFetch = false,
   meetingToken?: DailyProviderOptions['meetingToken'],
+  more: Partial<DailyProviderOptions> = {},
 ): Harnessed {
   let page: Page | undefined;
   const external: string[] = [];
+  const logs: string[] = [];
   const provider = new DailyRoomProvider({
-    log: createLogger('silent'),
+    log: recordingLogger(logs),
     synthesizer: toneSynthesizer,
     allowInsecureFetch,
     meetingToken,
+    ...more,
     preparePage: async (p) => {
       page = p;
       await p.route('**/*', (route) => {
@@ -68,7 +86,7 @@ function harnessed(
       }, scenario);
     },
   });
-  return { provider, page: () => page!, external };
+  return { provider, page: () => page!, external, logs };
 }
 
 const joinOptions = {
@@ -316,21 +334,110 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     }
   });
 
-  it.each([
-    ['followed by left-meeting (as documented)', true],
-    ['with no left-meeting after it', false],
-  ])('reports being ejected as one disconnection, %s', async (_, leftMeeting) => {
-    const h = harnessed();
+  /** Joins with the stub and collects events; `disconnections()` waits a moment so a second one would show. */
+  async function joinedCall(more: Partial<DailyProviderOptions> = {}) {
+    const h = harnessed({}, false, undefined, more);
     const conn = await h.provider.join(joinOptions);
     open = conn;
     const seen = collect(conn);
-    await h.page().evaluate((l) => window.__dailyStub!.eject(l), leftMeeting);
-    await until(() => seen.find((s) => s.event === 'disconnected'));
-    // Both events come through one binding in order; a second disconnection would be right behind the first.
-    await new Promise((r) => setTimeout(r, 200));
-    expect(seen.filter((s) => s.event === 'disconnected')).toEqual([
-      { event: 'disconnected', payload: { reason: 'ejected: You were ejected' } },
+    const disconnections = async () => {
+      await until(() => seen.find((s) => s.event === 'disconnected'));
+      // Events come through one binding in order; a second disconnection would be right behind the first.
+      await new Promise((r) => setTimeout(r, 200));
+      return seen.filter((s) => s.event === 'disconnected').map((s) => s.payload);
+    };
+    return { h, conn, seen, disconnections };
+  }
+
+  it.each([
+    ['followed by left-meeting (as documented)', true],
+    ['with no left-meeting after it', false],
+  ])('reports being ejected as one disconnection of kind ejected, %s', async (_, leftMeeting) => {
+    const { h, disconnections } = await joinedCall();
+    await h.page().evaluate((l) => window.__dailyStub!.fatal('ejected', 'You were ejected', l), leftMeeting);
+    expect(await disconnections()).toEqual([{ kind: 'ejected', reason: 'ejected: You were ejected' }]);
+  });
+
+  // Issue #13 §2: the kind tells an owner's ejection from the meeting ending and from a connection daily-js gave up on.
+  it.each([
+    ['ejected', 'You were removed from the call', 'ejected'],
+    ['ejected', 'Meeting has ended', 'room_ended'],
+    ['no-room', 'The room was deleted', 'room_ended'],
+    ['exp-room', 'The room has expired', 'room_ended'],
+    ['end-of-life', 'This version of daily-js is no longer supported', 'room_ended'],
+    ['not-allowed', 'You are not allowed to join this meeting', 'ejected'],
+    ['exp-token', 'The meeting token has expired', 'ejected'],
+    ['connection-error', 'Reconnection failed', 'connection_lost'],
+  ] as const)(
+    'a fatal %s error (%s) during the call is a disconnection of kind %s',
+    async (type, msg, kind) => {
+      const { h, disconnections } = await joinedCall();
+      await h.page().evaluate(([t, m]) => window.__dailyStub!.fatal(t, m), [type, msg] as const);
+      expect(await disconnections()).toEqual([{ kind, reason: `${type}: ${msg}` }]);
+    },
+  );
+
+  it('a call that ends for a reason daily-js does not name (untyped error, or left-meeting alone) is a lost connection', async () => {
+    const untyped = await joinedCall();
+    await untyped.h.page().evaluate(() => window.__dailyStub!.fatal(undefined, 'Something went wrong'));
+    expect(await untyped.disconnections()).toEqual([
+      { kind: 'connection_lost', reason: 'unknown: Something went wrong' },
     ]);
+    await untyped.conn.leave();
+    const leftAlone = await joinedCall();
+    await leftAlone.h.page().evaluate(() => window.__dailyStub!.leftMeeting());
+    expect(await leftAlone.disconnections()).toEqual([
+      { kind: 'connection_lost', reason: 'left the meeting' },
+    ]);
+  });
+
+  it("an interrupted connection is daily-js's to recover: logged, not a disconnection", async () => {
+    const { h, seen } = await joinedCall();
+    await h.page().evaluate(() => {
+      const s = window.__dailyStub!;
+      s.networkConnection('signaling', 'interrupted');
+      s.networkConnection('sfu', 'interrupted');
+      s.networkConnection('signaling', 'connected');
+      s.networkConnection('sfu', 'connected');
+    });
+    await until(() => h.logs.some((l) => l.includes('network connection connected (sfu)')));
+    expect(h.logs.filter((l) => l.includes('network connection'))).toEqual([
+      'warn daily page network connection interrupted (signaling)',
+      'warn daily page network connection interrupted (sfu)',
+      'info daily page network connection connected (signaling)',
+      'info daily page network connection connected (sfu)',
+    ]);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(seen.filter((s) => s.event === 'disconnected')).toEqual([]);
+  });
+
+  it('a crashed bot page is a disconnection of kind crashed, once; leaving afterwards still closes the browser', async () => {
+    const { h, conn, disconnections } = await joinedCall();
+    // Chromium's own crash URL kills the page's renderer (Playwright's tests crash pages this way).
+    await h
+      .page()
+      .goto('chrome://crash')
+      .catch(() => {});
+    expect(await disconnections()).toEqual([{ kind: 'crashed', reason: 'the bot page crashed' }]);
+    open = undefined;
+    await conn.leave();
+    expect(h.page().isClosed()).toBe(true);
+  });
+
+  it('the bot browser exiting (its process killed) is a disconnection of kind crashed', async () => {
+    const { chromium } = await import('playwright-core');
+    const server = await chromium.launchServer({
+      executablePath: chromiumPath,
+      headless: true,
+      args: chromiumFlags,
+    });
+    try {
+      const { disconnections } = await joinedCall({ launch: () => chromium.connect(server.wsEndpoint()) });
+      server.process().kill('SIGKILL');
+      expect(await disconnections()).toEqual([{ kind: 'crashed', reason: 'the bot browser exited' }]);
+    } finally {
+      await server.close().catch(() => {});
+    }
   });
 
   it.each([

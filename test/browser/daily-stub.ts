@@ -7,6 +7,7 @@ import type {
   DailyCallFactory,
   DailyEvent,
   DailyEventObjectFatalError,
+  DailyEventObjectNetworkConnectionEvent,
   DailyEventObjectParticipant,
   DailyEventObjectParticipantLeft,
   DailyEventObjectRemoteParticipantsAudioLevel,
@@ -149,17 +150,38 @@ class StubCall {
     this.emit(e);
   }
 
-  /** As daily-js's `_handleFatalError`: meetingState is already 'error' when `error` fires; `left-meeting` follows. */
-  eject(thenLeftMeeting = true) {
+  /**
+   * A fatal error during the call, as daily-js's `_handleFatalError`: meetingState is already 'error' when `error`
+   * fires; `left-meeting` follows (documented, not always). `type` undefined: an `error` event with no `error` object.
+   */
+  fatal(type: DailyFatalErrorType | undefined, msg: string, thenLeftMeeting = true) {
+    const error =
+      type === 'connection-error'
+        ? { type, msg, details: { on: 'reconnect' as const, sourceError: {} } }
+        : type && { type, msg };
     const e: DailyEventObjectFatalError = {
       ...base,
       action: 'error',
-      errorMsg: 'ejected',
-      error: { type: 'ejected', msg: 'You were ejected' },
+      errorMsg: msg,
+      ...(error ? { error } : {}),
     };
     this.state = 'error';
     this.emit(e);
-    if (thenLeftMeeting) this.emit({ action: 'left-meeting' });
+    if (thenLeftMeeting) this.leftMeeting();
+  }
+
+  leftMeeting() {
+    this.state = 'left-meeting';
+    this.emit({ action: 'left-meeting' });
+  }
+
+  /** A connection interrupted or (re)connected: daily-js recovers from these on its own. */
+  networkConnection(
+    type: DailyEventObjectNetworkConnectionEvent['type'],
+    event: 'interrupted' | 'connected',
+  ) {
+    const e: DailyEventObjectNetworkConnectionEvent = { ...base, action: 'network-connection', type, event };
+    this.emit(e);
   }
 
   /** Measures the loudest sample on the bot's microphone track over `ms` (Web Audio analyser). */

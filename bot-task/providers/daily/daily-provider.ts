@@ -59,6 +59,8 @@ export class DailyRoomProvider implements RoomProvider {
     const emitter = new EventEmitter();
     const people = new Map<string, RoomParticipant>();
     let closing = false;
+    // Reported once: a crashed page and then its browser going away are one disconnection.
+    let disconnected = false;
 
     const onEvent = (e: HarnessEvent) => {
       switch (e.type) {
@@ -83,7 +85,9 @@ export class DailyRoomProvider implements RoomProvider {
           emitter.emit(e.type, { participantId: e.participantId, active: e.active });
           break;
         case 'disconnected':
-          if (!closing) emitter.emit(e.type, { reason: e.reason });
+          if (closing || disconnected) break;
+          disconnected = true;
+          emitter.emit(e.type, { kind: e.kind, reason: e.reason });
           break;
         case 'log':
           log[e.level]('daily page', { detail: e.message });
@@ -102,7 +106,9 @@ export class DailyRoomProvider implements RoomProvider {
       const context = await browser.newContext();
       page = await context.newPage();
       page.on('pageerror', (err) => log.warn('bot page error', { err: err.message }));
-      page.on('crash', () => onEvent({ type: 'disconnected', reason: 'the bot page crashed' }));
+      page.on('crash', () =>
+        onEvent({ type: 'disconnected', kind: 'crashed', reason: 'the bot page crashed' }),
+      );
       await page.exposeBinding('__botEvent', (_source, event: HarnessEvent) => onEvent(event));
       const harness = await harnessScript();
       await page.route(`${botOrigin}/**`, (route) => {
@@ -158,9 +164,9 @@ export class DailyRoomProvider implements RoomProvider {
       throw new RoomJoinError(joinErrorTypeOf(result.errorType), result.message);
     }
     for (const p of result.participants) people.set(p.participantId, p);
-    browser.on('disconnected', () => {
-      if (!closing) emitter.emit('disconnected', { reason: 'the bot browser exited' });
-    });
+    browser.on('disconnected', () =>
+      onEvent({ type: 'disconnected', kind: 'crashed', reason: 'the bot browser exited' }),
+    );
 
     const synthesizer = this.options.synthesizer;
     let generation = 0;

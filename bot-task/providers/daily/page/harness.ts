@@ -5,12 +5,15 @@ import type {
   DailyCallFactory,
   DailyCallOptions,
   DailyEventObjectFatalError,
+  DailyEventObjectNetworkConnectionEvent,
   DailyEventObjectParticipant,
   DailyEventObjectParticipantLeft,
   DailyEventObjectRemoteParticipantsAudioLevel,
   DailyEventObjectTranscriptionMessage,
   DailyParticipant,
 } from '@daily-co/daily-js';
+import type { DisconnectKind } from '../../../../core/ports/room-provider';
+import { disconnectKindOf } from '../disconnect-kinds';
 
 export interface HarnessJoinOptions {
   url: string;
@@ -31,7 +34,7 @@ export type HarnessEvent =
   | { type: 'participant-left'; participantId: string }
   | { type: 'utterance'; participantId: string; name: string; text: string; final: boolean; at: string }
   | { type: 'audio-activity'; participantId: string; active: boolean }
-  | { type: 'disconnected'; reason: string }
+  | { type: 'disconnected'; kind: DisconnectKind; reason: string }
   | { type: 'log'; level: 'info' | 'warn'; message: string };
 
 declare global {
@@ -200,10 +203,14 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   // daily-js is already in meetingState 'error' when it emits a fatal `error` (`_handleFatalError`), so the state
   // cannot tell whether we were in the call; `left-meeting` is documented to follow but does not always (not after
   // a failed load). We report whichever comes first, once, and only for a call we had joined.
-  const disconnect = (reason: string) => {
+  const disconnect = () => {
     if (!joined || leaving || disconnected) return;
     disconnected = true;
-    emit({ type: 'disconnected', reason });
+    emit({
+      type: 'disconnected',
+      kind: disconnectKindOf(fatal),
+      reason: fatal ? `${fatal.type}: ${fatal.msg}` : 'left the meeting',
+    });
   };
   call = Daily.createCallObject(
     callOptions(o, {
@@ -214,9 +221,19 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
 
   call.on('error', (e: DailyEventObjectFatalError) => {
     fatal = { type: e.error?.type ?? 'unknown', msg: e.error?.msg ?? e.errorMsg };
-    disconnect(`${fatal.type}: ${fatal.msg}`);
+    disconnect();
   });
-  call.on('left-meeting', () => disconnect(fatal ? `${fatal.type}: ${fatal.msg}` : 'left the meeting'));
+  call.on('left-meeting', disconnect);
+  // An interrupted connection is daily-js's to recover: it reconnects on its own (signaling within about 20 s,
+  // https://docs.daily.co/reference/daily-js/events/network-events), and only a fatal `connection-error` means it
+  // gave up. So an interruption is logged, never reported as a disconnection.
+  call.on('network-connection', (e: DailyEventObjectNetworkConnectionEvent) =>
+    emit({
+      type: 'log',
+      level: e.event === 'interrupted' ? 'warn' : 'info',
+      message: `network connection ${e.event} (${e.type})`,
+    }),
+  );
   call.on('participant-joined', (e: DailyEventObjectParticipant) => {
     if (e.participant.local) return;
     remember(e.participant);
