@@ -59,10 +59,18 @@ export class ConversationController {
    * human instead of greeting nobody; other bots and recorders do not count.
    */
   private greetWhenSomeoneIsThere(): void {
-    // A replacement continuing a conversation (the lost bot's lines are in what it heard) does not greet again.
-    let greeted = this.heard().some((u) => u.is_bot);
-    if (greeted) this.log.info('continuing the conversation of the bot this one replaces; no greeting');
+    // A replacement continuing a conversation (the lost bot's lines are in what it heard) does not greet again; if
+    // the last word was a participant's, the lost bot owed them its reply, and this one gives it.
+    const before = this.heard();
+    const resuming = before.some((u) => u.is_bot);
+    let greeted = resuming;
+    let owed = resuming && !before.at(-1)?.is_bot;
+    if (resuming) this.log.info('continuing the conversation of the bot this one replaces; no greeting', { owed });
     const greet = () => {
+      if (owed && !this.stopped) {
+        owed = false;
+        this.respond();
+      }
       if (greeted || this.stopped) return;
       greeted = true;
       this.enqueue(() => this.engine.greet(this.context()));
@@ -71,7 +79,7 @@ export class ConversationController {
       if (!p.isBot && p.participantId !== this.room.selfId) greet();
     });
     if (this.room.participants().some((p) => !p.isBot && p.participantId !== this.room.selfId)) greet();
-    else if (!greeted) this.log.info('room is empty; the greeting waits for the first participant');
+    else if (!greeted || owed) this.log.info('room is empty; the greeting waits for the first participant');
   }
 
   stop(): void {

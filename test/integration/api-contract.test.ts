@@ -299,6 +299,7 @@ describe('GET /api/bot/{bot_id}/status', () => {
       insights: null,
       error: null,
       exit_reason: null,
+      replacements: [],
     });
     expect(JSON.stringify(res.body)).not.toContain('meeting_token');
   });

@@ -208,9 +208,16 @@ describe('a bot that dies or is lost before it ever joined the room', () => {
     );
   });
 
-  it('a bot that had joined and then died still sends bot_failed with its partial transcript', async () => {
+  it('a bot that had joined and then died with no replacement left sends bot_failed with its partial transcript', async () => {
     const botId = await startedBot('joined-then-died');
-    await stack.deps.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() });
+    const at = new Date().toISOString();
+    await stack.deps.sessions.updateRunning(botId, {
+      joinedAt: at,
+      replacements: [
+        { at, reason: 'killed by SIGKILL' },
+        { at, reason: 'killed by SIGKILL' },
+      ],
+    });
     await stack.deps.transcripts.saveSegment(botId, 1, interview);
     const sent: ResultsMessage[] = [];
     expect(await onTaskStopped(deps(sent), { botId, reason: 'OutOfMemoryError', clean: false })).toBe(

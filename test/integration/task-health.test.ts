@@ -41,33 +41,63 @@ async function runningBot(heartbeatAgoMs?: number): Promise<string> {
 }
 
 describe('heartbeat sweeper', () => {
-  it('fails a session whose heartbeat is stale, keeps the fresh ones, and queues bot_failed', async () => {
+  it('a stale heartbeat of a bot that was in the room asks for its replacement; with none left it fails with bot_failed', async () => {
     const stale = await runningBot(120_000);
+    const exhausted = await runningBot(120_000);
     const fresh = await runningBot(1_000);
     const starting = await runningBot();
-    // The stale bot had got into the room (it has words in its transcript): a bot lost after joining is bot_failed.
+    // Both stale bots had got into the room: a bot lost after joining is replaced while replacements are left.
     // (One lost before it ever joined sends bot_join_failed: test/integration/exit-semantics.test.ts.)
-    await stack.deps.sessions.updateRunning(stale, {
-      joinedAt: new Date(Date.now() - 300_000).toISOString(),
-    });
-    await stack.deps.transcripts.saveSegment(stale, 1, [
-      { speaker: 'Ann', participant_id: 'a', started_at: new Date().toISOString(), text: 'partial words' },
-    ]);
+    const joinedAt = new Date(Date.now() - 300_000).toISOString();
+    await stack.deps.sessions.updateRunning(stale, { joinedAt });
+    const lost = { at: joinedAt, reason: 'killed by SIGKILL', joinedAt };
+    await stack.deps.sessions.updateRunning(exhausted, { joinedAt, replacements: [lost, lost] });
+    for (const id of [stale, exhausted]) {
+      await stack.deps.transcripts.saveSegment(id, 1, [
+        { speaker: 'Ann', participant_id: 'a', started_at: new Date().toISOString(), text: 'partial words' },
+      ]);
+    }
     const failed = await sweepStaleSessions(deps, { staleMs: 60_000, startupGraceMs: 600_000 });
-    expect(failed).toContain(stale);
-    expect(failed).not.toContain(fresh);
-    expect(failed).not.toContain(starting);
-    expect(await stack.deps.sessions.get(stale)).toMatchObject({
+    expect(failed).toEqual([exhausted]);
+    expect(await stack.deps.sessions.get(stale)).toMatchObject({ status: 'running' });
+    expect(sent.find((m) => m.bot_id === stale)).toMatchObject({
+      kind: 'replace_bot',
+      attempt: 0,
+      alive: false,
+      reason: expect.stringMatching(/no heartbeat/),
+    });
+    expect(await stack.deps.sessions.get(exhausted)).toMatchObject({
       status: 'failed',
       transcript: 'Ann: partial words',
-      error: expect.stringMatching(/no heartbeat/),
+      error: expect.stringMatching(/after 2 replacements\): no heartbeat/),
     });
     expect(await stack.deps.sessions.get(fresh)).toMatchObject({ status: 'running' });
-    expect(sent.find((m) => m.bot_id === stale)).toMatchObject({
+    expect(sent.find((m) => m.bot_id === exhausted)).toMatchObject({
       kind: 'bot_failed',
       event: { event_type: 'bot_failed' },
     });
-    expect(await stack.deps.sessions.listRunning()).not.toContain(stale);
+    expect(await stack.deps.sessions.listRunning()).not.toContain(exhausted);
+    expect(failed).not.toContain(starting);
+  });
+
+  it('a replacement still starting gets the start-up grace, counted from when it was asked for', async () => {
+    const botId = await runningBot(120_000);
+    const askedAt = new Date(Date.now() - 30_000).toISOString();
+    await stack.deps.sessions.updateRunning(botId, {
+      joinedAt: new Date(Date.now() - 300_000).toISOString(),
+      replacements: [{ at: askedAt, reason: 'killed by SIGKILL' }],
+    });
+    sent.length = 0;
+    expect(await sweepStaleSessions(deps, { staleMs: 60_000, startupGraceMs: 600_000 })).toEqual([]);
+    expect(sent.filter((m) => m.bot_id === botId)).toEqual([]);
+    // Past the grace it is lost too: the next replacement is asked for.
+    const later = new Date(Date.parse(askedAt) + 601_000);
+    await sweepStaleSessions(deps, { staleMs: 60_000, startupGraceMs: 600_000 }, later);
+    expect(sent.find((m) => m.bot_id === botId)).toMatchObject({
+      kind: 'replace_bot',
+      attempt: 1,
+      reason: 'the replacement never got into the room',
+    });
   });
 
   it('fails a bot that never started after the start-up grace', async () => {

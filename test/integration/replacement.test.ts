@@ -1,0 +1,215 @@
+// A bot lost mid-meeting is replaced, through npm start's stack, real bot processes and real HTTP (issue 13 §1):
+// SIGKILL (a crash) and SIGTERM (the platform taking the machine back) mid-interview, the third loss, and a room
+// that is gone when the replacement comes.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BotSession } from '../../core/bots/session';
+import { startTestStack, type TestStack } from '../support/local-stack';
+import { until } from '../support/until';
+
+let stack: TestStack;
+let key: string;
+let accountId: string;
+beforeAll(async () => {
+  stack = await startTestStack({
+    // The bot answers after 1.5 s of silence: a loss right after an answer lands before the bot's reply.
+    END_OF_TURN_SILENCE_MS: '1500',
+    LOCAL_SPEECH_MS_PER_CHAR: '5',
+    TRANSCRIPT_FLUSH_MS: '200',
+    HEARTBEAT_MS: '500',
+    CREDITS_PER_MINUTE: '2',
+    JOIN_HOLD_CREDITS: '3',
+  });
+  ({ apiKey: key, accountId } = await stack.account(200));
+});
+afterAll(() => stack?.close());
+
+const prompt = `You interview candidates for a support role. Ask:
+1. What drew you to customer support?
+2. Tell me about a difficult customer you helped
+3. How do you stay calm under pressure?`;
+
+const answers = [
+  'I like solving problems for people.',
+  'A customer lost a week of data; we restored it together.',
+  'I breathe, take notes, and focus on the next step.',
+];
+
+async function interview(room: string, webhook?: string) {
+  await fetch(`${stack.baseUrl}/rooms`, { method: 'POST', body: JSON.stringify({ name: room }) });
+  const res = await fetch(`${stack.baseUrl}/rooms/${room}/participants`, {
+    method: 'POST',
+    body: JSON.stringify({
+      name: 'Casey',
+      answers: answers.map((say) => ({ say, delay_ms: 200 })),
+      leave_at_ms: 60_000,
+    }),
+  });
+  expect(res.status).toBe(201);
+  const join = await stack.request('POST', '/api/bot/join', {
+    key,
+    body: {
+      provider: 'local',
+      room_url: `${stack.baseUrl}/rooms/${room}`,
+      bot_config: { name: 'Iris', bot_prompt: prompt, bot_greeting: 'Hi Casey, thanks for joining us today' },
+      ...(webhook && { webhook_callback_url: webhook }),
+    },
+  });
+  expect(join.status).toBe(201);
+  return join.body.bot_id as string;
+}
+
+const status = async (botId: string) =>
+  (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
+const session = async (botId: string) => (await stack.deps.sessions.get(botId)) as BotSession;
+const bots = (room: string) =>
+  stack.rooms.rooms.get(room)?.participants.filter((p) => p.kind === 'bot') ?? [];
+/** Waits until the saved transcript (the status view's live copy) has `text`. */
+const saved = (botId: string, text: string) =>
+  until(async () => (await status(botId)).transcript?.includes(text), 20_000);
+const lines = (transcript: string) => transcript.split('\n');
+
+describe('replacement of a lost bot', () => {
+  it('SIGKILL mid-interview: a replacement with the same bot_id is in the room within 10 s and finishes the interview; one session_complete, no line lost or twice, charged once', async () => {
+    const before = (await stack.deps.accounts.get(accountId))!.balance;
+    const botId = await interview('kill');
+    await saved(botId, answers[0]!);
+    const firstPid = stack.runner.pid(botId);
+    const killedAt = Date.now();
+    expect(stack.runner.signal(botId, 'SIGKILL')).toBe(true);
+
+    const replaced = await until(async () => (await session(botId)).replacements?.[0]?.joinedAt, 20_000);
+    const replacedMs = Date.parse(replaced) - killedAt;
+    expect(replacedMs).toBeLessThan(10_000);
+    expect(stack.runner.pid(botId)).not.toBe(firstPid);
+    expect(stack.runner.attempt(botId)).toBe(1);
+    expect(bots('kill')).toHaveLength(1);
+
+    // The replacement goes on where the lost bot stopped: the next question, not the greeting or the first again.
+    const done = await until(async () => {
+      const s = await status(botId);
+      return s.transcript?.includes('That was my last question') && s;
+    }, 30_000);
+    await stack.request('POST', `/v1/bots/leave/${botId}`, { key });
+    const final = await until(async () => {
+      const s = await status(botId);
+      return s.status === 'completed' && s;
+    }, 30_000);
+    expect(final.exit_reason).toBe('force_leave');
+    expect(final.replacements).toEqual([
+      { at: expect.any(String), reason: expect.stringMatching(/SIGKILL/) },
+    ]);
+
+    const all = lines(final.transcript as string);
+    for (const answer of answers) expect(all.filter((l) => l === `Casey: ${answer}`)).toHaveLength(1);
+    expect(all.filter((l) => l.startsWith('Iris: Hi Casey'))).toHaveLength(1);
+    expect(all.filter((l) => l.includes('What drew you to customer support?'))).toHaveLength(1);
+    expect(all.filter((l) => /Tell me about a difficult customer you helped\?$/.test(l))).toHaveLength(1);
+    expect(all.filter((l) => /How do you stay calm under pressure\?$/.test(l))).toHaveLength(1);
+    // In order: question, answer, question, answer, …
+    const order = [
+      all.findIndex((l) => l.includes('What drew you')),
+      all.indexOf(`Casey: ${answers[0]}`),
+      all.findIndex((l) => l.includes('difficult customer')),
+      all.indexOf(`Casey: ${answers[1]}`),
+      all.findIndex((l) => l.includes('stay calm')),
+      all.indexOf(`Casey: ${answers[2]}`),
+    ];
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(done.transcript).toBeTruthy();
+
+    // One session_complete, and the credits settled once: the hold back, the minutes since the first join charged.
+    const completions = await until(async () => {
+      const c = stack.resultsSeen.filter((m) => m.bot_id === botId && m.kind === 'session_ended');
+      return c.length > 0 && c;
+    });
+    expect(completions).toHaveLength(1);
+    expect(stack.resultsSeen.filter((m) => m.bot_id === botId && m.kind === 'bot_failed')).toEqual([]);
+    const s = await session(botId);
+    const minutes = Math.ceil((Date.parse(s.leftAt!) - Date.parse(s.startedAt!)) / 60_000);
+    const after = await until(async () => {
+      const a = (await stack.deps.accounts.get(accountId))!;
+      return !a.holds?.[botId] && a;
+    });
+    expect(after.balance).toBe(before - minutes * 2);
+    const entries = (await stack.deps.ledger.entries(accountId)).filter(
+      (e) => e.botId === botId && e.kind === 'usage',
+    );
+    expect(entries).toHaveLength(1);
+  });
+
+  it('SIGTERM not from the API: the bot asks for its replacement first and leaves once it is in', async () => {
+    const botId = await interview('term');
+    await saved(botId, answers[0]!);
+    const old = stack.runner.pid(botId)!;
+    expect(stack.runner.signal(botId, 'SIGTERM')).toBe(true);
+    // Both bots are in the room for a moment: the old one transcribes until the new one is in.
+    await until(async () => bots('term').length === 2, 20_000);
+    const s = await until(async () => {
+      const x = await session(botId);
+      return x.replacements?.[0]?.joinedAt ? x : undefined;
+    });
+    expect(s.replacements![0]!.reason).toMatch(/SIGTERM/);
+    // Then the old one leaves by itself, cleanly; the session keeps running with the replacement.
+    await until(async () => bots('term').length === 1, 10_000);
+    await until(async () => {
+      try {
+        process.kill(old, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect((await status(botId)).status).toBe('running');
+    await until(async () => (await status(botId)).transcript?.includes(answers[1]!), 30_000);
+    await stack.request('POST', `/v1/bots/leave/${botId}`, { key });
+    const final = await until(async () => {
+      const x = await status(botId);
+      return x.status !== 'running' && x;
+    }, 30_000);
+    expect(final).toMatchObject({ status: 'completed', exit_reason: 'force_leave' });
+    const all = lines(final.transcript);
+    expect(all.filter((l) => l === `Casey: ${answers[0]}`)).toHaveLength(1);
+    expect(all.filter((l) => l === `Casey: ${answers[1]}`)).toHaveLength(1);
+    expect(all.filter((l) => l.startsWith('Iris: Hi Casey'))).toHaveLength(1);
+  });
+
+  it('a third loss ends the session failed with the partial transcript and bot_failed (MAX_REPLACEMENTS 2)', async () => {
+    const botId = await interview('thrice');
+    await saved(botId, answers[0]!);
+    for (let n = 0; n < 2; n++) {
+      expect(stack.runner.signal(botId, 'SIGKILL')).toBe(true);
+      await until(async () => (await session(botId)).replacements?.[n]?.joinedAt, 20_000);
+    }
+    expect(stack.runner.signal(botId, 'SIGKILL')).toBe(true);
+    const final = await until(async () => {
+      const x = await status(botId);
+      return x.status !== 'running' && x;
+    }, 20_000);
+    expect(final.status).toBe('failed');
+    expect(final.error).toMatch(/after 2 replacements.*SIGKILL/);
+    expect(final.replacements).toHaveLength(2);
+    expect(final.transcript).toContain(`Casey: ${answers[0]}`);
+    const event = await until(async () =>
+      stack.resultsSeen.find((m) => m.bot_id === botId && m.kind === 'bot_failed'),
+    );
+    expect(event).toMatchObject({ event: { event_type: 'bot_failed', bot_id: botId } });
+    expect(stack.runner.pid(botId)).toBeUndefined();
+  });
+
+  it('a replacement that finds the room gone ends the session failed, with what was transcribed and bot_failed', async () => {
+    const botId = await interview('gone');
+    await saved(botId, answers[0]!);
+    expect(stack.runner.signal(botId, 'SIGKILL')).toBe(true);
+    // The meeting is deleted before the replacement gets there.
+    expect((await fetch(`${stack.baseUrl}/rooms/gone`, { method: 'DELETE' })).status).toBeLessThan(300);
+    const final = await until(async () => {
+      const x = await status(botId);
+      return x.status !== 'running' && x;
+    }, 20_000);
+    expect(final.status).toBe('failed');
+    expect(final.error).toMatch(/replacement could not rejoin the room \(room_not_found\)/);
+    expect(final.transcript).toContain(`Casey: ${answers[0]}`);
+    expect(final.replacements).toHaveLength(1);
+    await until(async () => stack.resultsSeen.find((m) => m.bot_id === botId && m.kind === 'bot_failed'));
+  });
+});
