@@ -21,7 +21,9 @@ type ServerMessage =
   | { type: 'participant-joined'; participant: { id: string; name: string; kind: string } }
   | { type: 'participant-left'; participant_id: string }
   | { type: 'utterance'; participant_id: string; name: string; text: string; final: boolean; at: string }
-  | { type: 'speaking'; participant_id: string; active: boolean };
+  | { type: 'speaking'; participant_id: string; active: boolean }
+  | { type: 'ejected'; message: string }
+  | { type: 'room-closed'; message: string };
 
 const toParticipant = (p: { id: string; name: string; kind: string }): RoomParticipant => ({
   participantId: p.id,
@@ -46,7 +48,7 @@ export class LocalRoomProvider implements RoomProvider {
     const people = new Map<string, RoomParticipant>();
     let selfId = '';
     let leaving = false;
-    // Once: a socket error is followed by its close.
+    // Once: the room's message (ejected, room closed) comes first and the socket's close right behind it.
     let disconnected = false;
     const disconnect = (kind: DisconnectKind, reason: string) => {
       if (leaving || disconnected) return;
@@ -116,11 +118,17 @@ export class LocalRoomProvider implements RoomProvider {
           case 'speaking':
             emitter.emit('audio-activity', { participantId: msg.participant_id, active: msg.active });
             break;
+          case 'ejected':
+            disconnect('ejected', msg.message);
+            break;
+          case 'room-closed':
+            disconnect('room_ended', msg.message);
+            break;
         }
       });
     });
 
-    // Whatever ends the socket (the room server gone, the network) is a lost connection: the local room
+    // Anything else that ends the socket (the room server gone, the network) is a lost connection: the local room
     // has no reconnection of its own to wait for.
     ws.on('close', (code, reason) =>
       disconnect('connection_lost', `room connection closed (${code} ${String(reason)})`),

@@ -18,6 +18,7 @@ export function roomPageHtml(roomName: string): string {
   h2 { font-size: 13px; text-transform: uppercase; letter-spacing: .04em; color: #6b7280; margin: 0 0 8px; }
   ul { list-style: none; margin: 0; padding: 0; }
   li.p { padding: 4px 0; display: flex; gap: 6px; align-items: center; }
+  button.remove { margin-left: auto; padding: 0 6px; font-size: 12px; }
   .tag { font-size: 11px; background: #e5e7eb; border-radius: 4px; padding: 0 5px; }
   .tag.bot { background: #dbeafe; } .speaking { color: #059669; font-weight: 600; }
   #transcript { height: 52vh; overflow-y: auto; }
@@ -65,6 +66,13 @@ function renderPeople() {
     const li = document.createElement('li'); li.className = 'p' + (p.speaking ? ' speaking' : '');
     li.append(document.createTextNode(p.name + (p.id === me ? ' (you)' : '')));
     const tag = document.createElement('span'); tag.className = 'tag ' + p.kind; tag.textContent = p.kind; li.append(tag);
+    if (p.id !== me) {
+      // As the room's owner would: POST /rooms/<name>/participants/<id>/eject.
+      const remove = document.createElement('button'); remove.className = 'remove'; remove.textContent = 'Remove';
+      remove.title = 'Remove ' + p.name + ' from the room';
+      remove.onclick = () => fetch('/rooms/' + encodeURIComponent(roomName) + '/participants/' + encodeURIComponent(p.id) + '/eject', { method: 'POST' });
+      li.append(remove);
+    }
     ul.append(li);
   }
 }
@@ -90,6 +98,7 @@ $('joinForm').onsubmit = (e) => {
   const proto = location.protocol === 'https:' ? 'wss' : 'ws';
   const q = new URLSearchParams({ name: $('name').value, kind: 'human' });
   if (params.get('token')) q.set('token', params.get('token'));
+  let gone = ''; // set when the room removed us: shown instead of 'left'
   ws = new WebSocket(proto + '://' + location.host + '/rooms/' + encodeURIComponent(roomName) + '/ws?' + q);
   ws.onmessage = (m) => {
     const e = JSON.parse(m.data);
@@ -106,8 +115,9 @@ $('joinForm').onsubmit = (e) => {
       line(isBot ? 'bot' : '', e.name, e.text);
       if (isBot && e.participant_id !== me) speak(e.text, e.voice);
     } else if (e.type === 'speaking') { const p = people.get(e.participant_id); if (p) { p.speaking = e.active; renderPeople(); } }
+    else if (e.type === 'ejected' || e.type === 'room-closed') { gone = e.type === 'ejected' ? 'removed' : 'room closed'; line('sys', '', e.message); }
   };
-  ws.onclose = () => { $('status').textContent = 'left'; $('leave').disabled = true; };
+  ws.onclose = () => { $('status').textContent = gone || 'left'; $('leave').disabled = true; };
 };
 $('sayForm').onsubmit = (e) => {
   e.preventDefault();

@@ -246,6 +246,19 @@ export function createRoomServer(options: {
       if (refusal) return reply(res, 403, error(refusal.error_type, refusal.message));
       return reply(res, 201, { participant_id: addScripted(room, parsed.data) });
     }
+    // The owner's powers over a running meeting, as Daily's REST API has them (POST /rooms/:name/eject, DELETE
+    // /rooms/:name): the bot's provider sees them as an ejection and as the meeting ending (issue #13 §2).
+    if (req.method === 'POST' && parts[2] === 'participants' && parts[4] === 'eject' && parts.length === 5) {
+      const id = decodePathSegment(parts[3]!);
+      if (!room.eject(id))
+        return reply(res, 404, error('not_found', `participant ${id} is not in room ${room.name}`));
+      return reply(res, 200, { participant_id: id, ejected: true });
+    }
+    if (req.method === 'DELETE' && parts.length === 2) {
+      rooms.delete(room.name);
+      room.close();
+      return reply(res, 200, { name: room.name, deleted: true });
+    }
     return reply(res, 404, error('not_found', `no route ${req.method} ${url.pathname}`));
   }
 
@@ -269,7 +282,18 @@ export function createRoomServer(options: {
       }
       const kind: ParticipantKind = url.searchParams.get('kind') === 'bot' ? 'bot' : 'human';
       const name = (url.searchParams.get('name') ?? '').trim().slice(0, 100) || 'Guest';
-      const me = room.join(name, kind, (e: RoomEvent) => send(e));
+      // Removed by the room (ejected, or the room closed): told why, then the socket closes with a matching code.
+      let farewell: [number, string] = [1000, 'left'];
+      const me = room.join(
+        name,
+        kind,
+        (e: RoomEvent) => {
+          send(e);
+          if (e.type === 'ejected') farewell = [4403, 'ejected'];
+          else if (e.type === 'room-closed') farewell = [4410, 'room-closed'];
+        },
+        () => ws.close(...farewell),
+      );
       send({
         type: 'welcome',
         participant_id: me.id,

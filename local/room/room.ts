@@ -30,7 +30,11 @@ export type RoomEvent =
       at: string;
       voice?: string;
     }
-  | { type: 'speaking'; participant_id: string; active: boolean; at: string };
+  | { type: 'speaking'; participant_id: string; active: boolean; at: string }
+  /** To the removed participant only, just before it is out (the local room's Daily `ejected`). */
+  | { type: 'ejected'; message: string }
+  /** To everyone still in the room when it closes (deleted, or idle too long), before they are out. */
+  | { type: 'room-closed'; message: string };
 
 export type JoinRefusal = { error_type: 'no-room' | 'not-allowed' | 'meeting-full'; message: string };
 
@@ -106,9 +110,20 @@ export class Room {
     member.onLeave?.();
   }
 
-  /** Everyone leaves (their `onLeave` runs) and the room takes no one again; the room server then forgets it. */
+  /** Removes a participant as the room's owner would: it is told, then leaves. False when it is not in the room. */
+  eject(id: string): boolean {
+    const member = this.members.get(id);
+    if (!member) return false;
+    tell(member, { type: 'ejected', message: `removed from the room ${this.name}` });
+    this.leave(id);
+    return true;
+  }
+
+  /** Everyone is told and leaves (their `onLeave` runs) and the room takes no one again; the server forgets it. */
   close(): void {
     this.closed = true;
+    for (const m of this.members.values())
+      tell(m, { type: 'room-closed', message: `the room ${this.name} has closed` });
     for (const id of [...this.members.keys()]) this.leave(id);
   }
 
@@ -167,12 +182,14 @@ export class Room {
   }
 
   private broadcast(event: RoomEvent) {
-    for (const m of this.members.values()) {
-      try {
-        m.send(event);
-      } catch {
-        // a member whose socket broke is removed by its close handler
-      }
-    }
+    for (const m of this.members.values()) tell(m, event);
+  }
+}
+
+function tell(member: { send: (e: RoomEvent) => void }, event: RoomEvent): void {
+  try {
+    member.send(event);
+  } catch {
+    // a member whose socket broke is removed by its close handler
   }
 }
