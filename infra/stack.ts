@@ -38,6 +38,12 @@ export class MeetingBotStack extends Stack {
       data: this.data,
       resultsQueue: this.delivery.resultsQueue,
     });
+    // A lost bot's replacement (issue 13) is an ECS task the results function starts on replace_bot messages.
+    const results = this.delivery.resultsFunction;
+    for (const [name, value] of Object.entries(this.runtime.runnerEnvironment())) {
+      results.function.addEnvironment(name, value);
+    }
+    this.runtime.grantRunTask(results.role);
     this.api = new Api(this, 'Api', { settings, data: this.data, runtime: this.runtime });
     this.operations = new Operations(this, 'Operations', {
       settings,

@@ -74,6 +74,8 @@ export class Delivery extends Construct {
       environment: {
         TABLE_NAME: data.table.tableName,
         DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,
+        // A replacement that cannot start fails its session with a bot_failed message on this queue.
+        RESULTS_QUEUE_URL: this.resultsQueue.queueUrl,
         INSIGHTS_MODEL_ID: settings.insightsModelId,
       },
     });
@@ -88,6 +90,7 @@ export class Delivery extends Construct {
       'dynamodb:Query',
     ]);
     this.deliveryQueue.grantSendMessages(this.resultsFunction.role);
+    this.resultsQueue.grantSendMessages(this.resultsFunction.role);
     grantBedrockInvoke(this.resultsFunction.role, stack, settings.insightsModelId);
 
     if (entryExists(deliveryEntry)) {

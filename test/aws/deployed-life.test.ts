@@ -449,6 +449,94 @@ describe.skipIf(skip)(
       expect((await api('GET', `/api/bot/${crashed}/status`)).json.status).toBe('failed');
     });
 
+    it('a Spot interruption and then a crash of a bot that was in the room each start an on-demand replacement with the same BOT_ID', async () => {
+      const res = await api('POST', '/api/bot/join', { body: joinBody('/hooks/replaced') });
+      const lostBot = String(res.json.bot_id);
+      await operator.stores.sessions.updateRunning(lostBot, { joinedAt: new Date().toISOString() });
+      const stopped = async (task: string, stopCode: string, exitCode: number) => {
+        await ecs.send(new StopTaskCommand({ cluster: stack.clusterArn, task, reason: stopCode }));
+        const t = (await ecs.send(new DescribeTasksCommand({ cluster: stack.clusterArn, tasks: [task] })))
+          .tasks![0]!;
+        // As ECS sends it: the task's RunTask overrides (BOT_ATTEMPT among them) are in the event.
+        return throughRule('TaskStopped', [
+          {
+            clusterArn: t.clusterArn,
+            taskArn: t.taskArn,
+            lastStatus: 'STOPPED',
+            startedBy: t.startedBy,
+            stoppedReason: t.stoppedReason,
+            stopCode,
+            containers: [{ name: 'bot', exitCode }],
+            overrides: t.overrides,
+          },
+        ]);
+      };
+      let [task] = (await ecs.send(new ListTasksCommand({ cluster: stack.clusterArn, startedBy: lostBot })))
+        .taskArns!;
+      for (const [attempt, stopCode, exitCode] of [
+        [1, 'SpotInterruption', 143],
+        [2, 'EssentialContainerExited', 137],
+      ] as const) {
+        const event = await stopped(task!, stopCode, exitCode);
+        const out = await host.invoke<{ outcome: string }>(fn('TaskStopped'), event);
+        expect(out.outcome).toBe('replacing');
+        const before = proxy.calls.length;
+        // The results function (its role, its template environment) starts the replacement.
+        expect(await results()).toBe(1);
+        const [run] = callsOf('RunTask', before);
+        expect(run?.principal).toBe(fn('DeliveryResults').role);
+        expect(run?.input).toMatchObject({
+          cluster: stack.clusterArn,
+          taskDefinition: stack.taskDefinitionArn,
+          startedBy: lostBot,
+          capacityProviderStrategy: [{ capacityProvider: 'FARGATE', weight: 1 }],
+          overrides: {
+            containerOverrides: [
+              {
+                name: 'bot',
+                environment: [
+                  { name: 'BOT_ID', value: lostBot },
+                  { name: 'BOT_ATTEMPT', value: String(attempt) },
+                ],
+              },
+            ],
+          },
+        });
+        task = run!.output.tasks[0].taskArn;
+        const session = await operator.stores.sessions.get(lostBot);
+        expect(session?.status).toBe('running');
+        expect(session?.replacements).toHaveLength(attempt);
+        expect(session?.replacements?.at(-1)).toMatchObject({
+          reason: expect.stringContaining(stopCode),
+          taskRef: task,
+        });
+      }
+      const status = (await api('GET', `/api/bot/${lostBot}/status`)).json;
+      expect(status.replacements).toEqual([
+        { at: expect.any(String), reason: expect.stringContaining('SpotInterruption') },
+        { at: expect.any(String), reason: expect.stringContaining('EssentialContainerExited') },
+      ]);
+      // The stop of a task already replaced changes nothing.
+      const again = await host.invoke<{ outcome: string }>(
+        fn('TaskStopped'),
+        await throughRule('TaskStopped', [
+          {
+            clusterArn: stack.clusterArn,
+            taskArn: `${task}-old`,
+            lastStatus: 'STOPPED',
+            startedBy: lostBot,
+            stopCode: 'SpotInterruption',
+            containers: [{ name: 'bot', exitCode: 143 }],
+            overrides: {
+              containerOverrides: [{ name: 'bot', environment: [{ name: 'BOT_ATTEMPT', value: '1' }] }],
+            },
+          },
+        ]),
+      );
+      expect(again.outcome).toBe('superseded');
+      await api('POST', `/v1/bots/leave/${lostBot}`);
+    });
+
     it('the heartbeat sweep fails a running bot whose heartbeat went stale', async () => {
       const res = await api('POST', '/api/bot/join', { body: joinBody('/hooks/stale') });
       const stale = String(res.json.bot_id);

@@ -1,6 +1,7 @@
 // Noticing dead bots: the heartbeat sweeper and the ECS task-state handler, against dynalite.
 import type { EventBridgeEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replaceBot, replaceRequest } from '../../core/bots/replace-bot';
 import { sweepStaleSessions } from '../../core/bots/sweep-stale';
 import type { TaskStoppedDeps } from '../../core/bots/task-stopped';
 import { createLogger } from '../../core/log';
@@ -106,6 +107,66 @@ describe('heartbeat sweeper', () => {
     const failed = await sweepStaleSessions(deps, { staleMs: 60_000, startupGraceMs: 600_000 }, later);
     expect(failed).toContain(never);
     expect((await stack.deps.sessions.get(never))?.error).toMatch(/never started/);
+  });
+});
+
+describe('replacement requests', () => {
+  const replaceDeps = (starts: string[], fail = false) => ({
+    ...deps,
+    runner: {
+      start: async (id: string, o?: { attempt?: number; onDemand?: boolean }) => {
+        starts.push(`${id}#${o?.attempt}#${o?.onDemand}`);
+        if (fail) throw new Error('no capacity');
+        return { taskRef: `arn:task/${id}/${o?.attempt}` };
+      },
+      stop: async () => {},
+    },
+  });
+
+  it('three reports of the same loss at once (task stopped, sweeper, the bot) start one replacement', async () => {
+    const botId = await runningBot(1_000);
+    await stack.deps.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() });
+    const starts: string[] = [];
+    const request = replaceRequest(botId, { attempt: 0, reason: 'killed by SIGKILL', alive: false });
+    const outcomes = await Promise.all([1, 2, 3].map(() => replaceBot(replaceDeps(starts), request)));
+    expect(outcomes.sort()).toEqual(['replaced', 'superseded', 'superseded']);
+    expect(starts).toEqual([`${botId}#1#true`]);
+    const session = await stack.deps.sessions.get(botId);
+    expect(session?.replacements).toEqual([
+      { at: request.lost_at, reason: 'killed by SIGKILL', taskRef: `arn:task/${botId}/1` },
+    ]);
+    expect(session?.taskRef).toBe(`arn:task/${botId}/1`);
+    // A late report about the task already replaced changes nothing.
+    expect(await replaceBot(replaceDeps(starts), request)).toBe('superseded');
+    expect(starts).toHaveLength(1);
+  });
+
+  it('a replacement that cannot start fails the session with its transcript and bot_failed; a stopped one is not replaced', async () => {
+    const botId = await runningBot(1_000);
+    await stack.deps.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() });
+    await stack.deps.transcripts.saveSegment(botId, 1, [
+      { speaker: 'Ann', participant_id: 'a', started_at: new Date().toISOString(), text: 'before the loss' },
+    ]);
+    sent.length = 0;
+    const starts: string[] = [];
+    const request = replaceRequest(botId, { attempt: 0, reason: 'killed by SIGKILL', alive: false });
+    expect(await replaceBot(replaceDeps(starts, true), request)).toBe('failed');
+    expect(await stack.deps.sessions.get(botId)).toMatchObject({
+      status: 'failed',
+      transcript: 'Ann: before the loss',
+      error: expect.stringMatching(/SIGKILL; no replacement could start: no capacity/),
+    });
+    expect(sent).toMatchObject([{ kind: 'bot_failed', bot_id: botId }]);
+
+    // Asked to leave while its bot was lost: no replacement; the session ends force_leave.
+    const stopped = await runningBot(1_000);
+    await stack.deps.sessions.updateRunning(stopped, { joinedAt: new Date().toISOString() });
+    await stack.deps.sessions.requestStop(stopped);
+    sent.length = 0;
+    const lost = replaceRequest(stopped, { attempt: 0, reason: 'killed by SIGKILL', alive: false });
+    expect(await replaceBot(replaceDeps(starts), lost)).toBe('ended');
+    expect(starts).toEqual([`${botId}#1#true`]);
+    expect(sent).toMatchObject([{ kind: 'session_ended', bot_id: stopped, exit_reason: 'force_leave' }]);
   });
 });
 

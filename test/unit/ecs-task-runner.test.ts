@@ -107,6 +107,27 @@ describe('EcsTaskRunner', () => {
     });
   });
 
+  it('starts a replacement on on-demand FARGATE only, with BOT_ATTEMPT and a client token of its own', async () => {
+    ecs.on(RunTaskCommand).resolves({ tasks: [{ taskArn: taskArn('r2') }], failures: [] });
+    expect(await runner().start(botId, { attempt: 2, onDemand: true })).toEqual({ taskRef: taskArn('r2') });
+    const input = ecs.commandCalls(RunTaskCommand)[0]!.args[0].input;
+    expect(input.capacityProviderStrategy).toEqual([{ capacityProvider: 'FARGATE', weight: 1 }]);
+    expect(input.startedBy).toBe(botId);
+    expect(input.clientToken).toBe(`${botId}-r2-FARGATE`);
+    expect(input.clientToken!.length).toBeLessThanOrEqual(64);
+    expect(input.overrides).toEqual({
+      containerOverrides: [
+        {
+          name: 'bot',
+          environment: [
+            { name: 'BOT_ID', value: botId },
+            { name: 'BOT_ATTEMPT', value: '2' },
+          ],
+        },
+      ],
+    });
+  });
+
   it('retries a capacity failure, then falls back from FARGATE_SPOT to FARGATE', async () => {
     ecs
       .on(RunTaskCommand)
