@@ -26,6 +26,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   conversation: () => import('./conversation'),
   summaries: () => import('./summaries'),
   soak: () => import('./soak'),
+  replacement: () => import('./replacement'),
 };
 
 const resultsRoot = fileURLToPath(new URL('./results/', import.meta.url));
