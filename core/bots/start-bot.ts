@@ -1,8 +1,8 @@
 // Use case: start a bot — validate, honour Idempotency-Key, hold credits, write the session, start the task.
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../accounts/authenticate';
+import { InsufficientCreditsError, TooManyRunningBotsError } from '../accounts/errors';
 import { requestFingerprint } from '../accounts/secrets';
-import { InsufficientCreditsError, TooManyRunningBotsError } from '../adapters/dynamodb/credit-ledger';
 import type { StoredResponse } from '../adapters/dynamodb/idempotency-store';
 import type { TableItem } from '../adapters/dynamodb/table';
 import type { ServiceDeps } from '../deps';

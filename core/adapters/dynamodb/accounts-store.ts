@@ -1,5 +1,6 @@
 // Accounts and their API keys in DynamoDB: keys are stored only as SHA-256 hashes and can be revoked.
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AccountNotFoundError } from '../../accounts/errors';
 import { newAccountId, newApiKey, newWebhookSecret } from '../../accounts/secrets';
 import { accountKeyPrefix, isConditionFailure, keys, type TableHandle } from './table';
 
@@ -186,7 +187,7 @@ export class AccountsStore {
         }),
       );
     } catch (err) {
-      if (isConditionFailure(err)) throw new Error(`account ${accountId} not found`);
+      if (isConditionFailure(err)) throw new AccountNotFoundError(accountId);
       throw err;
     }
     return secret;

@@ -9,6 +9,11 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  AccountNotFoundError,
+  InsufficientCreditsError,
+  TooManyRunningBotsError,
+} from '../../accounts/errors';
+import {
   isConditionFailure,
   keys,
   ledgerPrefix,
@@ -45,27 +50,6 @@ export interface LedgerEntry {
   botId?: string;
   note?: string;
   createdAt: string;
-}
-
-export class InsufficientCreditsError extends Error {
-  constructor(readonly balance: number) {
-    super(`balance ${balance} is below the hold`);
-    this.name = 'InsufficientCreditsError';
-  }
-}
-
-export class TooManyRunningBotsError extends Error {
-  constructor(readonly limit: number) {
-    super(`the account already runs ${limit} bots`);
-    this.name = 'TooManyRunningBotsError';
-  }
-}
-
-export class AccountNotFoundError extends Error {
-  constructor(accountId: string) {
-    super(`account ${accountId} not found`);
-    this.name = 'AccountNotFoundError';
-  }
 }
 
 export class CreditLedger {
