@@ -1,8 +1,8 @@
 // Keeps the bot's transcript safe while it runs: new lines are saved every TRANSCRIPT_FLUSH_MS, in order.
-import type { SessionsStore } from '../core/adapters/dynamodb/sessions-store';
-import type { TranscriptStore } from '../core/adapters/dynamodb/transcript-store';
 import { liveTranscriptMaxBytes, transcriptText, type Utterance } from '../core/bots/transcript';
 import type { Logger } from '../core/log';
+import type { SessionsStore } from '../core/ports/sessions-store';
+import type { TranscriptStore } from '../core/ports/transcript-store';
 
 export class TranscriptRecorder {
   private readonly lines: Utterance[] = [];

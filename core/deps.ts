@@ -1,18 +1,24 @@
 // What the use cases need, built once per process by a composition root (Lambda, local stack, admin CLI, tests).
 import { Authenticator } from './accounts/authenticate';
-import { AccountsStore } from './adapters/dynamodb/accounts-store';
-import { CreditLedger } from './adapters/dynamodb/credit-ledger';
-import { DeliveriesStore } from './adapters/dynamodb/deliveries-store';
-import { IdempotencyStore } from './adapters/dynamodb/idempotency-store';
+import { DynamoAccountsStore } from './adapters/dynamodb/accounts-store';
+import { DynamoCreditLedger } from './adapters/dynamodb/credit-ledger';
+import { DynamoDeliveriesStore } from './adapters/dynamodb/deliveries-store';
+import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store';
 import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter';
-import { SessionsStore } from './adapters/dynamodb/sessions-store';
+import { DynamoSessionsStore } from './adapters/dynamodb/sessions-store';
 import type { TableHandle } from './adapters/dynamodb/table';
-import { TranscriptStore } from './adapters/dynamodb/transcript-store';
+import { DynamoTranscriptStore } from './adapters/dynamodb/transcript-store';
 import { SessionCache } from './bots/status-cache';
 import type { Config } from './config';
 import type { Logger } from './log';
+import type { AccountsStore } from './ports/accounts-store';
+import type { CreditLedger } from './ports/credit-ledger';
+import type { DeliveriesStore } from './ports/deliveries-store';
+import type { IdempotencyStore } from './ports/idempotency-store';
 import type { RateLimiter } from './ports/rate-limiter';
+import type { SessionsStore } from './ports/sessions-store';
 import type { TaskRunner } from './ports/task-runner';
+import type { TranscriptStore } from './ports/transcript-store';
 
 export interface Stores {
   accounts: AccountsStore;
@@ -35,12 +41,12 @@ export interface ServiceDeps extends Stores {
 
 export function buildStores(table: TableHandle, config: Config): Stores {
   return {
-    accounts: new AccountsStore(table),
-    sessions: new SessionsStore(table),
-    ledger: new CreditLedger(table),
-    idempotency: new IdempotencyStore(table, config.IDEMPOTENCY_TTL_SECONDS),
-    transcripts: new TranscriptStore(table),
-    deliveries: new DeliveriesStore(table),
+    accounts: new DynamoAccountsStore(table),
+    sessions: new DynamoSessionsStore(table),
+    ledger: new DynamoCreditLedger(table),
+    idempotency: new DynamoIdempotencyStore(table, config.IDEMPOTENCY_TTL_SECONDS),
+    transcripts: new DynamoTranscriptStore(table),
+    deliveries: new DynamoDeliveriesStore(table),
   };
 }
 

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../accounts/authenticate';
 import { InsufficientCreditsError, TooManyRunningBotsError } from '../accounts/errors';
 import { requestFingerprint } from '../accounts/secrets';
-import type { StoredResponse } from '../adapters/dynamodb/idempotency-store';
 import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
 import type { CreditHold } from '../ports/credit-ledger';
+import type { StoredResponse } from '../ports/idempotency-store';
 import {
   dailyHostAllowed,
   idempotencyKeySchema,

@@ -13,7 +13,7 @@ import {
   InsufficientCreditsError,
   TooManyRunningBotsError,
 } from '../../accounts/errors';
-import type { CreditHold } from '../../ports/credit-ledger';
+import type { CreditHold, CreditLedger, LedgerEntry, LedgerKind, OpenHold } from '../../ports/credit-ledger';
 import {
   isConditionFailure,
   keys,
@@ -34,26 +34,7 @@ export const heldAccountsPartition = 'HOLDS';
 /** Top-level attribute on the account item recording when a bot's hold was placed (removed with the hold). */
 const holdAtAttribute = (botId: string) => `hold_at#${botId}`;
 
-/** A hold on an account item, with when it was placed (absent for holds placed before this was recorded). */
-export interface OpenHold {
-  botId: string;
-  amount: number;
-  heldAt?: string;
-}
-
-export type LedgerKind = 'grant' | 'hold' | 'release' | 'usage';
-
-export interface LedgerEntry {
-  entryId: string;
-  kind: LedgerKind;
-  /** Signed change of the balance. */
-  amount: number;
-  botId?: string;
-  note?: string;
-  createdAt: string;
-}
-
-export class CreditLedger {
+export class DynamoCreditLedger implements CreditLedger {
   constructor(private readonly table: TableHandle) {}
 
   /**

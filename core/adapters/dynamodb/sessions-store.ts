@@ -2,6 +2,7 @@
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BotSession } from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
+import type { SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
 import { packJson, packText, unpackJson, unpackText } from './packed-text';
 import {
@@ -105,9 +106,7 @@ const summaryProjection = {
   ExpressionAttributeNames: Object.fromEntries(summaryAttributes.map((a, n) => [`#a${n}`, a])),
 };
 
-export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
-
-export class SessionsStore {
+export class DynamoSessionsStore implements SessionsStore {
   constructor(private readonly table: TableHandle) {}
 
   /**

@@ -1,11 +1,12 @@
 // Transcript segments: the lines a bot saved at each flush, one item per flush, so a crash loses only the last.
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Utterance } from '../../bots/transcript';
+import type { TranscriptStore } from '../../ports/transcript-store';
 import { keys, queryAll, type TableHandle } from './table';
 
 const segmentPrefix = 'SEGMENT#';
 
-export class TranscriptStore {
+export class DynamoTranscriptStore implements TranscriptStore {
   constructor(private readonly table: TableHandle) {}
 
   /** Saves one flush's lines under its sequence number; a retried flush overwrites itself. */
