@@ -1,13 +1,6 @@
-// What the use cases need, built once per process by a composition root (Lambda, local stack, admin CLI, tests).
+// What the use cases need, typed by the ports: a composition root (core/adapters/wiring.ts) builds the adapters
+// once per process (Lambda, local stack, admin CLI, tests) and hands them here.
 import { Authenticator } from './accounts/authenticate';
-import { DynamoAccountsStore } from './adapters/dynamodb/accounts-store';
-import { DynamoCreditLedger } from './adapters/dynamodb/credit-ledger';
-import { DynamoDeliveriesStore } from './adapters/dynamodb/deliveries-store';
-import { DynamoIdempotencyStore } from './adapters/dynamodb/idempotency-store';
-import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter';
-import { DynamoSessionsStore } from './adapters/dynamodb/sessions-store';
-import type { TableHandle } from './adapters/dynamodb/table';
-import { DynamoTranscriptStore } from './adapters/dynamodb/transcript-store';
 import { SessionCache } from './bots/status-cache';
 import type { Config } from './config';
 import type { Logger } from './log';
@@ -39,24 +32,12 @@ export interface ServiceDeps extends Stores {
   now: () => Date;
 }
 
-export function buildStores(table: TableHandle, config: Config): Stores {
-  return {
-    accounts: new DynamoAccountsStore(table),
-    sessions: new DynamoSessionsStore(table),
-    ledger: new DynamoCreditLedger(table),
-    idempotency: new DynamoIdempotencyStore(table, config.IDEMPOTENCY_TTL_SECONDS),
-    transcripts: new DynamoTranscriptStore(table),
-    deliveries: new DynamoDeliveriesStore(table),
-  };
-}
-
+/** The HTTP use cases' dependencies around the adapters a composition root built. */
 export function buildServiceDeps(
-  table: TableHandle,
   config: Config,
-  parts: { runner: TaskRunner; log: Logger; stores?: Stores; rateLimiter?: RateLimiter; now?: () => Date },
+  parts: { stores: Stores; runner: TaskRunner; rateLimiter: RateLimiter; log: Logger; now?: () => Date },
 ): ServiceDeps {
-  const stores = parts.stores ?? buildStores(table, config);
-  const rateLimiter = parts.rateLimiter ?? new DynamoRateLimiter(table);
+  const { stores, rateLimiter } = parts;
   return {
     ...stores,
     config,
