@@ -1,7 +1,7 @@
 // Operator CLI for accounts, API keys, credits and webhook secrets: `npm run admin -- help`.
 import { parseArgs } from 'node:util';
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { AccountNotFoundError } from '../core/adapters/dynamodb/credit-ledger';
+import { AccountNotFoundError } from '../core/accounts/errors';
 import type { Config } from '../core/config';
 import { redriveDeliveries } from '../core/delivery/redrive';
 import type { Stores } from '../core/deps';

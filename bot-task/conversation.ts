@@ -65,7 +65,8 @@ export class ConversationController {
     const resuming = before.some((u) => u.is_bot);
     let greeted = resuming;
     let owed = resuming && !before.at(-1)?.is_bot;
-    if (resuming) this.log.info('continuing the conversation of the bot this one replaces; no greeting', { owed });
+    if (resuming)
+      this.log.info('continuing the conversation of the bot this one replaces; no greeting', { owed });
     const greet = () => {
       if (owed && !this.stopped) {
         owed = false;

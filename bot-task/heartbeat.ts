@@ -1,7 +1,7 @@
 // The bot task's heartbeat: every beat writes `heartbeatAt`, and until the join time is written it carries
 // `joinedAt` too, so a bot that was in the room is always charged even when the write at join failed.
-import type { SessionsStore } from '../core/adapters/dynamodb/sessions-store';
 import type { Logger } from '../core/log';
+import type { SessionsStore } from '../core/ports/sessions-store';
 
 /** When each bot got into the room, while the session does not hold it yet. */
 export class JoinTimes {

@@ -2,8 +2,6 @@
 // at most the lines of the last quarter second), with a TRANSCRIPT_FLUSH_MS timer retrying a failed save, in order.
 // A replacement (attempt n > 0) saves its own segments beside the earlier tasks' and reads theirs, so the transcript
 // it works from (and the conversation engine reads) continues where the lost bot's ends.
-import type { SessionsStore } from '../core/adapters/dynamodb/sessions-store';
-import type { TranscriptStore } from '../core/adapters/dynamodb/transcript-store';
 import {
   liveTranscriptMaxBytes,
   mergeAttempts,
@@ -11,6 +9,8 @@ import {
   type Utterance,
 } from '../core/bots/transcript';
 import type { Logger } from '../core/log';
+import type { SessionsStore } from '../core/ports/sessions-store';
+import type { TranscriptStore } from '../core/ports/transcript-store';
 
 /** A line heard is saved after this short pause, so a burst of lines is one write. */
 const saveDelayMs = 250;

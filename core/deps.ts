@@ -1,18 +1,17 @@
-// What the use cases need, built once per process by a composition root (Lambda, local stack, admin CLI, tests).
+// What the use cases need, typed by the ports: a composition root (core/adapters/wiring.ts) builds the adapters
+// once per process (Lambda, local stack, admin CLI, tests) and hands them here.
 import { Authenticator } from './accounts/authenticate';
-import { AccountsStore } from './adapters/dynamodb/accounts-store';
-import { CreditLedger } from './adapters/dynamodb/credit-ledger';
-import { DeliveriesStore } from './adapters/dynamodb/deliveries-store';
-import { IdempotencyStore } from './adapters/dynamodb/idempotency-store';
-import { DynamoRateLimiter } from './adapters/dynamodb/rate-limiter';
-import { SessionsStore } from './adapters/dynamodb/sessions-store';
-import type { TableHandle } from './adapters/dynamodb/table';
-import { TranscriptStore } from './adapters/dynamodb/transcript-store';
 import { SessionCache } from './bots/status-cache';
 import type { Config } from './config';
 import type { Logger } from './log';
+import type { AccountsStore } from './ports/accounts-store';
+import type { CreditLedger } from './ports/credit-ledger';
+import type { DeliveriesStore } from './ports/deliveries-store';
+import type { IdempotencyStore } from './ports/idempotency-store';
 import type { RateLimiter } from './ports/rate-limiter';
+import type { SessionsStore } from './ports/sessions-store';
 import type { TaskRunner } from './ports/task-runner';
+import type { TranscriptStore } from './ports/transcript-store';
 
 export interface Stores {
   accounts: AccountsStore;
@@ -33,24 +32,12 @@ export interface ServiceDeps extends Stores {
   now: () => Date;
 }
 
-export function buildStores(table: TableHandle, config: Config): Stores {
-  return {
-    accounts: new AccountsStore(table),
-    sessions: new SessionsStore(table),
-    ledger: new CreditLedger(table),
-    idempotency: new IdempotencyStore(table, config.IDEMPOTENCY_TTL_SECONDS),
-    transcripts: new TranscriptStore(table),
-    deliveries: new DeliveriesStore(table),
-  };
-}
-
+/** The HTTP use cases' dependencies around the adapters a composition root built. */
 export function buildServiceDeps(
-  table: TableHandle,
   config: Config,
-  parts: { runner: TaskRunner; log: Logger; stores?: Stores; rateLimiter?: RateLimiter; now?: () => Date },
+  parts: { stores: Stores; runner: TaskRunner; rateLimiter: RateLimiter; log: Logger; now?: () => Date },
 ): ServiceDeps {
-  const stores = parts.stores ?? buildStores(table, config);
-  const rateLimiter = parts.rateLimiter ?? new DynamoRateLimiter(table);
+  const { stores, rateLimiter } = parts;
   return {
     ...stores,
     config,

@@ -1,6 +1,6 @@
 // Bearer API-key authentication (spec §5) and the per-key rate limit; every failure is one 401 body.
-import type { AccountsStore, ApiKeyRecord } from '../adapters/dynamodb/accounts-store';
 import { ApiError } from '../errors';
+import type { AccountsStore, ApiKeyRecord } from '../ports/accounts-store';
 import type { RateLimiter } from '../ports/rate-limiter';
 import { hashApiKey, looksLikeApiKey, sameHash } from './secrets';
 

@@ -5,13 +5,15 @@
 // stand-ins differ only in the endpoints of the configuration (STYLE.md: one place builds SDK clients).
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Config } from '../config';
-import { buildServiceDeps, buildStores, type ServiceDeps, type Stores } from '../deps';
+import { buildServiceDeps, type ServiceDeps, type Stores } from '../deps';
 import type { Logger } from '../log';
 import type { Mailer } from '../ports/mailer';
 import type { MessageQueue } from '../ports/queue';
 import type { RateLimiter } from '../ports/rate-limiter';
 import type { TaskRunner } from '../ports/task-runner';
 import { dynamoDocumentClient, ecsClient, sesClient, sqsClient } from './aws-clients';
+import { DynamoRateLimiter } from './dynamodb/rate-limiter';
+import { buildStores } from './dynamodb/stores';
 import type { TableHandle } from './dynamodb/table';
 import { EcsTaskRunner } from './ecs/ecs-task-runner';
 import { SesMailer } from './ses/ses-mailer';
@@ -124,11 +126,11 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
         return made;
       }),
     serviceDeps(parts = {}) {
-      return buildServiceDeps(adapters.table, config, {
+      return buildServiceDeps(config, {
         stores: adapters.stores,
         runner: parts.runner ?? adapters.ecsRunner,
         log: parts.log ?? log,
-        rateLimiter: parts.rateLimiter,
+        rateLimiter: parts.rateLimiter ?? new DynamoRateLimiter(adapters.table),
       });
     },
     destroy() {

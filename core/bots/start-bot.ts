@@ -1,12 +1,12 @@
 // Use case: start a bot — validate, honour Idempotency-Key, hold credits, write the session, start the task.
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../accounts/authenticate';
+import { InsufficientCreditsError, TooManyRunningBotsError } from '../accounts/errors';
 import { requestFingerprint } from '../accounts/secrets';
-import { InsufficientCreditsError, TooManyRunningBotsError } from '../adapters/dynamodb/credit-ledger';
-import type { StoredResponse } from '../adapters/dynamodb/idempotency-store';
-import type { TableItem } from '../adapters/dynamodb/table';
 import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
+import type { CreditHold } from '../ports/credit-ledger';
+import type { StoredResponse } from '../ports/idempotency-store';
 import {
   dailyHostAllowed,
   idempotencyKeySchema,
@@ -68,9 +68,9 @@ export async function startBot(
   const log = deps.log.child({ bot_id: botId, account_id: caller.accountId });
   // Two requests to DynamoDB in all: the conditional hold on the account item, then the session and the hold's
   // ledger entry in one batch. The task's id is not written back: ECS finds it by startedBy = bot id.
-  let holdEntry: TableItem;
+  let hold: CreditHold;
   try {
-    holdEntry = await deps.ledger.reserve(
+    hold = await deps.ledger.reserve(
       caller.accountId,
       botId,
       deps.config.JOIN_HOLD_CREDITS,
@@ -99,9 +99,9 @@ export async function startBot(
   }
 
   try {
-    await deps.sessions.create(newSession(botId, caller.accountId, request, deps), [holdEntry]);
+    await deps.sessions.create(newSession(botId, caller.accountId, request, deps), hold);
   } catch (err) {
-    await undo(deps, caller, botId, holdEntry, idempotencyKey);
+    await undo(deps, caller, botId, hold, idempotencyKey);
     throw err;
   }
 
@@ -158,11 +158,11 @@ async function undo(
   deps: ServiceDeps,
   caller: Caller,
   botId: string,
-  holdEntry: TableItem,
+  hold: CreditHold,
   idempotencyKey: string | undefined,
 ) {
   // The hold's entry may not have been written with the session: write it, so hold and release both show.
-  await deps.ledger.writeEntry(holdEntry);
+  await deps.ledger.writeEntry(hold);
   await deps.ledger.releaseHold(caller.accountId, botId, deps.now());
   if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
 }

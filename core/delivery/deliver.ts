@@ -1,9 +1,9 @@
 // Delivering one job: a signed webhook POST or one e-mail, recorded attempt by attempt, retried on schedule.
-import type { AccountsStore } from '../adapters/dynamodb/accounts-store';
-import type { Attempt, Channel, DeliveriesStore, Delivery } from '../adapters/dynamodb/deliveries-store';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import { type PostResult, safePost } from '../net/safe-post';
+import type { AccountsStore } from '../ports/accounts-store';
+import type { Attempt, Channel, DeliveriesStore, Delivery } from '../ports/deliveries-store';
 import type { Mail, Mailer } from '../ports/mailer';
 import type { MessageQueue } from '../ports/queue';
 import { nextRetry, parseRetryAfter } from './retry-schedule';

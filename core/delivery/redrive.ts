@@ -6,7 +6,7 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { DeliveriesStore } from '../adapters/dynamodb/deliveries-store';
+import type { DeliveriesStore } from '../ports/deliveries-store';
 import type { DeliveryJob } from './deliver';
 
 export async function redriveDeliveries(

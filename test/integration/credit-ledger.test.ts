@@ -2,12 +2,12 @@
 
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqsClient } from '../../core/adapters/aws-clients';
 import {
   AccountNotFoundError,
   InsufficientCreditsError,
   TooManyRunningBotsError,
-} from '../../core/adapters/dynamodb/credit-ledger';
+} from '../../core/accounts/errors';
+import { sqsClient } from '../../core/adapters/aws-clients';
 import { completeSession } from '../../core/bots/finish-session';
 import { sessionCompletePayload } from '../../core/delivery/payloads';
 import { startTestStack, type TestStack } from '../support/local-stack';

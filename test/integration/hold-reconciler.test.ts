@@ -2,11 +2,11 @@
 // too, leaves a hold no session will ever settle; the reconciler run by the heartbeat sweep releases it once the
 // grace period has passed, exactly once, and never touches a hold whose session exists.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreditLedger } from '../../core/adapters/dynamodb/credit-ledger';
-import type { SessionsStore } from '../../core/adapters/dynamodb/sessions-store';
 import { reconcileHolds, reconcileSettings } from '../../core/bots/reconcile-holds';
 import { startBot } from '../../core/bots/start-bot';
 import type { ServiceDeps } from '../../core/deps';
+import type { CreditLedger } from '../../core/ports/credit-ledger';
+import type { SessionsStore } from '../../core/ports/sessions-store';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 let stack: TestStack;

@@ -3,7 +3,7 @@
 
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CreditLedger } from '../../core/adapters/dynamodb/credit-ledger';
+import { DynamoCreditLedger } from '../../core/adapters/dynamodb/credit-ledger';
 import type { TableHandle } from '../../core/adapters/dynamodb/table';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
@@ -16,7 +16,7 @@ afterAll(() => stack?.close());
 const table = (): TableHandle => (stack.deps.ledger as unknown as { table: TableHandle }).table;
 
 /** A ledger whose `failAt`-th write (PutItem or UpdateItem, counted from 1) fails once, as a lost request would. */
-function ledgerFailingWrite(failAt: number): { ledger: CreditLedger; writes: () => number } {
+function ledgerFailingWrite(failAt: number): { ledger: DynamoCreditLedger; writes: () => number } {
   const { doc, tableName } = table();
   let writes = 0;
   const failing = {
@@ -28,7 +28,7 @@ function ledgerFailingWrite(failAt: number): { ledger: CreditLedger; writes: () 
       return (doc.send as (c: unknown) => Promise<unknown>)(command);
     },
   } as unknown as TableHandle['doc'];
-  return { ledger: new CreditLedger({ doc: failing, tableName }), writes: () => writes };
+  return { ledger: new DynamoCreditLedger({ doc: failing, tableName }), writes: () => writes };
 }
 
 const sum = async (accountId: string) =>

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { TranscriptRecorder } from '../../bot-task/transcript-recorder';
-import type { SessionsStore } from '../../core/adapters/dynamodb/sessions-store';
-import type { TranscriptStore } from '../../core/adapters/dynamodb/transcript-store';
 import type { Utterance } from '../../core/bots/transcript';
 import { createLogger } from '../../core/log';
+import type { SessionsStore } from '../../core/ports/sessions-store';
+import type { TranscriptStore } from '../../core/ports/transcript-store';
 
 const line = (text: string): Utterance => ({
   speaker: 'Ann',

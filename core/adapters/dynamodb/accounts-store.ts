@@ -1,31 +1,11 @@
 // Accounts and their API keys in DynamoDB: keys are stored only as SHA-256 hashes and can be revoked.
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { AccountNotFoundError } from '../../accounts/errors';
 import { newAccountId, newApiKey, newWebhookSecret } from '../../accounts/secrets';
+import type { Account, AccountsStore, ApiKeyRecord } from '../../ports/accounts-store';
 import { accountKeyPrefix, isConditionFailure, keys, type TableHandle } from './table';
 
-export interface Account {
-  accountId: string;
-  name: string;
-  balance: number;
-  /** Credits on hold per running bot id. */
-  holds: Record<string, number>;
-  webhookSecret: string;
-  /** The previous secret during a rotation overlap: both signatures are sent until it expires. */
-  previousWebhookSecret?: string;
-  /** When `webhookSecret` replaced `previousWebhookSecret`: the overlap runs from here. */
-  webhookSecretRotatedAt?: string;
-  createdAt: string;
-}
-
-export interface ApiKeyRecord {
-  keyId: string;
-  accountId: string;
-  hash: string;
-  createdAt: string;
-  revokedAt?: string;
-}
-
-export class AccountsStore {
+export class DynamoAccountsStore implements AccountsStore {
   constructor(private readonly table: TableHandle) {}
 
   /** Creates the account (zero balance) and its first key; credits are granted through the ledger. */
@@ -186,7 +166,7 @@ export class AccountsStore {
         }),
       );
     } catch (err) {
-      if (isConditionFailure(err)) throw new Error(`account ${accountId} not found`);
+      if (isConditionFailure(err)) throw new AccountNotFoundError(accountId);
       throw err;
     }
     return secret;

@@ -9,6 +9,12 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  AccountNotFoundError,
+  InsufficientCreditsError,
+  TooManyRunningBotsError,
+} from '../../accounts/errors';
+import type { CreditHold, CreditLedger, LedgerEntry, LedgerKind, OpenHold } from '../../ports/credit-ledger';
+import {
   isConditionFailure,
   keys,
   ledgerPrefix,
@@ -28,47 +34,7 @@ export const heldAccountsPartition = 'HOLDS';
 /** Top-level attribute on the account item recording when a bot's hold was placed (removed with the hold). */
 const holdAtAttribute = (botId: string) => `hold_at#${botId}`;
 
-/** A hold on an account item, with when it was placed (absent for holds placed before this was recorded). */
-export interface OpenHold {
-  botId: string;
-  amount: number;
-  heldAt?: string;
-}
-
-export type LedgerKind = 'grant' | 'hold' | 'release' | 'usage';
-
-export interface LedgerEntry {
-  entryId: string;
-  kind: LedgerKind;
-  /** Signed change of the balance. */
-  amount: number;
-  botId?: string;
-  note?: string;
-  createdAt: string;
-}
-
-export class InsufficientCreditsError extends Error {
-  constructor(readonly balance: number) {
-    super(`balance ${balance} is below the hold`);
-    this.name = 'InsufficientCreditsError';
-  }
-}
-
-export class TooManyRunningBotsError extends Error {
-  constructor(readonly limit: number) {
-    super(`the account already runs ${limit} bots`);
-    this.name = 'TooManyRunningBotsError';
-  }
-}
-
-export class AccountNotFoundError extends Error {
-  constructor(accountId: string) {
-    super(`account ${accountId} not found`);
-    this.name = 'AccountNotFoundError';
-  }
-}
-
-export class CreditLedger {
+export class DynamoCreditLedger implements CreditLedger {
   constructor(private readonly table: TableHandle) {}
 
   /**
@@ -135,7 +101,7 @@ export class CreditLedger {
         new PutCommand({
           TableName: this.table.tableName,
           Item: {
-            ...this.entryItem(accountId, `grant#request#${requestId}`, {
+            ...entryItem(accountId, `grant#request#${requestId}`, {
               kind: 'grant',
               amount,
               note,
@@ -212,8 +178,8 @@ export class CreditLedger {
    * Takes the start hold for a bot off the balance: one conditional write on the account item. Throws
    * InsufficientCreditsError (with the balance) when it does not fit, TooManyRunningBotsError when the account
    * already runs `maxRunning` bots (a product limit that also keeps the account item, one hold per running bot,
-   * small). Returns the hold's ledger entry, NOT yet written: the caller writes it (`writeEntry`, or batched with
-   * its own items, as join does with the session) so the hold costs no extra request.
+   * small). Returns the hold, its ledger entry NOT yet written: the caller writes it (`writeEntry`, or with the
+   * session in one batch, as join does through `SessionsStore.create`) so the hold costs no extra request.
    */
   async reserve(
     accountId: string,
@@ -221,13 +187,8 @@ export class CreditLedger {
     amount: number,
     maxRunning: number,
     now = new Date(),
-  ): Promise<TableItem> {
-    const entry = this.entryItem(accountId, `${botId}#hold`, {
-      kind: 'hold',
-      amount: -amount,
-      botId,
-      createdAt: now.toISOString(),
-    });
+  ): Promise<CreditHold> {
+    const hold: CreditHold = { accountId, botId, amount, heldAt: now.toISOString() };
     try {
       await this.table.doc.send(
         new UpdateCommand({
@@ -257,18 +218,18 @@ export class CreditLedger {
       const account = await this.readAccount(accountId);
       if (!account) throw new AccountNotFoundError(accountId);
       // Already held: a retry of the same join; its entry (same id) is written again, harmlessly.
-      if (account.holds?.[botId] !== undefined) return entry;
+      if (account.holds?.[botId] !== undefined) return hold;
       if (account.balance < amount) throw new InsufficientCreditsError(account.balance);
       if (Object.keys(account.holds ?? {}).length >= maxRunning)
         throw new TooManyRunningBotsError(maxRunning);
       throw new InsufficientCreditsError(account.balance);
     }
-    return entry;
+    return hold;
   }
 
-  /** Writes a ledger entry item that `reserve` returned. Idempotent (deterministic id). */
-  async writeEntry(item: TableItem): Promise<void> {
-    await this.table.doc.send(new PutCommand({ TableName: this.table.tableName, Item: item }));
+  /** Writes the ledger entry of a hold that `reserve` returned. Idempotent (deterministic id). */
+  async writeEntry(hold: CreditHold): Promise<void> {
+    await this.put(holdEntryItem(hold));
   }
 
   /** Returns a bot's hold to the balance uncharged (the bot never ran). Idempotent. */
@@ -340,7 +301,7 @@ export class CreditLedger {
           new PutCommand({
             TableName: this.table.tableName,
             Item: {
-              ...this.entryItem(accountId, `${botId}#release`, {
+              ...entryItem(accountId, `${botId}#release`, {
                 kind: 'release',
                 amount: hold,
                 botId,
@@ -420,11 +381,11 @@ export class CreditLedger {
       await this.table.doc.send(
         new PutCommand({
           TableName: this.table.tableName,
-          Item: this.entryItem(accountId, `${hold.botId}#hold`, {
-            kind: 'hold',
-            amount: -hold.amount,
+          Item: holdEntryItem({
+            accountId,
             botId: hold.botId,
-            createdAt: hold.heldAt ?? now.toISOString(),
+            amount: hold.amount,
+            heldAt: hold.heldAt ?? now.toISOString(),
           }),
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -483,18 +444,32 @@ export class CreditLedger {
     entryId: string,
     entry: Omit<LedgerEntry, 'entryId'>,
   ): Promise<void> {
-    await this.writeEntry(this.entryItem(accountId, entryId, entry));
+    await this.put(entryItem(accountId, entryId, entry));
   }
 
-  private entryItem(accountId: string, entryId: string, entry: Omit<LedgerEntry, 'entryId'>): TableItem {
-    return {
-      ...keys.ledgerEntry(accountId, entryId),
-      type: 'ledger',
-      kind: entry.kind,
-      amount: entry.amount,
-      bot_id: entry.botId,
-      note: entry.note,
-      created_at: entry.createdAt,
-    };
+  private async put(item: TableItem): Promise<void> {
+    await this.table.doc.send(new PutCommand({ TableName: this.table.tableName, Item: item }));
   }
+}
+
+function entryItem(accountId: string, entryId: string, entry: Omit<LedgerEntry, 'entryId'>): TableItem {
+  return {
+    ...keys.ledgerEntry(accountId, entryId),
+    type: 'ledger',
+    kind: entry.kind,
+    amount: entry.amount,
+    bot_id: entry.botId,
+    note: entry.note,
+    created_at: entry.createdAt,
+  };
+}
+
+/** The ledger entry of a hold (id `<bot>#hold`): written with the session on join, or by `writeEntry`. */
+export function holdEntryItem(hold: CreditHold): TableItem {
+  return entryItem(hold.accountId, `${hold.botId}#hold`, {
+    kind: 'hold',
+    amount: -hold.amount,
+    botId: hold.botId,
+    createdAt: hold.heldAt,
+  });
 }

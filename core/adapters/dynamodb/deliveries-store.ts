@@ -1,37 +1,14 @@
 // Delivery records: one per bot, channel and event, with every attempt (time, status, latency, error).
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type {
+  Attempt,
+  Channel,
+  DeliveriesStore,
+  Delivery,
+  DeliveryStatus,
+} from '../../ports/deliveries-store';
 import { packText, unpackText } from './packed-text';
 import { isConditionFailure, keys, type TableHandle } from './table';
-
-export type Channel = 'webhook' | 'email';
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
-
-export interface Attempt {
-  at: string;
-  status_code: number | null;
-  latency_ms: number;
-  error: string | null;
-}
-
-export interface Delivery {
-  botId: string;
-  accountId: string;
-  channel: Channel;
-  event: string;
-  /** Webhook URL or e-mail address. */
-  target: string;
-  /** The webhook body, or the e-mail as JSON ({subject, html, text}). */
-  payload: string;
-  /** Standard Webhooks `webhook-id`: the same for every attempt, so receivers can deduplicate. */
-  messageId: string;
-  status: DeliveryStatus;
-  attempts: Attempt[];
-  createdAt: string;
-  deliveredAt?: string;
-  nextAttemptAt?: string;
-  /** Epoch ms until which a worker holds the send (0 or absent: nobody). */
-  claimUntil?: number;
-}
 
 const prefix = 'DELIVERY#';
 const sortKey = (channel: Channel, event: string) => `${prefix}${channel}#${event}`;
@@ -54,7 +31,7 @@ function fromItem(i: Record<string, unknown>): Delivery {
   };
 }
 
-export class DeliveriesStore {
+export class DynamoDeliveriesStore implements DeliveriesStore {
   constructor(private readonly table: TableHandle) {}
 
   private key(botId: string, channel: Channel, event: string) {

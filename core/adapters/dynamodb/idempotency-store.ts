@@ -2,23 +2,10 @@
 
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ClaimResult, IdempotencyStore, StoredResponse } from '../../ports/idempotency-store';
 import { isConditionFailure, keys, type TableHandle, ttlAttribute } from './table';
 
-export interface StoredResponse {
-  status: number;
-  body: unknown;
-}
-
-export interface IdempotencyRecord {
-  fingerprint: string;
-  state: 'in_flight' | 'done';
-  createdAt: string;
-  response?: StoredResponse;
-}
-
-export type ClaimResult = { claimed: true } | { claimed: false; existing: IdempotencyRecord };
-
-export class IdempotencyStore {
+export class DynamoIdempotencyStore implements IdempotencyStore {
   constructor(
     private readonly table: TableHandle,
     private readonly ttlSeconds: number,

@@ -1,6 +1,9 @@
 // Bot sessions in DynamoDB: one item per bot; state changes are conditional on the session still running.
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { BotSession, Replacement } from '../../bots/session';
+import type { CreditHold } from '../../ports/credit-ledger';
+import type { SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
+import { holdEntryItem } from './credit-ledger';
 import { packJson, packText, unpackJson, unpackText } from './packed-text';
 import {
   accountBotPrefix,
@@ -132,22 +135,20 @@ const summaryProjection = {
   ExpressionAttributeNames: Object.fromEntries(summaryAttributes.map((a, n) => [`#a${n}`, a])),
 };
 
-export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
-
-export class SessionsStore {
+export class DynamoSessionsStore implements SessionsStore {
   constructor(private readonly table: TableHandle) {}
 
   /**
-   * Writes a new session. `alongside` items (the hold's ledger entry, on join) go in the same BatchWriteItem
-   * request; that write is unconditional, which is safe because bot ids are fresh random UUIDs.
+   * Writes a new session. The join's `hold` (its ledger entry) goes in the same BatchWriteItem request; that write
+   * is unconditional, which is safe because bot ids are fresh random UUIDs.
    */
-  async create(session: BotSession, alongside: TableItem[] = []): Promise<void> {
+  async create(session: BotSession, hold?: CreditHold): Promise<void> {
     const listed: TableItem = {
       ...keys.accountBot(session.accountId, session.createdAt, session.botId),
       type: 'account_bot',
       bot_id: session.botId,
     };
-    await putItems(this.table, [toItem(session), listed, ...alongside]);
+    await putItems(this.table, [toItem(session), listed, ...(hold ? [holdEntryItem(hold)] : [])]);
   }
 
   /**

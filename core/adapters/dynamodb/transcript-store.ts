@@ -4,11 +4,12 @@
 // during a hand-over never overwrite each other.
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mergeAttempts, type Utterance } from '../../bots/transcript';
+import type { TranscriptStore } from '../../ports/transcript-store';
 import { keys, queryAll, type TableHandle } from './table';
 
 const segmentPrefix = 'SEGMENT#';
 
-export class TranscriptStore {
+export class DynamoTranscriptStore implements TranscriptStore {
   constructor(private readonly table: TableHandle) {}
 
   /** Saves one flush's lines under its sequence number; a retried flush overwrites itself. */

@@ -1,0 +1,57 @@
+// Port: delivery records, one per bot, channel and event, with every attempt (time, status, latency, error).
+
+export type Channel = 'webhook' | 'email';
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface Attempt {
+  at: string;
+  status_code: number | null;
+  latency_ms: number;
+  error: string | null;
+}
+
+export interface Delivery {
+  botId: string;
+  accountId: string;
+  channel: Channel;
+  event: string;
+  /** Webhook URL or e-mail address. */
+  target: string;
+  /** The webhook body, or the e-mail as JSON ({subject, html, text}). */
+  payload: string;
+  /** Standard Webhooks `webhook-id`: the same for every attempt, so receivers can deduplicate. */
+  messageId: string;
+  status: DeliveryStatus;
+  attempts: Attempt[];
+  createdAt: string;
+  deliveredAt?: string;
+  nextAttemptAt?: string;
+  /** Epoch ms until which a worker holds the send (0 or absent: nobody). */
+  claimUntil?: number;
+}
+
+export interface DeliveriesStore {
+  /** Creates the record once; a duplicate results message finds it and changes nothing. Returns false then. */
+  create(d: Omit<Delivery, 'status' | 'attempts'>): Promise<boolean>;
+  get(botId: string, channel: Channel, event: string): Promise<Delivery | null>;
+  list(botId: string): Promise<Delivery[]>;
+  /**
+   * Takes the right to send a pending delivery now and returns it; null when it is delivered, failed, missing, or
+   * another worker holds an unexpired claim (at most one send in flight), or its next attempt is not due yet.
+   */
+  claim(
+    botId: string,
+    channel: Channel,
+    event: string,
+    untilMs: number,
+    nowMs: number,
+  ): Promise<Delivery | null>;
+  /** Appends an attempt and sets the resulting state; only a pending delivery changes. */
+  recordAttempt(
+    d: Delivery,
+    attempt: Attempt,
+    outcome: { status: DeliveryStatus; nextAttemptAt?: string },
+  ): Promise<boolean>;
+  /** A failed (dead-lettered) delivery goes back to pending for a redrive; its attempts are kept. */
+  reopen(botId: string, channel: Channel, event: string): Promise<boolean>;
+}

@@ -1,0 +1,49 @@
+// Port: bot sessions, one record per bot; state changes apply only while the session is still running.
+import type { BotSession, Replacement } from '../bots/session';
+import type { CreditHold } from './credit-ledger';
+
+export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
+
+/** Where a page of an account's bots ends: the next page starts after it. */
+export interface SessionCursor {
+  createdAt: string;
+  botId: string;
+}
+
+export interface SessionsStore {
+  /**
+   * Writes a new session. The join's `hold` is recorded in the ledger by the same write, so a session never exists
+   * without its hold's entry.
+   */
+  create(session: BotSession, hold?: CreditHold): Promise<void>;
+  /**
+   * One page of an account's bots, newest first, summary fields only (never text or results). `status` filters;
+   * then the page may hold fewer than `limit` bots while `next` still points further back.
+   */
+  listForAccount(
+    accountId: string,
+    options: { limit: number; status?: BotSession['status']; before?: SessionCursor },
+  ): Promise<{ sessions: BotSession[]; next?: SessionCursor }>;
+  /** Ids of every running session (eventually consistent). */
+  listRunning(): Promise<string[]>;
+  get(botId: string): Promise<BotSession | null>;
+  /** Records a stop request on a running session (first request time wins, so a repeat is harmless). */
+  requestStop(botId: string, now?: Date): Promise<StopRequestOutcome>;
+  /**
+   * Sets fields of a session that is still running; false when it already ended (first end wins). Ending a
+   * session (status completed or failed) goes through here too.
+   */
+  updateRunning(botId: string, changes: Partial<Omit<BotSession, 'botId' | 'accountId'>>): Promise<boolean>;
+  /**
+   * Records that the task serving attempt `attempt` was lost and a replacement takes over: only while the session
+   * runs, was not asked to stop and did not leave, and has exactly `attempt` replacements (so two reports of one loss
+   * replace once). False otherwise.
+   */
+  addReplacement(botId: string, attempt: number, replacement: Replacement): Promise<boolean>;
+  /** Sets the `index`-th replacement's task and the time it got into the room, while the session runs. */
+  updateReplacement(
+    botId: string,
+    index: number,
+    changes: Pick<Replacement, 'taskRef' | 'joinedAt'>,
+  ): Promise<boolean>;
+}
