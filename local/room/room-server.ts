@@ -100,6 +100,8 @@ export function createRoomServer(options: {
   /** Every pending timer, so close() can clear them; each scripted participant also tracks its own. */
   const timers = new Set<NodeJS.Timeout>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  /** Each connected participant's socket, by participant id (the drop route cuts one). */
+  const sockets = new Map<string, WebSocket>();
 
   /** Runs `fn` after `ms`, tracked in `timers` and `owned` until it fires or is cancelled. */
   const later = (owned: Set<NodeJS.Timeout>, ms: number, fn: () => void): NodeJS.Timeout => {
@@ -254,6 +256,16 @@ export function createRoomServer(options: {
         return reply(res, 404, error('not_found', `participant ${id} is not in room ${room.name}`));
       return reply(res, 200, { participant_id: id, ejected: true });
     }
+    // A network failure on demand: the participant's socket is cut without a word, as a lost connection looks to it
+    // (the bot treats it as connection_lost and is replaced, issue #13 §2). Scripted participants have no socket.
+    if (req.method === 'POST' && parts[2] === 'participants' && parts[4] === 'drop' && parts.length === 5) {
+      const id = decodePathSegment(parts[3]!);
+      const socket = sockets.get(id);
+      if (!socket || !room.participants.some((p) => p.id === id))
+        return reply(res, 404, error('not_found', `no connected participant ${id} in room ${room.name}`));
+      socket.terminate();
+      return reply(res, 200, { participant_id: id, dropped: true });
+    }
     if (req.method === 'DELETE' && parts.length === 2) {
       rooms.delete(room.name);
       room.close();
@@ -317,8 +329,13 @@ export function createRoomServer(options: {
         else if (msg.type === 'speaking' && typeof msg.active === 'boolean') room.speaking(me.id, msg.active);
         else if (msg.type === 'leave') ws.close(1000, 'left');
       });
-      ws.on('close', () => room.leave(me.id));
-      ws.on('error', () => room.leave(me.id));
+      sockets.set(me.id, ws);
+      const gone = () => {
+        sockets.delete(me.id);
+        room.leave(me.id);
+      };
+      ws.on('close', gone);
+      ws.on('error', gone);
     });
     return true;
   }

@@ -18,6 +18,8 @@ beforeAll(async () => {
     HEARTBEAT_MS: '500',
     CREDITS_PER_MINUTE: '2',
     JOIN_HOLD_CREDITS: '3',
+    // The tests poll the status view closely.
+    RATE_LIMIT_PER_MINUTE: '100000',
   });
   ({ apiKey: key, accountId } = await stack.account(200));
 });
@@ -211,5 +213,77 @@ describe('replacement of a lost bot', () => {
     expect(final.transcript).toContain(`Casey: ${answers[0]}`);
     expect(final.replacements).toHaveLength(1);
     await until(async () => stack.resultsSeen.find((m) => m.bot_id === botId && m.kind === 'bot_failed'));
+  });
+});
+
+describe('how the bot is put out of the room decides how the session ends (issue 13 §2)', () => {
+  async function botInRoom(room: string, people: string[]) {
+    await fetch(`${stack.baseUrl}/rooms`, { method: 'POST', body: JSON.stringify({ name: room }) });
+    const join = await stack.request('POST', '/api/bot/join', {
+      key,
+      body: { provider: 'local', room_url: `${stack.baseUrl}/rooms/${room}`, bot_config: { name: 'Iris' } },
+    });
+    expect(join.status).toBe(201);
+    const botId = join.body.bot_id as string;
+    const bot = await until(async () => bots(room)[0]);
+    for (const name of people) {
+      await fetch(`${stack.baseUrl}/rooms/${room}/participants`, {
+        method: 'POST',
+        body: JSON.stringify({ name, lines: [{ say: `${name} was here.`, at_ms: 10 }], leave_at_ms: 60_000 }),
+      });
+      await saved(botId, `${name} was here.`);
+    }
+    return { botId, participantId: bot.id };
+  }
+  const ended = (botId: string) =>
+    until(async () => {
+      const s = await status(botId);
+      return s.status !== 'running' && s;
+    }, 20_000);
+  const post = (path: string, method = 'POST') => fetch(`${stack.baseUrl}${path}`, { method });
+
+  it('ejected while a person remains: failed with error "removed from the room", the transcript kept, bot_failed', async () => {
+    const { botId, participantId } = await botInRoom('eject-people', ['Dana']);
+    expect((await post(`/rooms/eject-people/participants/${participantId}/eject`)).status).toBe(200);
+    const final = await ended(botId);
+    expect(final).toMatchObject({ status: 'failed', error: 'removed from the room', replacements: [] });
+    expect(final.transcript).toContain('Dana: Dana was here.');
+    const event = await until(async () =>
+      stack.resultsSeen.find((m) => m.bot_id === botId && m.kind === 'bot_failed'),
+    );
+    expect(event).toMatchObject({ event: { error_message: 'removed from the room' } });
+  });
+
+  it('ejected with nobody else in the room: participant_left', async () => {
+    const { botId, participantId } = await botInRoom('eject-alone', []);
+    expect((await post(`/rooms/eject-alone/participants/${participantId}/eject`)).status).toBe(200);
+    expect(await ended(botId)).toMatchObject({ status: 'completed', exit_reason: 'participant_left' });
+  });
+
+  it('the room deleted (the meeting over): participant_left, not a failure', async () => {
+    const { botId } = await botInRoom('deleted', ['Eli']);
+    expect((await post('/rooms/deleted', 'DELETE')).status).toBe(200);
+    const final = await ended(botId);
+    expect(final).toMatchObject({ status: 'completed', exit_reason: 'participant_left', replacements: [] });
+    expect(final.transcript).toContain('Eli: Eli was here.');
+  });
+
+  it('a lost connection is not participant_left: a replacement rejoins and the session goes on', async () => {
+    const { botId, participantId } = await botInRoom('dropped', ['Fio']);
+    expect((await post(`/rooms/dropped/participants/${participantId}/drop`)).status).toBe(200);
+    await until(async () => (await session(botId)).replacements?.[0]?.joinedAt, 20_000);
+    expect((await status(botId)).status).toBe('running');
+    await fetch(`${stack.baseUrl}/rooms/dropped/participants`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Gus', lines: [{ say: 'Back on track.', at_ms: 10 }], leave_at_ms: 500 }),
+    });
+    await saved(botId, 'Back on track.');
+    await stack.request('POST', `/v1/bots/leave/${botId}`, { key });
+    const final = await ended(botId);
+    expect(final).toMatchObject({ status: 'completed', exit_reason: 'force_leave' });
+    expect(final.replacements).toEqual([
+      { at: expect.any(String), reason: expect.stringMatching(/^connection lost: /) },
+    ]);
+    expect(lines(final.transcript).filter((l) => l === 'Fio: Fio was here.')).toHaveLength(1);
   });
 });
