@@ -101,7 +101,7 @@ export const configSchema = z.object({
   HOLD_RECONCILE_GRACE_MS: int(300_000, 1000),
   STOP_POLL_MS: int(500, 10),
   /** A session's bot lost after it joined (crash, platform stop, lost connection) is replaced this often at most. */
-  MAX_REPLACEMENTS: int(2, 0).pipe(z.number().max(20)),
+  MAX_REPLACEMENTS: int(2, 0).pipe(z.number().max(50)),
   /**
    * A bot told to stop by the platform (SIGTERM the API did not send: Spot, scale-in) keeps transcribing this long at
    * most while its replacement joins, then leaves.

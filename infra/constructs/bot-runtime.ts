@@ -120,7 +120,7 @@ export class BotRuntime extends Construct {
         // A slow log pipe must never stall the bot's event loop mid-meeting.
         mode: ecs.AwsLogDriverMode.NON_BLOCKING,
       }),
-      // Non-secret settings only (core/config.ts); RunTask adds BOT_ID and nothing else.
+      // Non-secret settings only (core/config.ts); RunTask adds BOT_ID (and BOT_ATTEMPT for a replacement) only.
       environment: {
         AWS_REGION: stack.region,
         TABLE_NAME: data.table.tableName,
