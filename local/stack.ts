@@ -214,7 +214,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     close() {
       closing ??= (async () => {
         clearInterval(sweeper);
-        await api.close();
         // The stack going away stops its bots as the platform would (Spot, scale-in): each asks for a replacement
         // and saves its transcript (issue 13). The results stage stops first, so no replacement starts now: the
         // requests wait in the queue (kept in DATA_DIR) and the next start replaces the bots — in the demo room the
@@ -222,7 +221,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         // partial transcript.
         await resultsPoller.stop();
         await runner.closeAll(botShutdownGraceMs);
+        // The rooms' sockets go before the API server, which waits for every connection to end.
         rooms.close();
+        await api.close();
         await deliveryPoller.stop();
         await ses.close();
         await queues.stop();

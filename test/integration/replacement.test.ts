@@ -1,8 +1,13 @@
 // A bot lost mid-meeting is replaced, through npm start's stack, real bot processes and real HTTP (issue 13 §1):
 // SIGKILL (a crash) and SIGTERM (the platform taking the machine back) mid-interview, the third loss, and a room
 // that is gone when the replacement comes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BotSession } from '../../core/bots/session';
+import { startLocalStack } from '../../local/stack';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
 
@@ -285,5 +290,71 @@ describe('how the bot is put out of the room decides how the session ends (issue
       { at: expect.any(String), reason: expect.stringMatching(/^connection lost: /) },
     ]);
     expect(lines(final.transcript).filter((l) => l === 'Fio: Fio was here.')).toHaveLength(1);
+  });
+});
+
+describe('npm start shutting down is a platform stop too', () => {
+  it('the bot asks for its replacement as the stack stops; the next start replaces it, with the transcript from before', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mbs-shutdown-'));
+    const env = {
+      LOG_LEVEL: 'silent',
+      STOP_POLL_MS: '100',
+      TRANSCRIPT_FLUSH_MS: '200',
+      RATE_LIMIT_PER_MINUTE: '100000',
+    };
+    // npm start's port stays the same across restarts (3000); the room URL names it.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    try {
+      const first = await startLocalStack({ port, dataDir, env, devAccount: true });
+      const dev = first.devAccount!;
+      const auth = { authorization: `Bearer ${dev.api_key}` };
+      let botId = '';
+      try {
+        const res = await fetch(`${first.baseUrl}/api/bot/join`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ provider: 'local', room_url: `${first.baseUrl}/rooms/demo` }),
+        });
+        botId = ((await res.json()) as { bot_id: string }).bot_id;
+        const demo = first.rooms.rooms.get('demo')!;
+        await until(async () => demo.participants.some((p) => p.kind === 'bot'));
+        first.rooms.addScripted(demo, { name: 'Hal', lines: [{ say: 'Before the restart.', at_ms: 10 }] });
+        await until(async () =>
+          (await first.deps.sessions.get(botId))?.transcript?.includes('Before the restart.'),
+        );
+      } finally {
+        await first.close();
+      }
+      // Stopped, not ended: the replacement request waits in the queue kept in DATA_DIR.
+      const stopped = (await startLocalStack({ port, dataDir, env, devAccount: true }).then(
+        async (second) => {
+          try {
+            const replaced = await until(async () => {
+              const s = await second.deps.sessions.get(botId);
+              return s?.replacements?.[0]?.joinedAt ? s : undefined;
+            }, 20_000);
+            expect(replaced.replacements![0]!.reason).toMatch(/SIGTERM/);
+            // The demo room came back empty: the replacement finds nobody and ends participant_left, keeping what was
+            // said before the restart.
+            return await until(async () => {
+              const s = await second.deps.sessions.get(botId);
+              return s?.status === 'completed' ? s : undefined;
+            }, 20_000);
+          } finally {
+            await second.close();
+          }
+        },
+      )) as BotSession;
+      expect(stopped.exitReason).toBe('participant_left');
+      expect(stopped.transcript).toContain('Hal: Before the restart.');
+      expect(stopped.replacements).toHaveLength(1);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
