@@ -1,6 +1,6 @@
 // TaskRunner for the local stack: one bot-task child process per bot, with the same environment contract as ECS.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TaskRunner, TaskStartOptions } from '../core/ports/task-runner';
@@ -12,11 +12,35 @@ const repoRoot = fileURLToPath(new URL('..', import.meta.url));
  * Bots run from an esbuild bundle, as in the container: starting node on one file takes a fraction of the time
  * tsx needs to compile the sources, which matters when 20 bots start at once. One bundle per stack process.
  */
-const bundleDir = join(repoRoot, 'node_modules', '.cache', 'meeting-bot', `bot-task-${process.pid}`);
+const cacheDir = join(repoRoot, 'node_modules', '.cache', 'meeting-bot');
+const bundleDir = join(cacheDir, `bot-task-${process.pid}`);
 let bundle: Promise<string> | undefined;
+
+/**
+ * Removes the bundles of processes that are gone: one killed without running its exit handlers (a test worker
+ * stopped by its pool, a SIGKILL) leaves its directory behind.
+ */
+function pruneBundlesOfDeadProcesses(): void {
+  for (const name of existsSync(cacheDir) ? readdirSync(cacheDir) : []) {
+    const pid = Number(/^bot-task-(\d+)$/.exec(name)?.[1]);
+    if (!pid || pid === process.pid || isAlive(pid)) continue;
+    rmSync(join(cacheDir, name), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: alive, but another user's.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 function botBundle(): Promise<string> {
   if (!bundle) {
+    pruneBundlesOfDeadProcesses();
     // Other stacks of this process may still spawn from it, so it goes when the process does.
     process.once('exit', () => rmSync(bundleDir, { recursive: true, force: true }));
     bundle = buildBotTaskBundle(bundleDir).then(() => join(bundleDir, 'main.mjs'));

@@ -10,7 +10,7 @@ import type { MessageQueue } from '../ports/queue';
 import type { TaskRunner } from '../ports/task-runner';
 import type { ResultsMessage } from '../results/messages';
 import { failSession } from './finish-session';
-import { type BotSession, currentAttempt } from './session';
+import { type BotSession, currentAttempt, secondsSinceStart } from './session';
 import { transcriptText } from './transcript';
 
 export type ReplaceRequest = Extract<ResultsMessage, { kind: 'replace_bot' }>;
@@ -134,7 +134,6 @@ export async function failLostBot(
     now,
   );
   if (!failed) return false;
-  const started = Date.parse(session.startedAt ?? session.createdAt);
   await deps.results.send({
     kind: 'bot_failed',
     bot_id: session.botId,
@@ -144,7 +143,7 @@ export async function failLostBot(
       room_url: session.roomUrl,
       error_message: error,
       timestamp: now.toISOString(),
-      duration_seconds: Math.max(0, (now.getTime() - started) / 1000),
+      duration_seconds: secondsSinceStart(session, now),
     },
   } satisfies ResultsMessage);
   return true;

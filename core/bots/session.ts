@@ -65,6 +65,11 @@ export function currentAttempt(s: Pick<BotSession, 'replacements'>): number {
   return s.replacements?.length ?? 0;
 }
 
+/** Seconds from the session's start until `now`: a failure event's duration_seconds. */
+export function secondsSinceStart(s: Pick<BotSession, 'startedAt' | 'createdAt'>, now: Date): number {
+  return Math.max(0, (now.getTime() - Date.parse(s.startedAt ?? s.createdAt)) / 1000);
+}
+
 export function replacementViews(s: Pick<BotSession, 'replacements'>): ReplacementView[] {
   return (s.replacements ?? []).map((r) => ({ at: r.at, reason: r.reason }));
 }

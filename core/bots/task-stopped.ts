@@ -8,7 +8,7 @@ import type { MessageQueue } from '../ports/queue';
 import type { ResultsMessage } from '../results/messages';
 import { failSession } from './finish-session';
 import { canReplace, failLostBot, replaceRequest } from './replace-bot';
-import { currentAttempt } from './session';
+import { currentAttempt, secondsSinceStart } from './session';
 
 /** Log lines the operations alarms count (infra/constructs/operations.ts): renaming one must change both. */
 export const alarmLogMessages = {
@@ -101,7 +101,6 @@ export async function onTaskStopped(
   );
   if (!failed) return 'already_ended';
   deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason, joined });
-  const started = Date.parse(session.startedAt ?? session.createdAt);
   await deps.results.send({
     kind: 'bot_join_failed',
     bot_id: stopped.botId,
@@ -113,7 +112,7 @@ export async function onTaskStopped(
       error_type: 'unknown',
       error_message: error,
       timestamp: now.toISOString(),
-      duration_seconds: Math.max(0, (now.getTime() - started) / 1000),
+      duration_seconds: secondsSinceStart(session, now),
     },
   } satisfies ResultsMessage);
   return 'failed';

@@ -208,8 +208,10 @@ describe('the Lambda functions', () => {
       );
     }
     const d = s.stack.delivery;
+    // The results function also starts the replacement of a lost bot (issue 13): RunTask like the join.
+    const runTask = ['ecs:RunTask', 'ecs:TagResource', 'iam:PassRole'];
     expect([...actionsOf(roleOfFunction(fnId(d.resultsFunction)))].sort()).toEqual(
-      [...new Set([...logs, ...consume, ...send, ...items, ...bedrock])].sort(),
+      [...new Set([...logs, ...consume, ...send, ...items, ...bedrock, ...runTask])].sort(),
     );
     if (d.deliveryFunction) {
       expect([...actionsOf(roleOfFunction(fnId(d.deliveryFunction)))].sort()).toEqual(

@@ -327,6 +327,18 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
   const neverJoined = '44444444-5555-4666-8777-888888888888';
   /** Replaced twice already (MAX_REPLACEMENTS, 2 by default): its next loss fails the session. */
   const exhausted = '55555555-6666-4777-8888-999999999999';
+  /** The RunTask overrides as the event carries them: BOT_ATTEMPT says which task of the session this was. */
+  const overridesOf = (id: string, attempt: number) => ({
+    containerOverrides: [
+      {
+        name: 'bot',
+        environment: [
+          { name: 'BOT_ID', value: id },
+          { name: 'BOT_ATTEMPT', value: String(attempt) },
+        ],
+      },
+    ],
+  });
   const lost = (reason: string) => ({ at: new Date(Date.now() - 60_000).toISOString(), reason });
 
   const session = (id: string) => ({
@@ -428,17 +440,7 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
         startedBy: exhausted,
         stopCode: 'SpotInterruption',
         containers: [{ name: 'bot', exitCode: 137 }],
-        overrides: {
-          containerOverrides: [
-            {
-              name: 'bot',
-              environment: [
-                { name: 'BOT_ID', value: exhausted },
-                { name: 'BOT_ATTEMPT', value: '1' },
-              ],
-            },
-          ],
-        },
+        overrides: overridesOf(exhausted, 1),
       }),
     );
     expect(out).toEqual({ outcome: 'superseded' });
@@ -453,17 +455,7 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
         stopCode: 'SpotInterruption',
         stoppedReason: 'Your Spot Task was interrupted.',
         containers: [{ name: 'bot', exitCode: 137 }],
-        overrides: {
-          containerOverrides: [
-            {
-              name: 'bot',
-              environment: [
-                { name: 'BOT_ID', value: exhausted },
-                { name: 'BOT_ATTEMPT', value: '2' },
-              ],
-            },
-          ],
-        },
+        overrides: overridesOf(exhausted, 2),
       }),
     );
     expect(out).toEqual({ outcome: 'failed' });
