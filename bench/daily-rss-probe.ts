@@ -36,6 +36,7 @@ const conn = await provider.join({
   videoMode: 'static',
   voice: 'Joanna',
   timeoutMs: 30_000,
+  waitingRoomTimeoutMs: 600_000,
 });
 await new Promise((r) => setTimeout(r, 3000));
 

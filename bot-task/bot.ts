@@ -42,6 +42,8 @@ export interface BotContext {
   terminated: Promise<void>;
   /** Which task of the session this is (BOT_ATTEMPT): 0 the first, n the n-th replacement of a lost bot. */
   attempt: number;
+  /** The bot was put in the room's waiting room and asked to be let in (issue #14 §3: `bot.in_waiting_room`). */
+  onWaitingRoom?: () => void;
 }
 
 export type BotOutcome =
@@ -78,8 +80,8 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     return current?.status !== 'running' || Boolean(current.stopRequestedAt);
   };
 
-  // A stop asked for while the bot is still joining (it may wait up to JOIN_TIMEOUT_MS, e.g. in a lobby) is
-  // honoured at once: the join is given up and the bot ends with force_leave, like any other stop.
+  // A stop asked for while the bot is still joining (up to JOIN_TIMEOUT_MS, then in a waiting room up to its
+  // timeout) is honoured at once: the join is given up and the bot ends with force_leave, like any other stop.
   const joinAbort = new AbortController();
   const stopWhileJoining = forceLeaveWatcher(
     stopRequested,
@@ -99,6 +101,11 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       backgroundImageUrl: session.botConfig.background_image_url,
       voice: session.botConfig.voice,
       timeoutMs: config.JOIN_TIMEOUT_MS,
+      waitingRoomTimeoutMs: waitingRoomTimeoutMs(session, config),
+      onWaitingRoom: () => {
+        log.info('in the waiting room; asked to be let in');
+        ctx.onWaitingRoom?.();
+      },
       signal: joinAbort.signal,
     });
   } catch (err) {
@@ -335,7 +342,11 @@ async function handOver(
 
 async function reportJoinFailure(ctx: BotContext, error: RoomJoinError, triedSeconds: number) {
   const { session, stores, config, log } = ctx;
-  log.warn('could not join the room', { error_type: error.type, error_message: error.providerMessage });
+  log.warn('could not join the room', {
+    error_type: error.type,
+    error_code: error.code,
+    error_message: error.providerMessage,
+  });
   await failSession({ ...stores, config }, session.botId, {
     error: `the bot could not join the room (${error.type}): ${error.providerMessage}`,
     chargeUsage: false,
@@ -350,11 +361,17 @@ async function reportJoinFailure(ctx: BotContext, error: RoomJoinError, triedSec
       room_url: session.roomUrl,
       error_type: error.type,
       error_message: error.providerMessage,
+      ...(error.code && { error_code: error.code }),
       timestamp: new Date().toISOString(),
       duration_seconds: Math.round(triedSeconds * 1000) / 1000,
     },
   };
   await retry(() => ctx.results.send(message), 5, log);
+}
+
+/** How long the bot waits in a waiting room to be let in: the deployment's WAITING_ROOM_TIMEOUT_MS. */
+function waitingRoomTimeoutMs(_session: BotSession, config: Config): number {
+  return config.WAITING_ROOM_TIMEOUT_MS;
 }
 
 /** Retries a step whose loss would lose results (transcript save, queue hand-over) with short backoff. */

@@ -82,8 +82,13 @@ export const configSchema = z.object({
   ALLOW_INSECURE_WEBHOOKS: bool(),
   MAX_BODY_BYTES: int(64 * 1024, 1024),
   IDLE_TIMEOUT_MS: int(300_000, 1),
-  /** How long the bot tries to join before giving up (bot_join_failed, error_type unknown). */
+  /** How long the bot tries to get to the room (or its waiting room) before giving up (bot_join_failed, unknown). */
   JOIN_TIMEOUT_MS: int(90_000, 100),
+  /**
+   * How long a bot waits in a waiting room (knocking) to be let in when its bot_config does not say; then
+   * bot_join_failed with error_code waiting_room_timeout. JOIN_TIMEOUT_MS ends when the bot reaches the waiting room.
+   */
+  WAITING_ROOM_TIMEOUT_MS: int(600_000, 100),
   /** The bot replies after a participant's final words plus this much silence (turn-taking). */
   END_OF_TURN_SILENCE_MS: int(700, 0),
   /** How long the local room's bot voice takes per character (the page speaks it with speech synthesis). */

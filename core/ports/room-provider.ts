@@ -1,6 +1,6 @@
 // Port: how the bot joins a room and hears it, named for the domain (participants, utterances, activity).
 
-import type { JoinErrorType } from '../schemas/webhooks';
+import type { JoinErrorCode, JoinErrorType } from '../schemas/webhooks';
 import type { VoiceId } from '../voices';
 import type { Speech } from './speech';
 
@@ -50,9 +50,23 @@ export interface JoinOptions {
   videoMode: 'static' | 'off';
   backgroundImageUrl?: string;
   voice: VoiceId;
-  /** Give up joining after this long (daily-js retries its CDN for about a minute on its own). */
+  /**
+   * Give up getting to the room after this long (daily-js retries its CDN for about a minute on its own). Reaching a
+   * waiting room ends this wait: from then on `waitingRoomTimeoutMs` applies instead.
+   */
   timeoutMs: number;
-  /** Aborted when the bot is asked to stop while still joining: the provider gives up and throws JoinAbortedError. */
+  /**
+   * How long to wait in a waiting room (a Daily room with knocking, a local room created with `knocking`) for the
+   * host to let the bot in; then the join fails with RoomJoinError `unknown`, code `waiting_room_timeout` (issue #14
+   * §3). The host denying entry fails it with `auth_error`.
+   */
+  waitingRoomTimeoutMs: number;
+  /** Called once when the bot is put in a waiting room and has asked to be let in. */
+  onWaitingRoom?: () => void;
+  /**
+   * Aborted when the bot is asked to stop while still joining (a waiting room included): the provider gives up,
+   * leaves the waiting room and throws JoinAbortedError.
+   */
   signal?: AbortSignal;
 }
 
@@ -86,6 +100,8 @@ export class RoomJoinError extends Error {
     readonly type: JoinErrorType,
     /** The provider's own words, for error_message (spec §6.2). */
     readonly providerMessage: string,
+    /** What happened more precisely than `type` can say (bot_join_failed `error_code`, our addition). */
+    readonly code?: JoinErrorCode,
   ) {
     super(`${type}: ${providerMessage}`);
     this.name = 'RoomJoinError';

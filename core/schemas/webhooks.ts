@@ -31,6 +31,9 @@ export const sessionCompleteSchema = z
 
 export const joinErrorTypes = ['room_not_found', 'auth_error', 'unknown'] as const;
 export type JoinErrorType = (typeof joinErrorTypes)[number];
+/** Finer reasons than `error_type` (our addition to spec §6.2); `unknown` stays the type, as the spec allows. */
+export const joinErrorCodes = ['waiting_room_timeout'] as const;
+export type JoinErrorCode = (typeof joinErrorCodes)[number];
 
 export const botJoinFailedSchema = z
   .object({
@@ -40,6 +43,14 @@ export const botJoinFailedSchema = z
     room_url: z.string(),
     error_type: z.enum(joinErrorTypes),
     error_message: z.string(),
+    error_code: z
+      .enum(joinErrorCodes)
+      .optional()
+      .describe(
+        'An addition to spec §6.2, present when we know more than error_type says: `waiting_room_timeout` (with ' +
+          'error_type `unknown`) when nobody let the bot in from the waiting room in time ' +
+          '(bot_config.automatic_leave.waiting_room_timeout_seconds).',
+      ),
     timestamp: dateTime,
     duration_seconds: z.number().nonnegative(),
   })

@@ -96,6 +96,7 @@ const joinOptions = {
   videoMode: 'static' as const,
   voice: 'Joanna' as const,
   timeoutMs: 15_000,
+  waitingRoomTimeoutMs: 15_000,
 };
 
 function collect(conn: RoomConnection) {

@@ -152,6 +152,7 @@ describe.skipIf(!existsSync(chromiumPath))(
           voice: 'Joanna',
           // Longer than daily-js's own failure, so the error below is daily-js's, not our timeout.
           timeoutMs: 45_000,
+          waitingRoomTimeoutMs: 45_000,
         };
         const err = await provider.join(options).catch((e) => e);
 

@@ -28,6 +28,7 @@ async function joinBot(base: string, room: string) {
     videoMode: 'off',
     voice: 'Joanna',
     timeoutMs: 5000,
+    waitingRoomTimeoutMs: 5000,
   });
   cleanups.push(() => conn.leave());
   const disconnections: RoomEvents['disconnected'][] = [];
