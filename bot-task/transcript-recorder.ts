@@ -39,6 +39,11 @@ export class TranscriptRecorder {
     private readonly log: Logger,
     /** Which task of the session this is (0 the first; n the n-th replacement). */
     private readonly attempt = 0,
+    /**
+     * Called with the lines of each successful save and their positions in the transcript (1 the first line): the
+     * live transcript.data event (issue 14 §2). Lines are saved within 250 ms of being heard.
+     */
+    private readonly onSaved?: (lines: { line: Utterance; seq: number }[]) => void,
   ) {}
 
   /** A replacement reads what the earlier tasks saved (again after joining: the lost one may still be saving). */
@@ -98,6 +103,10 @@ export class TranscriptRecorder {
       await this.stores.transcripts.saveSegment(this.botId, this.seq + 1, batch, this.attempt);
       this.seq++;
       this.saved += batch.length;
+      if (this.onSaved) {
+        const all = this.utterances;
+        this.onSaved(batch.map((line) => ({ line, seq: all.indexOf(line) + 1 })));
+      }
     } catch (err) {
       this.log.warn('transcript flush failed; will retry', { err, pending: batch.length });
       throw err;

@@ -10,13 +10,21 @@ import {
   leaveResponseSchema,
   listBotsQuerySchema,
   qaPairSchema,
-  startRequestSchema,
   startResponseSchema,
   statusViewSchema,
 } from './schemas/api';
-import { botFailedSchema, botJoinFailedSchema, sessionCompleteSchema } from './schemas/webhooks';
+import { eventNames, eventRegistry, liveUtteranceSchema } from './events/registry';
+import { startRequestSchema } from './schemas/start-request';
+import { transcriptPageQuerySchema, transcriptPageSchema } from './schemas/transcript-page';
 
-const components = {
+/** An event's component name: session_complete → SessionCompleteEvent, transcript.data → TranscriptDataEvent. */
+const eventComponent = (name: string) =>
+  `${name
+    .split(/[._]/)
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join('')}Event`;
+
+const components: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> = {
   StartRequest: { schema: startRequestSchema({ allowInsecureWebhooks: false }), io: 'input' },
   BotConfig: { schema: botConfigSchema, io: 'input' },
   StartResponse: { schema: startResponseSchema, io: 'output' },
@@ -24,15 +32,19 @@ const components = {
   StatusView: { schema: statusViewSchema, io: 'output' },
   DeliveriesView: { schema: deliveriesViewSchema, io: 'output' },
   BotListView: { schema: botListViewSchema, io: 'output' },
+  TranscriptPage: { schema: transcriptPageSchema, io: 'output' },
+  // One utterance as both the transcript pages and transcript.data carry it (a reference in each).
+  Utterance: { schema: liveUtteranceSchema, io: 'output' },
   QaPair: { schema: qaPairSchema, io: 'output' },
   Insights: { schema: insightsSchema, io: 'output' },
   ErrorBody: { schema: errorBodySchema, io: 'output' },
-  SessionCompleteEvent: { schema: sessionCompleteSchema, io: 'output' },
-  BotJoinFailedEvent: { schema: botJoinFailedSchema, io: 'output' },
-  BotFailedEvent: { schema: botFailedSchema, io: 'output' },
-} as const;
+  // Every webhook event, from the one registry.
+  ...Object.fromEntries(
+    eventNames.map((n) => [eventComponent(n), { schema: eventRegistry[n].schema as z.ZodType, io: 'output' }]),
+  ),
+};
 
-const ref = (name: keyof typeof components) => ({ $ref: `#/components/schemas/${name}` });
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 function schemas(): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -60,15 +72,20 @@ const errorResponse = (codes: (keyof typeof errorStatus)[], description: string)
   content: { 'application/json': { schema: ref('ErrorBody') } },
 });
 
-const json = (name: keyof typeof components, description: string) => ({
+const json = (name: string, description: string) => ({
   description,
   content: { 'application/json': { schema: ref(name) } },
 });
 
-/** A query parameter's JSON Schema, without the document-level `$schema` member. */
-function queryParamSchema(schema: z.ZodType) {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' });
-  return rest;
+/**
+ * A query's parameters from its schema. The output side, so a whole number parsed from the query string is
+ * documented as the integer it is (with its bounds and default), not as the string it arrives as.
+ */
+function queryParameters(query: z.ZodObject) {
+  return Object.entries(query.shape).map(([name, schema]) => {
+    const { $schema: _, ...rest } = z.toJSONSchema(schema as z.ZodType, { io: 'output', target: 'draft-2020-12' });
+    return { name, in: 'query', required: false, description: schema.description, schema: rest };
+  });
 }
 
 const botIdParam = {
@@ -166,6 +183,26 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      '/api/bot/{bot_id}/transcript': {
+        get: {
+          operationId: 'getBotTranscript',
+          summary: "A bot's transcript a page at a time, while it runs and after",
+          description:
+            'The utterances after after_seq, in order, numbered by seq from 1 as transcript.data numbers them. ' +
+            'Follow next_after_seq until it is null; while the bot runs, poll again with the last seq received.',
+          tags: ['bots'],
+          parameters: [botIdParam, ...queryParameters(transcriptPageQuerySchema)],
+          responses: {
+            '200': json('TranscriptPage', 'One page of utterances'),
+            ...commonErrors,
+            '400': errorResponse(
+              ['validation_error'],
+              'bot_id is not a UUID, after_seq or limit is not a whole number in range, or an unknown parameter',
+            ),
+            '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
+          },
+        },
+      },
       '/api/bot/{bot_id}/deliveries': {
         get: {
           operationId: 'getBotDeliveries',
@@ -184,13 +221,7 @@ export function buildOpenApiDocument() {
           operationId: 'listBots',
           summary: "The account's bots, newest first, a page at a time",
           tags: ['bots'],
-          parameters: Object.entries(listBotsQuerySchema.shape).map(([name, schema]) => ({
-            name,
-            in: 'query',
-            required: false,
-            description: schema.description,
-            schema: queryParamSchema(schema),
-          })),
+          parameters: queryParameters(listBotsQuerySchema),
           responses: {
             '200': json('BotListView', 'One page of bots'),
             ...commonErrors,
@@ -208,25 +239,18 @@ export function buildOpenApiDocument() {
         },
       },
     },
-    webhooks: {
-      session_complete: {
-        post: {
-          requestBody: { content: { 'application/json': { schema: ref('SessionCompleteEvent') } } },
-          responses: { '2XX': { description: 'Received' } },
+    webhooks: Object.fromEntries(
+      eventNames.map((n) => [
+        n,
+        {
+          post: {
+            summary: eventRegistry[n].description,
+            description: `${eventRegistry[n].defaultOn ? 'Sent by default' : 'Sent when named in webhook_events'}. Signed per Standard Webhooks; the webhook-id is the same on every attempt.`,
+            requestBody: { content: { 'application/json': { schema: ref(eventComponent(n)) } } },
+            responses: { '2XX': { description: 'Received' } },
+          },
         },
-      },
-      bot_join_failed: {
-        post: {
-          requestBody: { content: { 'application/json': { schema: ref('BotJoinFailedEvent') } } },
-          responses: { '2XX': { description: 'Received' } },
-        },
-      },
-      bot_failed: {
-        post: {
-          requestBody: { content: { 'application/json': { schema: ref('BotFailedEvent') } } },
-          responses: { '2XX': { description: 'Received' } },
-        },
-      },
-    },
+      ]),
+    ),
   };
 }

@@ -48,8 +48,21 @@ export interface BotSession {
   /** When the heartbeat sweeper last handed a stuck session's results over again, and how often it has. */
   handoverResentAt?: string;
   handoverResends?: number;
+  /** The events the webhook receives (start request `webhook_events`); unset: the defaults (events/registry.ts). */
+  webhookEvents?: string[];
+  /** The steps of the bot's life, in order (status view `status_changes`). */
+  statusChanges?: StatusChange[];
+  /** The last `seq` given to an event of ours for this bot's webhook. */
+  webhookSeq?: number;
   /** Each time the bot was lost and a new task took over (issue 13): the current task is attempt `length`. */
   replacements?: Replacement[];
+}
+
+/** One step of the bot's life: joining, in_waiting_room, in_call, left, done, failed, replaced. */
+export interface StatusChange {
+  code: string;
+  at: string;
+  detail?: string;
 }
 
 /** A lost bot's replacement: when and why the bot was lost, the task that replaced it and when that one got in. */
@@ -97,5 +110,6 @@ export function toStatusView(s: BotSession): StatusView {
     qa_pairs: s.qaPairs ?? null,
     insights: s.insights ?? null,
     replacements: replacementViews(s),
+    status_changes: (s.statusChanges ?? []).map((c) => ({ code: c.code, at: c.at, detail: c.detail ?? null })),
   };
 }

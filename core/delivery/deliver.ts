@@ -13,7 +13,18 @@ export interface DeliveryJob {
   bot_id: string;
   channel: Channel;
   event: string;
+  /** A numbered event of ours: sent after the bot's earlier ones had their first attempt. */
+  seq?: number;
+  /** When the job was first queued (epoch ms): an event waits for its predecessors this long at most. */
+  queued_at?: number;
 }
+
+/**
+ * How long a numbered webhook event waits for the first attempt of the bot's earlier ones (issue 14: in order, as
+ * far as a receiver that answers can tell). Past it, it goes anyway: a predecessor whose delivery record was never
+ * written must not hold the rest back; the receiver still has `seq`.
+ */
+export const webhookOrderWaitMs = 10_000;
 
 export type DeliveryOutcome =
   | { kind: 'done' }
@@ -46,12 +57,27 @@ export async function scheduleDelivery(
   await stores.deliveries.create({ ...d, messageId: newWebhookMessageId(), createdAt: now.toISOString() });
   const current = await stores.deliveries.get(d.botId, d.channel, d.event);
   if (current?.status === 'pending')
-    await queue.send({ bot_id: d.botId, channel: d.channel, event: d.event } satisfies DeliveryJob);
+    await queue.send({
+      bot_id: d.botId,
+      channel: d.channel,
+      event: d.event,
+      ...(current.seq !== undefined && { seq: current.seq, queued_at: now.getTime() }),
+    } satisfies DeliveryJob);
 }
 
 export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<DeliveryOutcome> {
   const { deliveries } = deps.stores;
   const now = deps.now();
+  // In order per bot: event n goes once n - 1 had its first attempt (or after webhookOrderWaitMs).
+  if (
+    job.channel === 'webhook' &&
+    job.seq !== undefined &&
+    job.seq > 1 &&
+    now.getTime() - (job.queued_at ?? 0) < webhookOrderWaitMs &&
+    (await deliveries.firstAttemptsUpTo(job.bot_id)) < job.seq - 1
+  ) {
+    return { kind: 'retry', delaySeconds: 1 };
+  }
   // One sender at a time: a duplicate message finds the claim (or a finished delivery) and leaves; the claim
   // holder's own message is still queued if it crashes.
   const claimMs = deps.config.WEBHOOK_TIMEOUT_MS + 30_000;
@@ -87,6 +113,11 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
     event: d.event,
   });
   const result = d.channel === 'webhook' ? await postWebhook(deps, d) : await sendMail(deps, d);
+  if (d.seq !== undefined && d.attempts.length === 0) {
+    await deliveries
+      .markFirstAttempt(d.botId, d.seq)
+      .catch((err) => deps.log.warn('could not record the event order', { bot_id: d.botId, err }));
+  }
   const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
   const attempt: Attempt = {
     at: now.toISOString(),

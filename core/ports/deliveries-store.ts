@@ -28,6 +28,8 @@ export interface Delivery {
   nextAttemptAt?: string;
   /** Epoch ms until which a worker holds the send (0 or absent: nobody). */
   claimUntil?: number;
+  /** The bot's event number of an event of ours (issue 14): its webhook deliveries go out in this order. */
+  seq?: number;
 }
 
 export interface DeliveriesStore {
@@ -52,6 +54,10 @@ export interface DeliveriesStore {
     attempt: Attempt,
     outcome: { status: DeliveryStatus; nextAttemptAt?: string },
   ): Promise<boolean>;
+  /** The highest event number of the bot whose first webhook attempt was made (0: none yet). */
+  firstAttemptsUpTo(botId: string): Promise<number>;
+  /** Records that event `seq`'s first attempt was made (the mark only grows). */
+  markFirstAttempt(botId: string, seq: number): Promise<void>;
   /** A failed (dead-lettered) delivery goes back to pending for a redrive; its attempts are kept. */
   reopen(botId: string, channel: Channel, event: string): Promise<boolean>;
 }

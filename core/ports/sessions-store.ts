@@ -1,5 +1,5 @@
 // Port: bot sessions, one record per bot; state changes apply only while the session is still running.
-import type { BotSession, Replacement } from '../bots/session';
+import type { BotSession, Replacement, StatusChange } from '../bots/session';
 import type { CreditHold } from './credit-ledger';
 
 export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
@@ -40,6 +40,11 @@ export interface SessionsStore {
    * replace once). False otherwise.
    */
   addReplacement(botId: string, attempt: number, replacement: Replacement): Promise<boolean>;
+  /**
+   * Records an event of the bot's life: appends its status change (if it is one) and, when `numbered` (it goes to the
+   * webhook), takes and returns the bot's next event number (1, 2, …). Also after the session ended.
+   */
+  recordEvent(botId: string, event: { statusChange?: StatusChange; numbered: boolean }): Promise<number | undefined>;
   /** Sets the `index`-th replacement's task and the time it got into the room, while the session runs. */
   updateReplacement(
     botId: string,

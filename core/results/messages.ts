@@ -11,6 +11,16 @@ export const resultsMessageSchema = z.discriminatedUnion('kind', [
     left_at: z.iso.datetime({ offset: true }),
   }),
   z.object({ kind: z.literal('bot_join_failed'), bot_id: z.uuid(), event: botJoinFailedSchema }),
+  // A step of the bot's life or a transcript batch (issue 14): recorded, and sent when the webhook asked for it.
+  z.object({
+    kind: z.literal('bot_event'),
+    bot_id: z.uuid(),
+    event: z.enum(['bot.joining', 'bot.in_waiting_room', 'bot.in_call', 'bot.left', 'transcript.data']),
+    at: z.iso.datetime({ offset: true }),
+    key: z.string().max(100).optional(),
+    detail: z.string().max(1000).optional(),
+    data: z.record(z.string(), z.unknown()),
+  }),
   // A bot that was in the room is lost (crash, platform stop, lost connection): start its replacement (issue 13).
   z.object({
     kind: z.literal('replace_bot'),

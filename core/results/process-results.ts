@@ -4,6 +4,8 @@
 
 import { completeSession } from '../bots/finish-session';
 import { replaceBot } from '../bots/replace-bot';
+import { emitEvent, specEventSeq } from '../events/emit';
+import { subscribes } from '../events/registry';
 import type { BotSession } from '../bots/session';
 import { transcriptText, type Utterance } from '../bots/transcript';
 import type { Config } from '../config';
@@ -47,9 +49,33 @@ export async function processResults(
 
 async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: number): Promise<void> {
   const log = deps.log.child({ bot_id: message.bot_id });
+  if (message.kind === 'bot_event') {
+    const session = await deps.stores.sessions.get(message.bot_id);
+    if (!session) return log.warn('an event of an unknown session', { event: message.event });
+    await emitEvent(deps, session, { name: message.event, at: message.at, data: message.data, key: message.key, detail: message.detail }, deps.now());
+    return;
+  }
   if (message.kind === 'replace_bot') {
     const outcome = await replaceBot(deps, message, deps.now());
     log.info('replacement request processed', { outcome, attempt: message.attempt, alive: message.alive });
+    if (outcome === 'replaced') {
+      const session = await deps.stores.sessions.get(message.bot_id);
+      const attempt = message.attempt + 1;
+      if (session) {
+        await emitEvent(
+          deps,
+          session,
+          {
+            name: 'bot.replaced',
+            at: deps.now().toISOString(),
+            key: String(attempt),
+            detail: message.reason,
+            data: { reason: message.reason, lost_at: message.lost_at, attempt },
+          },
+          deps.now(),
+        );
+      }
+    }
     return;
   }
   if (message.kind !== 'session_ended') {
@@ -59,7 +85,15 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
       message.kind === 'bot_failed'
         ? { ...message.event, transcript_text: session?.transcript ?? '' }
         : message.event;
-    if (session?.webhookUrl) {
+    if (session) {
+      await emitEvent(
+        deps,
+        session,
+        { name: 'bot.failed', at: event.timestamp, detail: event.error_message, data: { error: event.error_message } },
+        deps.now(),
+      );
+    }
+    if (session?.webhookUrl && subscribes(session.webhookEvents, message.kind)) {
       await scheduleDelivery(
         deps.stores,
         deps.deliveryQueue,
@@ -70,6 +104,7 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
           event: event.event_type,
           target: session.webhookUrl,
           payload: JSON.stringify(event),
+          seq: await specEventSeq(deps, session, message.kind),
         },
         deps.now(),
       );
@@ -133,6 +168,12 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
     session = (await deps.stores.sessions.get(message.bot_id)) ?? session;
   }
   if (session.status !== 'completed') return;
+  await emitEvent(
+    deps,
+    session,
+    { name: 'bot.done', at: session.completedAt ?? deps.now().toISOString(), data: { status: 'completed' } },
+    deps.now(),
+  );
   await scheduleResultDeliveries(deps, session);
   log.info('session completed', { exit_reason: session.exitReason });
 }
@@ -149,11 +190,17 @@ function ruleBasedQaPairs(utterances: Utterance[], botName: string | undefined):
 async function scheduleResultDeliveries(deps: ResultsDeps, session: BotSession): Promise<void> {
   const payload = sessionCompletePayload(session);
   const base = { botId: session.botId, accountId: session.accountId, event: 'session_complete' };
-  if (session.webhookUrl) {
+  if (session.webhookUrl && subscribes(session.webhookEvents, 'session_complete')) {
     await scheduleDelivery(
       deps.stores,
       deps.deliveryQueue,
-      { ...base, channel: 'webhook', target: session.webhookUrl, payload: JSON.stringify(payload) },
+      {
+        ...base,
+        channel: 'webhook',
+        target: session.webhookUrl,
+        payload: JSON.stringify(payload),
+        seq: await specEventSeq(deps, session, 'session_complete'),
+      },
       deps.now(),
     );
   }

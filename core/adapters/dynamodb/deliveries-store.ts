@@ -28,8 +28,12 @@ function fromItem(i: Record<string, unknown>): Delivery {
     deliveredAt: i.delivered_at as string | undefined,
     nextAttemptAt: i.next_attempt_at as string | undefined,
     claimUntil: i.claim_until as number | undefined,
+    ...(i.seq !== undefined && { seq: Number(i.seq) }),
   };
 }
+
+/** The item holding how far a bot's numbered webhook events have had their first attempt. */
+const orderKey = (botId: string) => ({ pk: keys.session(botId).pk, sk: 'WEBHOOK_ORDER' });
 
 export class DynamoDeliveriesStore implements DeliveriesStore {
   constructor(private readonly table: TableHandle) {}
@@ -58,6 +62,7 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
             status: 'pending',
             attempts: [],
             created_at: d.createdAt,
+            ...(d.seq !== undefined && { seq: d.seq }),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -66,6 +71,30 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
     } catch (err) {
       if (isConditionFailure(err)) return false;
       throw err;
+    }
+  }
+
+  async firstAttemptsUpTo(botId: string): Promise<number> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({ TableName: this.table.tableName, Key: orderKey(botId), ConsistentRead: true }),
+    );
+    return Number(Item?.up_to ?? 0);
+  }
+
+  async markFirstAttempt(botId: string, seq: number): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: orderKey(botId),
+          UpdateExpression: 'SET up_to = :seq, #type = :type',
+          ConditionExpression: 'attribute_not_exists(up_to) OR up_to < :seq',
+          ExpressionAttributeNames: { '#type': 'type' },
+          ExpressionAttributeValues: { ':seq': seq, ':type': 'webhook_order' },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
     }
   }
 

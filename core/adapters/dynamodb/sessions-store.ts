@@ -1,6 +1,6 @@
 // Bot sessions in DynamoDB: one item per bot; state changes are conditional on the session still running.
 import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { BotSession, Replacement } from '../../bots/session';
+import type { BotSession, Replacement, StatusChange } from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
 import type { SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
@@ -49,6 +49,9 @@ const fieldToAttribute = {
   handoverResentAt: 'handover_resent_at',
   handoverResends: 'handover_resends',
   replacements: 'replacements',
+  webhookEvents: 'webhook_events',
+  statusChanges: 'status_changes',
+  webhookSeq: 'webhook_seq',
 } as const satisfies Record<keyof BotSession, string>;
 
 type Field = keyof typeof fieldToAttribute;
@@ -292,6 +295,42 @@ export class DynamoSessionsStore implements SessionsStore {
       if (isConditionFailure(err)) return false;
       throw err;
     }
+  }
+
+  /**
+   * Records an event of the bot's life: appends its status change (when it is one) and, when it goes to the webhook,
+   * takes the bot's next event number. Returns that number. Not conditional on the session running: bot.done and
+   * bot.failed come after it ended.
+   */
+  async recordEvent(
+    botId: string,
+    event: { statusChange?: StatusChange; numbered: boolean },
+  ): Promise<number | undefined> {
+    const values: Record<string, unknown> = {};
+    const parts: string[] = [];
+    if (event.statusChange) {
+      parts.push('SET status_changes = list_append(if_not_exists(status_changes, :none), :change)');
+      values[':none'] = [];
+      values[':change'] = [
+        Object.fromEntries(Object.entries(event.statusChange).filter(([, v]) => v !== undefined)),
+      ];
+    }
+    if (event.numbered) {
+      parts.push('ADD webhook_seq :one');
+      values[':one'] = 1;
+    }
+    if (parts.length === 0) return undefined;
+    const out = await this.table.doc.send(
+      new UpdateCommand({
+        TableName: this.table.tableName,
+        Key: keys.session(botId),
+        UpdateExpression: parts.join(' '),
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: values,
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    return event.numbered ? Number(out.Attributes?.webhook_seq) : undefined;
   }
 
   /** Sets fields of the `index`-th replacement (its task, when it got into the room) while the session runs. */

@@ -1,0 +1,94 @@
+// Use case: something happened in a bot's life (issue 14). It is recorded as a status change when it is one, and
+// when the bot's webhook asked for it, it gets the bot's next event number and one delivery job (signed and retried
+// like every webhook, with one webhook-id per event however often it is tried).
+import type { BotSession } from '../bots/session';
+import { scheduleDelivery } from '../delivery/deliver';
+import type { Stores } from '../deps';
+import type { MessageQueue } from '../ports/queue';
+import { eventRegistry, type LifecycleEventName, statusCodeOf, subscribes } from './registry';
+
+export interface EmitDeps {
+  stores: Pick<Stores, 'sessions' | 'deliveries'>;
+  deliveryQueue: MessageQueue;
+}
+
+export interface BotEvent<N extends LifecycleEventName = LifecycleEventName> {
+  name: N;
+  at: string;
+  data: Record<string, unknown>;
+  /**
+   * Tells one event from another of the same name (a replacement's number, a transcript batch's first line):
+   * the delivery is keyed by it, so the same event processed twice is delivered once. Empty for once-per-bot events.
+   */
+  key?: string;
+  /** The status change's detail (exit reason, error, replacement reason). */
+  detail?: string;
+}
+
+/** The delivery's event key: the name, and what tells this one apart when a bot has several of them. */
+export const deliveryEventKey = (e: Pick<BotEvent, 'name' | 'key'>) => (e.key ? `${e.name}#${e.key}` : e.name);
+
+export async function emitEvent(
+  deps: EmitDeps,
+  session: Pick<BotSession, 'botId' | 'accountId' | 'webhookUrl' | 'webhookEvents' | 'statusChanges'>,
+  event: BotEvent,
+  now: Date,
+): Promise<void> {
+  const code = statusCodeOf(event.name);
+  const webhook = session.webhookUrl && subscribes(session.webhookEvents, event.name) ? session.webhookUrl : null;
+  const eventKey = deliveryEventKey(event);
+  // A once-per-bot step recorded already (the same message processed twice) is not recorded again.
+  const recorded = !event.key && code && session.statusChanges?.some((c) => c.code === code);
+  if (recorded && !webhook) return;
+  if (webhook) {
+    // Processed before (a redelivered message): its delivery exists; make sure it is queued, number nothing again.
+    const existing = await deps.stores.deliveries.get(session.botId, 'webhook', eventKey);
+    if (existing) {
+      if (existing.status === 'pending') await scheduleDelivery(deps.stores, deps.deliveryQueue, existing, now);
+      return;
+    }
+  }
+  const seq = await deps.stores.sessions.recordEvent(session.botId, {
+    statusChange: code ? { code, at: event.at, detail: event.detail } : undefined,
+    numbered: Boolean(webhook),
+  });
+  if (!webhook || seq === undefined) return;
+  const body = eventRegistry[event.name].schema.parse({
+    event: event.name,
+    bot_id: session.botId,
+    timestamp: event.at,
+    seq,
+    data: event.data,
+  });
+  await scheduleDelivery(
+    deps.stores,
+    deps.deliveryQueue,
+    {
+      botId: session.botId,
+      accountId: session.accountId,
+      channel: 'webhook',
+      event: eventKey,
+      target: webhook,
+      payload: JSON.stringify(body),
+      seq,
+    },
+    now,
+  );
+}
+
+/**
+ * The place of one of the spec's events (session_complete, bot_join_failed, bot_failed) among a bot's numbered
+ * events, when its start request named `webhook_events`: its delivery then waits for the bot.* events before it,
+ * so a receiver gets bot.left → bot.done → session_complete in that order. The body stays the spec's (no `seq`).
+ * Without `webhook_events` nothing changes from what the spec's events always did.
+ */
+export async function specEventSeq(
+  deps: EmitDeps,
+  session: Pick<BotSession, 'botId' | 'webhookEvents'>,
+  event: 'session_complete' | 'bot_join_failed' | 'bot_failed',
+): Promise<number | undefined> {
+  if (!session.webhookEvents) return undefined;
+  const existing = await deps.stores.deliveries.get(session.botId, 'webhook', event);
+  if (existing) return existing.seq;
+  return deps.stores.sessions.recordEvent(session.botId, { numbered: true });
+}

@@ -1,0 +1,184 @@
+// Every event a bot's webhook can carry, defined once (issue 14 §1): its name, body schema, description, whether it is
+// sent without being asked for, and whether it is a step of the bot's life (a status change). The zod body types,
+// the OpenAPI `webhooks` section, the README's event table and the validation of `webhook_events` all come from here:
+// adding an event is one entry plus the code that emits it.
+import { z } from 'zod';
+import { exitReasons } from '../schemas/api';
+import { botFailedSchema, botJoinFailedSchema, sessionCompleteSchema } from '../schemas/webhooks';
+
+const dateTime = z.iso.datetime({ offset: true });
+
+/** The body of every event of ours (the spec's three keep their own shapes): the same envelope, its own `data`. */
+function envelope<N extends string, D extends z.ZodType>(name: N, data: D, description: string) {
+  return z
+    .strictObject({
+      event: z.literal(name),
+      bot_id: z.uuid(),
+      timestamp: dateTime.describe('When it happened (ISO 8601 with offset).'),
+      seq: z
+        .number()
+        .int()
+        .min(1)
+        .describe(
+          "This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place.",
+        ),
+      data,
+    })
+    .describe(description);
+}
+
+export const liveUtteranceSchema = z
+  .strictObject({
+    speaker: z.string(),
+    participant_id: z.string(),
+    text: z.string(),
+    started_at: dateTime,
+    seq: z
+      .number()
+      .int()
+      .min(1)
+      .describe('Position in the transcript (1 the first line): GET /api/bot/{bot_id}/transcript?after_seq= pages by it.'),
+    is_bot: z.boolean().describe('Spoken by the bot itself.'),
+  })
+  .describe('One final utterance.');
+export type LiveUtterance = z.infer<typeof liveUtteranceSchema>;
+
+interface EventDefinition {
+  /** The webhook body. */
+  schema: z.ZodType;
+  description: string;
+  /** Sent when the start request names no `webhook_events` (the spec's events and our bot_failed). */
+  defaultOn: boolean;
+  /** A step of the bot's life: recorded in the status view's `status_changes` under this code. */
+  statusCode?: string;
+}
+
+export const eventRegistry = {
+  session_complete: {
+    schema: sessionCompleteSchema,
+    description: 'The call ended and the results are processed (spec §6.1).',
+    defaultOn: true,
+  },
+  bot_join_failed: {
+    schema: botJoinFailedSchema,
+    description: 'The bot could not join the room (spec §6.2).',
+    defaultOn: true,
+  },
+  bot_failed: {
+    schema: botFailedSchema,
+    description: 'A bot that had joined was lost for good or removed from the room; with the partial transcript.',
+    defaultOn: true,
+  },
+  'bot.joining': {
+    schema: envelope(
+      'bot.joining',
+      z.strictObject({ room_url: z.string() }),
+      'The bot is joining the room.',
+    ),
+    description: 'The bot started joining the room.',
+    defaultOn: false,
+    statusCode: 'joining',
+  },
+  'bot.in_waiting_room': {
+    schema: envelope(
+      'bot.in_waiting_room',
+      z.strictObject({ timeout_seconds: z.number().int().min(0) }),
+      'The room keeps the bot in its waiting room until someone admits it.',
+    ),
+    description: 'The bot asked to be let in and waits in the waiting room (lobby).',
+    defaultOn: false,
+    statusCode: 'in_waiting_room',
+  },
+  'bot.in_call': {
+    schema: envelope('bot.in_call', z.strictObject({}), 'The bot is in the call, transcribing.'),
+    description: 'The bot is in the room and transcribing.',
+    defaultOn: false,
+    statusCode: 'in_call',
+  },
+  'bot.left': {
+    schema: envelope(
+      'bot.left',
+      z.strictObject({ exit_reason: z.enum(exitReasons) }),
+      'The bot left the room; its results are being processed.',
+    ),
+    description: 'The bot left the room, with its exit_reason; results follow.',
+    defaultOn: false,
+    statusCode: 'left',
+  },
+  'bot.done': {
+    schema: envelope(
+      'bot.done',
+      z.strictObject({ status: z.literal('completed') }),
+      'The results are final (the status view has them; session_complete carries them).',
+    ),
+    description: 'The results are final; session_complete follows.',
+    defaultOn: false,
+    statusCode: 'done',
+  },
+  'bot.failed': {
+    schema: envelope(
+      'bot.failed',
+      z.strictObject({ error: z.string() }),
+      'The session ended failed (it never joined, or was lost for good).',
+    ),
+    description: 'The session ended failed, with its error (bot_join_failed or bot_failed has the details).',
+    defaultOn: false,
+    statusCode: 'failed',
+  },
+  'bot.replaced': {
+    schema: envelope(
+      'bot.replaced',
+      z.strictObject({ reason: z.string(), lost_at: dateTime, attempt: z.number().int().min(1) }),
+      'The bot was lost (crash, platform stop, lost connection) and a replacement with the same bot_id is joining.',
+    ),
+    description: 'The bot was lost and a replacement with the same bot_id takes over.',
+    defaultOn: false,
+    statusCode: 'replaced',
+  },
+  'transcript.data': {
+    schema: envelope(
+      'transcript.data',
+      z.strictObject({ utterances: z.array(liveUtteranceSchema).min(1) }),
+      'Final utterances since the last transcript.data, at most about a second apart.',
+    ),
+    description: 'Each final utterance while the bot runs, batched at most 1 s.',
+    defaultOn: false,
+  },
+} as const satisfies Record<string, EventDefinition>;
+
+export type EventName = keyof typeof eventRegistry;
+export const eventNames = Object.keys(eventRegistry) as [EventName, ...EventName[]];
+/** Events of ours (the envelope with `seq`), as opposed to the spec's three. */
+export type LifecycleEventName = Exclude<EventName, 'session_complete' | 'bot_join_failed' | 'bot_failed'>;
+export const defaultEvents = eventNames.filter((n) => eventRegistry[n].defaultOn);
+
+export function statusCodeOf(name: EventName): string | undefined {
+  return (eventRegistry[name] as EventDefinition).statusCode;
+}
+
+/** The start request's `webhook_events`: known names only, each once; unset means the defaults. */
+export const webhookEventsSchema = z
+  .array(
+    z.string().refine((v): v is EventName => (eventNames as string[]).includes(v), {
+      message: `must be one of: ${eventNames.join(', ')}`,
+    }),
+  )
+  .max(eventNames.length)
+  .refine((a) => new Set(a).size === a.length, { message: 'names an event twice' })
+  .describe(
+    `The events the webhook receives. Default: ${defaultEvents.join(', ')}. Allowed: ${eventNames.join(', ')}.`,
+  );
+
+/** Whether a session's webhook receives `name` (what it asked for, else the defaults). */
+export function subscribes(webhookEvents: readonly string[] | undefined, name: EventName): boolean {
+  return (webhookEvents ?? defaultEvents).includes(name);
+}
+
+/** The README's event table, one row per event (a test keeps the README equal to it). */
+export function eventTableMarkdown(): string {
+  const rows = eventNames.map((n) => {
+    const d = eventRegistry[n] as EventDefinition;
+    return `| \`${n}\` | ${d.defaultOn ? 'yes' : 'no'} | ${d.statusCode ? `\`${d.statusCode}\`` : '—'} | ${d.description} |`;
+  });
+  return ['| event | sent by default | status change | when |', '| --- | --- | --- | --- |', ...rows].join('\n');
+}
