@@ -17,6 +17,8 @@ import type { Speech, SpeechOutcome } from '../../core/ports/speech';
 
 type ServerMessage =
   | { type: 'welcome'; participant_id: string; participants: { id: string; name: string; kind: string }[] }
+  /** A knocking room put the bot in its lobby: `welcome` follows when the host admits it, `error` when denied. */
+  | { type: 'lobby'; participant_id: string; message: string }
   | { type: 'error'; error_type: string; message: string }
   | { type: 'participant-joined'; participant: { id: string; name: string; kind: string } }
   | { type: 'participant-left'; participant_id: string }
@@ -57,26 +59,39 @@ export class LocalRoomProvider implements RoomProvider {
     };
 
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        ws.terminate();
-        reject(
-          new RoomJoinError('unknown', `timed out after ${options.timeoutMs} ms joining ${options.roomUrl}`),
-        );
-      }, options.timeoutMs);
-      const abort = () => {
-        clearTimeout(timer);
-        ws.terminate();
-        reject(new JoinAbortedError());
-      };
       // Only while joining: once in (or refused), stopping is the exit pipeline's business.
-      const joined = () => {
-        clearTimeout(timer);
+      const settled = () => {
+        clearTimeout(deadline);
         options.signal?.removeEventListener('abort', abort);
+        ws.off('close', closedWhileJoining);
+      };
+      // Closing the socket is also how the bot leaves a lobby: the room drops its request to join.
+      const giveUp = (err: Error) => {
+        settled();
+        ws.terminate();
+        reject(err);
+      };
+      const abort = () => giveUp(new JoinAbortedError());
+      // Getting to the room (or its lobby) is bounded by timeoutMs; waiting in the lobby by waitingRoomTimeoutMs.
+      let deadline = setTimeout(
+        () =>
+          giveUp(
+            new RoomJoinError(
+              'unknown',
+              `timed out after ${options.timeoutMs} ms joining ${options.roomUrl}`,
+            ),
+          ),
+        options.timeoutMs,
+      );
+      const closedWhileJoining = (code: number, reason: Buffer) => {
+        settled();
+        reject(new RoomJoinError('unknown', `the room closed the connection (${code} ${String(reason)})`));
       };
       if (options.signal?.aborted) abort();
       options.signal?.addEventListener('abort', abort, { once: true });
+      ws.on('close', closedWhileJoining);
       ws.once('error', (err) => {
-        joined();
+        settled();
         reject(new RoomJoinError('unknown', `could not reach the room: ${err.message}`));
       });
       ws.on('message', (data) => {
@@ -87,15 +102,39 @@ export class LocalRoomProvider implements RoomProvider {
           return;
         }
         switch (msg.type) {
+          case 'lobby':
+            clearTimeout(deadline);
+            deadline = setTimeout(
+              () =>
+                giveUp(
+                  new RoomJoinError(
+                    'unknown',
+                    `not let in from the waiting room of ${options.roomUrl} within ${options.waitingRoomTimeoutMs / 1000} s`,
+                    'waiting_room_timeout',
+                  ),
+                ),
+              options.waitingRoomTimeoutMs,
+            );
+            options.onWaitingRoom?.();
+            break;
           case 'welcome':
-            joined();
+            settled();
             selfId = msg.participant_id;
             for (const p of msg.participants) if (p.id !== selfId) people.set(p.id, toParticipant(p));
             resolve();
             break;
           case 'error':
-            joined();
+            // Refused at the door, or denied from the lobby (not-allowed → auth_error).
+            settled();
             reject(new RoomJoinError(joinErrorTypeOf(msg.error_type), msg.message));
+            break;
+          case 'room-closed':
+            if (selfId) disconnect('room_ended', msg.message);
+            else {
+              // Closed while the bot waited in its lobby: the meeting it was to join is gone.
+              settled();
+              reject(new RoomJoinError('room_not_found', msg.message));
+            }
             break;
           case 'participant-joined':
             if (msg.participant.id === selfId) break;
@@ -120,9 +159,6 @@ export class LocalRoomProvider implements RoomProvider {
             break;
           case 'ejected':
             disconnect('ejected', msg.message);
-            break;
-          case 'room-closed':
-            disconnect('room_ended', msg.message);
             break;
         }
       });

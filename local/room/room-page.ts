@@ -28,6 +28,9 @@ export function roomPageHtml(roomName: string): string {
   button { padding: 8px 12px; border-radius: 6px; border: 1px solid #d1d5db; background: #fff; cursor: pointer; }
   button.primary { background: #2563eb; color: #fff; border-color: #2563eb; } button:disabled { opacity: .5; cursor: default; }
   #join { max-width: 420px; margin: 48px auto; }
+  [hidden] { display: none !important; } /* main's display: grid would otherwise show the call before joining */
+  #lobby { margin: 12px 20px 0; max-width: 1060px; background: #fef3c7; border-color: #fcd34d; }
+  #lobby div { padding: 4px 0; } #lobby button { padding: 2px 10px; margin: 0 4px; }
 </style>
 </head>
 <body>
@@ -37,6 +40,7 @@ export function roomPageHtml(roomName: string): string {
   <form id="joinForm"><input type="text" id="name" placeholder="Your name" required maxlength="100"><button class="primary">Join</button></form>
   <p class="sys" id="joinError"></p>
 </section>
+<section id="lobby" hidden aria-live="polite"></section>
 <main id="call" hidden>
   <section><h2>In the room</h2><ul id="people"></ul></section>
   <section>
@@ -49,7 +53,7 @@ export function roomPageHtml(roomName: string): string {
 const roomName = ${name};
 const $ = (id) => document.getElementById(id);
 $('room').textContent = roomName;
-let ws, me, people = new Map();
+let ws, me, people = new Map(), waiting = new Map();
 const params = new URLSearchParams(location.search);
 
 function line(cls, who, text) {
@@ -75,6 +79,22 @@ function renderPeople() {
     }
     ul.append(li);
   }
+}
+// A knocking room: whoever asks to join, each with Admit / Deny (POST /rooms/<name>/lobby/<id>/admit or /deny).
+function renderLobby() {
+  const box = $('lobby'); box.textContent = '';
+  for (const p of waiting.values()) {
+    const div = document.createElement('div'); div.className = 'knock';
+    div.append(document.createTextNode(p.name + ' is asking to join — '));
+    for (const [label, answer] of [['Admit', 'admit'], ['Deny', 'deny']]) {
+      const b = document.createElement('button'); b.textContent = label; b.className = answer === 'admit' ? 'primary admit' : 'deny';
+      b.onclick = () => fetch('/rooms/' + encodeURIComponent(roomName) + '/lobby/' + encodeURIComponent(p.id) + '/' + answer, { method: 'POST' });
+      div.append(b);
+      if (answer === 'admit') div.append(document.createTextNode(' / '));
+    }
+    box.append(div);
+  }
+  box.hidden = waiting.size === 0;
 }
 // The bot's Polly voice → the closest voice this browser has: same name, else same language and gender, else language.
 const pollyVoices = ${JSON.stringify(voices)};
@@ -102,9 +122,11 @@ $('joinForm').onsubmit = (e) => {
   ws = new WebSocket(proto + '://' + location.host + '/rooms/' + encodeURIComponent(roomName) + '/ws?' + q);
   ws.onmessage = (m) => {
     const e = JSON.parse(m.data);
-    if (e.type === 'error') { $('joinError').textContent = e.message; return; }
+    if (e.type === 'error') { gone = 'denied'; $('joinError').textContent = e.message; return; }
+    if (e.type === 'lobby') { $('status').textContent = 'asking to join'; $('joinError').textContent = 'Asking to join — waiting for someone in the room to let you in.'; $('joinForm').querySelector('button').disabled = true; $('leave').disabled = false; return; }
     if (e.type === 'welcome') {
       me = e.participant_id; people = new Map(e.participants.map((p) => [p.id, p]));
+      waiting = new Map((e.lobby || []).map((p) => [p.id, p])); renderLobby(); $('joinError').textContent = '';
       $('join').hidden = true; $('call').hidden = false; $('leave').disabled = false; $('status').textContent = 'joined';
       for (const l of e.log) if (l.type === 'utterance' && l.final) line(people.get(l.participant_id)?.kind === 'bot' ? 'bot' : '', l.name, l.text);
       renderPeople(); $('line').focus();
@@ -115,9 +137,11 @@ $('joinForm').onsubmit = (e) => {
       line(isBot ? 'bot' : '', e.name, e.text);
       if (isBot && e.participant_id !== me) speak(e.text, e.voice);
     } else if (e.type === 'speaking') { const p = people.get(e.participant_id); if (p) { p.speaking = e.active; renderPeople(); } }
-    else if (e.type === 'ejected' || e.type === 'room-closed') { gone = e.type === 'ejected' ? 'removed' : 'room closed'; line('sys', '', e.message); }
+    else if (e.type === 'waiting-participant-added') { waiting.set(e.participant.id, e.participant); renderLobby(); }
+    else if (e.type === 'waiting-participant-removed') { waiting.delete(e.participant_id); renderLobby(); }
+    else if (e.type === 'ejected' || e.type === 'room-closed') { gone = e.type === 'ejected' ? 'removed' : 'room closed'; line('sys', '', e.message); if (!me) $('joinError').textContent = e.message; }
   };
-  ws.onclose = () => { $('status').textContent = gone || 'left'; $('leave').disabled = true; };
+  ws.onclose = () => { $('status').textContent = gone || 'left'; $('leave').disabled = true; waiting.clear(); renderLobby(); };
 };
 $('sayForm').onsubmit = (e) => {
   e.preventDefault();

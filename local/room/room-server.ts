@@ -10,7 +10,12 @@ import { roomPageHtml } from './room-page';
 
 const roomName = z.string().regex(/^[A-Za-z0-9_-]{1,128}$/, 'must be 1–128 letters, digits, - or _');
 
-const createRoomSchema = z.strictObject({ name: roomName, private: z.boolean().default(false) });
+const createRoomSchema = z.strictObject({
+  name: roomName,
+  private: z.boolean().default(false),
+  /** Daily's `enable_knocking`: a bot (anyone without a private room's token) asks to join and waits to be let in. */
+  knocking: z.boolean().default(false),
+});
 
 const scriptedSchema = z.strictObject({
   name: z.string().trim().min(1).max(100),
@@ -79,7 +84,7 @@ export interface RoomServer {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** WebSocket upgrades for /rooms/<name>/ws; returns true when handled. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
-  createRoom(name: string, isPrivate: boolean): Room;
+  createRoom(name: string, isPrivate: boolean, options?: { knocking?: boolean }): Room;
   addScripted(room: Room, script: ScriptedParticipant): string;
   close(): void;
 }
@@ -141,10 +146,10 @@ export function createRoomServer(options: {
 
   const roomUrl = (name: string) => `${options.baseUrl()}/rooms/${name}`;
 
-  function createRoom(name: string, isPrivate: boolean): Room {
+  function createRoom(name: string, isPrivate: boolean, { knocking = false } = {}): Room {
     sweep();
     if (rooms.size >= limits.maxRooms && !rooms.has(name)) throw new TooManyRoomsError(limits.maxRooms);
-    const room = new Room(name, isPrivate, now);
+    const room = new Room(name, isPrivate, now, knocking);
     rooms.set(name, room);
     return room;
   }
@@ -211,7 +216,7 @@ export function createRoomServer(options: {
         return reply(res, 409, error('room_exists', `room ${parsed.data.name} already exists`));
       let created: Room;
       try {
-        created = createRoom(parsed.data.name, parsed.data.private);
+        created = createRoom(parsed.data.name, parsed.data.private, { knocking: parsed.data.knocking });
       } catch (err) {
         if (err instanceof TooManyRoomsError) return reply(res, 429, error('too_many_rooms', err.message));
         throw err;
@@ -220,6 +225,7 @@ export function createRoomServer(options: {
         name: created.name,
         room_url: roomUrl(created.name),
         private: created.isPrivate,
+        knocking: created.knocking,
         token: created.token,
       });
     }
@@ -229,7 +235,9 @@ export function createRoomServer(options: {
           name: r.name,
           room_url: roomUrl(r.name),
           private: r.isPrivate,
+          knocking: r.knocking,
           participants: r.participants.length,
+          waiting: r.waiting.length,
         })),
       });
     }
@@ -266,6 +274,21 @@ export function createRoomServer(options: {
       socket.terminate();
       return reply(res, 200, { participant_id: id, dropped: true });
     }
+    // A knocking room's host answers whoever asks to join, as Daily's updateWaitingParticipant does (the room page's
+    // Admit / Deny buttons): admitted, the participant is in the room; denied, it is told not-allowed and is out.
+    if (req.method === 'POST' && parts[2] === 'lobby' && parts.length === 5) {
+      const id = decodePathSegment(parts[3]!);
+      const answer = parts[4];
+      if (answer !== 'admit' && answer !== 'deny')
+        return reply(res, 404, error('not_found', `no route ${req.method} ${url.pathname}`));
+      if (!(answer === 'admit' ? room.admit(id) : room.deny(id)))
+        return reply(
+          res,
+          404,
+          error('not_found', `nobody with id ${id} is asking to join room ${room.name}`),
+        );
+      return reply(res, 200, { participant_id: id, [answer === 'admit' ? 'admitted' : 'denied']: true });
+    }
     if (req.method === 'DELETE' && parts.length === 2) {
       rooms.delete(room.name);
       room.close();
@@ -287,31 +310,41 @@ export function createRoomServer(options: {
         send({ type: 'error', error_type: 'no-room', message: `the room ${m[1]} does not exist` });
         return ws.close(4404, 'no-room');
       }
-      const refusal = room.admits(url.searchParams.get('token') ?? undefined);
+      const token = url.searchParams.get('token') ?? undefined;
+      const refusal = room.admits(token, true);
       if (refusal) {
         send({ type: 'error', ...refusal });
         return ws.close(4403, refusal.error_type);
       }
       const kind: ParticipantKind = url.searchParams.get('kind') === 'bot' ? 'bot' : 'human';
       const name = (url.searchParams.get('name') ?? '').trim().slice(0, 100) || 'Guest';
-      // Removed by the room (ejected, or the room closed): told why, then the socket closes with a matching code.
+      // Removed by the room (ejected, denied, or the room closed): told why, then the socket closes with a matching code.
       let farewell: [number, string] = [1000, 'left'];
-      const me = room.join(
-        name,
-        kind,
-        (e: RoomEvent) => {
-          send(e);
-          if (e.type === 'ejected') farewell = [4403, 'ejected'];
-          else if (e.type === 'room-closed') farewell = [4410, 'room-closed'];
-        },
-        () => ws.close(...farewell),
-      );
-      send({
-        type: 'welcome',
-        participant_id: me.id,
-        participants: room.participants,
-        log: room.log.slice(-200),
-      });
+      const receive = (e: RoomEvent) => {
+        send(e);
+        if (e.type === 'ejected') farewell = [4403, 'ejected'];
+        else if (e.type === 'error') farewell = [4403, 'denied'];
+        else if (e.type === 'room-closed') farewell = [4410, 'room-closed'];
+      };
+      const welcome = () =>
+        send({
+          type: 'welcome',
+          participant_id: me.id,
+          participants: room.participants,
+          lobby: room.waiting,
+          log: room.log.slice(-200),
+        });
+      const out = () => ws.close(...farewell);
+      // A knocking room: first the lobby (`lobby` to the one waiting), the welcome once the host admits it.
+      const knocks = room.mustKnock(kind, token);
+      const me = knocks ? room.knock(name, kind, receive, welcome, out) : room.join(name, kind, receive, out);
+      if (!knocks) welcome();
+      else
+        send({
+          type: 'lobby',
+          participant_id: me.id,
+          message: `${name} is asking to join the room ${room.name}; waiting for someone in it to let them in`,
+        });
       ws.on('message', (data) => {
         let msg: { type?: string; text?: unknown; final?: unknown; active?: unknown; voice?: unknown };
         try {

@@ -34,19 +34,25 @@ export type RoomEvent =
   /** To the removed participant only, just before it is out (the local room's Daily `ejected`). */
   | { type: 'ejected'; message: string }
   /** To everyone still in the room when it closes (deleted, or idle too long), before they are out. */
-  | { type: 'room-closed'; message: string };
+  | { type: 'room-closed'; message: string }
+  /** To the room: someone is asking to join (a knocking room's lobby), and their request was settled or withdrawn. */
+  | { type: 'waiting-participant-added'; participant: Participant }
+  | { type: 'waiting-participant-removed'; participant_id: string }
+  /** To a participant in the lobby whom the room denied: Daily's fatal `not-allowed`, just before it is out. */
+  | { type: 'error'; error_type: 'not-allowed'; message: string };
 
 export type JoinRefusal = { error_type: 'no-room' | 'not-allowed' | 'meeting-full'; message: string };
 
 export const maxParticipants = 50;
 
+type Member = { participant: Participant; send: (e: RoomEvent) => void; onLeave?: () => void };
+
 export class Room {
   readonly createdAt: number;
   readonly token: string | undefined;
-  private readonly members = new Map<
-    string,
-    { participant: Participant; send: (e: RoomEvent) => void; onLeave?: () => void }
-  >();
+  private readonly members = new Map<string, Member>();
+  /** Who is asking to join a knocking room: connected, not in the room, waiting to be admitted or denied. */
+  private readonly lobby = new Map<string, Member & { onAdmitted: () => void }>();
   readonly log: RoomLogEntry[] = [];
   /** Since when no person or bot is in the room (scripted participants do not count); undefined while occupied. */
   private idleSinceMs: number | undefined;
@@ -56,6 +62,8 @@ export class Room {
     readonly name: string,
     readonly isPrivate: boolean,
     private readonly now: () => number = Date.now,
+    /** Daily's `enable_knocking`: who joins without the room's token waits in the lobby (see mustKnock). */
+    readonly knocking = false,
   ) {
     this.createdAt = now();
     this.idleSinceMs = this.createdAt;
@@ -75,10 +83,19 @@ export class Room {
     return [...this.members.values()].map((m) => m.participant);
   }
 
-  /** Daily's rule: a private room needs its meeting token. */
-  admits(token: string | undefined): JoinRefusal | null {
+  /** Those asking to join, oldest first. */
+  get waiting(): Participant[] {
+    return [...this.lobby.values()].map((m) => m.participant);
+  }
+
+  /**
+   * Daily's rule: a private room needs its meeting token. `canKnock`: one who may ask to join instead (not a scripted
+   * participant) is not refused without a token in a knocking room, as Daily puts tokenless joiners in the lobby.
+   */
+  admits(token: string | undefined, canKnock = false): JoinRefusal | null {
     if (this.closed) return { error_type: 'no-room', message: `the room ${this.name} has closed` };
-    if (this.isPrivate && token !== this.token) {
+    const knocks = canKnock && this.knocking && token === undefined;
+    if (this.isPrivate && token !== this.token && !knocks) {
       return {
         error_type: 'not-allowed',
         message: `room ${this.name} is private and the meeting token is missing or wrong`,
@@ -89,17 +106,71 @@ export class Room {
     return null;
   }
 
+  /**
+   * Whether one joining goes to the lobby first. As in Daily, only tokenless joiners knock (a private room's token
+   * lets its holder straight in). In a public knocking room people joining from the page are its hosts and enter,
+   * while bots knock (Daily's knocking needs a private room, so there a bot without a token always knocks).
+   */
+  mustKnock(kind: ParticipantKind, token: string | undefined): boolean {
+    if (!this.knocking || kind === 'scripted') return false;
+    if (this.isPrivate) return token !== this.token;
+    return kind === 'bot';
+  }
+
   /** `onLeave` runs once when the participant leaves or the room closes (scripted participants drop their timers). */
   join(name: string, kind: ParticipantKind, send: (e: RoomEvent) => void, onLeave?: () => void): Participant {
     const participant: Participant = { id: randomUUID(), name, kind, joinedAt: new Date().toISOString() };
-    this.broadcast({ type: 'participant-joined', participant });
-    this.members.set(participant.id, { participant, send, onLeave });
-    this.record({ type: 'joined' }, participant);
-    if (kind !== 'scripted') this.idleSinceMs = undefined;
+    this.enter({ participant, send, onLeave });
     return participant;
   }
 
+  /**
+   * Asks to join: the participant waits in the lobby, unseen by the room, which is told someone is asking (Daily's
+   * `waiting-participant-added`). `onAdmitted` runs once it is in the room; `onLeave` when it is out (denied, gone, the
+   * room closed) without having got in, or later as for `join`.
+   */
+  knock(
+    name: string,
+    kind: ParticipantKind,
+    send: (e: RoomEvent) => void,
+    onAdmitted: () => void,
+    onLeave?: () => void,
+  ): Participant {
+    const participant: Participant = { id: randomUUID(), name, kind, joinedAt: new Date().toISOString() };
+    this.lobby.set(participant.id, { participant, send, onLeave, onAdmitted });
+    this.broadcast({ type: 'waiting-participant-added', participant });
+    return participant;
+  }
+
+  /** Lets one waiting in the lobby in (Daily's `updateWaitingParticipant(id, { grantRequestedAccess: true })`). */
+  admit(id: string): boolean {
+    const waiting = this.takeFromLobby(id);
+    if (!waiting) return false;
+    const participant = { ...waiting.participant, joinedAt: new Date(this.now()).toISOString() };
+    this.enter({ participant, send: waiting.send, onLeave: waiting.onLeave });
+    waiting.onAdmitted();
+    return true;
+  }
+
+  /** Turns one waiting in the lobby away: told as Daily tells it (a fatal `not-allowed`), then out. */
+  deny(id: string): boolean {
+    const waiting = this.takeFromLobby(id);
+    if (!waiting) return false;
+    tell(waiting, {
+      type: 'error',
+      error_type: 'not-allowed',
+      message: `${waiting.participant.name} was denied entry to the room ${this.name}`,
+    });
+    waiting.onLeave?.();
+    return true;
+  }
+
   leave(id: string): void {
+    const knocking = this.takeFromLobby(id);
+    if (knocking) {
+      knocking.onLeave?.();
+      return;
+    }
     const member = this.members.get(id);
     if (!member) return;
     this.members.delete(id);
@@ -119,12 +190,12 @@ export class Room {
     return true;
   }
 
-  /** Everyone is told and leaves (their `onLeave` runs) and the room takes no one again; the server forgets it. */
+  /** Everyone, in the room or its lobby, is told and leaves (their `onLeave` runs); the room takes no one again. */
   close(): void {
     this.closed = true;
-    for (const m of this.members.values())
+    for (const m of [...this.members.values(), ...this.lobby.values()])
       tell(m, { type: 'room-closed', message: `the room ${this.name} has closed` });
-    for (const id of [...this.members.keys()]) this.leave(id);
+    for (const id of [...this.lobby.keys(), ...this.members.keys()]) this.leave(id);
   }
 
   /** `voice`: the bot's requested voice, a hint for the page's speech synthesis. */
@@ -156,9 +227,26 @@ export class Room {
     return {
       name: this.name,
       private: this.isPrivate,
+      knocking: this.knocking,
       participants: this.participants,
+      lobby: this.waiting,
       log: this.log,
     };
+  }
+
+  private enter(member: Member): void {
+    this.broadcast({ type: 'participant-joined', participant: member.participant });
+    this.members.set(member.participant.id, member);
+    this.record({ type: 'joined' }, member.participant);
+    if (member.participant.kind !== 'scripted') this.idleSinceMs = undefined;
+  }
+
+  private takeFromLobby(id: string) {
+    const waiting = this.lobby.get(id);
+    if (!waiting) return undefined;
+    this.lobby.delete(id);
+    this.broadcast({ type: 'waiting-participant-removed', participant_id: id });
+    return waiting;
   }
 
   private record(

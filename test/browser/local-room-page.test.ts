@@ -1,9 +1,12 @@
 // The local room's page in Chromium: a person removes someone with the Remove button (the eject route), and sees
-// it when they are removed themselves or the room is deleted (issue #13 §2).
+// it when they are removed themselves or the room is deleted (issue #13 §2); in a knocking room they admit or deny
+// whoever asks to join (issue #14 §3).
 import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../bot-task/providers/daily/chromium';
+import { LocalRoomProvider } from '../../bot-task/providers/local-room';
+import { RoomJoinError } from '../../core/ports/room-provider';
 import { startRoomServer } from '../support/room-server';
 import { until } from '../support/until';
 
@@ -43,6 +46,64 @@ describe.skipIf(!existsSync(chromiumPath))('local room page', () => {
     await bob.waitForFunction(() => document.getElementById('status')?.textContent === 'removed');
     expect(await bob.textContent('#transcript')).toContain('removed from the room remove');
     await ada.waitForFunction(() => !document.getElementById('people')?.textContent?.includes('Bob'));
+  });
+
+  // Issue #14 §3: a knocking room's page lets the people in it answer whoever asks to join.
+  it('a knocking room: "Scribe is asking to join — Admit / Deny"; Admit lets the bot in, Deny turns it away', async () => {
+    const room = server.rooms.createRoom('knock', false, { knocking: true });
+    const ada = await joinAs('Ada', 'knock');
+    const provider = new LocalRoomProvider(1);
+    const join = (botName: string) =>
+      provider
+        .join({
+          roomUrl: `${server.base}/rooms/knock`,
+          botName,
+          videoMode: 'off',
+          voice: 'Joanna',
+          timeoutMs: 5000,
+          waitingRoomTimeoutMs: 30_000,
+        })
+        .catch((e: unknown) => e);
+
+    const scribe = join('Scribe');
+    await ada.waitForSelector('#lobby:not([hidden]) .knock');
+    expect(await ada.textContent('#lobby .knock')).toBe('Scribe is asking to join — Admit / Deny');
+    await ada.click('#lobby .knock button.admit');
+    const conn = await scribe;
+    expect(conn).toHaveProperty('selfId');
+    await ada.waitForSelector('#people li:has-text("Scribe")');
+    await ada.waitForSelector('#lobby', { state: 'hidden' });
+
+    const other = join('Other bot');
+    await ada.waitForSelector('#lobby .knock:has-text("Other bot is asking to join")');
+    await ada.click('#lobby .knock button.deny');
+    expect(await other).toBeInstanceOf(RoomJoinError);
+    expect(await other).toMatchObject({ type: 'auth_error' });
+    await ada.waitForSelector('#lobby', { state: 'hidden' });
+    expect(room.participants.map((p) => p.name)).toEqual(['Ada', 'Scribe']);
+    await (conn as { leave(): Promise<void> }).leave();
+  });
+
+  it('a person without the token of a private knocking room asks to join and gets in when admitted', async () => {
+    const room = server.rooms.createRoom('knock-private', true, { knocking: true });
+    const host = await (await browser.newContext()).newPage();
+    await host.goto(`${server.base}/rooms/knock-private?token=${room.token}`);
+    await host.fill('#name', 'Host');
+    await host.click('#joinForm button');
+    await host.waitForSelector('#call:not([hidden])');
+
+    const guest = await (await browser.newContext()).newPage();
+    await guest.goto(`${server.base}/rooms/knock-private`);
+    await guest.fill('#name', 'Gail');
+    await guest.click('#joinForm button');
+    await guest.waitForFunction(() => document.getElementById('status')?.textContent === 'asking to join');
+    expect(await guest.textContent('#joinError')).toContain('waiting for someone in the room to let you in');
+    expect(await guest.isHidden('#call')).toBe(true);
+
+    await host.click('#lobby .knock:has-text("Gail is asking to join") button.admit');
+    await guest.waitForSelector('#call:not([hidden])');
+    await guest.waitForSelector('#people li:has-text("Host")');
+    expect(room.participants.map((p) => p.name)).toEqual(['Host', 'Gail']);
   });
 
   it('a deleted room: the page says the room closed', async () => {
