@@ -1,10 +1,19 @@
-// Exit reason participant_left: the last human left and only the bot remains — only after someone was there.
+// Exit reason participant_left: the last human left and only the bot remains — only after someone was there, and
+// only once the room has stayed empty for the bot's everyone-left timeout (a dropped connection that comes back
+// within it does not end the session: issue 14 §4).
 import type { ExitTrigger, RoomSignals, Watcher } from './watcher';
 
 export interface ParticipantLeftOptions {
   /**
+   * How long the room must stay without people before the bot leaves (bot_config.automatic_leave
+   * .everyone_left_timeout_seconds). Anyone joining meanwhile cancels it: a participant whose connection dropped
+   * rejoins as a new participant, so presence counts, not identity. Unset or 0: at the last departure.
+   */
+  everyoneLeftTimeoutMs?: number;
+  /**
    * A replacement rejoining a meeting that already had people (issue 13): when it finds nobody, everyone left while
-   * it was away, and it ends after this grace unless someone comes. Unset: a first bot waits for people to come.
+   * it was away, and it ends after this grace (or the everyone-left timeout, whichever is longer) unless someone
+   * comes. Unset: a first bot waits for people to come.
    */
   emptyRoomGraceMs?: number;
 }
@@ -14,6 +23,7 @@ export function participantLeftWatcher(
   exit: ExitTrigger,
   options: ParticipantLeftOptions = {},
 ): Watcher {
+  const everyoneLeftMs = options.everyoneLeftTimeoutMs ?? 0;
   const humans = new Set(
     room
       .participants()
@@ -23,20 +33,25 @@ export function participantLeftWatcher(
   let someoneCame = humans.size > 0;
   let stopped = false;
   let emptyTimer: NodeJS.Timeout | undefined;
+  const leaveIfStillEmpty = () => {
+    if (!stopped && humans.size === 0) exit('participant_left');
+  };
   if (!someoneCame && options.emptyRoomGraceMs !== undefined) {
     someoneCame = true;
-    emptyTimer = setTimeout(() => {
-      if (!stopped && humans.size === 0) exit('participant_left');
-    }, options.emptyRoomGraceMs);
+    emptyTimer = setTimeout(leaveIfStillEmpty, Math.max(options.emptyRoomGraceMs, everyoneLeftMs));
   }
   room.on('participant-joined', (p) => {
     if (stopped || p.isBot || p.participantId === room.selfId) return;
     humans.add(p.participantId);
     someoneCame = true;
+    clearTimeout(emptyTimer);
   });
   room.on('participant-left', ({ participantId }) => {
     if (stopped || !humans.delete(participantId)) return;
-    if (someoneCame && humans.size === 0) exit('participant_left');
+    if (!someoneCame || humans.size > 0) return;
+    clearTimeout(emptyTimer);
+    if (everyoneLeftMs <= 0) exit('participant_left');
+    else emptyTimer = setTimeout(leaveIfStillEmpty, everyoneLeftMs);
   });
   return {
     stop() {

@@ -41,6 +41,82 @@ describe('participant_left', () => {
   });
 });
 
+describe('participant_left after the everyone-left timeout (issue 14 §4)', () => {
+  it('a participant who drops and comes back within the timeout does not end the session', () => {
+    const room = new FakeRoom([{ participantId: 'a', name: 'Ann' }]);
+    const exit = vi.fn();
+    participantLeftWatcher(room, exit, { everyoneLeftTimeoutMs: 2000 });
+    room.leaveRoom('a');
+    vi.advanceTimersByTime(1000);
+    // A dropped connection comes back as a new participant: presence counts, not identity.
+    room.join('a-again', 'Ann');
+    vi.advanceTimersByTime(10_000);
+    expect(exit).not.toHaveBeenCalled();
+  });
+
+  it('ends once everyone has stayed away for the timeout, counted from the last departure', () => {
+    const room = new FakeRoom([
+      { participantId: 'a', name: 'Ann' },
+      { participantId: 'b', name: 'Bob' },
+    ]);
+    const exit = vi.fn();
+    participantLeftWatcher(room, exit, { everyoneLeftTimeoutMs: 2000 });
+    room.leaveRoom('a');
+    vi.advanceTimersByTime(1500);
+    room.leaveRoom('b');
+    vi.advanceTimersByTime(1999);
+    expect(exit).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(exit).toHaveBeenCalledExactlyOnceWith('participant_left');
+  });
+
+  it('each return restarts the wait: leaving again after a return waits the whole timeout again', () => {
+    const room = new FakeRoom([{ participantId: 'a', name: 'Ann' }]);
+    const exit = vi.fn();
+    participantLeftWatcher(room, exit, { everyoneLeftTimeoutMs: 2000 });
+    room.leaveRoom('a');
+    vi.advanceTimersByTime(1900);
+    room.join('a2', 'Ann');
+    room.leaveRoom('a2');
+    vi.advanceTimersByTime(1900);
+    expect(exit).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(100);
+    expect(exit).toHaveBeenCalledTimes(1);
+  });
+
+  it('another bot joining does not keep the session going', () => {
+    const room = new FakeRoom([{ participantId: 'a', name: 'Ann' }]);
+    const exit = vi.fn();
+    participantLeftWatcher(room, exit, { everyoneLeftTimeoutMs: 2000 });
+    room.leaveRoom('a');
+    room.join('rec', 'Recorder', true);
+    vi.advanceTimersByTime(1999);
+    expect(exit).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(exit).toHaveBeenCalledWith('participant_left');
+  });
+
+  it('stopped while waiting, it never fires', () => {
+    const room = new FakeRoom([{ participantId: 'a', name: 'Ann' }]);
+    const exit = vi.fn();
+    const w = participantLeftWatcher(room, exit, { everyoneLeftTimeoutMs: 2000 });
+    room.leaveRoom('a');
+    w.stop();
+    vi.advanceTimersByTime(5000);
+    expect(exit).not.toHaveBeenCalled();
+  });
+
+  it('a replacement finding an empty room waits the longer of its grace and the timeout', () => {
+    const room = new FakeRoom();
+    const exit = vi.fn();
+    participantLeftWatcher(room, exit, { emptyRoomGraceMs: 2000, everyoneLeftTimeoutMs: 5000 });
+    vi.advanceTimersByTime(4999);
+    expect(exit).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(exit).toHaveBeenCalledWith('participant_left');
+  });
+});
+
 describe('stop_phrase', () => {
   it('fires on a participant’s final utterance, split across chunks, not on partials or the bot’s own speech', () => {
     const room = new FakeRoom([{ participantId: 'a', name: 'Ann' }]);
