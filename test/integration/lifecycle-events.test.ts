@@ -1,0 +1,254 @@
+// Lifecycle events and the live transcript through npm start's stack, real HTTP and signed webhooks verified with the
+// standardwebhooks package (issue 14 §1, §2): opt-in with webhook_events, one webhook-id per logical event, in order
+// by seq, status_changes in the status view; a bot without webhook_events sends what it always did.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestStack, type TestStack } from '../support/local-stack';
+import { until } from '../support/until';
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  status: number;
+}
+
+/** A receiver that fails the first `failFirst` attempts of every webhook-id, then answers 200. */
+async function receiver(failFirst = 0) {
+  const received: Received[] = [];
+  const tries = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      const id = String(req.headers['webhook-id']);
+      const n = (tries.get(id) ?? 0) + 1;
+      tries.set(id, n);
+      const status = n <= failFirst ? 503 : 200;
+      received.push({ headers: req.headers, body, status });
+      res.writeHead(status, status === 503 ? { 'retry-after': '0' } : {});
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+let stack: TestStack;
+let key: string;
+let secret: string;
+beforeAll(async () => {
+  stack = await startTestStack({
+    DELIVERY_BACKOFF_SCALE: '0.00001',
+    TRANSCRIPT_FLUSH_MS: '200',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
+  const account = await stack.account(100);
+  key = account.apiKey;
+  secret = (await stack.deps.accounts.get(account.accountId))!.webhookSecret;
+});
+afterAll(() => stack?.close());
+
+const allEvents = [
+  'session_complete',
+  'bot_join_failed',
+  'bot_failed',
+  'bot.joining',
+  'bot.in_waiting_room',
+  'bot.in_call',
+  'bot.left',
+  'bot.done',
+  'bot.failed',
+  'bot.replaced',
+  'transcript.data',
+];
+
+/** A bot in a new local room; Ada says two lines and leaves, so the bot ends participant_left. */
+async function meeting(room: string, extra: Record<string, unknown>) {
+  await fetch(`${stack.baseUrl}/rooms`, { method: 'POST', body: JSON.stringify({ name: room }) });
+  const res = await stack.request('POST', '/api/bot/join', {
+    key,
+    body: {
+      provider: 'local',
+      room_url: `${stack.baseUrl}/rooms/${room}`,
+      bot_config: { name: 'Scribe' },
+      ...extra,
+    },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  const botId = res.body.bot_id as string;
+  await until(async () => stack.rooms.rooms.get(room)?.participants.some((p) => p.kind === 'bot'));
+  await fetch(`${stack.baseUrl}/rooms/${room}/participants`, {
+    method: 'POST',
+    body: JSON.stringify({
+      name: 'Ada',
+      lines: [
+        { say: 'First point: we ship on Friday.', at_ms: 100 },
+        { say: 'Second point: Ben writes the notes.', at_ms: 900 },
+      ],
+      leave_at_ms: 1800,
+    }),
+  });
+  return botId;
+}
+
+const verified = (r: Received) =>
+  new Webhook(secret).verify(r.body, r.headers as Record<string, string>) as {
+    event?: string;
+    event_type?: string;
+    seq?: number;
+    data?: { utterances?: { text: string; seq: number; is_bot: boolean; speaker: string }[] };
+  };
+const nameOf = (b: ReturnType<typeof verified>) => b.event ?? b.event_type;
+
+describe('lifecycle events (webhook_events)', () => {
+  it('all events: bot.joining → bot.in_call → transcript.data… → bot.left → bot.done → session_complete, in order, numbered, signed', async () => {
+    const hook = await receiver();
+    try {
+      const botId = await meeting('events-all', {
+        webhook_callback_url: hook.url,
+        webhook_events: allEvents,
+      });
+      await until(async () => hook.received.some((r) => nameOf(verified(r)) === 'session_complete'), 30_000);
+      const bodies = hook.received.map(verified);
+      const names = bodies.map(nameOf);
+      const collapsed = names.filter((n, i) => n !== 'transcript.data' || names[i - 1] !== 'transcript.data');
+      expect(collapsed).toEqual([
+        'bot.joining',
+        'bot.in_call',
+        'transcript.data',
+        'bot.left',
+        'bot.done',
+        'session_complete',
+      ]);
+      // Numbered 1, 2, 3 … in the order they arrived (session_complete keeps the spec's body: no seq).
+      const seqs = bodies.filter((b) => b.seq !== undefined).map((b) => b.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+      expect(new Set(hook.received.map((r) => r.headers['webhook-id'])).size).toBe(hook.received.length);
+      // The live transcript has each line once, numbered by its place in the transcript.
+      const lines = bodies.flatMap((b) => b.data?.utterances ?? []);
+      // The bot's own greeting is a line too, marked is_bot.
+      expect(lines.filter((u) => u.is_bot).map((u) => u.text)).toEqual(["Hello everyone, I'm Scribe."]);
+      expect(lines.filter((u) => !u.is_bot).map((u) => u.text)).toEqual([
+        'First point: we ship on Friday.',
+        'Second point: Ben writes the notes.',
+      ]);
+      expect(lines.map((u) => u.seq)).toEqual(lines.map((_, i) => i + 1));
+      const status = (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
+      const transcript = (status.transcript as string).split('\n');
+      for (const u of lines) expect(transcript[u.seq - 1]).toBe(`${u.speaker}: ${u.text}`);
+      expect(status.status).toBe('completed');
+      expect(status.status_changes.map((c: { code: string }) => c.code)).toEqual([
+        'joining',
+        'in_call',
+        'left',
+        'done',
+      ]);
+      expect(status.status_changes[2]).toMatchObject({ code: 'left', detail: 'participant_left' });
+      const left = bodies.find((b) => b.event === 'bot.left') as { data: unknown; timestamp: string };
+      expect(left.data).toEqual({ exit_reason: 'participant_left' });
+      expect(left.timestamp).toMatch(/(Z|[+-]\d\d:\d\d)$/);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('a receiver failing every first attempt gets each logical event once, same webhook-id and seq on the retry', async () => {
+    const hook = await receiver(1);
+    try {
+      await meeting('events-retry', { webhook_callback_url: hook.url, webhook_events: allEvents });
+      await until(
+        async () => hook.received.some((r) => r.status === 200 && nameOf(verified(r)) === 'session_complete'),
+        30_000,
+      );
+      const byId = new Map<string, Received[]>();
+      for (const r of hook.received)
+        byId.set(String(r.headers['webhook-id']), [...(byId.get(String(r.headers['webhook-id'])) ?? []), r]);
+      for (const [, attempts] of byId) {
+        expect(attempts.map((a) => a.status)).toEqual([503, 200]);
+        expect(attempts[1]!.body).toBe(attempts[0]!.body);
+      }
+      const delivered = hook.received.filter((r) => r.status === 200).map(verified);
+      const names = delivered.map(nameOf);
+      for (const once of ['bot.joining', 'bot.in_call', 'bot.left', 'bot.done', 'session_complete']) {
+        expect(
+          names.filter((n) => n === once),
+          once,
+        ).toHaveLength(1);
+      }
+      // Sorted by seq, the events tell the bot's life in order whatever order the retries came in.
+      const bySeq = delivered.filter((b) => b.seq !== undefined).sort((a, b) => a.seq! - b.seq!);
+      expect(bySeq.map((b) => b.seq)).toEqual(bySeq.map((_, i) => i + 1));
+      expect(bySeq.map(nameOf).filter((n) => n !== 'transcript.data')).toEqual([
+        'bot.joining',
+        'bot.in_call',
+        'bot.left',
+        'bot.done',
+      ]);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('without webhook_events a bot sends exactly what it always did: session_complete; status_changes are still recorded', async () => {
+    const hook = await receiver();
+    try {
+      const botId = await meeting('events-default', { webhook_callback_url: hook.url });
+      await until(
+        async () =>
+          hook.received.length > 0 &&
+          (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body.status === 'completed',
+        30_000,
+      );
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(hook.received.map((r) => nameOf(verified(r)))).toEqual(['session_complete']);
+      expect('seq' in JSON.parse(hook.received[0]!.body)).toBe(false);
+      const status = (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
+      expect(status.status_changes.map((c: { code: string }) => c.code)).toEqual([
+        'joining',
+        'in_call',
+        'left',
+        'done',
+      ]);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('a join that fails: bot.joining → bot.failed → bot_join_failed; an unknown event name is a 400 naming the allowed ones', async () => {
+    const hook = await receiver();
+    try {
+      const res = await stack.request('POST', '/api/bot/join', {
+        key,
+        body: {
+          provider: 'local',
+          room_url: `${stack.baseUrl}/rooms/nowhere-${Date.now()}`,
+          webhook_callback_url: hook.url,
+          webhook_events: ['bot.joining', 'bot.failed', 'bot_join_failed'],
+        },
+      });
+      expect(res.status).toBe(201);
+      await until(async () => hook.received.length >= 3, 30_000);
+      expect(hook.received.map((r) => nameOf(verified(r)))).toEqual([
+        'bot.joining',
+        'bot.failed',
+        'bot_join_failed',
+      ]);
+
+      const bad = await stack.request('POST', '/api/bot/join', {
+        key,
+        body: { room_url: 'https://acme.daily.co/x', webhook_events: ['bot.dancing'] },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error).toBe('validation_error');
+      expect(bad.body.detail).toContain('webhook_events');
+      expect(bad.body.detail).toContain('transcript.data');
+    } finally {
+      await hook.close();
+    }
+  });
+});
