@@ -15,7 +15,13 @@ import {
 import { noRouteError } from '../functions/http/not-found';
 import { openApiRoute } from '../functions/http/openapi';
 import { type RouteName, routeTable } from '../functions/http/route-table';
-import { deliveriesRoute, joinRoute, leaveRoute, listRoute, statusRoute } from '../functions/http/routes';
+import {
+  deliveriesRoute,
+  joinRoute,
+  leaveRoute,
+  listRoute,
+  statusFunctionRoute,
+} from '../functions/http/routes';
 
 /** API Gateway's own payload limit is 10 MB; we stop reading far earlier and let the handler judge the rest. */
 const readLimitBytes = 1024 * 1024;
@@ -36,7 +42,7 @@ export function apiHandlers(deps: ServiceDeps): Record<RouteName, HttpHandler> {
   return {
     join: authenticatedRoute(joinRoute, d),
     leave: authenticatedRoute(leaveRoute, d),
-    status: authenticatedRoute(statusRoute, d),
+    status: authenticatedRoute(statusFunctionRoute, d),
     deliveries: authenticatedRoute(deliveriesRoute, d),
     list: authenticatedRoute(listRoute, d),
     openapi: publicRoute(openApiRoute),

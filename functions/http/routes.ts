@@ -3,6 +3,7 @@ import { getBotDeliveries, getBotStatus } from '../../core/bots/get-status';
 import { listBots } from '../../core/bots/list-bots';
 import { startBot } from '../../core/bots/start-bot';
 import { stopBot } from '../../core/bots/stop-bot';
+import { getTranscriptPage } from '../../core/bots/transcript-page';
 import { header, jsonBody, type Route } from './http-route';
 
 export const joinRoute: Route = async ({ deps, event, caller }) => {
@@ -21,6 +22,15 @@ export const statusRoute: Route = async ({ deps, event, caller }) => ({
   status: 200,
   body: await getBotStatus(deps, caller, event.pathParameters?.bot_id),
 });
+
+export const transcriptRoute: Route = async ({ deps, event, caller }) => ({
+  status: 200,
+  body: await getTranscriptPage(deps, caller, event.pathParameters?.bot_id, event.queryStringParameters),
+});
+
+/** The status function serves two routes (route-table.ts); API Gateway names the one matched in `routeKey`. */
+export const statusFunctionRoute: Route = (ctx) =>
+  ctx.event.routeKey === 'GET /api/bot/{bot_id}/transcript' ? transcriptRoute(ctx) : statusRoute(ctx);
 
 export const deliveriesRoute: Route = async ({ deps, event, caller }) => ({
   status: 200,

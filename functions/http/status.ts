@@ -1,6 +1,6 @@
-// Lambda entry: status route (see routes.ts).
+// Lambda entry: the status and transcript routes (see routes.ts).
 import { lambdaDeps } from '../runtime';
 import { authenticatedRoute } from './http-route';
-import { statusRoute } from './routes';
+import { statusFunctionRoute } from './routes';
 
-export const handler = authenticatedRoute(statusRoute, lambdaDeps);
+export const handler = authenticatedRoute(statusFunctionRoute, lambdaDeps);
