@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumFlags, launchChromium } from '../../bot-task/providers/daily/chromium';
 import { type DailyProviderOptions, DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider';
-import { botOrigin } from '../../bot-task/providers/daily/page-assets';
+import { botOrigin, dailyModule } from '../../bot-task/providers/daily/page-assets';
 import { createLogger, type Logger } from '../../core/log';
 import {
   JoinAbortedError,
@@ -453,6 +453,125 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     expect(err).toBeInstanceOf(RoomJoinError);
     expect(err).toMatchObject({ type: ours, providerMessage: `daily says ${type}` });
     expect(h.page().isClosed()).toBe(true);
+  });
+
+  // Issue #14 §3: a knocking room (enable_knocking) the bot has no token for puts it in the lobby after join().
+  describe('a knocking room: the bot asks to be let in and waits in the lobby', () => {
+    /** Starts a join into the lobby; resolves once the bot has asked to be let in. */
+    async function knocking(more: Partial<typeof joinOptions & { signal: AbortSignal }> = {}) {
+      const h = harnessed({ lobby: true, present: [{ id: 'p-ann', name: 'Ann' }] });
+      let waited = 0;
+      const joining = h.provider
+        .join({ ...joinOptions, ...more, onWaitingRoom: () => waited++ })
+        .then((conn) => {
+          open = conn;
+          return conn;
+        })
+        .catch((e: unknown) => e);
+      const calls = () => h.page().evaluate(() => window.__dailyStub?.calls ?? []);
+      await until(
+        async () => h.page() && (await calls().catch(() => [])).some((c) => c.startsWith('requestAccess')),
+      );
+      return { h, joining, calls, waited: () => waited };
+    }
+
+    it('admitted: requestAccess with the bot’s name, reported once, then in the call with the others', async () => {
+      const k = await knocking();
+      await until(() => k.waited() === 1);
+      await k.h.page().evaluate(() => window.__dailyStub!.admit());
+      const conn = (await k.joining) as RoomConnection;
+      expect(conn.selfId).toBe('bot-session');
+      expect(conn.participants()).toEqual([{ participantId: 'p-ann', name: 'Ann' }]);
+      // Transcription and audio levels start only once the bot is in the call.
+      expect(await k.calls()).toEqual([
+        'join',
+        'requestAccess:Interviewer:full',
+        'startTranscription',
+        'startRemoteParticipantsAudioLevelObserver:200',
+      ]);
+      expect(k.waited()).toBe(1);
+      expect(k.h.external).toEqual([]);
+    });
+
+    it('the join timeout ends at the lobby: a wait longer than timeoutMs is not cut short', async () => {
+      const k = await knocking({ timeoutMs: 800, waitingRoomTimeoutMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 1500));
+      await k.h.page().evaluate(() => window.__dailyStub!.admit());
+      expect(await k.joining).toHaveProperty('selfId', 'bot-session');
+    });
+
+    it.each(['answer-first', 'error-first'] as const)(
+      'denied (requestAccess answered granted: false and a fatal not-allowed, %s): RoomJoinError auth_error',
+      async (order) => {
+        const k = await knocking();
+        await k.h
+          .page()
+          .evaluate((o) => window.__dailyStub!.deny('You were not admitted to the meeting', o), order);
+        const err = await k.joining;
+        expect(err).toBeInstanceOf(RoomJoinError);
+        expect(err).toMatchObject({
+          type: 'auth_error',
+          providerMessage:
+            order === 'error-first'
+              ? 'You were not admitted to the meeting'
+              : 'the room denied the bot entry from its waiting room',
+          code: undefined,
+        });
+        expect(k.h.page().isClosed()).toBe(true);
+      },
+    );
+
+    it('not let in within waitingRoomTimeoutMs: RoomJoinError unknown, code waiting_room_timeout; the browser closes', async () => {
+      const k = await knocking({ waitingRoomTimeoutMs: 800 });
+      const err = await k.joining;
+      expect(err).toBeInstanceOf(RoomJoinError);
+      expect(err).toMatchObject({
+        type: 'unknown',
+        code: 'waiting_room_timeout',
+        providerMessage: 'not let in from the waiting room within 0.8 s',
+      });
+      expect(k.h.page().isClosed()).toBe(true);
+      expect(k.waited()).toBe(1);
+    });
+
+    it('asked to stop while waiting: JoinAbortedError at once, and the browser (with the lobby) is gone', async () => {
+      const abort = new AbortController();
+      const k = await knocking({ signal: abort.signal });
+      const asked = Date.now();
+      abort.abort();
+      expect(await k.joining).toBeInstanceOf(JoinAbortedError);
+      expect(Date.now() - asked).toBeLessThan(2000);
+      expect(k.h.page().isClosed()).toBe(true);
+    });
+
+    it('before join the stub answers accessState and requestAccess as the real daily-js does', async () => {
+      const browser = await launchChromium(chromiumPath);
+      try {
+        const beforeJoin = async (moduleJs: string) => {
+          const page = await dailyModulePage(browser, moduleJs, async (p) => {
+            await p.route('**/*', (route) =>
+              route.request().url().startsWith(botOrigin) ? route.fallback() : route.abort(),
+            );
+          });
+          return page.evaluate(async () => {
+            const call = window.Daily.createCallObject({ url: 'https://acme.daily.co/interview' });
+            const request = await call.requestAccess({ name: 'Interviewer', access: { level: 'full' } }).then(
+              () => 'resolved',
+              (e: unknown) => (e instanceof Error ? e.message : String(e)),
+            );
+            return { access: call.accessState(), request };
+          });
+        };
+        const real = await beforeJoin(dailyModule());
+        expect(real).toEqual({
+          access: { access: 'unknown' },
+          request: 'requestAccess() only supported after join.',
+        });
+        expect(await beforeJoin(stubJs)).toEqual(real);
+      } finally {
+        await browser.close();
+      }
+    });
   });
 
   const neverJoining = () => {

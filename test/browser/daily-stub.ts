@@ -3,9 +3,12 @@
 // goes through the real daily-js's createCallObject, so it rejects exactly what daily-js rejects. Tests drive it
 // through window.__dailyStub.
 import type {
+  DailyAccessRequest,
+  DailyAccessState,
   DailyCall,
   DailyCallFactory,
   DailyEvent,
+  DailyEventObjectAccessState,
   DailyEventObjectFatalError,
   DailyEventObjectNetworkConnectionEvent,
   DailyEventObjectParticipant,
@@ -24,6 +27,8 @@ export interface StubScenario {
   joinError?: { type: DailyFatalErrorType; msg: string };
   /** Participants already in the room when the bot joins. */
   present?: { id: string; name: string }[];
+  /** A knocking room the bot has no token for: join() puts it in the lobby (access level `lobby`). */
+  lobby?: boolean;
 }
 
 type Listener = (event: unknown) => void;
@@ -41,6 +46,9 @@ class StubCall {
   private readonly listeners = new Map<string, Listener[]>();
   private readonly people = new Map<string, DailyParticipant>();
   private state: ReturnType<DailyCall['meetingState']> = 'new';
+  private access: DailyAccessState = { access: 'unknown' };
+  /** The answer to a pending requestAccess(), given by admit() or deny(). */
+  private answerRequest?: (answer: Awaited<ReturnType<DailyCall['requestAccess']>>) => void;
 
   constructor(
     readonly options: DailyFactoryOptions,
@@ -84,9 +92,29 @@ class StubCall {
       throw new Error(msg);
     }
     this.people.set('bot-session', participant('bot-session', this.options.userName ?? '', true));
-    for (const p of this.scenario.present ?? []) this.people.set(p.id, participant(p.id, p.name, false));
     this.state = 'joined-meeting';
+    // In the lobby the others are hidden (docs.daily.co waiting-room guide): they appear once access is full.
+    if (this.scenario.lobby) this.access = { access: { level: 'lobby' } };
+    else this.enterCall();
     return this.participants();
+  }
+
+  private enterCall() {
+    this.access = { access: { level: 'full' } };
+    for (const p of this.scenario.present ?? []) this.people.set(p.id, participant(p.id, p.name, false));
+  }
+
+  accessState(): DailyAccessState {
+    return this.access;
+  }
+
+  /** As daily-js 0.92: only after join (the same words, checked against the real bundle), resolving once decided. */
+  async requestAccess(request: DailyAccessRequest): ReturnType<DailyCall['requestAccess']> {
+    if (this.state !== 'joined-meeting') throw new Error('requestAccess() only supported after join.');
+    this.calls.push(`requestAccess:${request.name}:${request.access?.level}`);
+    return new Promise((resolve) => {
+      this.answerRequest = resolve;
+    });
   }
 
   participants(): DailyParticipantsObject {
@@ -114,6 +142,29 @@ class StubCall {
   }
 
   // Test controls, each emitting exactly what daily-js would.
+  /** An owner lets the bot in: access turns full (`access-state-updated`), and requestAccess() resolves granted. */
+  admit() {
+    this.enterCall();
+    const e: DailyEventObjectAccessState = { ...base, action: 'access-state-updated', ...this.access };
+    this.emit(e);
+    this.answerRequest?.({ access: { level: 'full' }, granted: true });
+  }
+
+  /**
+   * An owner turns the bot away: requestAccess() resolves `granted: false` with access still `lobby` (the quirk the
+   * docs describe) and daily-js ejects the bot with a fatal `not-allowed` error, in either order.
+   */
+  deny(msg: string, order: 'answer-first' | 'error-first') {
+    const answer = () => this.answerRequest?.({ access: { level: 'lobby' }, granted: false });
+    if (order === 'error-first') {
+      this.fatal('not-allowed', msg);
+      answer();
+    } else {
+      answer();
+      setTimeout(() => this.fatal('not-allowed', msg), 50);
+    }
+  }
+
   addParticipant(id: string, name: string) {
     const p = participant(id, name, false);
     this.people.set(id, p);

@@ -61,6 +61,28 @@ export class DailyRoomProvider implements RoomProvider {
     let closing = false;
     // Reported once: a crashed page and then its browser going away are one disconnection.
     let disconnected = false;
+    // Getting to the room (or its lobby) is bounded by timeoutMs, waiting in the lobby by waitingRoomTimeoutMs: the
+    // page says when it is in the lobby, and the deadline starts again (issue #14 §3).
+    let giveUp: (err: RoomJoinError) => void = () => {};
+    const expired = new Promise<never>((_, reject) => {
+      giveUp = reject;
+    });
+    let deadline: NodeJS.Timeout | undefined;
+    const expireIn = (ms: number, err: RoomJoinError) => {
+      clearTimeout(deadline);
+      deadline = setTimeout(() => giveUp(err), ms);
+    };
+    const waitingRoom = () => {
+      expireIn(
+        options.waitingRoomTimeoutMs,
+        new RoomJoinError(
+          'unknown',
+          `not let in from the waiting room within ${options.waitingRoomTimeoutMs / 1000} s`,
+          'waiting_room_timeout',
+        ),
+      );
+      options.onWaitingRoom?.();
+    };
 
     const onEvent = (e: HarnessEvent) => {
       switch (e.type) {
@@ -88,6 +110,9 @@ export class DailyRoomProvider implements RoomProvider {
           if (closing || disconnected) break;
           disconnected = true;
           emitter.emit(e.type, { kind: e.kind, reason: e.reason });
+          break;
+        case 'waiting-room':
+          waitingRoom();
           break;
         case 'log':
           log[e.level]('daily page', { detail: e.message });
@@ -133,27 +158,21 @@ export class DailyRoomProvider implements RoomProvider {
         videoMode: options.videoMode,
         language: this.options.language ?? 'en',
       };
-      result = await Promise.race([
-        aborted,
-        page.evaluate((o) => window.bot.join(o), joinOptions),
-        new Promise<HarnessJoinResult>((resolve) =>
-          setTimeout(
-            () =>
-              resolve({
-                ok: false,
-                errorType: 'timeout',
-                message: `timed out after ${options.timeoutMs} ms joining the room`,
-              }),
-            options.timeoutMs,
-          ),
-        ),
-      ]);
+      expireIn(
+        options.timeoutMs,
+        new RoomJoinError('unknown', `timed out after ${options.timeoutMs} ms joining the room`),
+      );
+      result = await Promise.race([aborted, page.evaluate((o) => window.bot.join(o), joinOptions), expired]);
     } catch (err) {
+      // Closing the browser also takes the bot out of a lobby it was waiting in.
       await browser.close().catch(() => {});
+      if (err instanceof RoomJoinError) throw err;
       throw new RoomJoinError(
         'unknown',
         `the bot browser failed: ${err instanceof Error ? err.message : String(err)}`,
       );
+    } finally {
+      clearTimeout(deadline);
     }
     if (result === null) {
       await browser.close().catch(() => {});

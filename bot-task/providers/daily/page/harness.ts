@@ -1,9 +1,11 @@
 // Runs inside the bot's Chromium page: drives daily-js and forwards room events to Node through `__botEvent`.
 // Bundled by esbuild (page-assets.ts); daily-js itself is loaded from our origin at /vendor/daily-esm.js.
 import type {
+  DailyAccess,
   DailyCall,
   DailyCallFactory,
   DailyCallOptions,
+  DailyEventObjectAccessState,
   DailyEventObjectFatalError,
   DailyEventObjectNetworkConnectionEvent,
   DailyEventObjectParticipant,
@@ -35,6 +37,8 @@ export type HarnessEvent =
   | { type: 'utterance'; participantId: string; name: string; text: string; final: boolean; at: string }
   | { type: 'audio-activity'; participantId: string; active: boolean }
   | { type: 'disconnected'; kind: DisconnectKind; reason: string }
+  /** The bot is in the room's lobby (knocking) and has asked to be let in; the join goes on until it is decided. */
+  | { type: 'waiting-room' }
   | { type: 'log'; level: 'info' | 'warn'; message: string };
 
 declare global {
@@ -190,6 +194,49 @@ function callOptions(
   };
 }
 
+const levelOf = (access: DailyAccess) => (access === 'unknown' ? 'unknown' : access.level);
+
+/**
+ * A knocking room (`enable_knocking`) puts a joiner without a token in its lobby: join() succeeds with access level
+ * `lobby`. The bot asks for full access with its name and waits for the answer
+ * (https://docs.daily.co/docs/daily-js/guides/waiting-room): requestAccess() resolves once the request is decided,
+ * `access-state-updated` to `full` says it was granted, and a denial both resolves `granted: false` and ejects the
+ * bot with a fatal `not-allowed` error. How long to wait is Node's business (daily-provider.ts).
+ */
+function waitInLobby(c: DailyCall, name: string, fatal: () => { type: string; msg: string } | undefined) {
+  return new Promise<{ ok: true } | { ok: false; errorType: string; message: string }>((resolve) => {
+    const granted = (e: DailyEventObjectAccessState) => {
+      if (levelOf(e.access) === 'full') done({ ok: true });
+    };
+    const failed = () =>
+      done({ ok: false, errorType: fatal()?.type ?? 'unknown', message: fatal()?.msg ?? 'left the lobby' });
+    const done = (outcome: { ok: true } | { ok: false; errorType: string; message: string }) => {
+      c.off('access-state-updated', granted);
+      c.off('error', failed);
+      c.off('left-meeting', failed);
+      resolve(outcome);
+    };
+    c.on('access-state-updated', granted);
+    c.on('error', failed);
+    c.on('left-meeting', failed);
+    emit({ type: 'waiting-room' });
+    c.requestAccess({ name, access: { level: 'full' } }).then(
+      (answer) =>
+        done(
+          answer.granted
+            ? { ok: true }
+            : {
+                ok: false,
+                errorType: 'not-allowed',
+                message: fatal()?.msg ?? 'the room denied the bot entry from its waiting room',
+              },
+        ),
+      (err: unknown) =>
+        done({ ok: false, errorType: 'unknown', message: `asking to be let in failed: ${messageOf(err)}` }),
+    );
+  });
+}
+
 function remember(p: DailyParticipant) {
   names.set(p.session_id, p.user_name || 'Guest');
 }
@@ -286,6 +333,10 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
       errorType: fatal?.type ?? 'unknown',
       message: fatal?.msg ?? messageOf(err),
     };
+  }
+  if (levelOf(call.accessState().access) === 'lobby') {
+    const answer = await waitInLobby(call, o.userName, () => fatal);
+    if (!answer.ok) return answer;
   }
   joined = true;
   const everyone = Object.values(call.participants());
