@@ -27,6 +27,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   summaries: () => import('./summaries'),
   soak: () => import('./soak'),
   replacement: () => import('./replacement'),
+  'live-transcript': () => import('./live-transcript'),
 };
 
 const resultsRoot = fileURLToPath(new URL('./results/', import.meta.url));
