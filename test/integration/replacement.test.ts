@@ -289,6 +289,14 @@ describe('how the bot is put out of the room decides how the session ends (issue
     expect(final.replacements).toEqual([
       { at: expect.any(String), reason: expect.stringMatching(/^connection lost: /) },
     ]);
+    // The status view tells the bot's life, the replacement included (issue 14 status_changes).
+    expect(final.status_changes.map((c: { code: string }) => c.code)).toEqual([
+      'joining',
+      'in_call',
+      'replaced',
+      'left',
+      'done',
+    ]);
     expect(lines(final.transcript).filter((l) => l === 'Fio: Fio was here.')).toHaveLength(1);
   });
 });
