@@ -328,7 +328,13 @@ describe.skipIf(skip)(
 
     it('results function: the session completes; delivery function: a signed webhook and an SES e-mail', async () => {
       const before = proxy.calls.length;
-      expect(await results(), JSON.stringify(callsOf('ReceiveMessage', before).map((c) => c.output))).toBe(1);
+      // The bot's hand-over, and its bot.joining and bot.left steps (recorded as status_changes; no webhook asked).
+      expect(await results(), JSON.stringify(callsOf('ReceiveMessage', before).map((c) => c.output))).toBe(3);
+      expect((await api('GET', `/api/bot/${botId}/status`)).json.status_changes).toMatchObject([
+        { code: 'joining' },
+        { code: 'left', detail: 'force_leave' },
+        { code: 'done' },
+      ]);
       const status = await api('GET', `/api/bot/${botId}/status`);
       expect(status.json).toMatchObject({ status: 'completed', exit_reason: 'force_leave' });
       const sentBefore = (await sesSent()).length;
@@ -378,13 +384,19 @@ describe.skipIf(skip)(
           c.principal === stack.task.role &&
           c.input.MessageBody.includes(stopped),
       );
-      expect(sent).toHaveLength(1);
-      expect(JSON.parse(sent[0]!.input.MessageBody)).toMatchObject({
+      expect(sent.map((c) => JSON.parse(c.input.MessageBody).kind).sort()).toEqual([
+        'bot_event',
+        'bot_event',
+        'session_ended',
+      ]);
+      expect(
+        sent.map((c) => JSON.parse(c.input.MessageBody)).find((m) => m.kind === 'session_ended'),
+      ).toMatchObject({
         kind: 'session_ended',
         bot_id: stopped,
         exit_reason: 'force_leave',
       });
-      expect(await results()).toBe(1);
+      expect(await results()).toBe(3);
       expect((await api('GET', `/api/bot/${stopped}/status`)).json).toMatchObject({
         status: 'completed',
         exit_reason: 'force_leave',
