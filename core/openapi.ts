@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document, generated from the same zod schemas the handlers validate with (docs/openapi.json).
 import { z } from 'zod';
 import type { errorStatus } from './errors';
+import { eventNames, eventRegistry, liveUtteranceSchema } from './events/registry';
 import {
   botConfigSchema,
   botListViewSchema,
@@ -13,7 +14,6 @@ import {
   startResponseSchema,
   statusViewSchema,
 } from './schemas/api';
-import { eventNames, eventRegistry, liveUtteranceSchema } from './events/registry';
 import { startRequestSchema } from './schemas/start-request';
 import { transcriptPageQuerySchema, transcriptPageSchema } from './schemas/transcript-page';
 
@@ -40,7 +40,10 @@ const components: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   ErrorBody: { schema: errorBodySchema, io: 'output' },
   // Every webhook event, from the one registry.
   ...Object.fromEntries(
-    eventNames.map((n) => [eventComponent(n), { schema: eventRegistry[n].schema as z.ZodType, io: 'output' }]),
+    eventNames.map((n) => [
+      eventComponent(n),
+      { schema: eventRegistry[n].schema as z.ZodType, io: 'output' },
+    ]),
   ),
 };
 
@@ -83,7 +86,10 @@ const json = (name: string, description: string) => ({
  */
 function queryParameters(query: z.ZodObject) {
   return Object.entries(query.shape).map(([name, schema]) => {
-    const { $schema: _, ...rest } = z.toJSONSchema(schema as z.ZodType, { io: 'output', target: 'draft-2020-12' });
+    const { $schema: _, ...rest } = z.toJSONSchema(schema as z.ZodType, {
+      io: 'output',
+      target: 'draft-2020-12',
+    });
     return { name, in: 'query', required: false, description: schema.description, schema: rest };
   });
 }

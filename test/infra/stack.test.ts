@@ -66,6 +66,7 @@ describe('the API', () => {
         'POST /v1/bots/leave/{bot_id}',
         'POST /v1/bot/{bot_id}/stop',
         'GET /api/bot/{bot_id}/status',
+        'GET /api/bot/{bot_id}/transcript',
         'GET /api/bots',
         'GET /openapi.json',
       ]),
@@ -85,6 +86,8 @@ describe('the API', () => {
       const fn = s.stack.api.functions.get(route.name)!;
       expect(refTarget(integration.IntegrationUri), route.path).toBe(fnId(fn));
     }
+    // The transcript pages are the status function's too (issue 14 §2): no function of their own.
+    expect(routes.find((r) => r.path === '/api/bot/{bot_id}/transcript')?.name).toBe('status');
     // The alias reaches the same function as leave.
     expect(s.stack.api.functions.size).toBe(new Set(routes.map((r) => r.name)).size);
   });

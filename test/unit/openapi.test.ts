@@ -18,6 +18,42 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it("the README's API table lists every route of the route table", () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    const api = readme.slice(readme.indexOf('## The API'), readme.indexOf('### Errors'));
+    for (const r of routeTable) expect(api, `${r.method} ${r.path}`).toContain(`| \`${r.method} ${r.path}\``);
+  });
+
+  it('a transcript page and transcript.data carry the same Utterance', () => {
+    // biome-ignore lint/suspicious/noExplicitAny: reads into generated JSON Schema
+    const schemas = doc.components.schemas as Record<string, { properties: Record<string, any> }>;
+    const utterance = { $ref: '#/components/schemas/Utterance' };
+    expect(schemas.TranscriptPage!.properties.utterances.items).toEqual(utterance);
+    expect(schemas.TranscriptDataEvent!.properties.data.properties.utterances.items).toEqual(utterance);
+    expect(Object.keys(schemas.Utterance!.properties)).toEqual([
+      'speaker',
+      'participant_id',
+      'text',
+      'started_at',
+      'seq',
+      'is_bot',
+    ]);
+    const params = doc.paths['/api/bot/{bot_id}/transcript'].get.parameters.map((p) => [
+      p.name,
+      p.in,
+      p.schema,
+    ]);
+    expect(params).toEqual([
+      ['bot_id', 'path', { type: 'string', format: 'uuid' }],
+      ['after_seq', 'query', expect.objectContaining({ type: 'integer', minimum: 0, default: 0 })],
+      [
+        'limit',
+        'query',
+        expect.objectContaining({ type: 'integer', minimum: 1, maximum: 1000, default: 100 }),
+      ],
+    ]);
+  });
+
   it('documents every error value with its status somewhere', () => {
     const text = JSON.stringify(doc.paths);
     for (const [code, status] of Object.entries(errorStatus)) {
