@@ -1,42 +1,11 @@
 // Lifecycle events and the live transcript through npm start's stack, real HTTP and signed webhooks verified with the
 // standardwebhooks package (issue 14 §1, §2): opt-in with webhook_events, one webhook-id per logical event, in order
 // by seq, status_changes in the status view; a bot without webhook_events sends what it always did.
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  status: number;
-}
-
-/** A receiver that fails the first `failFirst` attempts of every webhook-id, then answers 200. */
-async function receiver(failFirst = 0) {
-  const received: Received[] = [];
-  const tries = new Map<string, number>();
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      const id = String(req.headers['webhook-id']);
-      const n = (tries.get(id) ?? 0) + 1;
-      tries.set(id, n);
-      const status = n <= failFirst ? 503 : 200;
-      received.push({ headers: req.headers, body, status });
-      res.writeHead(status, status === 503 ? { 'retry-after': '0' } : {});
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
+import { type ReceivedWebhook as Received, webhookReceiver as receiver } from '../support/webhook-receiver';
 
 let stack: TestStack;
 let key: string;
