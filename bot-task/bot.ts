@@ -1,5 +1,6 @@
 // One bot's life: join the room, transcribe, watch the exit reasons, then leave → save → hand over results.
 
+import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { failSession } from '../core/bots/finish-session';
 import { canReplace, failLostBot, replaceRequest } from '../core/bots/replace-bot';
 import { type BotSession, currentAttempt } from '../core/bots/session';
@@ -188,12 +189,10 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   );
   conversation.start();
 
+  const leave = automaticLeaveOf(session.botConfig, config);
   // The safety cap counts from when the first bot got in, not from this replacement's join.
   const inRoomSince = replacing && session.joinedAt ? Date.parse(session.joinedAt) : Date.now();
-  const maxDurationMs = Math.max(
-    0,
-    session.botConfig.max_duration_seconds * 1000 - (Date.now() - inRoomSince),
-  );
+  const maxDurationMs = Math.max(0, leave.max_duration_seconds * 1000 - (Date.now() - inRoomSince));
 
   const ending = await new Promise<Ending>((resolve) => {
     let decided = false;
@@ -209,9 +208,12 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     const exit = (reason: ExitReason) =>
       end(handingOver ? { kind: 'handed_over' } : { kind: 'exit', reason });
     watchers.push(
-      participantLeftWatcher(room, exit, replacing ? { emptyRoomGraceMs } : {}),
+      participantLeftWatcher(room, exit, {
+        everyoneLeftTimeoutMs: leave.everyone_left_timeout_seconds * 1000,
+        ...(replacing && { emptyRoomGraceMs }),
+      }),
       stopPhraseWatcher(room, session.botConfig.stop_phrase, exit),
-      idleTimeoutWatcher(room, config.IDLE_TIMEOUT_MS, exit),
+      idleTimeoutWatcher(room, leave.silence_timeout_seconds * 1000, exit),
       maxDurationWatcher(maxDurationMs, exit),
       forceLeaveWatcher(stopRequested, config.STOP_POLL_MS, exit, (err) =>
         log.warn('session poll failed', { err }),

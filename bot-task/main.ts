@@ -2,6 +2,7 @@
 // everything else — room, bot_config, meeting token — comes from the session record.
 import { languageEngines } from '../core/adapters/language-engines';
 import { wireAdapters } from '../core/adapters/wiring';
+import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { type BotSession, currentAttempt } from '../core/bots/session';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/log';
@@ -36,7 +37,7 @@ async function providerFor(session: BotSession): Promise<RoomProvider> {
           roomUrl: o.roomUrl,
           botName: o.botName,
           callerToken: o.meetingToken,
-          validForSeconds: session.botConfig.max_duration_seconds + 3600,
+          validForSeconds: Math.ceil(automaticLeaveOf(session.botConfig, config).max_duration_seconds) + 3600,
         },
         log,
       ),

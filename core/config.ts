@@ -81,7 +81,18 @@ export const configSchema = z.object({
   /** Allows http:// and private/loopback webhook targets (local mode only). */
   ALLOW_INSECURE_WEBHOOKS: bool(),
   MAX_BODY_BYTES: int(64 * 1024, 1024),
-  IDLE_TIMEOUT_MS: int(300_000, 1),
+  /*
+   * EVERYONE_LEFT_TIMEOUT_MS, IDLE_TIMEOUT_MS, WAITING_ROOM_TIMEOUT_MS and MAX_DURATION_MS are the deployment's
+   * defaults of a bot's leave settings (bot_config.automatic_leave, issue 14 §4): the join fills in those the
+   * request leaves out and stores them with the session (core/bots/automatic-leave.ts). The API bounds a bot's own
+   * values (core/schemas/api.ts); a deployment may set shorter defaults (the tests do).
+   */
+  /** The last participant gone this long ends the session (participant_left); someone joining within it does not. */
+  EVERYONE_LEFT_TIMEOUT_MS: int(2_000, 0).pipe(z.number().max(3_600_000)),
+  /** No audio from anyone but the bot this long ends the session (idle_timeout; spec §8: 5 minutes). */
+  IDLE_TIMEOUT_MS: int(300_000, 1).pipe(z.number().max(86_400_000)),
+  /** The safety cap on a bot's time in the room (max_duration); at most the API's 4 hours. */
+  MAX_DURATION_MS: int(14_400_000, 1000).pipe(z.number().max(14_400_000)),
   /** How long the bot tries to get to the room (or its waiting room) before giving up (bot_join_failed, unknown). */
   JOIN_TIMEOUT_MS: int(90_000, 100),
   /**

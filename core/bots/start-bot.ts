@@ -15,6 +15,7 @@ import {
   startRequestSchema,
 } from '../schemas/api';
 import { parseOrThrow } from '../schemas/validate';
+import { normalizeBotConfig } from './automatic-leave';
 import { failSession } from './finish-session';
 import type { BotSession } from './session';
 
@@ -176,7 +177,9 @@ function newSession(botId: string, accountId: string, req: StartRequest, deps: S
     provider: req.provider,
     roomUrl: req.room_url,
     roomName: roomNameOf(req.provider, req.room_url)!,
-    botConfig: req.bot_config,
+    // The deployment's leave defaults are filled in here and stored: the bot, its replacements and the status
+    // agree on them, whatever configuration the bot-task runs with.
+    botConfig: normalizeBotConfig(req.bot_config, deps.config),
     processInsights: req.process_insights,
     email: req.email,
     webhookUrl: req.webhook_callback_url,

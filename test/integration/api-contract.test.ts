@@ -85,6 +85,22 @@ describe('POST /api/bot/join', () => {
     expect(session?.botConfig).toMatchObject({ name: 'Interviewer', voice: 'Matthew', video_mode: 'static' });
   });
 
+  it('stores bot_config.automatic_leave resolved: given values, the older max_duration_seconds folded in', async () => {
+    const res = await join({
+      room_url: 'https://acme.daily.co/leave-settings',
+      bot_config: { max_duration_seconds: 1800, automatic_leave: { everyone_left_timeout_seconds: 30 } },
+    });
+    expect(res.status).toBe(201);
+    const session = await stack.deps.sessions.get(res.body.bot_id);
+    expect(session?.botConfig.automatic_leave).toEqual({
+      everyone_left_timeout_seconds: 30,
+      silence_timeout_seconds: 300,
+      waiting_room_timeout_seconds: 600,
+      max_duration_seconds: 1800,
+    });
+    expect(session?.botConfig).not.toHaveProperty('max_duration_seconds');
+  });
+
   it('defaults provider to daily and accepts a Daily room URL with only room_url given', async () => {
     const res = await join({ room_url: 'https://acme.daily.co/weekly-sync' });
     expect(res.status).toBe(201);
@@ -93,7 +109,12 @@ describe('POST /api/bot/join', () => {
     expect(session?.botConfig).toMatchObject({
       name: 'Meeting Bot',
       voice: 'Joanna',
-      max_duration_seconds: 14400,
+      automatic_leave: {
+        everyone_left_timeout_seconds: 2,
+        silence_timeout_seconds: 300,
+        waiting_room_timeout_seconds: 600,
+        max_duration_seconds: 14400,
+      },
     });
   });
 
@@ -163,6 +184,27 @@ describe('POST /api/bot/join', () => {
       'an over-long stop phrase',
       { room_url: 'https://a.daily.co/r', bot_config: { stop_phrase: 'x'.repeat(201) } },
       /stop_phrase/,
+    ],
+    [
+      'an everyone-left timeout out of bounds',
+      {
+        room_url: 'https://a.daily.co/r',
+        bot_config: { automatic_leave: { everyone_left_timeout_seconds: -1 } },
+      },
+      /^bot_config\.automatic_leave\.everyone_left_timeout_seconds: must be a whole number of seconds from 0 to 3600$/,
+    ],
+    [
+      'a silence timeout under 10 s',
+      { room_url: 'https://a.daily.co/r', bot_config: { automatic_leave: { silence_timeout_seconds: 5 } } },
+      /^bot_config\.automatic_leave\.silence_timeout_seconds: must be a whole number of seconds from 10 to 86400$/,
+    ],
+    [
+      'max_duration_seconds and automatic_leave.max_duration_seconds that differ',
+      {
+        room_url: 'https://a.daily.co/r',
+        bot_config: { max_duration_seconds: 600, automatic_leave: { max_duration_seconds: 900 } },
+      },
+      /bot_config\.max_duration_seconds: is 600 but bot_config\.automatic_leave\.max_duration_seconds is 900/,
     ],
     ['a JSON array', [1, 2], /body/],
     ['JSON null', null, /body/],

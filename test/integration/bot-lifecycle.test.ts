@@ -24,6 +24,8 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
       CREDITS_PER_MINUTE: '2',
       JOIN_HOLD_CREDITS: '3',
       IDLE_TIMEOUT_MS: '2500',
+      // Well inside the idle timeout, so the last departure ends a session before the silence does.
+      EVERYONE_LEFT_TIMEOUT_MS: '500',
       TRANSCRIPT_FLUSH_MS: '200',
     });
     ({ apiKey: key } = await stack.account(100));

@@ -94,7 +94,8 @@ describe('start request', () => {
       provider: 'daily',
       room_url: 'https://a.daily.co/r',
       process_insights: true,
-      bot_config: { name: 'Meeting Bot', video_mode: 'static', voice: 'Joanna', max_duration_seconds: 14400 },
+      // automatic_leave's defaults are the deployment's, filled in by the join (test/unit/automatic-leave.test.ts).
+      bot_config: { name: 'Meeting Bot', video_mode: 'static', voice: 'Joanna' },
     });
   });
 
