@@ -123,16 +123,20 @@ describe.skipIf(skip)(
       path: string,
       options: { body?: unknown; headers?: Record<string, string> } = {},
     ): Promise<HttpResult & { json: Record<string, unknown> }> {
-      const route = routeKeyOf(method, path);
+      const [rawPath, rawQueryString = ''] = path.split('?') as [string, string?];
+      const route = routeKeyOf(method, rawPath);
       const headers = { authorization: `Bearer ${account.apiKey}`, ...options.headers };
       const body = options.body === undefined ? undefined : JSON.stringify(options.body);
       const now = Date.now();
       const result = await host.invoke<HttpResult>(stack.routeFunction(route.key), {
         version: '2.0',
         routeKey: route.key,
-        rawPath: path,
-        rawQueryString: '',
+        rawPath,
+        rawQueryString,
         headers: { 'content-type': 'application/json', ...headers },
+        ...(rawQueryString
+          ? { queryStringParameters: Object.fromEntries(new URLSearchParams(rawQueryString)) }
+          : {}),
         pathParameters: route.params,
         body,
         isBase64Encoded: false,
@@ -141,7 +145,7 @@ describe.skipIf(skip)(
           apiId: 'moto',
           domainName: 'api.example.com',
           domainPrefix: 'api',
-          http: { method, path, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'test' },
+          http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'test' },
           requestId: `req-${now}`,
           routeKey: route.key,
           stage: '$default',
@@ -634,6 +638,32 @@ describe.skipIf(skip)(
       ).toBeGreaterThan(0);
     });
 
+    it('transcript pages come from the status function, whose role reads the saved segments', async () => {
+      const lines = ['One.', 'Two.', 'Three.'].map((text, i) => ({
+        speaker: 'Ada',
+        participant_id: 'p-ada',
+        text,
+        started_at: new Date(Date.UTC(2026, 0, 1, 9, 0, i)).toISOString(),
+      }));
+      await operator.stores.transcripts.saveSegment(botId, 1, lines.slice(0, 2));
+      await operator.stores.transcripts.saveSegment(botId, 2, lines.slice(2));
+      const first = await api('GET', `/api/bot/${botId}/transcript?limit=2`);
+      expect(first.statusCode, first.body).toBe(200);
+      expect(first.json).toMatchObject({
+        bot_id: botId,
+        status: 'completed',
+        next_after_seq: 2,
+        last_seq: 3,
+      });
+      const rest = await api('GET', `/api/bot/${botId}/transcript?after_seq=2`);
+      expect(rest.json).toMatchObject({
+        utterances: [{ text: 'Three.', seq: 3, is_bot: false }],
+        next_after_seq: null,
+      });
+      expect((await api('GET', `/api/bot/${botId}/transcript?limit=0`)).statusCode).toBe(400);
+      expect((await api('GET', `/api/bot/${botId}/status`)).json.status).toBe('completed');
+    });
+
     it('the other routes answer through their own functions (list, deliveries, OpenAPI, 404)', async () => {
       expect((await api('GET', '/api/bots')).statusCode).toBe(200);
       expect((await api('GET', `/api/bot/${botId}/deliveries`)).statusCode).toBe(200);
@@ -694,6 +724,7 @@ function routeKeyOf(method: string, path: string): { key: string; params: Record
     '/v1/bots/leave/{bot_id}',
     '/v1/bot/{bot_id}/stop',
     '/api/bot/{bot_id}/status',
+    '/api/bot/{bot_id}/transcript',
     '/api/bot/{bot_id}/deliveries',
     '/api/bots',
     '/openapi.json',
