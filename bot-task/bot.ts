@@ -4,8 +4,10 @@ import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { failSession } from '../core/bots/finish-session';
 import { canReplace, failLostBot, replaceRequest } from '../core/bots/replace-bot';
 import { type BotSession, currentAttempt } from '../core/bots/session';
+import type { Utterance } from '../core/bots/transcript';
 import type { Config } from '../core/config';
 import type { Stores } from '../core/deps';
+import { subscribes } from '../core/events/registry';
 import type { Logger } from '../core/log';
 import type { ConversationEngine } from '../core/ports/conversation-engine';
 import type { MessageQueue } from '../core/ports/queue';
@@ -72,7 +74,26 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   const botId = session.botId;
   const joinStarted = Date.now();
   const replacing = ctx.attempt > 0;
-  const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log, ctx.attempt);
+  // Each saved batch goes out as transcript.data when the webhook asked for it (at most 250 ms after the line).
+  const live =
+    session.webhookUrl && subscribes(session.webhookEvents, 'transcript.data')
+      ? (lines: { line: Utterance; seq: number }[]) =>
+          sendBotEvent(ctx, {
+            event: 'transcript.data',
+            key: `${ctx.attempt}.${lines[0]!.seq}`,
+            data: {
+              utterances: lines.map(({ line, seq }) => ({
+                speaker: line.speaker,
+                participant_id: line.participant_id,
+                text: line.text,
+                started_at: line.started_at,
+                seq,
+                is_bot: Boolean(line.is_bot),
+              })),
+            },
+          })
+      : undefined;
+  const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log, ctx.attempt, live);
   // A replacement learns where the transcript (and so the conversation) stands before it is in the room.
   if (replacing)
     await recorder.restore().catch((err) => log.warn('could not read the saved transcript', { err }));
@@ -92,6 +113,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   );
   void ctx.terminated.then(() => joinAbort.abort());
 
+  if (!replacing) sendBotEvent(ctx, { event: 'bot.joining', data: { room_url: session.roomUrl } });
   let room: RoomConnection;
   try {
     room = await ctx.provider.join({
@@ -105,6 +127,11 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       waitingRoomTimeoutMs: waitingRoomTimeoutMs(session, config),
       onWaitingRoom: () => {
         log.info('in the waiting room; asked to be let in');
+        sendBotEvent(ctx, {
+          event: 'bot.in_waiting_room',
+          key: String(ctx.attempt),
+          data: { timeout_seconds: Math.round(waitingRoomTimeoutMs(session, config) / 1000) },
+        });
         ctx.onWaitingRoom?.();
       },
       signal: joinAbort.signal,
@@ -154,6 +181,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     // The lost bot may have saved lines while this one was joining.
     void recorder.restore().catch((err) => log.warn('could not re-read the saved transcript', { err }));
   } else {
+    sendBotEvent(ctx, { event: 'bot.in_call', data: {} });
     // In the room: from now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt). If
     // this write fails, the heartbeat (heartbeat.ts) carries the join time on every beat until it is written.
     joinTimes.joined(botId, joinedAt);
@@ -324,6 +352,7 @@ async function handOver(
 ): Promise<BotOutcome> {
   const { stores, log } = ctx;
   const botId = ctx.session.botId;
+  sendBotEvent(ctx, { event: 'bot.left', detail: exitReason, data: { exit_reason: exitReason } });
   // The transcript is saved even if recording the exit fails; the task-stopped path then hands over instead.
   const recorded = retry(() => stores.sessions.updateRunning(botId, { exitReason, leftAt }), 5, log);
   if (recorder) await retry(() => recorder.stop(), 5, log);
@@ -371,9 +400,36 @@ async function reportJoinFailure(ctx: BotContext, error: RoomJoinError, triedSec
   await retry(() => ctx.results.send(message), 5, log);
 }
 
-/** How long the bot waits in a waiting room to be let in: the deployment's WAITING_ROOM_TIMEOUT_MS. */
-function waitingRoomTimeoutMs(_session: BotSession, config: Config): number {
-  return config.WAITING_ROOM_TIMEOUT_MS;
+/** How long the bot waits in a waiting room to be let in: bot_config.automatic_leave.waiting_room_timeout_seconds. */
+function waitingRoomTimeoutMs(session: BotSession, config: Config): number {
+  return automaticLeaveOf(session.botConfig, config).waiting_room_timeout_seconds * 1000;
+}
+
+/**
+ * Tells the results stage a step of the bot's life (issue 14): it records the status change and sends the webhook
+ * event when asked for. In the background: the bot never waits for it, and its loss loses no result.
+ */
+export function sendBotEvent(
+  ctx: Pick<BotContext, 'session' | 'results' | 'log'>,
+  e: {
+    event: Extract<ResultsMessage, { kind: 'bot_event' }>['event'];
+    data: Record<string, unknown>;
+    key?: string;
+    detail?: string;
+  },
+): void {
+  const message: ResultsMessage = {
+    kind: 'bot_event',
+    bot_id: ctx.session.botId,
+    event: e.event,
+    at: new Date().toISOString(),
+    data: e.data,
+    ...(e.key !== undefined && { key: e.key }),
+    ...(e.detail !== undefined && { detail: e.detail }),
+  };
+  void retry(() => ctx.results.send(message), 3, ctx.log).catch((err) =>
+    ctx.log.warn('could not send a lifecycle event', { event: e.event, err }),
+  );
 }
 
 /** Retries a step whose loss would lose results (transcript save, queue hand-over) with short backoff. */

@@ -7,13 +7,8 @@ import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
 import type { CreditHold } from '../ports/credit-ledger';
 import type { StoredResponse } from '../ports/idempotency-store';
-import {
-  dailyHostAllowed,
-  idempotencyKeySchema,
-  roomNameOf,
-  type StartRequest,
-  startRequestSchema,
-} from '../schemas/api';
+import { dailyHostAllowed, idempotencyKeySchema, roomNameOf } from '../schemas/api';
+import { type StartRequest, startRequestSchema } from '../schemas/start-request';
 import { parseOrThrow } from '../schemas/validate';
 import { normalizeBotConfig } from './automatic-leave';
 import { failSession } from './finish-session';
@@ -183,6 +178,7 @@ function newSession(botId: string, accountId: string, req: StartRequest, deps: S
     processInsights: req.process_insights,
     email: req.email,
     webhookUrl: req.webhook_callback_url,
+    ...(req.webhook_events && { webhookEvents: req.webhook_events }),
     meetingToken: req.meeting_token,
     analysisPrompt: req.analysis_prompt,
     summaryFormatPrompt: req.summary_format_prompt,

@@ -4,14 +4,14 @@
 
 import { completeSession } from '../bots/finish-session';
 import { replaceBot } from '../bots/replace-bot';
-import { emitEvent, specEventSeq } from '../events/emit';
-import { subscribes } from '../events/registry';
 import type { BotSession } from '../bots/session';
 import { transcriptText, type Utterance } from '../bots/transcript';
 import type { Config } from '../config';
 import { scheduleDelivery } from '../delivery/deliver';
 import { sessionCompletePayload } from '../delivery/payloads';
 import type { Stores } from '../deps';
+import { emitEvent, specEventSeq } from '../events/emit';
+import { subscribes } from '../events/registry';
 import { analyseLocally } from '../insights/local-engine';
 import type { Logger } from '../log';
 import { renderResultsEmail } from '../mail/results-email';
@@ -52,7 +52,12 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
   if (message.kind === 'bot_event') {
     const session = await deps.stores.sessions.get(message.bot_id);
     if (!session) return log.warn('an event of an unknown session', { event: message.event });
-    await emitEvent(deps, session, { name: message.event, at: message.at, data: message.data, key: message.key, detail: message.detail }, deps.now());
+    await emitEvent(
+      deps,
+      session,
+      { name: message.event, at: message.at, data: message.data, key: message.key, detail: message.detail },
+      deps.now(),
+    );
     return;
   }
   if (message.kind === 'replace_bot') {
@@ -89,7 +94,12 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
       await emitEvent(
         deps,
         session,
-        { name: 'bot.failed', at: event.timestamp, detail: event.error_message, data: { error: event.error_message } },
+        {
+          name: 'bot.failed',
+          at: event.timestamp,
+          detail: event.error_message,
+          data: { error: event.error_message },
+        },
         deps.now(),
       );
     }

@@ -190,19 +190,12 @@ export function webhookUrlProblem(raw: string, policy: RequestPolicy): string | 
   return null;
 }
 
-const startRequestSchemas = new Map<boolean, ReturnType<typeof buildStartRequestSchema>>();
-
-/** The start request schema for a webhook policy (built once per policy: zod schemas are costly to build). */
-export function startRequestSchema(policy: RequestPolicy) {
-  let schema = startRequestSchemas.get(policy.allowInsecureWebhooks);
-  if (!schema) {
-    schema = buildStartRequestSchema(policy);
-    startRequestSchemas.set(policy.allowInsecureWebhooks, schema);
-  }
-  return schema;
-}
-
-function buildStartRequestSchema(policy: RequestPolicy) {
+/**
+ * The start request schema for a webhook policy. `webhookEvents` is the `webhook_events` field, from the event
+ * registry (core/events/registry.ts, which builds on these schemas): core/schemas/start-request.ts puts them
+ * together, once per policy.
+ */
+export function buildStartRequestSchema<E extends z.ZodType>(policy: RequestPolicy, webhookEvents: E) {
   return z
     .strictObject({
       provider: z.enum(providers).default('daily').describe('Room provider: daily (default) or local.'),
@@ -222,7 +215,8 @@ function buildStartRequestSchema(policy: RequestPolicy) {
         .string()
         .max(limits.urlChars)
         .optional()
-        .describe('https URL that receives session_complete, bot_join_failed and bot_failed events.'),
+        .describe('https URL that receives the events named by webhook_events.'),
+      webhook_events: webhookEvents.optional(),
       meeting_token: z
         .string()
         .min(1)
@@ -260,8 +254,6 @@ function buildStartRequestSchema(policy: RequestPolicy) {
     })
     .describe('Start a bot in an existing room (spec §2.2).');
 }
-
-export type StartRequest = z.infer<ReturnType<typeof startRequestSchema>>;
 
 export const botIdSchema = z.uuid().describe('The bot id returned by the start operation.');
 
@@ -363,6 +355,24 @@ export const statusViewSchema = z
       .array(replacementSchema)
       .describe(
         'Each time the bot was lost and replaced, in order; empty when it never was (an addition to spec §2.1).',
+      ),
+    status_changes: z
+      .array(
+        z.strictObject({
+          code: z
+            .string()
+            .describe(
+              'joining, in_waiting_room, in_call, left, done, failed or replaced (the bot.* events).',
+            ),
+          at: dateTime,
+          detail: z
+            .string()
+            .nullable()
+            .describe('The exit reason, error or replacement reason where there is one.'),
+        }),
+      )
+      .describe(
+        'The steps of the bot’s life, in order; `status` keeps the spec’s three values (an addition).',
       ),
   })
   .describe('Status and results of a bot session (spec §2.1).');
