@@ -110,6 +110,10 @@ export function toStatusView(s: BotSession): StatusView {
     qa_pairs: s.qaPairs ?? null,
     insights: s.insights ?? null,
     replacements: replacementViews(s),
-    status_changes: (s.statusChanges ?? []).map((c) => ({ code: c.code, at: c.at, detail: c.detail ?? null })),
+    status_changes: (s.statusChanges ?? []).map((c) => ({
+      code: c.code,
+      at: c.at,
+      detail: c.detail ?? null,
+    })),
   };
 }

@@ -26,7 +26,8 @@ export interface BotEvent<N extends LifecycleEventName = LifecycleEventName> {
 }
 
 /** The delivery's event key: the name, and what tells this one apart when a bot has several of them. */
-export const deliveryEventKey = (e: Pick<BotEvent, 'name' | 'key'>) => (e.key ? `${e.name}#${e.key}` : e.name);
+export const deliveryEventKey = (e: Pick<BotEvent, 'name' | 'key'>) =>
+  e.key ? `${e.name}#${e.key}` : e.name;
 
 export async function emitEvent(
   deps: EmitDeps,
@@ -35,7 +36,8 @@ export async function emitEvent(
   now: Date,
 ): Promise<void> {
   const code = statusCodeOf(event.name);
-  const webhook = session.webhookUrl && subscribes(session.webhookEvents, event.name) ? session.webhookUrl : null;
+  const webhook =
+    session.webhookUrl && subscribes(session.webhookEvents, event.name) ? session.webhookUrl : null;
   const eventKey = deliveryEventKey(event);
   // A once-per-bot step recorded already (the same message processed twice) is not recorded again.
   const recorded = !event.key && code && session.statusChanges?.some((c) => c.code === code);
@@ -44,7 +46,8 @@ export async function emitEvent(
     // Processed before (a redelivered message): its delivery exists; make sure it is queued, number nothing again.
     const existing = await deps.stores.deliveries.get(session.botId, 'webhook', eventKey);
     if (existing) {
-      if (existing.status === 'pending') await scheduleDelivery(deps.stores, deps.deliveryQueue, existing, now);
+      if (existing.status === 'pending')
+        await scheduleDelivery(deps.stores, deps.deliveryQueue, existing, now);
       return;
     }
   }

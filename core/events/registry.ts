@@ -37,7 +37,9 @@ export const liveUtteranceSchema = z
       .number()
       .int()
       .min(1)
-      .describe('Position in the transcript (1 the first line): GET /api/bot/{bot_id}/transcript?after_seq= pages by it.'),
+      .describe(
+        'Position in the transcript (1 the first line): GET /api/bot/{bot_id}/transcript?after_seq= pages by it.',
+      ),
     is_bot: z.boolean().describe('Spoken by the bot itself.'),
   })
   .describe('One final utterance.');
@@ -66,15 +68,12 @@ export const eventRegistry = {
   },
   bot_failed: {
     schema: botFailedSchema,
-    description: 'A bot that had joined was lost for good or removed from the room; with the partial transcript.',
+    description:
+      'A bot that had joined was lost for good or removed from the room; with the partial transcript.',
     defaultOn: true,
   },
   'bot.joining': {
-    schema: envelope(
-      'bot.joining',
-      z.strictObject({ room_url: z.string() }),
-      'The bot is joining the room.',
-    ),
+    schema: envelope('bot.joining', z.strictObject({ room_url: z.string() }), 'The bot is joining the room.'),
     description: 'The bot started joining the room.',
     defaultOn: false,
     statusCode: 'joining',
@@ -180,5 +179,7 @@ export function eventTableMarkdown(): string {
     const d = eventRegistry[n] as EventDefinition;
     return `| \`${n}\` | ${d.defaultOn ? 'yes' : 'no'} | ${d.statusCode ? `\`${d.statusCode}\`` : '—'} | ${d.description} |`;
   });
-  return ['| event | sent by default | status change | when |', '| --- | --- | --- | --- |', ...rows].join('\n');
+  return ['| event | sent by default | status change | when |', '| --- | --- | --- | --- |', ...rows].join(
+    '\n',
+  );
 }

@@ -44,7 +44,10 @@ export interface SessionsStore {
    * Records an event of the bot's life: appends its status change (if it is one) and, when `numbered` (it goes to the
    * webhook), takes and returns the bot's next event number (1, 2, …). Also after the session ended.
    */
-  recordEvent(botId: string, event: { statusChange?: StatusChange; numbered: boolean }): Promise<number | undefined>;
+  recordEvent(
+    botId: string,
+    event: { statusChange?: StatusChange; numbered: boolean },
+  ): Promise<number | undefined>;
   /** Sets the `index`-th replacement's task and the time it got into the room, while the session runs. */
   updateReplacement(
     botId: string,
