@@ -342,6 +342,8 @@ describe('GET /api/bot/{bot_id}/status', () => {
       error: null,
       exit_reason: null,
       replacements: [],
+      // The bot's steps so far (joining, in_call …), as many as it took by now.
+      status_changes: expect.any(Array),
     });
     expect(JSON.stringify(res.body)).not.toContain('meeting_token');
   });

@@ -173,7 +173,7 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
         return Object.keys(a?.holds ?? {}).length === 0 && a;
       });
       expect(account?.balance).toBe(10);
-      expect(stack.resultsSeen.find((m) => m.bot_id === botId)).toMatchObject({
+      expect(stack.resultsSeen.find((m) => m.bot_id === botId && m.kind !== 'bot_event')).toMatchObject({
         kind: 'session_ended',
         exit_reason: 'force_leave',
       });
@@ -215,7 +215,9 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
     const done = await ended(botId, acct.apiKey);
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(/room_not_found/);
-    const event = await until(async () => stack.resultsSeen.find((m) => m.bot_id === botId));
+    const event = await until(async () =>
+      stack.resultsSeen.find((m) => m.bot_id === botId && m.kind !== 'bot_event'),
+    );
     expect(event).toMatchObject({
       kind: 'bot_join_failed',
       event: {
@@ -235,7 +237,9 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
     const { room_url, token } = await room('private', true);
     const bad = await startBot({ room_url, meeting_token: 'wrong' });
     expect((await ended(bad)).status).toBe('failed');
-    expect(await until(async () => stack.resultsSeen.find((m) => m.bot_id === bad))).toMatchObject({
+    expect(
+      await until(async () => stack.resultsSeen.find((m) => m.bot_id === bad && m.kind !== 'bot_event')),
+    ).toMatchObject({
       event: { error_type: 'auth_error' },
     });
     const good = await startBot({ room_url, meeting_token: token });

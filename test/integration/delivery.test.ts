@@ -44,7 +44,12 @@ let key: string;
 let secret: string;
 
 beforeAll(async () => {
-  stack = await startTestStack({ DELIVERY_BACKOFF_SCALE: '0.00001', TRANSCRIPT_FLUSH_MS: '200' });
+  stack = await startTestStack({
+    DELIVERY_BACKOFF_SCALE: '0.00001',
+    TRANSCRIPT_FLUSH_MS: '200',
+    // The tests poll the status and deliveries views closely.
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
   const acct = await stack.account(100);
   key = acct.apiKey;
   secret = (await stack.deps.accounts.get(acct.accountId))!.webhookSecret;
