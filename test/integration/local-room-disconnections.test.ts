@@ -1,23 +1,14 @@
 // Issue #13 §2: how a bot in a local room is put out of it, through the real room server over HTTP and WebSocket.
 // The owner's eject route ends in `ejected`, the room being deleted in `room_ended`, the socket going away on its own
 // in `connection_lost`; the bot leaving itself is no disconnection.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { LocalRoomProvider } from '../../bot-task/providers/local-room';
 import { type RoomEvents, RoomJoinError } from '../../core/ports/room-provider';
-import { startRoomServer } from '../support/room-server';
+import { roomServersPerTest } from '../support/room-server';
 import { until } from '../support/until';
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function startRooms() {
-  const server = await startRoomServer();
-  cleanups.push(server.stop);
-  return server;
-}
+const { cleanups, startRooms } = roomServersPerTest();
 
 const provider = new LocalRoomProvider(1);
 

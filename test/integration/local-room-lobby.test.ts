@@ -1,7 +1,7 @@
 // Issue #14 §3: a knocking local room, through the real room server over HTTP and WebSocket. The bot waits in the
 // lobby, reports it once, and is admitted, denied, gives up after its waiting-room timeout or is stopped; the room's
 // API (POST /rooms/<name>/lobby/<id>/admit | deny) answers it as Daily's updateWaitingParticipant does.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { LocalRoomProvider } from '../../bot-task/providers/local-room';
 import {
@@ -10,19 +10,10 @@ import {
   type RoomConnection,
   RoomJoinError,
 } from '../../core/ports/room-provider';
-import { startRoomServer } from '../support/room-server';
+import { roomServersPerTest } from '../support/room-server';
 import { until } from '../support/until';
 
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c();
-});
-
-async function startRooms() {
-  const server = await startRoomServer();
-  cleanups.push(server.stop);
-  return server;
-}
+const { cleanups, startRooms } = roomServersPerTest();
 
 const provider = new LocalRoomProvider(1);
 
