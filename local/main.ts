@@ -13,6 +13,7 @@ process.stdout.write(
     `  API key:       ${dev.api_key}`,
     `  Account:       ${dev.account_id}`,
     `  OpenAPI:       ${stack.baseUrl}/openapi.json`,
+    `  Mail:          ${stack.baseUrl}/mail  (the results e-mails sent, newest first)`,
     `  Conversation:  ${describeEngine(stack.config, 'conversation')}`,
     `  Insights:      ${describeEngine(stack.config, 'insights')}`,
     '',

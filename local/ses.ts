@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import * as sesModule from 'aws-ses-v2-local';
+import type { LocalMail } from './mail-viewer';
 
 /**
  * How many sent mails the local store keeps: the newest ones; older mails are dropped so a stack left running for
@@ -13,11 +14,13 @@ export interface LocalSes {
   endpoint: string;
   /** How many mails the store holds now (at most `maxMails`). */
   mailsStored(): number;
+  /** The mails the store holds, oldest first (GET /mail shows them). */
+  mails(): readonly LocalMail[];
   close(): Promise<void>;
 }
 
 interface SesStore {
-  emails: unknown[];
+  emails: LocalMail[];
 }
 
 // The package's in-memory store (one per process): `dist/store` is its CommonJS module, not a public export.
@@ -49,6 +52,7 @@ export async function startLocalSes(options: { maxMails?: number } = {}): Promis
   return {
     endpoint: `http://127.0.0.1:${port}`,
     mailsStored: () => sesStore().emails.length,
+    mails: () => sesStore().emails,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

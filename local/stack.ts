@@ -17,6 +17,7 @@ import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
 import { type ApiServer, startApiServer } from './api-server';
 import { startDynalite } from './dynalite';
+import { mailViewer } from './mail-viewer';
 import { QueuePoller } from './queue-poller';
 import { type LocalQueues, startLocalQueues } from './queues';
 import { createRoomServer, type RoomServer } from './room/room-server';
@@ -173,7 +174,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const rooms = createRoomServer({ baseUrl: () => baseUrl });
   rooms.createRoom('demo', false);
   const port = options.port ?? Number(process.env.PORT ?? 3000);
-  const api = await startApiServer(deps, { port, mounts: [rooms.handle] });
+  const api = await startApiServer(deps, { port, mounts: [rooms.handle, mailViewer(() => ses.mails())] });
   baseUrl = api.baseUrl;
   api.server.on('upgrade', (req, socket, head) => {
     if (!rooms.upgrade(req, socket, head)) socket.destroy();

@@ -1,6 +1,7 @@
 // The results e-mail: subject with room and date; HTML and plain-text bodies with summary, evaluation, Q&A pairs
 // and transcript. Everything from the meeting is escaped, so transcript text cannot inject markup.
 import type { Insights, QaPair } from '../schemas/api';
+import { escapeHtml } from './html';
 
 export interface ResultsEmailInput {
   roomName: string;
@@ -13,9 +14,6 @@ export interface ResultsEmailInput {
   insights: Insights | null;
   insightsError?: string;
 }
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const minutes = (s: number) => `${Math.max(1, Math.round(s / 60))} min`;
 

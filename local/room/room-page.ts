@@ -1,4 +1,6 @@
 // The page a person opens at a local room URL: join, see who is there and the live transcript, talk, hear the bot.
+
+import { escapeHtml } from '../../core/mail/html';
 import { voices } from '../../core/voices';
 
 export function roomPageHtml(roomName: string): string {
@@ -169,8 +171,4 @@ else {
 </script>
 </body>
 </html>`;
-}
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

@@ -1,0 +1,90 @@
+// The local results e-mails, one click away (issue 16): GET /mail lists the mails the local SES accepted, newest first
+// (HTML, or JSON for `Accept: application/json`); GET /mail/<id> shows one as its recipient sees it, with its text
+// part. The mail's own HTML is shown in a sandboxed frame: no script of it runs, nothing of it reaches this page.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { escapeHtml } from '../core/mail/html';
+
+export interface LocalMail {
+  messageId: string;
+  from: string;
+  destination: { to: string[] };
+  subject: string;
+  body: { html?: string; text?: string };
+  /** When it was sent (epoch ms). */
+  at: number;
+}
+
+export function mailViewer(mails: () => readonly LocalMail[]) {
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const parts = url.pathname.split('/').filter(Boolean);
+    if (parts[0] !== 'mail' || req.method !== 'GET' || parts.length > 2) return false;
+    const newestFirst = [...mails()].sort((a, b) => b.at - a.at);
+    if (parts.length === 1) {
+      if (String(req.headers.accept ?? '').includes('application/json')) {
+        return reply(res, 200, 'application/json', JSON.stringify({ mails: newestFirst.map(summary) }));
+      }
+      return reply(res, 200, 'text/html; charset=utf-8', listPage(newestFirst));
+    }
+    const mail = newestFirst.find((m) => m.messageId === decodeURIComponent(parts[1]!));
+    if (!mail) {
+      return reply(
+        res,
+        404,
+        'application/json',
+        JSON.stringify({
+          error: 'not_found',
+          detail: `no mail ${parts[1]} in the local store`,
+          message: 'Not found.',
+        }),
+      );
+    }
+    return reply(res, 200, 'text/html; charset=utf-8', mailPage(mail));
+  };
+}
+
+const summary = (m: LocalMail) => ({
+  id: m.messageId,
+  to: m.destination.to,
+  from: m.from,
+  subject: m.subject,
+  sent_at: new Date(m.at).toISOString(),
+  url: `/mail/${encodeURIComponent(m.messageId)}`,
+});
+
+function reply(res: ServerResponse, status: number, type: string, body: string): true {
+  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
+  res.end(body);
+  return true;
+}
+
+const page = (title: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
+<style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:60rem}td,th{padding:.3rem .8rem;text-align:left}
+iframe{width:100%;height:32rem;border:1px solid #ccc}pre{white-space:pre-wrap;background:#f6f6f6;padding:1rem}</style>
+</head><body>${body}</body></html>`;
+
+function listPage(mails: readonly LocalMail[]): string {
+  const rows = mails
+    .map(
+      (m) =>
+        `<tr><td>${escapeHtml(new Date(m.at).toISOString())}</td><td>${escapeHtml(m.destination.to.join(', '))}</td>` +
+        `<td><a href="/mail/${encodeURIComponent(m.messageId)}">${escapeHtml(m.subject)}</a></td></tr>`,
+    )
+    .join('');
+  return page(
+    'Local mail',
+    `<h1>Mails sent by the local stack</h1><p>${mails.length} mail(s), newest first (the newest 500 are kept).</p>` +
+      `<table><tr><th>sent</th><th>to</th><th>subject</th></tr>${rows}</table>`,
+  );
+}
+
+function mailPage(m: LocalMail): string {
+  return page(
+    m.subject,
+    `<p><a href="/mail">← all mail</a></p><h1>${escapeHtml(m.subject)}</h1>` +
+      `<p>From ${escapeHtml(m.from)} to ${escapeHtml(m.destination.to.join(', '))}, ${escapeHtml(new Date(m.at).toISOString())}</p>` +
+      `<h2>HTML part</h2><iframe sandbox title="HTML part" srcdoc="${escapeHtml(m.body.html ?? '')}"></iframe>` +
+      `<h2>Text part</h2><pre>${escapeHtml(m.body.text ?? '')}</pre>`,
+  );
+}
