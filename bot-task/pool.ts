@@ -27,6 +27,8 @@ export interface PoolWaitOptions {
    * mid-claim against the session it was taking (a lost claimant falls back to a cold start).
    */
   onClaiming?: (botId: string | null) => void;
+  /** Where in the offers this bot starts trying (tests fix it); 0 ≤ x < 1. */
+  random?: () => number;
 }
 
 /** Waits for, and claims, one offered session; null when told to stop first. */
@@ -42,7 +44,10 @@ export async function claimFromPool(deps: PoolWaitDeps, o: PoolWaitOptions): Pro
       deps.log.warn('could not read the pool offers', { err });
       return [];
     });
-    for (const botId of offers) {
+    // Each bot starts at a random offer, then goes round in age order: idle bots that all tried the oldest first
+    // would fail against each other, one write each per offer, and a burst of joins would wait on the herd.
+    const from = Math.floor((o.random ?? Math.random)() * offers.length);
+    for (const botId of [...offers.slice(from), ...offers.slice(0, from)]) {
       if (stop) break;
       o.onClaiming?.(botId);
       const at = now();

@@ -29,7 +29,7 @@ function fakeSessions(offers: string[], taken: Set<string>, options: { lostAnswe
 }
 
 describe('a pooled bot waiting for its session', () => {
-  it('takes the oldest offer it can win, reporting each try and clearing the failed ones', async () => {
+  it('goes round the offers from where it starts, taking the first it can win, reporting each try and clearing the failed ones', async () => {
     const { store, tried } = fakeSessions(['a', 'b', 'c'], new Set(['a']));
     const reports: (string | null)[] = [];
     const got = await claimFromPool(
@@ -40,11 +40,22 @@ describe('a pooled bot waiting for its session', () => {
         offerWindowMs: 1000,
         stopped: new Promise(() => {}),
         onClaiming: (b) => reports.push(b),
+        random: () => 0,
       },
     );
     expect(got?.botId).toBe('b');
     expect(tried).toEqual(['a', 'b']);
     expect(reports).toEqual(['a', null, 'b']);
+  });
+
+  it('starts at a random offer, so idle bots spread over a burst instead of all trying the oldest', async () => {
+    const { store, tried } = fakeSessions(['a', 'b', 'c'], new Set(['c']));
+    const got = await claimFromPool(
+      { sessions: store, log },
+      { poolBotId: 'p1', pollMs: 10, offerWindowMs: 1000, stopped: new Promise(() => {}), random: () => 0.7 },
+    );
+    expect(tried).toEqual(['c', 'a']);
+    expect(got?.botId).toBe('a');
   });
 
   it('a claim whose answer was lost counts when the session names this bot', async () => {
