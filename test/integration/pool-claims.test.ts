@@ -82,7 +82,13 @@ describe('warm pool claim protocol', () => {
     expect(fallbacks.map((f) => f.delaySeconds)).toEqual(botIds.map(() => 2));
     // The fallbacks come due while pooled bots are still claiming: both race for the same sessions.
     await new Promise((r) => setTimeout(r, 100));
-    const outcomes = await Promise.all(fallbacks.map((f) => startColdIfUnclaimed(fallbackDeps, f.request)));
+    const outcomes = new Map(
+      await Promise.all(
+        fallbacks.map(
+          async (f) => [f.request.bot_id, await startColdIfUnclaimed(fallbackDeps, f.request)] as const,
+        ),
+      ),
+    );
     stop();
     await Promise.all(slots);
 
@@ -95,10 +101,10 @@ describe('warm pool claim protocol', () => {
       expect(pooledBy.length + cold, id).toBe(1);
       if (cold) {
         expect(s).toMatchObject({ startPath: 'cold', claimedBy: coldClaimant });
-        expect(outcomes[i]).toBe('started');
+        expect(outcomes.get(id)).toBe('started');
       } else {
         expect(s).toMatchObject({ startPath: 'pool', claimedBy: pooledBy[0] });
-        expect(outcomes[i]).toBe('claimed');
+        expect(outcomes.get(id)).toBe('claimed');
       }
       expect(Date.parse(s!.claimedAt!)).toBeGreaterThanOrEqual(Date.parse(s!.createdAt));
     }
