@@ -91,9 +91,16 @@ describe('warm pool (local)', () => {
       return idle.length === 2 && !idle.some((b) => b.poolBotId === victim!.poolBotId) && idle;
     });
     expect(refilled).toHaveLength(2);
-    // No fallback, failure or replacement followed (the earlier tests' sessions may still be handing over).
-    const repairs = ['start_cold', 'replace_bot', 'bot_failed', 'bot_join_failed'];
-    expect(stack.resultsSeen.slice(seen).filter((m) => repairs.includes(m.kind))).toEqual([]);
+    // No lost-claimant fallback, failure or replacement followed (the earlier tests' sessions may still be handing
+    // over, and their joins' delayed fallbacks come due, finding the session claimed).
+    const repairs = stack.resultsSeen
+      .slice(seen)
+      .filter((m) =>
+        m.kind === 'start_cold'
+          ? m.claimant
+          : ['replace_bot', 'bot_failed', 'bot_join_failed'].includes(m.kind),
+      );
+    expect(repairs).toEqual([]);
   });
 
   it('a pooled bot that dies after claiming, before it is in: the session falls back to a cold start, nothing lost', async () => {
