@@ -221,7 +221,8 @@ async function withApiStack(env: Record<string, string>, fn: (stack: LocalStack)
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-api-latency-'));
   let stack: LocalStack | undefined;
   try {
-    stack = await startLocalStack({ port: 0, dataDir, env });
+    // No warm pool (as on AWS today): its idle bots would claim the joins, and its fallback start bots.
+    stack = await startLocalStack({ port: 0, dataDir, env: { BOT_POOL_SIZE: '0', ...env } });
     stack.deps.runner = noopRunner;
     dynamoThreadId = stack.dynamoThreadId;
     await fn(stack);

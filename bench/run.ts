@@ -28,6 +28,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   soak: () => import('./soak'),
   replacement: () => import('./replacement'),
   'live-transcript': () => import('./live-transcript'),
+  'join-latency': () => import('./join-latency'),
 };
 
 const resultsRoot = fileURLToPath(new URL('./results/', import.meta.url));

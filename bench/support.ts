@@ -33,7 +33,8 @@ export async function withBenchStack<T>(
     stack = await startLocalStack({
       port: 0,
       dataDir,
-      env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', ...env },
+      // Bots start cold, as each benchmark's committed figures were measured, unless it asks for the warm pool.
+      env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_MINUTE: '100000', BOT_POOL_SIZE: '0', ...env },
     });
     const { account, apiKey } = await stack.deps.accounts.create('bench');
     await stack.deps.ledger.grant(account.accountId, credits, 'bench');

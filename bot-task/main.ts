@@ -1,5 +1,7 @@
 // The bot runtime's entry (ECS container command; a child process locally). Started with only BOT_ID set:
-// everything else — room, bot_config, meeting token — comes from the session record.
+// everything else — room, bot_config, meeting token — comes from the session record. Started without BOT_ID, it is a
+// pooled bot (issue 15): it gets ready, claims one offered session (pool.ts), serves it and exits.
+import { randomUUID } from 'node:crypto';
 import { languageEngines } from '../core/adapters/language-engines';
 import { wireAdapters } from '../core/adapters/wiring';
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
@@ -9,17 +11,24 @@ import { createLogger } from '../core/log';
 import type { RoomProvider } from '../core/ports/room-provider';
 import { runBot } from './bot';
 import { beat, joinTimes } from './heartbeat';
+import { claimFromPool } from './pool';
 
 // Installed before anything else: a leave request that arrives while the task is still starting must not kill it
 // (Node's default for SIGTERM); and `on`, not `once`, so a second SIGTERM (StopTask after the leave request, the
 // runner shutting down) cannot interrupt the exit pipeline while it saves the transcript.
 const terminated = new Promise<void>((resolve) => process.on('SIGTERM', () => resolve()));
 
-const botId = process.env.BOT_ID;
+const assignedBotId = process.env.BOT_ID;
+/** A pooled bot's id in the pool (the local runner names it; otherwise a fresh one). */
+const poolBotId = assignedBotId ? undefined : (process.env.POOL_BOT_ID ?? `pool-${randomUUID()}`);
 /** Which task of the session this is: 0 the first, n the n-th replacement of a lost bot (issue 13). */
 const attempt = Number(process.env.BOT_ATTEMPT ?? 0);
 const config = loadConfig();
-const log = createLogger(config.LOG_LEVEL, { bot_id: botId, component: 'bot-task' });
+const baseLog = createLogger(config.LOG_LEVEL, {
+  component: 'bot-task',
+  ...(assignedBotId ? { bot_id: assignedBotId } : { pool_bot_id: poolBotId }),
+});
+let log = baseLog;
 const adapters = wireAdapters(config, log);
 const engines = languageEngines(adapters);
 
@@ -46,13 +55,52 @@ async function providerFor(session: BotSession): Promise<RoomProvider> {
   });
 }
 
+/**
+ * Tells the parent process (the local runner) which session this pooled bot is taking, and when it won it: a bot
+ * lost mid-claim is then reported against that session. No channel on ECS, where the session's claim says it.
+ */
+function report(message: { claiming: string | null } | { claimed: string }): void {
+  process.send?.(message);
+}
+
+/** The session this task serves: the one it was started for, or (pooled) the one it claims; null: nothing to do. */
+async function assignedSession(): Promise<BotSession | null> {
+  const { stores } = adapters;
+  if (assignedBotId) {
+    const session = await stores.sessions.get(assignedBotId);
+    if (!session) throw new Error(`session ${assignedBotId} not found`);
+    return session;
+  }
+  // Warm-up: what a session would otherwise load first. The local room provider has little to warm; the Daily
+  // provider's Chromium and daily-js page are the next step (issue 15).
+  await import('./providers/local-room');
+  log.info('pooled bot ready; waiting for a session');
+  const session = await claimFromPool(
+    { sessions: stores.sessions, log },
+    {
+      poolBotId: poolBotId!,
+      pollMs: config.POOL_POLL_MS,
+      offerWindowMs: config.POOL_CLAIM_TIMEOUT_MS + offerClockSlackMs,
+      stopped: terminated,
+      onClaiming: (botId) => report({ claiming: botId }),
+    },
+  );
+  if (session) report({ claimed: session.botId });
+  else log.info('pooled bot stopped while idle');
+  return session;
+}
+
+/** How far the join's clock and a pooled bot's may differ: offers this much older than the fallback are still read. */
+const offerClockSlackMs = 30_000;
+
 async function main(): Promise<number> {
-  if (!botId) throw new Error('BOT_ID is not set');
   if (!Number.isSafeInteger(attempt) || attempt < 0)
     throw new Error(`BOT_ATTEMPT is not a count: ${attempt}`);
   const { stores } = adapters;
-  const session = await stores.sessions.get(botId);
-  if (!session) throw new Error(`session ${botId} not found`);
+  const session = await assignedSession();
+  if (!session) return 0;
+  const botId = session.botId;
+  log = baseLog.child({ bot_id: botId });
   if (session.status !== 'running') {
     log.info('session already ended; nothing to do', { status: session.status });
     return 0;
@@ -61,7 +109,12 @@ async function main(): Promise<number> {
     log.info('another task replaced this one already; nothing to do', { attempt });
     return 0;
   }
-  log.info('bot task started', { account_id: session.accountId, provider: session.provider, attempt });
+  log.info('bot task started', {
+    account_id: session.accountId,
+    provider: session.provider,
+    attempt,
+    start_path: session.startPath,
+  });
 
   // Each beat also writes the join time until it is written (bot.ts records it on joining; that write may fail).
   const heartbeatDeps = { sessions: stores.sessions, log, joinTimes };

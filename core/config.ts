@@ -147,6 +147,19 @@ export const configSchema = z.object({
     .pipe(z.array(z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, 'a domain such as daily.co')).min(1)),
   HEARTBEAT_MS: int(15_000, 100),
   /**
+   * Warm pool (issue 15): idle bots kept ready, each serving one session. 0 turns it off: every join starts a fresh
+   * task. The local stack defaults to 1 (its task runner keeps that many bot processes); in AWS no pool service
+   * exists yet, so it stays 0 there.
+   */
+  BOT_POOL_SIZE: int(0, 0).pipe(z.number().max(100)),
+  /**
+   * With the pool on, a join the pool has not claimed after this long starts a fresh task (rounded up to whole
+   * seconds: the fallback is a delayed queue message).
+   */
+  POOL_CLAIM_TIMEOUT_MS: int(2_000, 0).pipe(z.number().max(900_000)),
+  /** How often an idle pooled bot looks for offered sessions (one strongly consistent Query each time). */
+  POOL_POLL_MS: int(100, 10),
+  /**
    * The bot runtime on ECS, set by the stack on the functions that start and stop bots (infra/constructs/
    * bot-runtime.ts runnerEnvironment); unused locally, where bots are child processes.
    */

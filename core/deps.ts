@@ -8,6 +8,7 @@ import type { AccountsStore } from './ports/accounts-store';
 import type { CreditLedger } from './ports/credit-ledger';
 import type { DeliveriesStore } from './ports/deliveries-store';
 import type { IdempotencyStore } from './ports/idempotency-store';
+import type { MessageQueue } from './ports/queue';
 import type { RateLimiter } from './ports/rate-limiter';
 import type { SessionsStore } from './ports/sessions-store';
 import type { TaskRunner } from './ports/task-runner';
@@ -28,6 +29,8 @@ export interface ServiceDeps extends Stores {
   auth: Authenticator;
   statusCache: SessionCache;
   runner: TaskRunner;
+  /** The results queue: with the warm pool on, a join leaves its cold-start fallback there, delayed (issue 15). */
+  results: MessageQueue;
   log: Logger;
   now: () => Date;
 }
@@ -35,13 +38,21 @@ export interface ServiceDeps extends Stores {
 /** The HTTP use cases' dependencies around the adapters a composition root built. */
 export function buildServiceDeps(
   config: Config,
-  parts: { stores: Stores; runner: TaskRunner; rateLimiter: RateLimiter; log: Logger; now?: () => Date },
+  parts: {
+    stores: Stores;
+    runner: TaskRunner;
+    results: MessageQueue;
+    rateLimiter: RateLimiter;
+    log: Logger;
+    now?: () => Date;
+  },
 ): ServiceDeps {
   const { stores, rateLimiter } = parts;
   return {
     ...stores,
     config,
     runner: parts.runner,
+    results: parts.results,
     log: parts.log,
     rateLimiter,
     auth: new Authenticator(stores.accounts, rateLimiter, {

@@ -72,6 +72,8 @@ const localDefaults: Record<string, string> = {
   ALLOW_INSECURE_WEBHOOKS: 'true',
   ALLOW_LOCAL_ROOMS: 'true',
   AWS_REGION: 'local',
+  // One warm bot process, so `npm start` shows the pool's join time (issue 15); BOT_POOL_SIZE=0 turns it off.
+  BOT_POOL_SIZE: '1',
   // Node 20 is supported locally; the SDK's notice about its future Node 22 floor is noise here.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
@@ -117,13 +119,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const runner = new LocalTaskRunner({
     env: botEnv,
     logDir: join(dataDir ?? join(resolve('.data'), 'tmp'), 'bots'),
-    onExit: (botId, code, signal, attempt) => {
+    onExit: (botId, code, signal, attempt, claimant) => {
       const reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
       void onTaskStopped(
         { stores, config, results, log },
-        { botId, reason, clean: code === 0, attempt },
+        { botId, reason, clean: code === 0, attempt, ...(claimant && { claimant }) },
       ).catch((err) => log.error('task-stopped handling failed', { bot_id: botId, err }));
     },
+    poolSize: config.BOT_POOL_SIZE,
+    onPoolError: (err) => log.warn('a pooled bot could not be started; retrying', { err }),
   });
   // One process serves every request here, so counting in memory is exact (Lambda counts in DynamoDB).
   const deps = adapters.serviceDeps({ runner, rateLimiter: new MemoryRateLimiter() });
@@ -180,6 +184,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     if (!rooms.upgrade(req, socket, head)) socket.destroy();
   });
   const devAccount = options.devAccount ? await ensureDevAccount(deps, dataDir, env) : undefined;
+  // Idle bots need nothing but the database; they wait for the first join from here.
+  runner.fillPool();
 
   if (dataDir) {
     writeFileSync(

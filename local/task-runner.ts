@@ -1,5 +1,7 @@
-// TaskRunner for the local stack: one bot-task child process per bot, with the same environment contract as ECS.
+// TaskRunner for the local stack: one bot-task child process per bot, with the same environment contract as ECS, and
+// the warm pool (issue 15): BOT_POOL_SIZE idle bot processes started without a BOT_ID, refilled as they claim or die.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,20 +57,51 @@ export interface LocalRunnerOptions {
   logDir: string;
   /**
    * Called when a child exits, whatever the reason, with which task of the session it was (its BOT_ATTEMPT); the
-   * local stack replaces or fails sessions left running, as the ECS task-stopped event does.
+   * local stack replaces or fails sessions left running, as the ECS task-stopped event does. A pooled bot's exit is
+   * reported only when it had claimed (or was claiming) a session, with its pool id as `claimant`.
    */
-  onExit?: (botId: string, code: number | null, signal: NodeJS.Signals | null, attempt: number) => void;
+  onExit?: (
+    botId: string,
+    code: number | null,
+    signal: NodeJS.Signals | null,
+    attempt: number,
+    claimant?: string,
+  ) => void;
+  /** Idle pooled bots to keep (BOT_POOL_SIZE); 0: none. */
+  poolSize?: number;
+  /** Told when an idle pooled bot could not be started (the pool tries again). */
+  onPoolError?: (err: unknown) => void;
 }
 
 interface BotChild {
-  botId: string;
+  /** The session it serves; unset for a pooled bot still waiting for one. */
+  botId?: string;
   attempt: number;
   process: ChildProcess;
+  /** Set on a pooled bot: its id in the pool, and the session it is trying to claim. */
+  poolBotId?: string;
+  claiming?: string;
 }
 
+/** A pooled bot as the runner sees it (tests and the benchmark read the pool through this). */
+export interface PooledBot {
+  poolBotId: string;
+  pid: number | undefined;
+  /** The session it claimed; unset while idle. */
+  botId?: string;
+}
+
+/** What a pooled bot tells the runner over its IPC channel (bot-task/main.ts). */
+type PoolReport = { claiming: string | null } | { claimed: string };
+
 export class LocalTaskRunner implements TaskRunner {
-  /** By bot id and attempt: a bot handing over to its replacement runs beside it for a while. */
+  /** By bot id and attempt (pooled bots by pool id): a bot handing over to its replacement runs beside it a while. */
   private readonly children = new Map<string, BotChild>();
+  /** Pooled bots being spawned: counted with the idle ones, so concurrent refills do not overshoot. */
+  private spawning = 0;
+  /** Pooled bots that died idle in a row: refills back off, so a bot that cannot start does not spin. */
+  private idleDeaths = 0;
+  private closing = false;
 
   constructor(private readonly options: LocalRunnerOptions) {
     mkdirSync(options.logDir, { recursive: true });
@@ -80,28 +113,96 @@ export class LocalTaskRunner implements TaskRunner {
   }
 
   async start(botId: string, options: TaskStartOptions = {}): Promise<{ taskRef: string }> {
-    const entry = await botBundle();
     const attempt = options.attempt ?? 0;
-    const log = createWriteStream(join(this.options.logDir, `${botId}.log`), { flags: 'a' });
-    const child = spawn(process.execPath, [entry], {
-      cwd: repoRoot,
-      env: { ...this.options.env, BOT_ID: botId, ...(attempt > 0 && { BOT_ATTEMPT: String(attempt) }) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child.stdout?.pipe(log);
-    child.stderr?.pipe(log);
-    await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
-      child.once('error', reject);
+    const child = await this.spawnBot(botId, {
+      BOT_ID: botId,
+      ...(attempt > 0 && { BOT_ATTEMPT: String(attempt) }),
     });
     const key = `${botId}#${attempt}`;
     this.children.set(key, { botId, attempt, process: child });
     child.once('exit', (code, signal) => {
       this.children.delete(key);
-      log.end();
       this.options.onExit?.(botId, code, signal, attempt);
     });
     return { taskRef: `local:${child.pid}` };
+  }
+
+  private async spawnBot(logName: string, env: Record<string, string>, ipc = false): Promise<ChildProcess> {
+    const entry = await botBundle();
+    const log = createWriteStream(join(this.options.logDir, `${logName}.log`), { flags: 'a' });
+    const child = spawn(process.execPath, [entry], {
+      cwd: repoRoot,
+      env: { ...this.options.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? (['ipc'] as const) : [])],
+    });
+    child.stdout?.pipe(log);
+    child.stderr?.pipe(log);
+    child.once('exit', () => log.end());
+    await new Promise<void>((resolve, reject) => {
+      child.once('spawn', resolve);
+      child.once('error', reject);
+    });
+    return child;
+  }
+
+  /** Starts idle pooled bots until BOT_POOL_SIZE wait (the stack calls it once; exits and claims refill). */
+  fillPool(): void {
+    const size = this.options.poolSize ?? 0;
+    const idle = [...this.children.values()].filter((c) => c.poolBotId && !c.botId).length;
+    for (let n = idle + this.spawning; n < size && !this.closing; n++) {
+      this.spawning++;
+      void this.startPooled()
+        .catch((err) => {
+          this.options.onPoolError?.(err);
+          this.idleDeaths++;
+          setTimeout(() => this.fillPool(), this.refillDelayMs()).unref();
+        })
+        .finally(() => this.spawning--);
+    }
+  }
+
+  /** The pooled bots now: idle ones and those serving the session they claimed. */
+  get pool(): PooledBot[] {
+    return [...this.children.values()]
+      .filter((c) => c.poolBotId)
+      .map((c) => ({ poolBotId: c.poolBotId!, pid: c.process.pid, ...(c.botId && { botId: c.botId }) }));
+  }
+
+  /** Sends a signal to a pooled bot (tests: SIGKILL one that is idle). */
+  signalPooled(poolBotId: string, signal: NodeJS.Signals): boolean {
+    return this.children.get(`pool#${poolBotId}`)?.process.kill(signal) ?? false;
+  }
+
+  private refillDelayMs(): number {
+    return this.idleDeaths <= 1 ? 0 : Math.min(30_000, 250 * 2 ** (this.idleDeaths - 2));
+  }
+
+  private async startPooled(): Promise<void> {
+    const poolBotId = `pool-${randomUUID()}`;
+    const child = await this.spawnBot(poolBotId, { POOL_BOT_ID: poolBotId }, true);
+    const key = `pool#${poolBotId}`;
+    const bot: BotChild = { attempt: 0, process: child, poolBotId };
+    if (this.closing) child.kill('SIGTERM');
+    this.children.set(key, bot);
+    child.on('message', (m: PoolReport) => {
+      if ('claimed' in m) {
+        // From here it is the session's bot (stop, signal and pid find it); the pool refills behind it.
+        bot.botId = m.claimed;
+        bot.claiming = undefined;
+        this.idleDeaths = 0;
+        this.fillPool();
+      } else bot.claiming = m.claiming ?? undefined;
+    });
+    child.once('exit', (code, signal) => {
+      this.children.delete(key);
+      const botId = bot.botId ?? bot.claiming;
+      if (botId) this.options.onExit?.(botId, code, signal, 0, poolBotId);
+      if (!bot.botId) {
+        // Died (or was stopped) idle: no session is touched; another takes its place.
+        this.idleDeaths++;
+        setTimeout(() => this.fillPool(), this.refillDelayMs()).unref();
+      }
+    });
   }
 
   async stop(botId: string): Promise<void> {
@@ -127,12 +228,14 @@ export class LocalTaskRunner implements TaskRunner {
     return [...this.children.values()].filter((c) => c.botId === botId).sort((a, b) => a.attempt - b.attempt);
   }
 
+  /** Bot processes serving sessions (idle pooled bots are not counted). */
   get running(): number {
-    return this.children.size;
+    return [...this.children.values()].filter((c) => c.botId).length;
   }
 
-  /** Stops every child: SIGTERM (the bot's own exit pipeline), then SIGKILL after `graceMs`. */
+  /** Stops every child, idle pooled bots too: SIGTERM (the bot's own exit pipeline), then SIGKILL after `graceMs`. */
   async closeAll(graceMs = 5000): Promise<void> {
+    this.closing = true;
     const waits = [...this.children.values()].map(
       ({ process: child }) =>
         new Promise<void>((resolve) => {

@@ -129,6 +129,7 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
       return buildServiceDeps(config, {
         stores: adapters.stores,
         runner: parts.runner ?? adapters.ecsRunner,
+        results: adapters.resultsQueue,
         log: parts.log ?? log,
         rateLimiter: parts.rateLimiter ?? new DynamoRateLimiter(adapters.table),
       });

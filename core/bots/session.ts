@@ -56,6 +56,31 @@ export interface BotSession {
   webhookSeq?: number;
   /** Each time the bot was lost and a new task took over (issue 13): the current task is attempt `length`. */
   replacements?: Replacement[];
+  /** The join offered the session to the warm pool (issue 15): a pooled bot may claim it until someone has. */
+  poolOfferedAt?: string;
+  /** Who took the session: a pooled bot's id, or `cold` (a task started for it). Set once, conditionally. */
+  claimedBy?: string;
+  /** When it was taken: `claimedAt - createdAt` is the time to claim. */
+  claimedAt?: string;
+  /** How the bot that serves the session started: an idle pooled bot, or a fresh (cold) task. */
+  startPath?: StartPath;
+}
+
+export type StartPath = 'pool' | 'cold';
+
+/** The `claimedBy` of a session a fresh task serves (the join's fallback, or no pool). */
+export const coldClaimant = 'cold';
+
+/** How a session is taken: by a pooled bot (only while offered and not asked to stop), or for a cold start. */
+export interface SessionClaim {
+  by: string;
+  path: StartPath;
+  at: string;
+  /**
+   * Takes the session over from this claimant (a pooled bot lost before it got into the room); without it, only a
+   * session nobody has taken yet.
+   */
+  from?: string;
 }
 
 /** One step of the bot's life: joining, in_waiting_room, in_call, left, done, failed, replaced. */

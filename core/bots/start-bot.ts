@@ -1,4 +1,5 @@
-// Use case: start a bot — validate, honour Idempotency-Key, hold credits, write the session, start the task.
+// Use case: start a bot — validate, honour Idempotency-Key, hold credits, write the session, start the task (or offer
+// the session to the warm pool, with a cold start as the fallback).
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '../accounts/authenticate';
 import { InsufficientCreditsError, TooManyRunningBotsError } from '../accounts/errors';
@@ -12,7 +13,8 @@ import { type StartRequest, startRequestSchema } from '../schemas/start-request'
 import { parseOrThrow } from '../schemas/validate';
 import { normalizeBotConfig } from './automatic-leave';
 import { failSession } from './finish-session';
-import type { BotSession } from './session';
+import { startColdRequest } from './pool-fallback';
+import { type BotSession, coldClaimant } from './session';
 
 export interface StartResult extends StoredResponse {
   /** True when the response is a replay of an earlier request with the same Idempotency-Key. */
@@ -94,15 +96,16 @@ export async function startBot(
     throw err;
   }
 
+  const pooled = deps.config.BOT_POOL_SIZE > 0;
   try {
-    await deps.sessions.create(newSession(botId, caller.accountId, request, deps), hold);
+    await deps.sessions.create(newSession(botId, caller.accountId, request, deps, pooled), hold);
   } catch (err) {
     await undo(deps, caller, botId, hold, idempotencyKey);
     throw err;
   }
 
   try {
-    await deps.runner.start(botId);
+    await startServing(deps, botId, pooled);
   } catch (err) {
     log.error('bot task could not be started', { err });
     await failSession(
@@ -118,6 +121,28 @@ export async function startBot(
   if (idempotencyKey) await deps.idempotency.complete(caller.accountId, idempotencyKey, response);
   log.info('bot started', { provider: request.provider });
   return { ...response, replayed: false };
+}
+
+/**
+ * Gets a bot to the session. Without the pool: a fresh task, as always. With it (issue 15): idle pooled bots see the
+ * offer written with the session and one claims it (bot-task/pool.ts); the fallback, a queue message delayed by
+ * POOL_CLAIM_TIMEOUT_MS, starts a cold task if none did. When that message cannot be sent, the cold start is now.
+ */
+async function startServing(deps: ServiceDeps, botId: string, pooled: boolean): Promise<void> {
+  if (pooled) {
+    try {
+      await deps.results.send(startColdRequest(botId, 'no pooled bot claimed the session in time'), {
+        delaySeconds: Math.ceil(deps.config.POOL_CLAIM_TIMEOUT_MS / 1000),
+      });
+      return;
+    } catch (err) {
+      deps.log.warn('could not schedule the pool fallback; starting a cold task now', { bot_id: botId, err });
+    }
+    const now = deps.now().toISOString();
+    // A pooled bot may have it already: then it is served, and no task starts.
+    if (!(await deps.sessions.claim(botId, { by: coldClaimant, path: 'cold', at: now }))) return;
+  }
+  await deps.runner.start(botId);
 }
 
 async function claimIdempotencyKey(
@@ -163,7 +188,13 @@ async function undo(
   if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
 }
 
-function newSession(botId: string, accountId: string, req: StartRequest, deps: ServiceDeps): BotSession {
+function newSession(
+  botId: string,
+  accountId: string,
+  req: StartRequest,
+  deps: ServiceDeps,
+  pooled: boolean,
+): BotSession {
   const now = deps.now().toISOString();
   return {
     botId,
@@ -186,5 +217,10 @@ function newSession(botId: string, accountId: string, req: StartRequest, deps: S
     createdAt: now,
     startedAt: now,
     completedAt: null,
+    // Offered to the pool, the session is claimed later (by a pooled bot or the fallback); otherwise a cold task
+    // serves it from the start.
+    ...(pooled
+      ? { poolOfferedAt: now }
+      : { claimedBy: coldClaimant, claimedAt: now, startPath: 'cold' as const }),
   };
 }

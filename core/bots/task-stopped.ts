@@ -7,6 +7,7 @@ import type { Logger } from '../log';
 import type { MessageQueue } from '../ports/queue';
 import type { ResultsMessage } from '../results/messages';
 import { failSession } from './finish-session';
+import { poolLogMessages, startColdRequest } from './pool-fallback';
 import { canReplace, failLostBot, replaceRequest } from './replace-bot';
 import { currentAttempt, secondsSinceStart } from './session';
 
@@ -29,6 +30,11 @@ export interface TaskStopped {
    * replaced changes nothing. Unknown (the sweeper): the task serving the session now.
    */
   attempt?: number;
+  /**
+   * The pooled bot that stopped, when it had claimed (or was claiming) this session (issue 15): a stop of a pooled bot
+   * that does not hold the session changes nothing; one that holds it but never got in falls back to a cold start.
+   */
+  claimant?: string;
 }
 
 export interface TaskStoppedDeps {
@@ -42,13 +48,15 @@ export async function onTaskStopped(
   deps: TaskStoppedDeps,
   stopped: TaskStopped,
   now = new Date(),
-): Promise<'failed' | 'replacing' | 'superseded' | 'already_ended' | 'unknown'> {
+): Promise<'failed' | 'replacing' | 'falling_back' | 'superseded' | 'already_ended' | 'unknown'> {
   const session = await deps.stores.sessions.get(stopped.botId);
   if (!session) return 'unknown';
   if (session.status !== 'running') return 'already_ended';
   const attempt = currentAttempt(session);
   // A task that was replaced (it handed over, or was lost and reported already) ends nothing.
   if (stopped.attempt !== undefined && stopped.attempt < attempt) return 'superseded';
+  // A pooled bot that tried for this session and lost the race to another bot (or to the fallback) never served it.
+  if (stopped.claimant !== undefined && session.claimedBy !== stopped.claimant) return 'superseded';
   if (stopped.clean) return 'already_ended';
   if (session.leftAt && session.exitReason) {
     // It left the room but died around the hand-over: hand over again (processing is idempotent).
@@ -69,6 +77,13 @@ export async function onTaskStopped(
       left_at: now.toISOString(),
     } satisfies ResultsMessage);
     return 'already_ended';
+  }
+  if (session.startPath === 'pool' && !session.joinedAt && session.claimedBy) {
+    // A pooled bot lost after claiming, before it got into the room: the session falls back to a cold start, as if
+    // no pooled bot had claimed it; nothing is lost (issue 15). The fallback moves the claim only from this bot.
+    await deps.results.send(startColdRequest(session.botId, stopped.reason, session.claimedBy));
+    deps.log.warn(poolLogMessages.claimantLost, { bot_id: stopped.botId, reason: stopped.reason });
+    return 'falling_back';
   }
   if (canReplace(session, deps.config)) {
     // A bot that was in the room is replaced, not failed: the results stage starts the new task (replace-bot.ts).

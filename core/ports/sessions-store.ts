@@ -1,5 +1,5 @@
 // Port: bot sessions, one record per bot; state changes apply only while the session is still running.
-import type { BotSession, Replacement, StatusChange } from '../bots/session';
+import type { BotSession, Replacement, SessionClaim, StatusChange } from '../bots/session';
 import type { CreditHold } from './credit-ledger';
 
 export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
@@ -13,7 +13,7 @@ export interface SessionCursor {
 export interface SessionsStore {
   /**
    * Writes a new session. The join's `hold` is recorded in the ledger by the same write, so a session never exists
-   * without its hold's entry.
+   * without its hold's entry. A session with `poolOfferedAt` is also listed in the pool's offers.
    */
   create(session: BotSession, hold?: CreditHold): Promise<void>;
   /**
@@ -54,4 +54,15 @@ export interface SessionsStore {
     index: number,
     changes: Pick<Replacement, 'taskRef' | 'joinedAt'>,
   ): Promise<boolean>;
+  /**
+   * Ids of the sessions offered to the warm pool since `since` that may still be unclaimed, oldest first (strongly
+   * consistent: a pooled bot sees an offer as soon as the join wrote it).
+   */
+  listPoolOffers(since: string): Promise<string[]>;
+  /**
+   * Takes a running session, exactly once (issue 15): a pooled bot only while it is offered, unclaimed and not asked
+   * to stop; a cold start while unclaimed, or (`from`) from a pooled bot lost before it joined. False when someone
+   * else has it (or it ended). Whoever wins withdraws the offer.
+   */
+  claim(botId: string, claim: SessionClaim): Promise<boolean>;
 }

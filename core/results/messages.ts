@@ -32,6 +32,15 @@ export const resultsMessageSchema = z.discriminatedUnion('kind', [
     /** The lost bot is still in the room (a platform SIGTERM's warning) and leaves once its replacement is in. */
     alive: z.boolean(),
   }),
+  // Nobody from the warm pool took the session in time, or the pooled bot that took it was lost before it got into
+  // the room: start a fresh task for it, unless a pooled bot has it (issue 15, core/bots/pool-fallback.ts).
+  z.object({
+    kind: z.literal('start_cold'),
+    bot_id: z.uuid(),
+    /** The pooled bot that was lost after claiming; unset: the session was never claimed. */
+    claimant: z.string().max(200).optional(),
+    reason: z.string().max(1000),
+  }),
   // Without the partial transcript: it can be larger than a queue message may be (SQS: 256 KiB). failSession
   // stored it on the session, and the results stage puts it back into the event from there.
   z.object({

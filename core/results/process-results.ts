@@ -3,6 +3,7 @@
 // redelivered message completes nothing twice and sends nothing twice.
 
 import { completeSession } from '../bots/finish-session';
+import { startColdIfUnclaimed } from '../bots/pool-fallback';
 import { replaceBot } from '../bots/replace-bot';
 import type { BotSession } from '../bots/session';
 import { transcriptText, type Utterance } from '../bots/transcript';
@@ -23,7 +24,7 @@ import type { ResultsMessage } from './messages';
 export interface ResultsDeps {
   stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries'>;
   config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'>;
-  /** Starts the replacement of a lost bot (replace_bot messages). */
+  /** Starts the replacement of a lost bot (replace_bot messages) and the warm pool's cold fallback (start_cold). */
   runner: TaskRunner;
   /** The results queue itself: a replacement that cannot start fails the session with a bot_failed message. */
   results: MessageQueue;
@@ -81,6 +82,11 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
         );
       }
     }
+    return;
+  }
+  if (message.kind === 'start_cold') {
+    const outcome = await startColdIfUnclaimed(deps, message, deps.now());
+    log.info('pool fallback processed', { outcome, reason: message.reason });
     return;
   }
   if (message.kind !== 'session_ended') {

@@ -22,8 +22,9 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
   const stack = await startLocalStack({
     port: 0,
     dataDir: null,
-    // Revocation is immediate in tests unless a test sets a key cache; the status cache keeps its default.
-    env: { LOG_LEVEL: 'silent', STOP_POLL_MS: '100', KEY_CACHE_TTL_MS: '0', ...env },
+    // Revocation is immediate in tests unless a test sets a key cache; the status cache keeps its default. Bots start
+    // cold unless a test asks for the warm pool (warm-pool.test.ts), so each test's processes are its own.
+    env: { LOG_LEVEL: 'silent', STOP_POLL_MS: '100', KEY_CACHE_TTL_MS: '0', BOT_POOL_SIZE: '0', ...env },
   });
   return {
     ...stack,

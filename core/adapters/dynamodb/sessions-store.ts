@@ -1,6 +1,12 @@
 // Bot sessions in DynamoDB: one item per bot; state changes are conditional on the session still running.
-import { BatchGetCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { BotSession, Replacement, StatusChange } from '../../bots/session';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { BotSession, Replacement, SessionClaim, StatusChange } from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
 import type { SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
@@ -9,13 +15,18 @@ import {
   accountBotPrefix,
   isConditionFailure,
   keys,
+  poolOffersPk,
   putItems,
   queryAll,
   runningIndex,
   type TableHandle,
   type TableItem,
+  ttlAttribute,
   untilProcessed,
 } from './table';
+
+/** An offer nobody withdrew (its claimant's delete failed) expires; pooled bots never read offers this old anyway. */
+const offerTtlSeconds = 3600;
 
 const fieldToAttribute = {
   botId: 'bot_id',
@@ -52,6 +63,10 @@ const fieldToAttribute = {
   webhookEvents: 'webhook_events',
   statusChanges: 'status_changes',
   webhookSeq: 'webhook_seq',
+  poolOfferedAt: 'pool_offered_at',
+  claimedBy: 'claimed_by',
+  claimedAt: 'claimed_at',
+  startPath: 'start_path',
 } as const satisfies Record<keyof BotSession, string>;
 
 type Field = keyof typeof fieldToAttribute;
@@ -151,7 +166,79 @@ export class DynamoSessionsStore implements SessionsStore {
       type: 'account_bot',
       bot_id: session.botId,
     };
-    await putItems(this.table, [toItem(session), listed, ...(hold ? [holdEntryItem(hold)] : [])]);
+    const offer: TableItem[] = session.poolOfferedAt
+      ? [
+          {
+            ...keys.poolOffer(session.createdAt, session.botId),
+            type: 'pool_offer',
+            bot_id: session.botId,
+            [ttlAttribute]: Math.floor(Date.parse(session.createdAt) / 1000) + offerTtlSeconds,
+          },
+        ]
+      : [];
+    await putItems(this.table, [toItem(session), listed, ...(hold ? [holdEntryItem(hold)] : []), ...offer]);
+  }
+
+  /** The pool's offers since `since`, oldest first: one strongly consistent Query of the offers partition. */
+  async listPoolOffers(since: string): Promise<string[]> {
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND sk > :since',
+      ExpressionAttributeValues: { ':pk': poolOffersPk, ':since': since },
+      ProjectionExpression: 'bot_id',
+      ConsistentRead: true,
+    });
+    return items.map((item) => String(item.bot_id));
+  }
+
+  /**
+   * Takes a session with one conditional write, so of any number of pooled bots and the join's fallback exactly
+   * one wins: `claimed_by` is set once (or moved, with `from`, only from the named claimant while nobody joined).
+   */
+  async claim(botId: string, claim: SessionClaim): Promise<boolean> {
+    const conditions = ['attribute_exists(pk)', '#status = :running'];
+    const values: Record<string, unknown> = {
+      ':running': 'running',
+      ':by': claim.by,
+      ':at': claim.at,
+      ':path': claim.path,
+    };
+    if (claim.from !== undefined) {
+      conditions.push('claimed_by = :from', 'attribute_not_exists(joined_at)');
+      values[':from'] = claim.from;
+    } else conditions.push('attribute_not_exists(claimed_by)');
+    // A leave that came first keeps pooled bots off: the fallback ends the session instead (pool-fallback.ts).
+    if (claim.path === 'pool')
+      conditions.push('attribute_exists(pool_offered_at)', 'attribute_not_exists(stop_requested_at)');
+    let item: Record<string, unknown> | undefined;
+    try {
+      const out = await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: 'SET claimed_by = :by, claimed_at = :at, start_path = :path',
+          ConditionExpression: conditions.join(' AND '),
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      item = out.Attributes;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+    if (item?.pool_offered_at) {
+      // Only tidies the offers partition (a left-over offer fails every claim and expires): never fails the claim.
+      await this.table.doc
+        .send(
+          new DeleteCommand({
+            TableName: this.table.tableName,
+            Key: keys.poolOffer(String(item.created_at), botId),
+          }),
+        )
+        .catch(() => {});
+    }
+    return true;
   }
 
   /**

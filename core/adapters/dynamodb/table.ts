@@ -31,7 +31,14 @@ export const keys = {
     sk: 'IDEMPOTENCY',
   }),
   rateWindow: (subject: string, window: number) => ({ pk: `RATE#${subject}#${window}`, sk: 'RATE' }),
+  /**
+   * A session offered to the warm pool, oldest first in key order (issue 15). One partition: idle pooled bots read it
+   * with one strongly consistent Query, which a GSI could not give; offers live seconds, so it stays small.
+   */
+  poolOffer: (createdAt: string, botId: string) => ({ pk: poolOffersPk, sk: `${createdAt}#${botId}` }),
 } as const;
+
+export const poolOffersPk = 'POOL#OFFERS';
 
 /** Sparse index of running sessions (only they carry `running_pk`): the heartbeat sweeper reads it. */
 export const runningIndex = {

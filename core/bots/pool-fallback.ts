@@ -1,0 +1,106 @@
+// Use case: the warm pool's fallback (issue 15) — a session no pooled bot claimed within POOL_CLAIM_TIMEOUT_MS, or
+// whose pooled bot was lost before it got into the room, gets a fresh (cold) task, as every join did before the pool.
+// The fallback takes the session's claim itself with a conditional write first, so a pooled bot that comes late
+// cannot take it too, and a pooled bot that won the race keeps it.
+import type { Stores } from '../deps';
+import type { Logger } from '../log';
+import type { MessageQueue } from '../ports/queue';
+import type { TaskRunner } from '../ports/task-runner';
+import type { ResultsMessage } from '../results/messages';
+import { failSession } from './finish-session';
+import { coldClaimant, secondsSinceStart } from './session';
+
+/** Log lines of the pool's fallbacks (dashboards count them: how often the pool was empty or lost a bot). */
+export const poolLogMessages = {
+  coldStart: 'pool fallback: cold start',
+  claimantLost: 'pooled bot lost before joining; cold start requested',
+} as const;
+
+export type StartColdRequest = Extract<ResultsMessage, { kind: 'start_cold' }>;
+
+export interface PoolFallbackDeps {
+  stores: Pick<Stores, 'sessions' | 'ledger'>;
+  config: { CREDITS_PER_MINUTE: number };
+  runner: TaskRunner;
+  results: MessageQueue;
+  log: Logger;
+}
+
+/** The request that makes the results stage start a cold task unless a pooled bot has the session by then. */
+export function startColdRequest(botId: string, reason: string, claimant?: string): StartColdRequest {
+  return {
+    kind: 'start_cold',
+    bot_id: botId,
+    reason: reason.slice(0, 1000),
+    ...(claimant !== undefined && { claimant }),
+  };
+}
+
+export async function startColdIfUnclaimed(
+  deps: PoolFallbackDeps,
+  request: StartColdRequest,
+  now = new Date(),
+): Promise<'started' | 'claimed' | 'ended' | 'left' | 'failed'> {
+  const log = deps.log.child({ bot_id: request.bot_id });
+  const claimed = await deps.stores.sessions.claim(request.bot_id, {
+    by: coldClaimant,
+    path: 'cold',
+    at: now.toISOString(),
+    ...(request.claimant !== undefined && { from: request.claimant }),
+  });
+  if (!claimed) {
+    const session = await deps.stores.sessions.get(request.bot_id);
+    return session?.status === 'running' ? 'claimed' : 'ended';
+  }
+  const session = await deps.stores.sessions.get(request.bot_id);
+  if (session?.status !== 'running') return 'ended';
+  if (session.stopRequestedAt) {
+    // Asked to leave before any bot had it: no bot starts; it ends as the leave asked, never in the room, not charged.
+    await deps.results.send({
+      kind: 'session_ended',
+      bot_id: session.botId,
+      exit_reason: 'force_leave',
+      left_at: now.toISOString(),
+    } satisfies ResultsMessage);
+    return 'left';
+  }
+  try {
+    const { taskRef } = await deps.runner.start(session.botId);
+    await deps.stores.sessions
+      .updateRunning(session.botId, { taskRef })
+      .catch((err) => log.warn('could not record the cold task', { err }));
+    log.info(poolLogMessages.coldStart, {
+      account_id: session.accountId,
+      reason: request.reason,
+      ...(request.claimant && { lost_claimant: request.claimant }),
+    });
+    return 'started';
+  } catch (err) {
+    log.error('bot task could not be started', { err });
+    const error = 'the bot could not be started; no credits were charged';
+    if (
+      !(await failSession(
+        { ...deps.stores, config: deps.config },
+        session.botId,
+        { error, chargeUsage: false },
+        now,
+      ))
+    )
+      return 'ended';
+    await deps.results.send({
+      kind: 'bot_join_failed',
+      bot_id: session.botId,
+      event: {
+        event_type: 'bot_join_failed',
+        bot_id: session.botId,
+        workflow_thread_id: session.botId,
+        room_url: session.roomUrl,
+        error_type: 'unknown',
+        error_message: error,
+        timestamp: now.toISOString(),
+        duration_seconds: secondsSinceStart(session, now),
+      },
+    } satisfies ResultsMessage);
+    return 'failed';
+  }
+}
