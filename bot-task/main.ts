@@ -5,6 +5,7 @@ import { wireAdapters } from '../core/adapters/wiring';
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { type BotSession, currentAttempt } from '../core/bots/session';
 import { loadConfig } from '../core/config';
+import { correlatedLog, correlatedQueue } from '../core/correlation';
 import { createLogger } from '../core/log';
 import type { RoomProvider } from '../core/ports/room-provider';
 import { runBot } from './bot';
@@ -19,8 +20,14 @@ const botId = process.env.BOT_ID;
 /** Which task of the session this is: 0 the first, n the n-th replacement of a lost bot (issue 13). */
 const attempt = Number(process.env.BOT_ATTEMPT ?? 0);
 const config = loadConfig();
-const log = createLogger(config.LOG_LEVEL, { bot_id: botId, component: 'bot-task' });
-const adapters = wireAdapters(config, log);
+const taskLog = createLogger(
+  config.LOG_LEVEL,
+  { bot_id: botId, component: 'bot-task' },
+  { format: config.LOG_FORMAT },
+);
+const adapters = wireAdapters(config, taskLog);
+/** The task's logger; once the session is read, its lines carry the join's correlation_id too. */
+let log = taskLog;
 const engines = languageEngines(adapters);
 
 async function providerFor(session: BotSession): Promise<RoomProvider> {
@@ -53,6 +60,7 @@ async function main(): Promise<number> {
   const { stores } = adapters;
   const session = await stores.sessions.get(botId);
   if (!session) throw new Error(`session ${botId} not found`);
+  log = correlatedLog(taskLog.child({ account_id: session.accountId }), session.correlationId);
   if (session.status !== 'running') {
     log.info('session already ended; nothing to do', { status: session.status });
     return 0;
@@ -75,7 +83,8 @@ async function main(): Promise<number> {
       config,
       provider: await providerFor(session),
       conversation: engines.conversation,
-      results: adapters.resultsQueue,
+      // The results and delivery stages log the same correlation_id: it travels in every message the bot sends.
+      results: correlatedQueue(adapters.resultsQueue, session.correlationId),
       log,
       terminated,
       attempt,

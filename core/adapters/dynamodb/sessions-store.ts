@@ -52,6 +52,7 @@ const fieldToAttribute = {
   webhookEvents: 'webhook_events',
   statusChanges: 'status_changes',
   webhookSeq: 'webhook_seq',
+  correlationId: 'correlation_id',
 } as const satisfies Record<keyof BotSession, string>;
 
 type Field = keyof typeof fieldToAttribute;
