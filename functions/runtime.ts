@@ -41,7 +41,11 @@ export function lambdaEntry<E, R>(
 ): (event: E, context?: Context) => Promise<R> {
   const run = traced(name, handler, botIdOf);
   return (event, context) => {
-    lambdaAdapters(name);
+    try {
+      lambdaAdapters(name);
+    } catch {
+      // An invalid configuration is the handler's to report (an HTTP route answers 500 with our error body).
+    }
     if (context) rootLogger?.addContext(context);
     return run(event);
   };
