@@ -7,6 +7,7 @@ import { wireAdapters } from '../core/adapters/wiring';
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { type BotSession, currentAttempt } from '../core/bots/session';
 import { loadConfig } from '../core/config';
+import { correlatedLog, correlatedQueue } from '../core/correlation';
 import { createLogger } from '../core/log';
 import type { RoomProvider } from '../core/ports/room-provider';
 import { runBot } from './bot';
@@ -24,10 +25,15 @@ const poolBotId = assignedBotId ? undefined : (process.env.POOL_BOT_ID ?? `pool-
 /** Which task of the session this is: 0 the first, n the n-th replacement of a lost bot (issue 13). */
 const attempt = Number(process.env.BOT_ATTEMPT ?? 0);
 const config = loadConfig();
-const baseLog = createLogger(config.LOG_LEVEL, {
-  component: 'bot-task',
-  ...(assignedBotId ? { bot_id: assignedBotId } : { pool_bot_id: poolBotId }),
-});
+const baseLog = createLogger(
+  config.LOG_LEVEL,
+  {
+    component: 'bot-task',
+    ...(assignedBotId ? { bot_id: assignedBotId } : { pool_bot_id: poolBotId }),
+  },
+  { format: config.LOG_FORMAT },
+);
+/** The task's logger; once the session is read, its lines carry the bot id and the join's correlation_id too. */
 let log = baseLog;
 const adapters = wireAdapters(config, log);
 const engines = languageEngines(adapters);
@@ -100,7 +106,7 @@ async function main(): Promise<number> {
   const session = await assignedSession();
   if (!session) return 0;
   const botId = session.botId;
-  log = baseLog.child({ bot_id: botId });
+  log = correlatedLog(baseLog.child({ bot_id: botId, account_id: session.accountId }), session.correlationId);
   if (session.status !== 'running') {
     log.info('session already ended; nothing to do', { status: session.status });
     return 0;
@@ -128,7 +134,8 @@ async function main(): Promise<number> {
       config,
       provider: await providerFor(session),
       conversation: engines.conversation,
-      results: adapters.resultsQueue,
+      // The results and delivery stages log the same correlation_id: it travels in every message the bot sends.
+      results: correlatedQueue(adapters.resultsQueue, session.correlationId),
       log,
       terminated,
       attempt,

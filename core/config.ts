@@ -173,6 +173,8 @@ export const configSchema = z.object({
   /** Capacity providers RunTask tries in order (Spot first, on-demand when Spot has no capacity). */
   BOT_CAPACITY_PROVIDERS: list('FARGATE_SPOT,FARGATE'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  /** json: one object per line (what CloudWatch and Logs Insights read); pretty: one readable line, for a terminal. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
 });
 
 export type Config = z.infer<typeof configSchema>;

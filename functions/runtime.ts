@@ -1,16 +1,23 @@
-// The Lambda composition root: each function builds its adapters once per cold start, from its environment.
+// The Lambda composition root: each function builds its adapters once per cold start, from its environment, and its
+// entry is wrapped once (lambdaEntry) for the Lambda context in its logs and its X-Ray subsegment.
+import type { Context } from 'aws-lambda';
 import { type Adapters, wireAdapters } from '../core/adapters/wiring';
 import { loadConfig } from '../core/config';
 import type { ServiceDeps } from '../core/deps';
-import { createLogger } from '../core/log';
+import { newPowertoolsLogger, wrap } from '../core/log';
+import { captureAwsClients, traced } from './tracing';
 
 let adapters: Adapters | undefined;
+let rootLogger: ReturnType<typeof newPowertoolsLogger> | undefined;
 
 /** This function's adapters (core/adapters/wiring.ts), logging as `component`. */
 export function lambdaAdapters(component?: string): Adapters {
   if (!adapters) {
     const config = loadConfig();
-    adapters = wireAdapters(config, createLogger(config.LOG_LEVEL, component ? { component } : {}));
+    // Before the first client is built: every AWS SDK call becomes an X-Ray subsegment (when tracing is on).
+    captureAwsClients();
+    rootLogger = newPowertoolsLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
+    adapters = wireAdapters(config, wrap(rootLogger, component ? { component } : {}));
   }
   return adapters;
 }
@@ -21,4 +28,25 @@ let cached: Promise<ServiceDeps> | undefined;
 export function lambdaDeps(): Promise<ServiceDeps> {
   cached ??= Promise.resolve().then(() => lambdaAdapters().serviceDeps());
   return cached;
+}
+
+/**
+ * A Lambda entry point: every log line of the invocation carries the Lambda context (function_request_id,
+ * cold_start), and the invocation is traced as `## <name>` with the bot id `botIdOf` finds (functions/tracing.ts).
+ */
+export function lambdaEntry<E, R>(
+  name: string,
+  handler: (event: E) => Promise<R>,
+  botIdOf?: (event: E, result?: R) => string | undefined,
+): (event: E, context?: Context) => Promise<R> {
+  const run = traced(name, handler, botIdOf);
+  return (event, context) => {
+    try {
+      lambdaAdapters(name);
+    } catch {
+      // An invalid configuration is the handler's to report (an HTTP route answers 500 with our error body).
+    }
+    if (context) rootLogger?.addContext(context);
+    return run(event);
+  };
 }

@@ -97,7 +97,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     SES_ENDPOINT: ses.endpoint,
   };
   const config = loadConfig(env);
-  const log = options.log ?? createLogger(config.LOG_LEVEL, { component: 'local-stack' });
+  const log =
+    options.log ??
+    createLogger(config.LOG_LEVEL, { component: 'local-stack' }, { format: config.LOG_FORMAT });
   if (queues.damagedStateFile) {
     log.warn('the local queues state file was unreadable: moved aside, queues start empty', {
       file: queues.damagedStateFile,

@@ -12,6 +12,18 @@ import { NodeHttpHandler } from '@smithy/node-http-handler';
 import type { Config } from '../config';
 import { DocumentClient } from './dynamodb/document-client';
 
+/** Wraps each client as it is built; tracing (functions/tracing.ts) sets it in Lambda, elsewhere clients are bare. */
+type CaptureClient = <T>(client: T) => T;
+let capture: CaptureClient = (client) => client;
+
+/**
+ * Instruments every client built after this call (X-Ray's SDK middleware). A process-wide hook rather than a
+ * parameter so that only the Lambda entry points import the tracer: the bot-task and the local stack stay without it.
+ */
+export function captureClientsWith(fn: CaptureClient): void {
+  capture = fn;
+}
+
 /** Endpoint overrides point at local stand-ins, which accept any credentials; AWS uses the default chain. */
 const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
 
@@ -43,34 +55,36 @@ export function dynamoDocumentClient(config: Pick<Config, 'AWS_REGION' | 'DYNAMO
   // No SDK logger is configured, yet its middleware walks every request and response against the operation's
   // schema to mask sensitive fields for a log line nobody receives: about a third of this client's CPU per call.
   client.middlewareStack.remove('loggerMiddleware');
-  return new DocumentClient(client);
+  return new DocumentClient(capture(client));
 }
 
 export function sqsClient(config: Pick<Config, 'AWS_REGION' | 'SQS_ENDPOINT'>) {
-  return new SQSClient({ region: config.AWS_REGION, ...connectionOptions(config.SQS_ENDPOINT) });
+  return capture(new SQSClient({ region: config.AWS_REGION, ...connectionOptions(config.SQS_ENDPOINT) }));
 }
 
 export function sesClient(config: Pick<Config, 'AWS_REGION' | 'SES_ENDPOINT'>) {
-  return new SESv2Client({ region: config.AWS_REGION, ...connectionOptions(config.SES_ENDPOINT) });
+  return capture(new SESv2Client({ region: config.AWS_REGION, ...connectionOptions(config.SES_ENDPOINT) }));
 }
 
 export function bedrockClient(config: Pick<Config, 'AWS_REGION'>) {
   // A Converse call can take a minute; the insights engine does its own throttling retries (so one SDK attempt).
-  return new BedrockRuntimeClient({
-    region: config.AWS_REGION,
-    maxAttempts: 1,
-    requestHandler: new NodeHttpHandler({
-      httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
-      connectionTimeout: 5_000,
-      requestTimeout: 180_000,
+  return capture(
+    new BedrockRuntimeClient({
+      region: config.AWS_REGION,
+      maxAttempts: 1,
+      requestHandler: new NodeHttpHandler({
+        httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
+        connectionTimeout: 5_000,
+        requestTimeout: 180_000,
+      }),
     }),
-  });
+  );
 }
 
 export function ecsClient(config: Pick<Config, 'AWS_REGION'>) {
-  return new ECSClient({ region: config.AWS_REGION, ...connectionOptions(undefined) });
+  return capture(new ECSClient({ region: config.AWS_REGION, ...connectionOptions(undefined) }));
 }
 
 export function pollyClient(config: Pick<Config, 'AWS_REGION'>) {
-  return new PollyClient({ region: config.AWS_REGION, ...connectionOptions(undefined) });
+  return capture(new PollyClient({ region: config.AWS_REGION, ...connectionOptions(undefined) }));
 }

@@ -54,6 +54,8 @@ export interface BotSession {
   statusChanges?: StatusChange[];
   /** The last `seq` given to an event of ours for this bot's webhook. */
   webhookSeq?: number;
+  /** The join's request id: every stage of the bot's life logs it as correlation_id (core/correlation.ts). */
+  correlationId?: string;
   /** Each time the bot was lost and a new task took over (issue 13): the current task is attempt `length`. */
   replacements?: Replacement[];
   /** The join offered the session to the warm pool (issue 15): a pooled bot may claim it until someone has. */

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../accounts/authenticate';
 import { InsufficientCreditsError, TooManyRunningBotsError } from '../accounts/errors';
 import { requestFingerprint } from '../accounts/secrets';
+import { correlatedLog } from '../correlation';
 import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
 import type { CreditHold } from '../ports/credit-ledger';
@@ -26,6 +27,8 @@ export async function startBot(
   caller: Caller,
   body: unknown,
   idempotencyKeyHeader: string | undefined,
+  /** The request's id (x-request-id): the bot's correlation_id in every log line of its life (core/correlation.ts). */
+  requestId?: string,
 ): Promise<StartResult> {
   const request = parseOrThrow(
     startRequestSchema({ allowInsecureWebhooks: deps.config.ALLOW_INSECURE_WEBHOOKS }),
@@ -63,7 +66,7 @@ export async function startBot(
     if (replay) return { ...replay, replayed: true };
   }
 
-  const log = deps.log.child({ bot_id: botId, account_id: caller.accountId });
+  const log = correlatedLog(deps.log.child({ bot_id: botId, account_id: caller.accountId }), requestId);
   // Two requests to DynamoDB in all: the conditional hold on the account item, then the session and the hold's
   // ledger entry in one batch. The task's id is not written back: ECS finds it by startedBy = bot id.
   let hold: CreditHold;
@@ -98,7 +101,13 @@ export async function startBot(
 
   const pooled = deps.config.BOT_POOL_SIZE > 0;
   try {
-    await deps.sessions.create(newSession(botId, caller.accountId, request, deps, pooled), hold);
+    await deps.sessions.create(
+      {
+        ...newSession(botId, caller.accountId, request, deps, pooled),
+        ...(requestId && { correlationId: requestId }),
+      },
+      hold,
+    );
   } catch (err) {
     await undo(deps, caller, botId, hold, idempotencyKey);
     throw err;

@@ -4,8 +4,10 @@ import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/cli
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
 import type { DeliveryQueues } from '../../core/adapters/wiring';
+import { correlatedLog, correlationOf } from '../../core/correlation';
 import { type DeliveryDeps, deliver } from '../../core/delivery/deliver';
-import { lambdaAdapters } from '../runtime';
+import { lambdaAdapters, lambdaEntry } from '../runtime';
+import { botIdOfBatch } from '../tracing';
 
 /** SQS limits: visibility up to 12 h from the first receipt; a message delay up to 15 min. */
 const maxVisibilitySeconds = 43_200;
@@ -23,8 +25,10 @@ export function makeDeliveryHandler(deps: DeliveryDeps, queues: DeliveryQueues) 
     await Promise.all(
       event.Records.map(async (record) => {
         try {
-          const job = jobSchema.parse(JSON.parse(record.body));
-          const outcome = await deliver(deps, job);
+          const body: unknown = JSON.parse(record.body);
+          const job = jobSchema.parse(body);
+          // Retries and the DLQ move record.body as it came, so the correlation id stays with the job.
+          const outcome = await deliver({ ...deps, log: correlatedLog(deps.log, correlationOf(body)) }, job);
           if (outcome.kind === 'retry') {
             // SQS keeps a received message hidden for at most 12 h counted from its first receipt; a longer wait
             // continues in a fresh copy (which, arriving early, is hidden again until the attempt is due).
@@ -71,13 +75,17 @@ export function makeDeliveryHandler(deps: DeliveryDeps, queues: DeliveryQueues) 
 
 let instance: ReturnType<typeof makeDeliveryHandler> | undefined;
 
-export const handler = (event: SQSEvent) => {
-  if (!instance) {
-    const a = lambdaAdapters('delivery');
-    instance = makeDeliveryHandler(
-      { stores: a.stores, mailer: a.mailer, config: a.config, log: a.log, now: () => new Date() },
-      a.deliveryQueues,
-    );
-  }
-  return instance(event);
-};
+export const handler = lambdaEntry(
+  'delivery',
+  (event: SQSEvent) => {
+    if (!instance) {
+      const a = lambdaAdapters('delivery');
+      instance = makeDeliveryHandler(
+        { stores: a.stores, mailer: a.mailer, config: a.config, log: a.log, now: () => new Date() },
+        a.deliveryQueues,
+      );
+    }
+    return instance(event);
+  },
+  botIdOfBatch,
+);

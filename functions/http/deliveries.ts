@@ -1,6 +1,10 @@
 // Lambda entry: deliveries route (see routes.ts).
-import { lambdaDeps } from '../runtime';
-import { authenticatedRoute } from './http-route';
+import { lambdaDeps, lambdaEntry } from '../runtime';
+import { authenticatedRoute, botIdOfRequest } from './http-route';
 import { deliveriesRoute } from './routes';
 
-export const handler = authenticatedRoute(deliveriesRoute, lambdaDeps);
+export const handler = lambdaEntry(
+  'deliveries',
+  authenticatedRoute(deliveriesRoute, lambdaDeps),
+  botIdOfRequest,
+);

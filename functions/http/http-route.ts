@@ -30,6 +30,18 @@ export function header(event: HttpEvent, name: string): string | undefined {
   return event.headers?.[name.toLowerCase()];
 }
 
+/** The bot a request is about: its path's bot_id, or the one a join started (for the trace's annotation). */
+export function botIdOfRequest(event: HttpEvent, result?: HttpResult): string | undefined {
+  const fromPath = event.pathParameters?.bot_id;
+  if (fromPath || !result?.body || result.statusCode !== 201) return fromPath;
+  try {
+    const id = (JSON.parse(result.body) as { bot_id?: unknown }).bot_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Wraps a route that needs a valid API key; `deps` may be built lazily (a Lambda cold start). */
 export function authenticatedRoute(route: Route, deps: () => Promise<ServiceDeps>): HttpHandler {
   return async (event) => {

@@ -1,6 +1,6 @@
 // Lambda entry: join route (see routes.ts).
-import { lambdaDeps } from '../runtime';
-import { authenticatedRoute } from './http-route';
+import { lambdaDeps, lambdaEntry } from '../runtime';
+import { authenticatedRoute, botIdOfRequest } from './http-route';
 import { joinRoute } from './routes';
 
-export const handler = authenticatedRoute(joinRoute, lambdaDeps);
+export const handler = lambdaEntry('join', authenticatedRoute(joinRoute, lambdaDeps), botIdOfRequest);

@@ -1,6 +1,6 @@
 // Lambda entry: leave route (see routes.ts).
-import { lambdaDeps } from '../runtime';
-import { authenticatedRoute } from './http-route';
+import { lambdaDeps, lambdaEntry } from '../runtime';
+import { authenticatedRoute, botIdOfRequest } from './http-route';
 import { leaveRoute } from './routes';
 
-export const handler = authenticatedRoute(leaveRoute, lambdaDeps);
+export const handler = lambdaEntry('leave', authenticatedRoute(leaveRoute, lambdaDeps), botIdOfRequest);

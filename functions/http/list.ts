@@ -1,6 +1,6 @@
 // Lambda entry: list route (see routes.ts).
-import { lambdaDeps } from '../runtime';
-import { authenticatedRoute } from './http-route';
+import { lambdaDeps, lambdaEntry } from '../runtime';
+import { authenticatedRoute, botIdOfRequest } from './http-route';
 import { listRoute } from './routes';
 
-export const handler = authenticatedRoute(listRoute, lambdaDeps);
+export const handler = lambdaEntry('list', authenticatedRoute(listRoute, lambdaDeps), botIdOfRequest);

@@ -8,7 +8,13 @@ import { header, jsonBody, type Route } from './http-route';
 
 export const joinRoute: Route = async ({ deps, event, caller }) => {
   const body = jsonBody(event, deps.config.MAX_BODY_BYTES);
-  const result = await startBot(deps, caller, body, header(event, 'idempotency-key'));
+  const result = await startBot(
+    deps,
+    caller,
+    body,
+    header(event, 'idempotency-key'),
+    event.requestContext?.requestId,
+  );
   const headers: Record<string, string> = result.replayed ? { 'idempotent-replayed': 'true' } : {};
   return { status: result.status, body: result.body, headers };
 };

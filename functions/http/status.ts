@@ -1,6 +1,10 @@
 // Lambda entry: the status and transcript routes (see routes.ts).
-import { lambdaDeps } from '../runtime';
-import { authenticatedRoute } from './http-route';
+import { lambdaDeps, lambdaEntry } from '../runtime';
+import { authenticatedRoute, botIdOfRequest } from './http-route';
 import { statusFunctionRoute } from './routes';
 
-export const handler = authenticatedRoute(statusFunctionRoute, lambdaDeps);
+export const handler = lambdaEntry(
+  'status',
+  authenticatedRoute(statusFunctionRoute, lambdaDeps),
+  botIdOfRequest,
+);

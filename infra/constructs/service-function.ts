@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -19,6 +19,9 @@ export const entryExists = (entry: string) => existsSync(join(repoRoot, entry));
 
 /** Node.js 24: the newest Lambda runtime (cdk-nag AwsSolutions-L1), ≥ 22 as issue #6 asks. */
 export const lambdaRuntime = lambda.Runtime.NODEJS_24_X;
+
+/** Powertools' `service` in every log line and X-Ray's service annotation (functions/tracing.ts). */
+export const serviceName = 'meeting-bot';
 
 export interface ServiceFunctionProps {
   /** Entry file relative to the repository root, exporting `handler`. */
@@ -49,6 +52,13 @@ export class ServiceFunction extends Construct {
       description: `${props.description} (${settings.stage})`,
     });
     this.logGroup.grantWrite(this.role);
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'xray:PutTraceSegments and xray:PutTelemetryRecords (added by CDK for active tracing) have no resource-level ' +
+        'permissions: AWS requires `*` (https://docs.aws.amazon.com/service-authorization/latest/reference/' +
+        'list_awsx-ray.html). The role has no other wildcard resource unless granted through wildcard-grant.ts.',
+    });
 
     this.function = new NodejsFunction(this, 'Function', {
       entry: join(repoRoot, props.entry),
@@ -62,7 +72,13 @@ export class ServiceFunction extends Construct {
       description: props.description,
       role: this.role,
       logGroup: this.logGroup,
-      environment: { LOG_LEVEL: settings.logLevel, ...props.environment },
+      environment: {
+        LOG_LEVEL: settings.logLevel,
+        POWERTOOLS_SERVICE_NAME: serviceName,
+        ...props.environment,
+      },
+      // X-Ray: Lambda's segment per invocation, functions/tracing.ts's subsegments and SDK calls beneath it.
+      tracing: lambda.Tracing.ACTIVE,
       bundling: {
         // Synthesis bundles with the esbuild in node_modules; it must never fall back to a Docker build.
         forceDockerBundling: false,

@@ -687,6 +687,24 @@ describe.skipIf(skip)(
       expect(verdicts.length).toBeGreaterThan(50);
     });
 
+    it('IAM: every function may write its X-Ray segments (sent by the daemon, so no recorded call shows them)', async () => {
+      const roles = [...new Set([...stack.functions.values()].map((f) => f.role))];
+      expect(roles.length).toBeGreaterThanOrEqual(8);
+      const requests = roles.flatMap((principal) =>
+        ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'].map((action) => ({
+          principal,
+          action,
+          resource: '*',
+          context: { 'aws:SecureTransport': 'true' },
+          from: 'active tracing',
+        })),
+      );
+      expect(denials(await simulate(template, stack.resolver, requests))).toEqual([]);
+      // The bot task is not traced, and its role says so.
+      const task = [{ ...requests[0]!, principal: stack.task.role }];
+      expect(denials(await simulate(template, stack.resolver, task))).toHaveLength(1);
+    });
+
     it('IAM: the simulation fails when one grant is taken out of the template', async () => {
       const judged = roleCalls(proxy.calls, template);
       const requests = judged.flatMap((c) => iamRequestsOf(c, stack));

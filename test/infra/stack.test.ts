@@ -55,6 +55,8 @@ function statementsOfRole(roleId: string): { Action: string[]; Resource: unknown
 }
 
 const roleOfFunction = (functionId: string) => refTarget(props(functionId).Role)!;
+/** What CDK grants every function for active tracing (service-function.ts). */
+const xray = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 const actionsOf = (roleId: string) => new Set(statementsOfRole(roleId).flatMap((st) => st.Action));
 
 describe('the API', () => {
@@ -102,7 +104,7 @@ describe('the API', () => {
     const fn = s.stack.api.notFoundFunction;
     expect(refTarget(integration.IntegrationUri)).toBe(fnId(fn));
     expect([...actionsOf(roleOfFunction(fnId(fn)))].sort()).toEqual(
-      ['logs:CreateLogStream', 'logs:PutLogEvents'].sort(),
+      ['logs:CreateLogStream', 'logs:PutLogEvents', ...xray].sort(),
     );
   });
 
@@ -165,6 +167,15 @@ describe('the Lambda functions', () => {
     }
   });
 
+  it('trace actively with X-Ray, as the Powertools service the logs name', () => {
+    for (const fn of serviceFunctions()) {
+      const p = props(fnId(fn));
+      expect(p.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(p.Environment.Variables.POWERTOOLS_SERVICE_NAME).toBe('meeting-bot');
+    }
+    expect(props(fnId(s.stack.api.notFoundFunction)).TracingConfig).toEqual({ Mode: 'Active' });
+  });
+
   it('have their own roles with no managed policies', () => {
     for (const fn of serviceFunctions()) {
       expect(props(roleOfFunction(fnId(fn))).ManagedPolicyArns).toBeUndefined();
@@ -172,7 +183,8 @@ describe('the Lambda functions', () => {
   });
 
   it('get exactly the actions their use cases need', () => {
-    const logs = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+    // Every function writes its logs and, with active tracing, its X-Ray segments.
+    const logs = ['logs:CreateLogStream', 'logs:PutLogEvents', ...xray];
     const consume = [
       'sqs:ReceiveMessage',
       'sqs:ChangeMessageVisibility',
@@ -283,6 +295,8 @@ describe('least privilege across every IAM policy in the stack', () => {
       resource: /:task\/",\{"Ref":"BotRuntimeCluster\w+"\},"\/\*"/,
       why: 'tasks',
     },
+    // X-Ray's segment writes have no resource-level permissions (CDK grants them for active tracing).
+    { action: /^xray:(PutTraceSegments|PutTelemetryRecords)$/, resource: /^"\*"$/, why: 'X-Ray segments' },
     // ListTasks without a container instance is authorized against `*`; the ecs:cluster condition scopes it.
     { action: /^ecs:ListTasks$/, resource: /^"\*"$/, why: 'ListTasks by startedBy' },
   ];

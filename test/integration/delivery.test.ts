@@ -240,10 +240,12 @@ describe('webhook retries', () => {
           VisibilityTimeout: 0,
         }),
       );
+      // The parked job still names the join it came from (its correlation_id, the join's request id).
       expect((dlq.Messages ?? []).map((m) => JSON.parse(m.Body!))).toContainEqual({
         bot_id: botId,
         channel: 'webhook',
         event: 'session_complete',
+        correlation_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       });
 
       // The receiver recovers; the operator redrives the DLQ (npm run admin -- deliveries redrive).
@@ -257,7 +259,9 @@ describe('webhook retries', () => {
         },
         { botId },
       );
-      expect(redriven).toEqual([{ bot_id: botId, channel: 'webhook', event: 'session_complete' }]);
+      expect(redriven).toEqual([
+        { bot_id: botId, channel: 'webhook', event: 'session_complete', correlation_id: expect.any(String) },
+      ]);
       const after = await until(async () => {
         const list = (await stack.request('GET', `/api/bot/${botId}/deliveries`, { key })).body.deliveries;
         return list[0]?.status === 'delivered' && list[0];

@@ -67,6 +67,7 @@ const fieldToAttribute = {
   claimedBy: 'claimed_by',
   claimedAt: 'claimed_at',
   startPath: 'start_path',
+  correlationId: 'correlation_id',
 } as const satisfies Record<keyof BotSession, string>;
 
 type Field = keyof typeof fieldToAttribute;

@@ -1,0 +1,33 @@
+// One bot's whole life under one id: the join's request id (x-request-id) is stored on the session as its
+// correlation_id, and every stage after the join (bot task, results, delivery) logs it on each line and passes it on
+// in the queue messages it sends, so one Logs Insights query (`filter correlation_id = "…"`) finds them all.
+import type { Logger } from './log';
+import type { MessageQueue } from './ports/queue';
+
+/** The log key every stage writes the join's request id under. */
+export const correlationKey = 'correlation_id';
+
+/** The correlation id a queue message carries (any message body: the schemas leave it out, so read it raw). */
+export function correlationOf(body: unknown): string | undefined {
+  const id = (body as Record<string, unknown> | null)?.[correlationKey];
+  return typeof id === 'string' && id.length > 0 && id.length <= 200 ? id : undefined;
+}
+
+/** A logger whose lines carry the correlation id (the logger itself when there is none). */
+export function correlatedLog(log: Logger, id: string | undefined): Logger {
+  return id ? log.child({ [correlationKey]: id }) : log;
+}
+
+/** A queue whose messages carry the correlation id to the next stage (the queue itself when there is none). */
+export function correlatedQueue(queue: MessageQueue, id: string | undefined): MessageQueue {
+  if (!id) return queue;
+  return {
+    send: (body, options) =>
+      queue.send(
+        body !== null && typeof body === 'object' && !Array.isArray(body)
+          ? { ...(body as Record<string, unknown>), [correlationKey]: id }
+          : body,
+        options,
+      ),
+  };
+}

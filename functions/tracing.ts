@@ -1,0 +1,68 @@
+// X-Ray tracing of the Lambdas through Powertools for AWS Lambda's Tracer: one subsegment per invocation annotated
+// with the bot id, and the AWS SDK clients captured (core/adapters/aws-clients.ts). Off outside Lambda (the local
+// stack, tests: no X-Ray daemon there) and with POWERTOOLS_TRACE_ENABLED=false; then every call here is a no-op.
+import { Tracer } from '@aws-lambda-powertools/tracer';
+import type { SQSEvent } from 'aws-lambda';
+import { captureClientsWith } from '../core/adapters/aws-clients';
+
+export const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'meeting-bot' });
+
+let clientsCaptured = false;
+
+/** Every AWS SDK client built from now on records its calls as subsegments (a no-op when tracing is off). */
+export function captureAwsClients(): void {
+  if (clientsCaptured || !tracer.isTracingEnabled()) return;
+  clientsCaptured = true;
+  captureClientsWith((client) => tracer.captureAWSv3Client(client));
+}
+
+/** Annotates the invocation with the bot it serves: X-Ray's console finds a bot's traces by `bot_id = "…"`. */
+export function annotateBotId(botId: string | undefined): void {
+  if (botId && tracer.isTracingEnabled()) tracer.putAnnotation('bot_id', botId);
+}
+
+/**
+ * Runs `handler` in a `## <name>` subsegment of the Lambda's segment, annotated with the cold start, the service and,
+ * when `botIdOf` finds one in the event or the result, the bot id; errors are recorded and rethrown.
+ */
+export function traced<E, R>(
+  name: string,
+  handler: (event: E) => Promise<R>,
+  botIdOf?: (event: E, result?: R) => string | undefined,
+): (event: E) => Promise<R> {
+  return async (event) => {
+    if (!tracer.isTracingEnabled()) return handler(event);
+    const segment = tracer.getSegment();
+    const subsegment = segment?.addNewSubsegment(`## ${name}`);
+    if (subsegment) tracer.setSegment(subsegment);
+    tracer.annotateColdStart();
+    tracer.addServiceNameAnnotation();
+    annotateBotId(botIdOf?.(event));
+    try {
+      const result = await handler(event);
+      annotateBotId(botIdOf?.(event, result));
+      return result;
+    } catch (err) {
+      tracer.addErrorAsMetadata(err as Error);
+      throw err;
+    } finally {
+      subsegment?.close();
+      if (segment) tracer.setSegment(segment);
+    }
+  };
+}
+
+/** The bot a queue batch is about, when all its messages name the same one (`bot_id` in each JSON body). */
+export function botIdOfBatch(event: SQSEvent): string | undefined {
+  const ids = new Set(
+    event.Records.map((r) => {
+      try {
+        return (JSON.parse(r.body) as { bot_id?: unknown }).bot_id;
+      } catch {
+        return undefined;
+      }
+    }),
+  );
+  const [only] = ids;
+  return ids.size === 1 && typeof only === 'string' ? only : undefined;
+}
