@@ -1,6 +1,7 @@
 // The bot runtime's entry (ECS container command; a child process locally). Started with only BOT_ID set:
 // everything else — room, bot_config, meeting token — comes from the session record.
 import { languageEngines } from '../core/adapters/language-engines';
+import { useEmfMetrics } from '../core/adapters/metrics/emf-metrics';
 import { wireAdapters } from '../core/adapters/wiring';
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { type BotSession, currentAttempt } from '../core/bots/session';
@@ -21,6 +22,8 @@ const attempt = Number(process.env.BOT_ATTEMPT ?? 0);
 const config = loadConfig();
 const log = createLogger(config.LOG_LEVEL, { bot_id: botId, component: 'bot-task' });
 const adapters = wireAdapters(config, log);
+// No invocation ends in a task: every point is written at once (a task that dies loses none).
+useEmfMetrics(config, false);
 const engines = languageEngines(adapters);
 
 async function providerFor(session: BotSession): Promise<RoomProvider> {

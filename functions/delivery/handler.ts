@@ -5,7 +5,8 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { z } from 'zod';
 import type { DeliveryQueues } from '../../core/adapters/wiring';
 import { type DeliveryDeps, deliver } from '../../core/delivery/deliver';
-import { lambdaAdapters } from '../runtime';
+import { metrics } from '../../core/metrics';
+import { flushingMetrics, lambdaAdapters } from '../runtime';
 
 /** SQS limits: visibility up to 12 h from the first receipt; a message delay up to 15 min. */
 const maxVisibilitySeconds = 43_200;
@@ -49,6 +50,7 @@ export function makeDeliveryHandler(deps: DeliveryDeps, queues: DeliveryQueues) 
               );
             }
           } else if (outcome.kind === 'failed') {
+            metrics.dlqParked(job.channel);
             await queues.sqs.send(
               new SendMessageCommand({
                 QueueUrl: queues.dlqUrl,
@@ -71,7 +73,7 @@ export function makeDeliveryHandler(deps: DeliveryDeps, queues: DeliveryQueues) 
 
 let instance: ReturnType<typeof makeDeliveryHandler> | undefined;
 
-export const handler = (event: SQSEvent) => {
+export const handler = flushingMetrics(async (event: SQSEvent) => {
   if (!instance) {
     const a = lambdaAdapters('delivery');
     instance = makeDeliveryHandler(
@@ -80,4 +82,4 @@ export const handler = (event: SQSEvent) => {
     );
   }
   return instance(event);
-};
+});

@@ -1,7 +1,7 @@
 // Lambda entry: EventBridge "ECS Task State Change" (lastStatus STOPPED) → a bot that died is replaced or failed.
 import type { EventBridgeEvent } from 'aws-lambda';
 import { onTaskStopped, type TaskStoppedDeps } from '../../core/bots/task-stopped';
-import { lambdaAdapters } from '../runtime';
+import { flushingMetrics, lambdaAdapters } from '../runtime';
 
 export interface EcsTaskStateDetail {
   taskArn: string;
@@ -50,13 +50,15 @@ export function makeTaskStoppedHandler(deps: TaskStoppedDeps, containerName: str
 
 let instance: ReturnType<typeof makeTaskStoppedHandler> | undefined;
 
-export const handler = (event: EventBridgeEvent<'ECS Task State Change', EcsTaskStateDetail>) => {
-  if (!instance) {
-    const a = lambdaAdapters('task-stopped');
-    instance = makeTaskStoppedHandler(
-      { stores: a.stores, config: a.config, results: a.resultsQueue, log: a.log },
-      a.config.BOT_CONTAINER_NAME,
-    );
-  }
-  return instance(event);
-};
+export const handler = flushingMetrics(
+  async (event: EventBridgeEvent<'ECS Task State Change', EcsTaskStateDetail>) => {
+    if (!instance) {
+      const a = lambdaAdapters('task-stopped');
+      instance = makeTaskStoppedHandler(
+        { stores: a.stores, config: a.config, results: a.resultsQueue, log: a.log },
+        a.config.BOT_CONTAINER_NAME,
+      );
+    }
+    return instance(event);
+  },
+);

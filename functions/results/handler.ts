@@ -3,7 +3,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { languageEngines } from '../../core/adapters/language-engines';
 import { resultsMessageSchema } from '../../core/results/messages';
 import { processResults, type ResultsDeps } from '../../core/results/process-results';
-import { lambdaAdapters } from '../runtime';
+import { flushingMetrics, lambdaAdapters } from '../runtime';
 
 export function makeResultsHandler(deps: ResultsDeps) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -26,7 +26,7 @@ export function makeResultsHandler(deps: ResultsDeps) {
 
 let handlerInstance: ReturnType<typeof makeResultsHandler> | undefined;
 
-export const handler = (event: SQSEvent) => {
+export const handler = flushingMetrics(async (event: SQSEvent) => {
   if (!handlerInstance) {
     const a = lambdaAdapters('results');
     handlerInstance = makeResultsHandler({
@@ -42,4 +42,4 @@ export const handler = (event: SQSEvent) => {
     });
   }
   return handlerInstance(event);
-};
+});
