@@ -9,6 +9,8 @@ import type { MetricsSink, MetricUnit } from './ports/metrics';
 export const metricNames = {
   /** Join requests by `outcome`: started, payment_required (402), rate_limited (429), rejected (other 4xx). */
   joins: 'JoinRequests',
+  /** Sessions running (joining or in the room), sampled by the heartbeat sweeper every minute. */
+  runningBots: 'RunningBots',
   /** Bots that did not get into the room, by `error_type` (spec §6.2). */
   joinFailures: 'JoinFailures',
   /** From the join request to the bot in the room. */
@@ -67,6 +69,7 @@ const put = (name: string, unit: MetricUnit, value: number, dimensions?: Record<
 /** Domain events, named for what happened; each call site is one line. */
 export const metrics = {
   join: (outcome: JoinOutcome) => put(metricNames.joins, 'Count', 1, { outcome }),
+  runningBots: (count: number) => put(metricNames.runningBots, 'Count', count),
   joinFailed: (errorType: string) => put(metricNames.joinFailures, 'Count', 1, { error_type: errorType }),
   botInRoom: (requestedAt: string, now = new Date()) =>
     put(metricNames.joinLatency, 'Milliseconds', Math.max(0, now.getTime() - Date.parse(requestedAt))),

@@ -11,7 +11,7 @@ import { failSession } from './finish-session';
 import { canReplace, failLostBot, replaceRequest } from './replace-bot';
 import { currentAttempt, secondsSinceStart } from './session';
 
-/** Log lines the operations alarms count (infra/constructs/operations.ts): renaming one must change both. */
+/** Log lines the runbook's log queries look for (docs/operations.md): renaming one must change both. */
 export const alarmLogMessages = {
   taskDied: 'bot task died before finishing',
   /** A bot that was in the room was lost and its replacement asked for (replace-bot.ts starts it). */

@@ -10,6 +10,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { MeetingBotSettings } from '../settings';
+import { metricsEnvironment } from './service-metrics';
 
 /** The repository root: entries, the lock file and the Docker build context are resolved from here. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -62,7 +63,7 @@ export class ServiceFunction extends Construct {
       description: props.description,
       role: this.role,
       logGroup: this.logGroup,
-      environment: { LOG_LEVEL: settings.logLevel, ...props.environment },
+      environment: { LOG_LEVEL: settings.logLevel, ...metricsEnvironment(settings), ...props.environment },
       bundling: {
         // Synthesis bundles with the esbuild in node_modules; it must never fall back to a Docker build.
         forceDockerBundling: false,

@@ -65,6 +65,7 @@ describe('EMF metrics (Powertools)', () => {
       useMetricsSink(new EmfMetrics({ namespace, buffered: true }));
       metrics.join('started');
       metrics.join('payment_required');
+      metrics.runningBots(3);
       metrics.joinFailed('meeting-full');
       metrics.botInRoom('2026-01-01T00:00:00.000Z', new Date('2026-01-01T00:00:07.500Z'));
       metrics.sessionEnded('stop_phrase', 12.5);
@@ -101,6 +102,7 @@ describe('EMF metrics (Powertools)', () => {
           value: 1,
           dimensions: { ...service, error_type: 'meeting-full' },
         },
+        { name: 'RunningBots', unit: 'Count', value: 3, dimensions: service },
         { name: 'JoinLatency', unit: 'Milliseconds', value: 7500, dimensions: service },
         {
           name: 'SessionsEnded',
