@@ -9,6 +9,7 @@ import type { Config } from '../core/config';
 import type { Stores } from '../core/deps';
 import { subscribes } from '../core/events/registry';
 import type { Logger } from '../core/log';
+import { metrics } from '../core/metrics';
 import type { ConversationEngine } from '../core/ports/conversation-engine';
 import type { MessageQueue } from '../core/ports/queue';
 import {
@@ -182,6 +183,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     void recorder.restore().catch((err) => log.warn('could not re-read the saved transcript', { err }));
   } else {
     sendBotEvent(ctx, { event: 'bot.in_call', data: {} });
+    metrics.botInRoom(session.createdAt);
     // In the room: from now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt). If
     // this write fails, the heartbeat (heartbeat.ts) carries the join time on every beat until it is written.
     joinTimes.joined(botId, joinedAt);
@@ -373,6 +375,7 @@ async function handOver(
 
 async function reportJoinFailure(ctx: BotContext, error: RoomJoinError, triedSeconds: number) {
   const { session, stores, config, log } = ctx;
+  metrics.joinFailed(error.type);
   log.warn('could not join the room', {
     error_type: error.type,
     error_code: error.code,

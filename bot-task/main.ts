@@ -3,6 +3,7 @@
 // pooled bot (issue 15): it gets ready, claims one offered session (pool.ts), serves it and exits.
 import { randomUUID } from 'node:crypto';
 import { languageEngines } from '../core/adapters/language-engines';
+import { useEmfMetrics } from '../core/adapters/metrics/emf-metrics';
 import { wireAdapters } from '../core/adapters/wiring';
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { type BotSession, currentAttempt } from '../core/bots/session';
@@ -36,6 +37,8 @@ const baseLog = createLogger(
 /** The task's logger; once the session is read, its lines carry the bot id and the join's correlation_id too. */
 let log = baseLog;
 const adapters = wireAdapters(config, log);
+// No invocation ends in a task: every point is written at once (a task that dies loses none).
+useEmfMetrics(config, false);
 const engines = languageEngines(adapters);
 
 async function providerFor(session: BotSession): Promise<RoomProvider> {

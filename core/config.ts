@@ -172,6 +172,13 @@ export const configSchema = z.object({
   BOT_ASSIGN_PUBLIC_IP: bool('true'),
   /** Capacity providers RunTask tries in order (Spot first, on-demand when Spot has no capacity). */
   BOT_CAPACITY_PROVIDERS: list('FARGATE_SPOT,FARGATE'),
+  /** CloudWatch namespace of the service's metrics (core/metrics.ts); the stack sets MeetingBot/<stage>. */
+  METRICS_NAMESPACE: z.string().min(1).default('MeetingBot'),
+  /**
+   * Write metrics as CloudWatch EMF lines on stdout (the stack sets it for the Lambdas and the bot task). Off by
+   * default: on the local stack those lines would only be noise between the logs.
+   */
+  METRICS_EMF: bool('false'),
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** json: one object per line (what CloudWatch and Logs Insights read); pretty: one readable line, for a terminal. */
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),

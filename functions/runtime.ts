@@ -1,10 +1,13 @@
 // The Lambda composition root: each function builds its adapters once per cold start, from its environment, and its
-// entry is wrapped once (lambdaEntry) for the Lambda context in its logs and its X-Ray subsegment.
+// entry is wrapped once (lambdaEntry) for the Lambda context in its logs and its X-Ray subsegment; metrics are
+// flushed at the end of each invocation (flushingMetrics).
 import type { Context } from 'aws-lambda';
+import { useEmfMetrics } from '../core/adapters/metrics/emf-metrics';
 import { type Adapters, wireAdapters } from '../core/adapters/wiring';
 import { loadConfig } from '../core/config';
 import type { ServiceDeps } from '../core/deps';
 import { newPowertoolsLogger, wrap } from '../core/log';
+import { flushMetrics } from '../core/metrics';
 import { captureAwsClients, traced } from './tracing';
 
 let adapters: Adapters | undefined;
@@ -18,6 +21,7 @@ export function lambdaAdapters(component?: string): Adapters {
     captureAwsClients();
     rootLogger = newPowertoolsLogger(config.LOG_LEVEL, { format: config.LOG_FORMAT });
     adapters = wireAdapters(config, wrap(rootLogger, component ? { component } : {}));
+    useEmfMetrics(config, true);
   }
   return adapters;
 }
@@ -48,5 +52,16 @@ export function lambdaEntry<E, R>(
     }
     if (context) rootLogger?.addContext(context);
     return run(event);
+  };
+}
+
+/** A Lambda handler that writes its buffered metrics when the invocation ends, also when it throws. */
+export function flushingMetrics<E, R>(handler: (event: E) => Promise<R>): (event: E) => Promise<R> {
+  return async (event) => {
+    try {
+      return await handler(event);
+    } finally {
+      flushMetrics();
+    }
   };
 }

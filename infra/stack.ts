@@ -3,6 +3,7 @@ import { CfnOutput, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api } from './constructs/api';
 import { BotRuntime } from './constructs/bot-runtime';
+import { Dashboard } from './constructs/dashboard';
 import { BotData } from './constructs/data';
 import { Delivery } from './constructs/delivery';
 import { Operations } from './constructs/operations';
@@ -21,6 +22,7 @@ export class MeetingBotStack extends Stack {
   readonly runtime: BotRuntime;
   readonly api: Api;
   readonly operations: Operations;
+  readonly dashboard: Dashboard;
 
   constructor(scope: Construct, id: string, props: MeetingBotStackProps) {
     super(scope, id, {
@@ -51,6 +53,13 @@ export class MeetingBotStack extends Stack {
       runtime: this.runtime,
       delivery: this.delivery,
       api: this.api,
+    });
+
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      settings,
+      api: this.api,
+      delivery: this.delivery,
+      operations: this.operations,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.stage.url, description: 'Base URL of the API' });

@@ -2,6 +2,7 @@
 import { usageCharge } from '../accounts/pricing';
 import type { Config } from '../config';
 import type { Stores } from '../deps';
+import { metrics } from '../metrics';
 import type { ExitReason, Insights, QaPair } from '../schemas/api';
 
 export interface Completion {
@@ -38,7 +39,7 @@ export async function completeSession(
       )
     : 0;
   await deps.ledger.settle(session.accountId, botId, charge, now);
-  return deps.sessions.updateRunning(botId, {
+  const completed = await deps.sessions.updateRunning(botId, {
     status: 'completed',
     completedAt,
     // The bot records it when it leaves; if that write failed, the results message still carried it.
@@ -49,6 +50,14 @@ export async function completeSession(
     insights: result.insights ?? null,
     insightsError: result.insightsError,
   });
+  if (completed)
+    metrics.sessionEnded(result.exitReason, minutesInRoom(session.joinedAt, result.endedAt ?? completedAt));
+  return completed;
+}
+
+/** Minutes between joining the room and leaving it (0 for a bot that never got in), for the BotMinutes metric. */
+function minutesInRoom(joinedAt: string | undefined, leftAt: string): number {
+  return joinedAt ? Math.max(0, Date.parse(leftAt) - Date.parse(joinedAt)) / 60_000 : 0;
 }
 
 /**

@@ -6,6 +6,7 @@
 import type { Config } from '../config';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
+import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
 import type { TaskRunner } from '../ports/task-runner';
 import type { ResultsMessage } from '../results/messages';
@@ -97,6 +98,7 @@ export async function replaceBot(
       reason: request.reason,
       task_ref: taskRef,
     });
+    metrics.replaced();
     return 'replaced';
   } catch (err) {
     log.error('could not start a replacement', { err });

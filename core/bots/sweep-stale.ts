@@ -1,6 +1,7 @@
 // The heartbeat sweeper: a running session whose bot stopped beating is treated like a task that died (replaced
 // when it was in the room and replacements are left, failed otherwise).
 import type { Config } from '../config';
+import { metrics } from '../metrics';
 import { onTaskStopped, type TaskStoppedDeps } from './task-stopped';
 
 export interface SweepSettings {
@@ -38,7 +39,9 @@ export async function sweepStaleSessions(
   now = new Date(),
 ): Promise<string[]> {
   const failed: string[] = [];
-  for (const botId of await deps.stores.sessions.listRunning()) {
+  const running = await deps.stores.sessions.listRunning();
+  metrics.runningBots(running.length);
+  for (const botId of running) {
     const session = await deps.stores.sessions.get(botId);
     if (session?.status !== 'running') continue;
     // A bot that left and handed over stops beating; its results may still be in progress (insights retries).

@@ -4,6 +4,7 @@
 import type { Config } from '../config';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
+import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
 import type { ResultsMessage } from '../results/messages';
 import { failSession } from './finish-session';
@@ -11,7 +12,7 @@ import { poolLogMessages, startColdRequest } from './pool-fallback';
 import { canReplace, failLostBot, replaceRequest } from './replace-bot';
 import { currentAttempt, secondsSinceStart } from './session';
 
-/** Log lines the operations alarms count (infra/constructs/operations.ts): renaming one must change both. */
+/** Log lines the runbook's log queries look for (docs/operations.md): renaming one must change both. */
 export const alarmLogMessages = {
   taskDied: 'bot task died before finishing',
   /** A bot that was in the room was lost and its replacement asked for (replace-bot.ts starts it). */
@@ -102,8 +103,10 @@ export async function onTaskStopped(
       `the bot stopped unexpectedly${after}: ${stopped.reason}`,
       now,
     );
-    if (failed)
+    if (failed) {
       deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason, joined });
+      metrics.botTaskFailed();
+    }
     return failed ? 'failed' : 'already_ended';
   }
   // A bot that never got into the room failed to join (spec §6.2), whatever ended its task, and is not charged.
@@ -116,6 +119,7 @@ export async function onTaskStopped(
   );
   if (!failed) return 'already_ended';
   deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason, joined });
+  metrics.botTaskFailed();
   await deps.results.send({
     kind: 'bot_join_failed',
     bot_id: stopped.botId,

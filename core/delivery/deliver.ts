@@ -1,6 +1,7 @@
 // Delivering one job: a signed webhook POST or one e-mail, recorded attempt by attempt, retried on schedule.
 import type { Config } from '../config';
 import type { Logger } from '../log';
+import { metrics } from '../metrics';
 import { type PostResult, safePost } from '../net/safe-post';
 import type { AccountsStore } from '../ports/accounts-store';
 import type { Attempt, Channel, DeliveriesStore, Delivery } from '../ports/deliveries-store';
@@ -127,6 +128,7 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
   };
   if (ok) {
     await deliveries.recordAttempt(d, attempt, { status: 'delivered' });
+    metrics.deliveryAttempt(d.channel, 'delivered', d.createdAt, now);
     log.info('delivered', { attempt: d.attempts.length + 1, latency_ms: result.latencyMs });
     return { kind: 'done' };
   }
@@ -140,6 +142,7 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
   if (decision.retry) {
     const nextAttemptAt = new Date(now.getTime() + decision.delaySeconds * 1000).toISOString();
     await deliveries.recordAttempt(d, attempt, { status: 'pending', nextAttemptAt });
+    metrics.deliveryAttempt(d.channel, 'retry', d.createdAt, now);
     log.warn('delivery attempt failed; will retry', {
       attempt: d.attempts.length + 1,
       error: attempt.error,
@@ -148,6 +151,7 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
     return { kind: 'retry', delaySeconds: decision.delaySeconds };
   }
   await deliveries.recordAttempt(d, attempt, { status: 'failed' });
+  metrics.deliveryAttempt(d.channel, 'failed', d.createdAt, now);
   log.error('delivery failed for good', { attempts: d.attempts.length + 1, error: attempt.error });
   return { kind: 'failed', reason: attempt.error ?? 'failed' };
 }

@@ -16,6 +16,7 @@ import { subscribes } from '../events/registry';
 import { analyseLocally } from '../insights/local-engine';
 import type { Logger } from '../log';
 import { renderResultsEmail } from '../mail/results-email';
+import { metrics } from '../metrics';
 import { type InsightsEngine, InsightsError } from '../ports/insights-engine';
 import type { MessageQueue } from '../ports/queue';
 import type { TaskRunner } from '../ports/task-runner';
@@ -142,6 +143,7 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
     let qaPairs: BotSession['qaPairs'] = [];
     let insights: BotSession['insights'] = null;
     let insightsError: string | undefined;
+    const insightsStarted = Date.now();
     try {
       const result = await deps.insights.analyse({
         utterances,
@@ -152,7 +154,9 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
       });
       qaPairs = result.qaPairs;
       insights = result.insights;
+      metrics.insights(Date.now() - insightsStarted, true);
     } catch (err) {
+      metrics.insights(Date.now() - insightsStarted, false);
       // Throttling is retried by the queue (ARCHITECTURE.md §2), not by waiting here; after that, and for any other
       // failure, the session completes without insights: the transcript is never lost (spec §6.1).
       if (err instanceof InsightsError && err.retryable && receiveCount < insightsDeliveryAttempts) throw err;

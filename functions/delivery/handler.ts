@@ -6,7 +6,8 @@ import { z } from 'zod';
 import type { DeliveryQueues } from '../../core/adapters/wiring';
 import { correlatedLog, correlationOf } from '../../core/correlation';
 import { type DeliveryDeps, deliver } from '../../core/delivery/deliver';
-import { lambdaAdapters, lambdaEntry } from '../runtime';
+import { metrics } from '../../core/metrics';
+import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
 import { botIdOfBatch } from '../tracing';
 
 /** SQS limits: visibility up to 12 h from the first receipt; a message delay up to 15 min. */
@@ -53,6 +54,7 @@ export function makeDeliveryHandler(deps: DeliveryDeps, queues: DeliveryQueues) 
               );
             }
           } else if (outcome.kind === 'failed') {
+            metrics.dlqParked(job.channel);
             await queues.sqs.send(
               new SendMessageCommand({
                 QueueUrl: queues.dlqUrl,
@@ -77,7 +79,7 @@ let instance: ReturnType<typeof makeDeliveryHandler> | undefined;
 
 export const handler = lambdaEntry(
   'delivery',
-  (event: SQSEvent) => {
+  flushingMetrics(async (event: SQSEvent) => {
     if (!instance) {
       const a = lambdaAdapters('delivery');
       instance = makeDeliveryHandler(
@@ -86,6 +88,6 @@ export const handler = lambdaEntry(
       );
     }
     return instance(event);
-  },
+  }),
   botIdOfBatch,
 );

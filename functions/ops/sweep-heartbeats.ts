@@ -2,13 +2,16 @@
 import { reconcileHolds, reconcileSettings } from '../../core/bots/reconcile-holds';
 import { sweepSettings, sweepStaleSessions } from '../../core/bots/sweep-stale';
 import { alarmLogMessages } from '../../core/bots/task-stopped';
-import { lambdaAdapters, lambdaEntry } from '../runtime';
+import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
 
-export const handler = lambdaEntry('sweeper', async () => {
-  const { stores, config, resultsQueue: results, log } = lambdaAdapters('sweeper');
-  const failed = await sweepStaleSessions({ stores, config, results, log }, sweepSettings(config));
-  log.info(alarmLogMessages.sweepDone, { failed: failed.length });
-  // Holds whose session was never written (a join that died half-way) go back to their accounts.
-  const released = await reconcileHolds({ stores, log }, reconcileSettings(config));
-  return { failed, releasedHolds: released.length };
-});
+export const handler = lambdaEntry(
+  'sweeper',
+  flushingMetrics(async () => {
+    const { stores, config, resultsQueue: results, log } = lambdaAdapters('sweeper');
+    const failed = await sweepStaleSessions({ stores, config, results, log }, sweepSettings(config));
+    log.info(alarmLogMessages.sweepDone, { failed: failed.length });
+    // Holds whose session was never written (a join that died half-way) go back to their accounts.
+    const released = await reconcileHolds({ stores, log }, reconcileSettings(config));
+    return { failed, releasedHolds: released.length };
+  }),
+);

@@ -1,7 +1,7 @@
 // Lambda entry: EventBridge "ECS Task State Change" (lastStatus STOPPED) → a bot that died is replaced or failed.
 import type { EventBridgeEvent } from 'aws-lambda';
 import { onTaskStopped, type TaskStoppedDeps } from '../../core/bots/task-stopped';
-import { lambdaAdapters, lambdaEntry } from '../runtime';
+import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
 
 export interface EcsTaskStateDetail {
   taskArn: string;
@@ -52,7 +52,7 @@ let instance: ReturnType<typeof makeTaskStoppedHandler> | undefined;
 
 export const handler = lambdaEntry(
   'task-stopped',
-  (event: EventBridgeEvent<'ECS Task State Change', EcsTaskStateDetail>) => {
+  flushingMetrics(async (event: EventBridgeEvent<'ECS Task State Change', EcsTaskStateDetail>) => {
     if (!instance) {
       const a = lambdaAdapters('task-stopped');
       instance = makeTaskStoppedHandler(
@@ -61,6 +61,6 @@ export const handler = lambdaEntry(
       );
     }
     return instance(event);
-  },
+  }),
   (event) => event.detail.startedBy,
 );

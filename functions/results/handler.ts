@@ -4,7 +4,7 @@ import { languageEngines } from '../../core/adapters/language-engines';
 import { correlatedLog, correlatedQueue, correlationOf } from '../../core/correlation';
 import { resultsMessageSchema } from '../../core/results/messages';
 import { processResults, type ResultsDeps } from '../../core/results/process-results';
-import { lambdaAdapters, lambdaEntry } from '../runtime';
+import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
 import { botIdOfBatch } from '../tracing';
 
 /** The stage's logger and queues for one message: its correlation id on each line and in each message sent on. */
@@ -46,7 +46,7 @@ let handlerInstance: ReturnType<typeof makeResultsHandler> | undefined;
 
 export const handler = lambdaEntry(
   'results',
-  (event: SQSEvent) => {
+  flushingMetrics(async (event: SQSEvent) => {
     if (!handlerInstance) {
       const a = lambdaAdapters('results');
       handlerInstance = makeResultsHandler({
@@ -62,6 +62,6 @@ export const handler = lambdaEntry(
       });
     }
     return handlerInstance(event);
-  },
+  }),
   botIdOfBatch,
 );

@@ -13,6 +13,7 @@ import type { MeetingBotSettings } from '../settings';
 import type { BotData } from './data';
 import { grantBedrockInvoke, grantSpeechSynthesis } from './model-access';
 import { repoRoot } from './service-function';
+import { metricsEnvironment } from './service-metrics';
 import { grantWithWildcard } from './wildcard-grant';
 
 /** The container's name: RunTask overrides and the task-stopped handler find it by this name. */
@@ -126,6 +127,8 @@ export class BotRuntime extends Construct {
         TABLE_NAME: data.table.tableName,
         RESULTS_QUEUE_URL: resultsQueue.queueUrl,
         LOG_LEVEL: settings.logLevel,
+        // Metrics are EMF lines on stdout: the awslogs driver above carries them to CloudWatch (no PutMetricData).
+        ...metricsEnvironment(settings),
         CONVERSATION_MODEL_ID: settings.conversationModelId,
       },
       // Secrets are resolved by ECS at start from Secrets Manager, never passed in RunTask overrides.

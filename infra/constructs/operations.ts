@@ -8,25 +8,23 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { alarmLogMessages } from '../../core/bots/task-stopped';
 import type { MeetingBotSettings } from '../settings';
 import type { Api } from './api';
 import { type BotRuntime, botContainerName } from './bot-runtime';
 import type { BotData } from './data';
 import type { Delivery } from './delivery';
 import { ServiceFunction } from './service-function';
+import { serviceMetric } from './service-metrics';
 
 /** How often stale heartbeats are swept (core HEARTBEAT_STALE_MS defaults to 60 s). */
 export const sweepInterval = Duration.minutes(1);
 
-/** Log messages (core/log.ts JSON lines) that mean a bot died before finishing. */
-const taskDiedMessage = alarmLogMessages.taskDied;
-const sweepDoneMessage = alarmLogMessages.sweepDone;
+/** An alarm's name: the stage's prefix and the id its runbook section names (docs/operations.md). */
+export const alarmName = (stage: string, id: string) => `MeetingBot-${stage}-${id}`;
 
 export interface OperationsProps {
   settings: MeetingBotSettings;
@@ -45,10 +43,14 @@ export class Operations extends Construct {
   readonly eventsDlq: sqs.Queue;
   readonly alarmTopic: sns.Topic;
   readonly alarms: cloudwatch.Alarm[] = [];
+  /** Every function of the stack with its alarm's name stem (the dashboard graphs them all). */
+  readonly functions: [string, ServiceFunction][];
+  private readonly stage: string;
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
     const { settings, data, runtime, delivery, api } = props;
+    this.stage = settings.stage;
     const opsEnv = { TABLE_NAME: data.table.tableName, RESULTS_QUEUE_URL: delivery.resultsQueue.queueUrl };
     const sessionActions = [
       'dynamodb:GetItem',
@@ -145,7 +147,7 @@ export class Operations extends Construct {
       });
     }
 
-    const functions: [string, ServiceFunction][] = [
+    this.functions = [
       ...[...api.functions].map(([name, fn]) => [`${name}Function`, fn] as [string, ServiceFunction]),
       ['notFoundFunction', api.notFoundFunction] as [string, ServiceFunction],
       ['ResultsFunction', delivery.resultsFunction],
@@ -155,7 +157,7 @@ export class Operations extends Construct {
       ['TaskStoppedFunction', this.taskStopped],
       ['SweeperFunction', this.sweeper],
     ];
-    for (const [name, fn] of functions) {
+    for (const [name, fn] of this.functions) {
       this.alarm(`${name}Errors`, {
         metric: fn.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
         threshold: 1,
@@ -163,33 +165,10 @@ export class Operations extends Construct {
       });
     }
 
-    // Bot task failures: the task-stopped handler and the sweeper log each bot they fail (core/bots/*).
-    const namespace = `MeetingBot/${settings.stage}`;
-    const failuresMetricName = 'BotTaskFailures';
-    new logs.MetricFilter(this, 'TaskDiedFilter', {
-      logGroup: this.taskStopped.logGroup,
-      filterPattern: logs.FilterPattern.stringValue('$.msg', '=', taskDiedMessage),
-      metricNamespace: namespace,
-      metricName: failuresMetricName,
-      metricValue: '1',
-    });
-    new logs.MetricFilter(this, 'StaleHeartbeatFilter', {
-      logGroup: this.sweeper.logGroup,
-      filterPattern: logs.FilterPattern.all(
-        logs.FilterPattern.stringValue('$.msg', '=', sweepDoneMessage),
-        logs.FilterPattern.numberValue('$.failed', '>', 0),
-      ),
-      metricNamespace: namespace,
-      metricName: failuresMetricName,
-      metricValue: '$.failed',
-    });
+    // Bot task failures: the task-stopped handler and the sweeper count each bot they fail (core/bots/task-stopped.ts
+    // records BotTaskFailures as EMF), so the alarm needs no filter on log text.
     this.alarm('BotTaskFailures', {
-      metric: new cloudwatch.Metric({
-        namespace,
-        metricName: failuresMetricName,
-        period: fiveMinutes,
-        statistic: 'Sum',
-      }),
+      metric: serviceMetric(settings.stage, 'botTaskFailures', { period: fiveMinutes }),
       threshold: 1,
       alarmDescription: 'Bot tasks died before finishing (crash, OOM, Spot interruption, or no heartbeat)',
     });
@@ -207,6 +186,8 @@ export class Operations extends Construct {
   ) {
     const alarm = new cloudwatch.Alarm(this, id, {
       ...props,
+      // The name the notification carries is the runbook's section (docs/operations.md).
+      alarmName: alarmName(this.stage, id),
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,

@@ -10,6 +10,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { MeetingBotSettings } from '../settings';
+import { metricsEnvironment } from './service-metrics';
 
 /** The repository root: entries, the lock file and the Docker build context are resolved from here. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -75,6 +76,7 @@ export class ServiceFunction extends Construct {
       environment: {
         LOG_LEVEL: settings.logLevel,
         POWERTOOLS_SERVICE_NAME: serviceName,
+        ...metricsEnvironment(settings),
         ...props.environment,
       },
       // X-Ray: Lambda's segment per invocation, functions/tracing.ts's subsegments and SDK calls beneath it.

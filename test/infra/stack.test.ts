@@ -8,8 +8,10 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runningIndex, ttlAttribute } from '../../core/adapters/dynamodb/table';
+import { metricNames, metricsService } from '../../core/metrics';
 import { deployedRoutes } from '../../infra/constructs/api';
 import { botContainerName } from '../../infra/constructs/bot-runtime';
+import { dashboardWidgets } from '../../infra/constructs/dashboard';
 import { deliveryMaxReceiveCount, resultsMaxReceiveCount } from '../../infra/constructs/delivery';
 import {
   asArray,
@@ -557,13 +559,49 @@ describe('operations', () => {
       ([id]) => !id.startsWith('CustomVpcRestrictDefaultSG'),
     ).length;
     expect(errorAlarms).toHaveLength(functionCount);
+    // Bot task failures are the service's own EMF metric (core/metrics.ts), not a filter on log text.
     expect(alarms).toContainEqual(
-      expect.objectContaining({ MetricName: 'BotTaskFailures', Namespace: 'MeetingBot/dev', Threshold: 1 }),
+      expect.objectContaining({
+        MetricName: 'BotTaskFailures',
+        Namespace: 'MeetingBot/dev',
+        Dimensions: [{ Name: 'service', Value: metricsService }],
+        Threshold: 1,
+      }),
     );
     expect(alarms).toContainEqual(
       expect.objectContaining({ MetricName: '5xx', Namespace: 'AWS/ApiGateway' }),
     );
-    s.template.resourceCountIs('AWS::Logs::MetricFilter', 2);
+    s.template.resourceCountIs('AWS::Logs::MetricFilter', 0);
+    // Every alarm is named for its runbook section (docs/operations.md).
+    for (const a of alarms) expect(a.AlarmName).toMatch(/^MeetingBot-dev-[A-Za-z0-9]+$/);
+  });
+
+  it('has the Lambdas and the bot task write EMF metrics in the stage namespace', () => {
+    const expected = { METRICS_EMF: 'true', METRICS_NAMESPACE: 'MeetingBot/dev' };
+    for (const [, fn] of resourcesOfType(s.json, 'AWS::Lambda::Function').filter(
+      ([id]) => !id.startsWith('CustomVpcRestrictDefaultSG'),
+    ))
+      expect(fn.Properties!.Environment.Variables).toEqual(expect.objectContaining(expected));
+    const [[, taskDefinition]] = resourcesOfType(s.json, 'AWS::ECS::TaskDefinition') as [
+      [string, CfnResource],
+    ];
+    const [container] = taskDefinition.Properties!.ContainerDefinitions;
+    expect(container.LogConfiguration.LogDriver).toBe('awslogs');
+    expect(container.Environment).toEqual(
+      expect.arrayContaining(Object.entries(expected).map(([Name, Value]) => ({ Name, Value }))),
+    );
+  });
+
+  it('has one dashboard graphing the service metrics, DLQ depths, every function and the API', () => {
+    const dashboards = resourcesOfType(s.json, 'AWS::CloudWatch::Dashboard');
+    expect(dashboards).toHaveLength(1);
+    const body = JSON.stringify(dashboards[0]![1].Properties!.DashboardBody);
+    for (const title of Object.values(dashboardWidgets)) expect(body).toContain(title);
+    for (const name of Object.values(metricNames)) expect(body).toContain(name);
+    expect(body).toContain('ApproximateNumberOfMessagesVisible');
+    expect(body).toContain('4xx');
+    expect(body).toContain('5xx');
+    for (const [name] of s.stack.operations.functions) expect(body).toContain(name);
   });
 });
 

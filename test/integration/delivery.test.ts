@@ -7,9 +7,11 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../core/adapters/aws-clients';
+import { MemoryMetrics } from '../../core/adapters/metrics/memory-metrics';
 import { deliver } from '../../core/delivery/deliver';
 import { redriveDeliveries } from '../../core/delivery/redrive';
 import { createLogger } from '../../core/log';
+import { metricNames, useMetricsSink } from '../../core/metrics';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
 
@@ -202,6 +204,9 @@ describe('end to end: interview → completed with insights → signed webhook �
 describe('webhook retries', () => {
   it('a receiver failing 3 times then succeeding: delivered once, 4 attempts recorded', async () => {
     const hook = await receiver([500, 503, 429]);
+    // The results and delivery stages run in this process: their metrics land here (core/metrics.ts).
+    const recorded = new MemoryMetrics();
+    useMetricsSink(recorded);
     try {
       const botId = await interview('flaky', { webhook_callback_url: hook.url });
       const d = await until(async () => {
@@ -215,7 +220,20 @@ describe('webhook retries', () => {
       expect(new Set(hook.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
       await new Promise((r) => setTimeout(r, 500));
       expect(hook.received).toHaveLength(4);
+      expect(recorded.named(metricNames.webhookAttempts, { outcome: 'retry' }).length).toBeGreaterThanOrEqual(
+        3,
+      );
+      expect(
+        recorded.named(metricNames.webhookAttempts, { outcome: 'delivered' }).length,
+      ).toBeGreaterThanOrEqual(1);
+      expect(recorded.named(metricNames.webhookDeliveryAge)[0]).toMatchObject({ unit: 'Seconds' });
+      expect(
+        recorded.named(metricNames.sessionsEnded, { exit_reason: 'participant_left' }).length,
+      ).toBeGreaterThan(0);
+      expect(recorded.named(metricNames.botMinutes)[0]!.value).toBeGreaterThan(0);
+      expect(recorded.named(metricNames.insightsLatency).length).toBeGreaterThan(0);
     } finally {
+      useMetricsSink(undefined);
       await hook.close();
     }
   });

@@ -1,9 +1,12 @@
 // Issue #13 §2: what a session's end says. No insights_error when insights were not asked for; a bot that never got
 // into the room and died (or was lost) sends bot_join_failed, not bot_failed.
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryMetrics } from '../../core/adapters/metrics/memory-metrics';
 import { onTaskStopped, type TaskStoppedDeps } from '../../core/bots/task-stopped';
 import type { Utterance } from '../../core/bots/transcript';
 import { createLogger } from '../../core/log';
+import { metricNames, useMetricsSink } from '../../core/metrics';
 import { InsightsError } from '../../core/ports/insights-engine';
 import type { ResultsMessage } from '../../core/results/messages';
 import { processResults } from '../../core/results/process-results';
@@ -220,9 +223,17 @@ describe('a bot that dies or is lost before it ever joined the room', () => {
     });
     await stack.deps.transcripts.saveSegment(botId, 1, interview);
     const sent: ResultsMessage[] = [];
-    expect(await onTaskStopped(deps(sent), { botId, reason: 'OutOfMemoryError', clean: false })).toBe(
-      'failed',
-    );
+    // The BotTaskFailures alarm counts it (infra/constructs/operations.ts, docs/operations.md).
+    const recorded = new MemoryMetrics();
+    useMetricsSink(recorded);
+    try {
+      expect(await onTaskStopped(deps(sent), { botId, reason: 'OutOfMemoryError', clean: false })).toBe(
+        'failed',
+      );
+    } finally {
+      useMetricsSink(undefined);
+    }
+    expect(recorded.named(metricNames.botTaskFailures)).toMatchObject([{ unit: 'Count', value: 1 }]);
     expect(sent).toMatchObject([{ kind: 'bot_failed', event: { event_type: 'bot_failed' } }]);
     const queued: unknown[] = [];
     await processResults(results(queued), sent[0]!);

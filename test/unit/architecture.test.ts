@@ -62,4 +62,13 @@ describe('architecture', () => {
     expect(importsDynamodb('admin/target.ts')).toBe(true);
     expect(importsDynamodb('core/bots/finish-session.ts')).toBe(false);
   });
+
+  it('only the adapters import Powertools metrics; the domain records through core/metrics.ts', () => {
+    const files = guarded.flatMap(sourceFiles).filter((f) => !f.startsWith('core/adapters/'));
+    const vendor = files.filter((f) =>
+      readFileSync(join(root, f), 'utf8').includes('@aws-lambda-powertools/metrics'),
+    );
+    expect(files).toEqual(expect.arrayContaining(['core/metrics.ts', 'core/ports/metrics.ts']));
+    expect(vendor).toEqual([]);
+  });
 });

@@ -1,0 +1,104 @@
+// The service's metrics catalogue: every name, unit and dimension in one place, so call sites are one line, and the
+// alarms (infra/constructs/operations.ts), the dashboard (infra/constructs/dashboard.ts) and the runbook
+// (docs/operations.md) name the same things.
+// The sink is process-wide, like a logger: a composition root sets it once (useMetricsSink); until then nothing is
+// recorded, which is what the local stack wants (EMF lines on its stdout would only be noise).
+import type { MetricsSink, MetricUnit } from './ports/metrics';
+
+/** Metric names as they appear in CloudWatch (namespace METRICS_NAMESPACE, dimension `service` = metricsService). */
+export const metricNames = {
+  /** Join requests by `outcome`: started, payment_required (402), rate_limited (429), rejected (other 4xx). */
+  joins: 'JoinRequests',
+  /** Sessions running (joining or in the room), sampled by the heartbeat sweeper every minute. */
+  runningBots: 'RunningBots',
+  /** Bots that did not get into the room, by `error_type` (spec §6.2). */
+  joinFailures: 'JoinFailures',
+  /** From the join request to the bot in the room. */
+  joinLatency: 'JoinLatency',
+  /** Minutes a bot spent in the room, recorded when its session ends. */
+  botMinutes: 'BotMinutes',
+  /** Sessions ended, by `exit_reason`. */
+  sessionsEnded: 'SessionsEnded',
+  /** Bot tasks that died before finishing (crash, OOM, Spot interruption, a stale heartbeat): failed, not replaced. */
+  botTaskFailures: 'BotTaskFailures',
+  /** Bots lost mid-session whose replacement was started. */
+  replacements: 'BotReplacements',
+  /** Webhook attempts by `outcome`: delivered, retry, failed. */
+  webhookAttempts: 'WebhookAttempts',
+  /** From the first scheduled attempt to the successful one. */
+  webhookDeliveryAge: 'WebhookDeliveryAge',
+  /** Results e-mails by `outcome`: sent, failed. */
+  emails: 'Emails',
+  /** Deliveries parked in the delivery DLQ, by `channel`. */
+  dlqParks: 'DeliveryDlqParks',
+  /** One insights analysis. */
+  insightsLatency: 'InsightsLatency',
+  insightsFailures: 'InsightsFailures',
+} as const;
+
+/** The `service` dimension every metric carries (Powertools adds it; alarms must name it to match). */
+export const metricsService = 'meeting-bot';
+
+export type JoinOutcome = 'started' | 'payment_required' | 'rate_limited' | 'rejected';
+
+/** A join's outcome from its HTTP status; a 5xx is none of them (the API's own 5xx metric counts it). */
+export function joinOutcomeOf(status: number | undefined): JoinOutcome | undefined {
+  if (status === undefined || status >= 500) return undefined;
+  if (status < 300) return 'started';
+  if (status === 402) return 'payment_required';
+  if (status === 429) return 'rate_limited';
+  return status >= 400 ? 'rejected' : undefined;
+}
+
+const discard: MetricsSink = { record: () => {}, flush: () => {} };
+let sink: MetricsSink = discard;
+
+/** Where metrics go from now on in this process (the Lambda runtime and the bot task set EMF). */
+export function useMetricsSink(next: MetricsSink | undefined): void {
+  sink = next ?? discard;
+}
+
+/** Writes what is buffered (once per Lambda invocation). */
+export function flushMetrics(): void {
+  sink.flush();
+}
+
+const put = (name: string, unit: MetricUnit, value: number, dimensions?: Record<string, string>) =>
+  sink.record(name, unit, value, dimensions);
+
+/** Domain events, named for what happened; each call site is one line. */
+export const metrics = {
+  join: (outcome: JoinOutcome) => put(metricNames.joins, 'Count', 1, { outcome }),
+  runningBots: (count: number) => put(metricNames.runningBots, 'Count', count),
+  joinFailed: (errorType: string) => put(metricNames.joinFailures, 'Count', 1, { error_type: errorType }),
+  botInRoom: (requestedAt: string, now = new Date()) =>
+    put(metricNames.joinLatency, 'Milliseconds', Math.max(0, now.getTime() - Date.parse(requestedAt))),
+  sessionEnded: (exitReason: string, minutesInRoom: number) => {
+    put(metricNames.sessionsEnded, 'Count', 1, { exit_reason: exitReason });
+    put(metricNames.botMinutes, 'Count', Math.max(0, minutesInRoom));
+  },
+  botTaskFailed: (count = 1) => count > 0 && put(metricNames.botTaskFailures, 'Count', count),
+  replaced: () => put(metricNames.replacements, 'Count', 1),
+  /** One delivery attempt: a webhook by outcome (and its age when delivered), an e-mail sent or failed. */
+  deliveryAttempt: (
+    channel: 'webhook' | 'email',
+    outcome: 'delivered' | 'retry' | 'failed',
+    createdAt: string,
+    now = new Date(),
+  ) => {
+    if (channel === 'email')
+      return put(metricNames.emails, 'Count', 1, { outcome: outcome === 'delivered' ? 'sent' : 'failed' });
+    put(metricNames.webhookAttempts, 'Count', 1, { outcome });
+    if (outcome === 'delivered')
+      put(
+        metricNames.webhookDeliveryAge,
+        'Seconds',
+        Math.max(0, (now.getTime() - Date.parse(createdAt)) / 1000),
+      );
+  },
+  dlqParked: (channel: string) => put(metricNames.dlqParks, 'Count', 1, { channel }),
+  insights: (latencyMs: number, ok: boolean) => {
+    put(metricNames.insightsLatency, 'Milliseconds', latencyMs);
+    if (!ok) put(metricNames.insightsFailures, 'Count', 1);
+  },
+};
