@@ -18,7 +18,7 @@ import {
   RoomJoinError,
   type RoomProvider,
 } from '../core/ports/room-provider';
-import type { ResultsMessage } from '../core/results/messages';
+import { joinFailed, type ResultsMessage, sessionEnded } from '../core/results/messages';
 import type { ExitReason } from '../core/schemas/api';
 import { ConversationController } from './conversation';
 import { joinTimes } from './heartbeat';
@@ -359,17 +359,7 @@ async function handOver(
   const recorded = retry(() => stores.sessions.updateRunning(botId, { exitReason, leftAt }), 5, log);
   if (recorder) await retry(() => recorder.stop(), 5, log);
   await recorded;
-  await retry(
-    () =>
-      ctx.results.send({
-        kind: 'session_ended',
-        bot_id: botId,
-        exit_reason: exitReason,
-        left_at: leftAt,
-      } satisfies ResultsMessage),
-    5,
-    log,
-  );
+  await retry(() => ctx.results.send(sessionEnded(botId, exitReason, leftAt)), 5, log);
   return { kind: 'ended', exitReason, leftAt };
 }
 
@@ -385,21 +375,12 @@ async function reportJoinFailure(ctx: BotContext, error: RoomJoinError, triedSec
     error: `the bot could not join the room (${error.type}): ${error.providerMessage}`,
     chargeUsage: false,
   });
-  const message: ResultsMessage = {
-    kind: 'bot_join_failed',
-    bot_id: session.botId,
-    event: {
-      event_type: 'bot_join_failed',
-      bot_id: session.botId,
-      workflow_thread_id: session.botId,
-      room_url: session.roomUrl,
-      error_type: error.type,
-      error_message: error.providerMessage,
-      ...(error.code && { error_code: error.code }),
-      timestamp: new Date().toISOString(),
-      duration_seconds: Math.round(triedSeconds * 1000) / 1000,
-    },
-  };
+  const message = joinFailed(session, {
+    type: error.type,
+    message: error.providerMessage,
+    code: error.code,
+    durationSeconds: triedSeconds,
+  });
   await retry(() => ctx.results.send(message), 5, log);
 }
 

@@ -6,7 +6,7 @@ import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import type { MessageQueue } from '../ports/queue';
 import type { TaskRunner } from '../ports/task-runner';
-import type { ResultsMessage } from '../results/messages';
+import { joinFailed, type ResultsMessage, sessionEnded } from '../results/messages';
 import { failSession } from './finish-session';
 import { coldClaimant, secondsSinceStart } from './session';
 
@@ -56,12 +56,7 @@ export async function startColdIfUnclaimed(
   if (session?.status !== 'running') return 'ended';
   if (session.stopRequestedAt) {
     // Asked to leave before any bot had it: no bot starts; it ends as the leave asked, never in the room, not charged.
-    await deps.results.send({
-      kind: 'session_ended',
-      bot_id: session.botId,
-      exit_reason: 'force_leave',
-      left_at: now.toISOString(),
-    } satisfies ResultsMessage);
+    await deps.results.send(sessionEnded(session.botId, 'force_leave', now.toISOString()));
     return 'left';
   }
   try {
@@ -87,20 +82,13 @@ export async function startColdIfUnclaimed(
       ))
     )
       return 'ended';
-    await deps.results.send({
-      kind: 'bot_join_failed',
-      bot_id: session.botId,
-      event: {
-        event_type: 'bot_join_failed',
-        bot_id: session.botId,
-        workflow_thread_id: session.botId,
-        room_url: session.roomUrl,
-        error_type: 'unknown',
-        error_message: error,
-        timestamp: now.toISOString(),
-        duration_seconds: secondsSinceStart(session, now),
-      },
-    } satisfies ResultsMessage);
+    await deps.results.send(
+      joinFailed(
+        session,
+        { type: 'unknown', message: error, durationSeconds: secondsSinceStart(session, now) },
+        now,
+      ),
+    );
     return 'failed';
   }
 }

@@ -9,7 +9,7 @@ import type { Logger } from '../log';
 import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
 import type { TaskRunner } from '../ports/task-runner';
-import type { ResultsMessage } from '../results/messages';
+import { type ResultsMessage, sessionEnded } from '../results/messages';
 import { failSession } from './finish-session';
 import { type BotSession, currentAttempt, secondsSinceStart } from './session';
 import { transcriptText } from './transcript';
@@ -69,12 +69,7 @@ export async function replaceBot(
     // Asked to leave while its bot was lost: nothing to replace. A bot still in the room ends it itself (its stop
     // watcher); for a lost one, the session ends here as the leave asked.
     if (!request.alive) {
-      await deps.results.send({
-        kind: 'session_ended',
-        bot_id: session.botId,
-        exit_reason: 'force_leave',
-        left_at: request.lost_at,
-      } satisfies ResultsMessage);
+      await deps.results.send(sessionEnded(session.botId, 'force_leave', request.lost_at));
     }
     return 'ended';
   }

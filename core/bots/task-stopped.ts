@@ -6,7 +6,7 @@ import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
-import type { ResultsMessage } from '../results/messages';
+import { joinFailed, sessionEnded } from '../results/messages';
 import { failSession } from './finish-session';
 import { poolLogMessages, startColdRequest } from './pool-fallback';
 import { canReplace, failLostBot, replaceRequest } from './replace-bot';
@@ -61,22 +61,12 @@ export async function onTaskStopped(
   if (stopped.clean) return 'already_ended';
   if (session.leftAt && session.exitReason) {
     // It left the room but died around the hand-over: hand over again (processing is idempotent).
-    await deps.results.send({
-      kind: 'session_ended',
-      bot_id: session.botId,
-      exit_reason: session.exitReason,
-      left_at: session.leftAt,
-    } satisfies ResultsMessage);
+    await deps.results.send(sessionEnded(session.botId, session.exitReason, session.leftAt));
     return 'already_ended';
   }
   if (session.stopRequestedAt) {
     // It was asked to leave and is gone: that is a force_leave, even if it went before it could say so.
-    await deps.results.send({
-      kind: 'session_ended',
-      bot_id: session.botId,
-      exit_reason: 'force_leave',
-      left_at: now.toISOString(),
-    } satisfies ResultsMessage);
+    await deps.results.send(sessionEnded(session.botId, 'force_leave', now.toISOString()));
     return 'already_ended';
   }
   if (session.startPath === 'pool' && !session.joinedAt && session.claimedBy) {
@@ -120,19 +110,12 @@ export async function onTaskStopped(
   if (!failed) return 'already_ended';
   deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason, joined });
   metrics.botTaskFailed();
-  await deps.results.send({
-    kind: 'bot_join_failed',
-    bot_id: stopped.botId,
-    event: {
-      event_type: 'bot_join_failed',
-      bot_id: stopped.botId,
-      workflow_thread_id: stopped.botId,
-      room_url: session.roomUrl,
-      error_type: 'unknown',
-      error_message: error,
-      timestamp: now.toISOString(),
-      duration_seconds: secondsSinceStart(session, now),
-    },
-  } satisfies ResultsMessage);
+  await deps.results.send(
+    joinFailed(
+      session,
+      { type: 'unknown', message: error, durationSeconds: secondsSinceStart(session, now) },
+      now,
+    ),
+  );
   return 'failed';
 }

@@ -51,3 +51,40 @@ export const resultsMessageSchema = z.discriminatedUnion('kind', [
 ]);
 
 export type ResultsMessage = z.infer<typeof resultsMessageSchema>;
+
+/** The hand-over of a bot that left the room (or is taken to have left: asked to, and gone). */
+export function sessionEnded(
+  botId: string,
+  exitReason: (typeof exitReasons)[number],
+  leftAt: string,
+): ResultsMessage {
+  return { kind: 'session_ended', bot_id: botId, exit_reason: exitReason, left_at: leftAt };
+}
+
+/** spec §6.2: the bot never got into the room (`workflow_thread_id` is the bot id). */
+export function joinFailed(
+  session: { botId: string; roomUrl: string },
+  failure: {
+    type: z.infer<typeof botJoinFailedSchema>['error_type'];
+    message: string;
+    code?: z.infer<typeof botJoinFailedSchema>['error_code'];
+    durationSeconds: number;
+  },
+  now = new Date(),
+): ResultsMessage {
+  return {
+    kind: 'bot_join_failed',
+    bot_id: session.botId,
+    event: {
+      event_type: 'bot_join_failed',
+      bot_id: session.botId,
+      workflow_thread_id: session.botId,
+      room_url: session.roomUrl,
+      error_type: failure.type,
+      error_message: failure.message,
+      ...(failure.code && { error_code: failure.code }),
+      timestamp: now.toISOString(),
+      duration_seconds: Math.round(failure.durationSeconds * 1000) / 1000,
+    },
+  };
+}
