@@ -4,6 +4,7 @@
 // MAX_REPLACEMENTS times; after that, or when no replacement can start, the session fails with its partial
 // transcript and bot_failed, as a lost bot did before.
 import type { Config } from '../config';
+import { correlatedLog, correlatedQueue } from '../correlation';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
@@ -54,13 +55,19 @@ export function replaceRequest(
 }
 
 export async function replaceBot(
-  deps: ReplaceDeps,
+  given: ReplaceDeps,
   request: ReplaceRequest,
   now = new Date(),
 ): Promise<'replaced' | 'superseded' | 'ended' | 'failed'> {
-  const log = deps.log.child({ bot_id: request.bot_id });
-  const session = await deps.stores.sessions.get(request.bot_id);
+  const session = await given.stores.sessions.get(request.bot_id);
   if (session?.status !== 'running') return 'ended';
+  // The bot's whole life under the join's request id: these lines and the messages sent on carry it too.
+  const deps: ReplaceDeps = {
+    ...given,
+    log: correlatedLog(given.log, session.correlationId),
+    results: correlatedQueue(given.results, session.correlationId),
+  };
+  const log = deps.log.child({ bot_id: request.bot_id });
   const attempt = currentAttempt(session);
   // Another report of the same loss (the task-stopped event, the sweeper, the bot itself) came first.
   if (request.attempt < attempt) return 'superseded';

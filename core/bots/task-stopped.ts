@@ -2,6 +2,7 @@
 // room is replaced while replacements are left (replace-bot.ts); otherwise a session still running is failed,
 // keeping its partial transcript, with bot_failed (bot_join_failed when the bot never got into the room).
 import type { Config } from '../config';
+import { correlatedLog, correlatedQueue } from '../correlation';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
@@ -46,12 +47,18 @@ export interface TaskStoppedDeps {
 }
 
 export async function onTaskStopped(
-  deps: TaskStoppedDeps,
+  given: TaskStoppedDeps,
   stopped: TaskStopped,
   now = new Date(),
 ): Promise<'failed' | 'replacing' | 'falling_back' | 'superseded' | 'already_ended' | 'unknown'> {
-  const session = await deps.stores.sessions.get(stopped.botId);
+  const session = await given.stores.sessions.get(stopped.botId);
   if (!session) return 'unknown';
+  // The bot's whole life under the join's request id: these lines and the messages sent on carry it too.
+  const deps: TaskStoppedDeps = {
+    ...given,
+    log: correlatedLog(given.log, session.correlationId),
+    results: correlatedQueue(given.results, session.correlationId),
+  };
   if (session.status !== 'running') return 'already_ended';
   const attempt = currentAttempt(session);
   // A task that was replaced (it handed over, or was lost and reported already) ends nothing.

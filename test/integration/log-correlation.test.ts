@@ -115,4 +115,40 @@ describe('log correlation', () => {
       await hook.close();
     }
   });
+
+  it('a lost bot keeps the id: the task-stopped report, the replacement and the replacement task log it', async () => {
+    const { apiKey } = await stack.account(100);
+    await fetch(`${stack.baseUrl}/rooms`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'correlated-lost' }),
+    });
+    const res = await stack.request('POST', '/api/bot/join', {
+      key: apiKey,
+      body: {
+        provider: 'local',
+        room_url: `${stack.baseUrl}/rooms/correlated-lost`,
+        bot_config: { name: 'Scribe' },
+      },
+    });
+    const botId = res.body.bot_id as string;
+    const requestId = res.headers.get('x-request-id')!;
+    await fetch(`${stack.baseUrl}/rooms/correlated-lost/participants`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'Bea', lines: [], leave_at_ms: 30_000 }),
+    });
+    await until(async () => (await stack.deps.sessions.get(botId))?.joinedAt);
+    expect(stack.runner.signal(botId, 'SIGKILL')).toBe(true);
+    await until(async () => (await stack.deps.sessions.get(botId))?.replacements?.[0]?.joinedAt, 20_000);
+    await until(async () => output.join('').includes('"msg":"bot replaced"'));
+    const correlated = jsonLines(output.join('')).filter((l) => l.correlation_id === requestId);
+    const messages = correlated.map((l) => l.msg);
+    expect(messages).toContain('bot task lost; replacement requested'); // task-stopped
+    expect(messages).toContain('bot replaced'); // the results stage's replacement
+    const botText = readFileSync(join(resolve('.data'), 'tmp', 'bots', `${botId}.log`), 'utf8');
+    const replacementLines = jsonLines(botText).filter(
+      (l) => l.attempt === 1 && l.msg === 'bot task started',
+    );
+    expect(replacementLines.map((l) => l.correlation_id)).toEqual([requestId]);
+    await stack.request('POST', `/v1/bots/leave/${botId}`, { key: apiKey });
+  });
 });
