@@ -3,7 +3,10 @@ import { usageCharge } from '../accounts/pricing';
 import type { Config } from '../config';
 import type { Stores } from '../deps';
 import { metrics } from '../metrics';
+import type { MessageQueue } from '../ports/queue';
+import { joinFailed } from '../results/messages';
 import type { ExitReason, Insights, QaPair } from '../schemas/api';
+import { type BotSession, secondsSinceStart } from './session';
 
 export interface Completion {
   exitReason: ExitReason;
@@ -83,4 +86,26 @@ export async function failSession(
     error: failure.error,
     transcript: failure.transcript,
   });
+}
+
+/**
+ * Ends a session whose bot never got into the room: failed, not charged, and bot_join_failed (spec §6.2, error_type
+ * unknown) with `error` as its message. False, sending nothing, when the session had already ended.
+ */
+export async function failNeverJoined(
+  deps: Deps & { results: MessageQueue },
+  session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt'>,
+  failure: { error: string; transcript?: string },
+  now = new Date(),
+): Promise<boolean> {
+  const failed = await failSession(deps, session.botId, { ...failure, chargeUsage: false }, now);
+  if (!failed) return false;
+  await deps.results.send(
+    joinFailed(
+      session,
+      { type: 'unknown', message: failure.error, durationSeconds: secondsSinceStart(session, now) },
+      now,
+    ),
+  );
+  return true;
 }

@@ -6,9 +6,9 @@ import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import type { MessageQueue } from '../ports/queue';
 import type { TaskRunner } from '../ports/task-runner';
-import { joinFailed, type ResultsMessage, sessionEnded } from '../results/messages';
-import { failSession } from './finish-session';
-import { coldClaimant, secondsSinceStart } from './session';
+import { type ResultsMessage, sessionEnded } from '../results/messages';
+import { failNeverJoined } from './finish-session';
+import { coldClaimant } from './session';
 
 /** Log lines of the pool's fallbacks (dashboards count them: how often the pool was empty or lost a bot). */
 export const poolLogMessages = {
@@ -73,22 +73,12 @@ export async function startColdIfUnclaimed(
   } catch (err) {
     log.error('bot task could not be started', { err });
     const error = 'the bot could not be started; no credits were charged';
-    if (
-      !(await failSession(
-        { ...deps.stores, config: deps.config },
-        session.botId,
-        { error, chargeUsage: false },
-        now,
-      ))
-    )
-      return 'ended';
-    await deps.results.send(
-      joinFailed(
-        session,
-        { type: 'unknown', message: error, durationSeconds: secondsSinceStart(session, now) },
-        now,
-      ),
+    const failed = await failNeverJoined(
+      { ...deps.stores, config: deps.config, results: deps.results },
+      session,
+      { error },
+      now,
     );
-    return 'failed';
+    return failed ? 'failed' : 'ended';
   }
 }

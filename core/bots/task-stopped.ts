@@ -7,11 +7,11 @@ import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
-import { joinFailed, sessionEnded } from '../results/messages';
-import { failSession } from './finish-session';
+import { sessionEnded } from '../results/messages';
+import { failNeverJoined } from './finish-session';
 import { poolLogMessages, startColdRequest } from './pool-fallback';
 import { canReplace, failLostBot, replaceRequest } from './replace-bot';
-import { currentAttempt, secondsSinceStart } from './session';
+import { currentAttempt } from './session';
 
 /** Log lines the runbook's log queries look for (docs/operations.md): renaming one must change both. */
 export const alarmLogMessages = {
@@ -108,21 +108,14 @@ export async function onTaskStopped(
   }
   // A bot that never got into the room failed to join (spec §6.2), whatever ended its task, and is not charged.
   const error = `the bot stopped before it joined the room: ${stopped.reason}`;
-  const failed = await failSession(
-    { ...deps.stores, config: deps.config },
-    stopped.botId,
-    { error, chargeUsage: false, transcript: '' },
+  const failed = await failNeverJoined(
+    { ...deps.stores, config: deps.config, results: deps.results },
+    session,
+    { error, transcript: '' },
     now,
   );
   if (!failed) return 'already_ended';
   deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason, joined });
   metrics.botTaskFailed();
-  await deps.results.send(
-    joinFailed(
-      session,
-      { type: 'unknown', message: error, durationSeconds: secondsSinceStart(session, now) },
-      now,
-    ),
-  );
   return 'failed';
 }
