@@ -79,16 +79,43 @@ export async function emitEvent(
   );
 }
 
+type SpecEventName = 'session_complete' | 'bot_join_failed' | 'bot_failed';
+
+/** Sends one of the spec's events (its body as the spec has it) when the session's webhook receives it. */
+export async function sendSpecEvent(
+  deps: EmitDeps,
+  session: Pick<BotSession, 'botId' | 'accountId' | 'webhookUrl' | 'webhookEvents'>,
+  name: SpecEventName,
+  body: unknown,
+  now: Date,
+): Promise<void> {
+  if (!session.webhookUrl || !subscribes(session.webhookEvents, name)) return;
+  await scheduleDelivery(
+    deps.stores,
+    deps.deliveryQueue,
+    {
+      botId: session.botId,
+      accountId: session.accountId,
+      channel: 'webhook',
+      event: name,
+      target: session.webhookUrl,
+      payload: JSON.stringify(body),
+      seq: await specEventSeq(deps, session, name),
+    },
+    now,
+  );
+}
+
 /**
- * The place of one of the spec's events (session_complete, bot_join_failed, bot_failed) among a bot's numbered
- * events, when its start request named `webhook_events`: its delivery then waits for the bot.* events before it,
- * so a receiver gets bot.left → bot.done → session_complete in that order. The body stays the spec's (no `seq`).
- * Without `webhook_events` nothing changes from what the spec's events always did.
+ * The place of one of the spec's events among a bot's numbered events, when its start request named
+ * `webhook_events`: its delivery then waits for the bot.* events before it, so a receiver gets bot.left → bot.done →
+ * session_complete in that order. The body stays the spec's (no `seq`). Without `webhook_events` nothing changes
+ * from what the spec's events always did.
  */
-export async function specEventSeq(
+async function specEventSeq(
   deps: EmitDeps,
   session: Pick<BotSession, 'botId' | 'webhookEvents'>,
-  event: 'session_complete' | 'bot_join_failed' | 'bot_failed',
+  event: SpecEventName,
 ): Promise<number | undefined> {
   if (!session.webhookEvents) return undefined;
   const existing = await deps.stores.deliveries.get(session.botId, 'webhook', event);

@@ -11,8 +11,7 @@ import type { Config } from '../config';
 import { scheduleDelivery } from '../delivery/deliver';
 import { sessionCompletePayload } from '../delivery/payloads';
 import type { Stores } from '../deps';
-import { emitEvent, specEventSeq } from '../events/emit';
-import { subscribes } from '../events/registry';
+import { emitEvent, sendSpecEvent } from '../events/emit';
 import { analyseLocally } from '../insights/local-engine';
 import type { Logger } from '../log';
 import { renderResultsEmail } from '../mail/results-email';
@@ -110,22 +109,7 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
         deps.now(),
       );
     }
-    if (session?.webhookUrl && subscribes(session.webhookEvents, message.kind)) {
-      await scheduleDelivery(
-        deps.stores,
-        deps.deliveryQueue,
-        {
-          botId: session.botId,
-          accountId: session.accountId,
-          channel: 'webhook',
-          event: event.event_type,
-          target: session.webhookUrl,
-          payload: JSON.stringify(event),
-          seq: await specEventSeq(deps, session, message.kind),
-        },
-        deps.now(),
-      );
-    }
+    if (session) await sendSpecEvent(deps, session, message.kind, event, deps.now());
     log.info('failure event processed', {
       event_type: message.event.event_type,
       webhook: Boolean(session?.webhookUrl),
@@ -210,20 +194,7 @@ function ruleBasedQaPairs(utterances: Utterance[], botName: string | undefined):
 async function scheduleResultDeliveries(deps: ResultsDeps, session: BotSession): Promise<void> {
   const payload = sessionCompletePayload(session);
   const base = { botId: session.botId, accountId: session.accountId, event: 'session_complete' };
-  if (session.webhookUrl && subscribes(session.webhookEvents, 'session_complete')) {
-    await scheduleDelivery(
-      deps.stores,
-      deps.deliveryQueue,
-      {
-        ...base,
-        channel: 'webhook',
-        target: session.webhookUrl,
-        payload: JSON.stringify(payload),
-        seq: await specEventSeq(deps, session, 'session_complete'),
-      },
-      deps.now(),
-    );
-  }
+  await sendSpecEvent(deps, session, 'session_complete', payload, deps.now());
   if (session.email) {
     const mail = renderResultsEmail({
       roomName: session.roomName,
