@@ -52,9 +52,7 @@ beforeAll(async () => {
     // The tests poll the status and deliveries views closely.
     RATE_LIMIT_PER_MINUTE: '100000',
   });
-  const acct = await stack.account(100);
-  key = acct.apiKey;
-  secret = (await stack.deps.accounts.get(acct.accountId))!.webhookSecret;
+  ({ apiKey: key, webhookSecret: secret } = await stack.account(100));
 });
 afterAll(() => stack?.close());
 
@@ -408,12 +406,8 @@ describe('insights failure', () => {
     ]);
     const queued: unknown[] = [];
     await processResults(
-      {
-        stores: stack.deps,
-        config: stack.config,
-        runner: stack.runner,
-        results: stack.resultsQueue,
-        insights: {
+      stack.resultsDeps(
+        {
           analyse: async () => {
             throw new InsightsError(
               'model_error',
@@ -421,10 +415,8 @@ describe('insights failure', () => {
             );
           },
         },
-        deliveryQueue: { send: async (m) => void queued.push(m) },
-        log: createLogger('silent'),
-        now: () => new Date(),
-      },
+        queued,
+      ),
       { kind: 'session_ended', bot_id: botId, exit_reason: 'stop_phrase', left_at: new Date().toISOString() },
     );
     const view = (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
@@ -474,16 +466,7 @@ describe('bot_failed', () => {
       duration_seconds: 61,
     };
     await processResults(
-      {
-        stores: stack.deps,
-        config: stack.config,
-        runner: stack.runner,
-        results: stack.resultsQueue,
-        insights: { analyse: async () => ({ qaPairs: [], insights: null }) },
-        deliveryQueue: { send: async (m) => void queued.push(m) },
-        log: createLogger('silent'),
-        now: () => new Date(),
-      },
+      stack.resultsDeps({ analyse: async () => ({ qaPairs: [], insights: null }) }, queued),
       { kind: 'bot_failed', bot_id: botId, event },
     );
     expect(queued).toEqual([{ bot_id: botId, channel: 'webhook', event: 'bot_failed' }]);
@@ -542,24 +525,12 @@ describe('a 4-hour meeting (DynamoDB items are capped at 400 KB)', () => {
     expect(transcript.length).toBeGreaterThan(250_000);
 
     const queued: unknown[] = [];
-    await processResults(
-      {
-        stores: stack.deps,
-        config: stack.config,
-        runner: stack.runner,
-        results: stack.resultsQueue,
-        insights: new LocalInsightsEngine(),
-        deliveryQueue: { send: async (m) => void queued.push(m) },
-        log: createLogger('silent'),
-        now: () => new Date(),
-      },
-      {
-        kind: 'session_ended',
-        bot_id: botId,
-        exit_reason: 'max_duration',
-        left_at: new Date().toISOString(),
-      },
-    );
+    await processResults(stack.resultsDeps(new LocalInsightsEngine(), queued), {
+      kind: 'session_ended',
+      bot_id: botId,
+      exit_reason: 'max_duration',
+      left_at: new Date().toISOString(),
+    });
     const session = (await stack.deps.sessions.get(botId))!;
     expect(session.status).toBe('completed');
     expect(session.transcript).toBe(transcript);

@@ -77,20 +77,14 @@ describe('process_insights false: insights_error never appears', () => {
     await stack.deps.transcripts.saveSegment(botId, 1, interview);
     const queued: unknown[] = [];
     await processResults(
-      {
-        stores: stack.deps,
-        config: stack.config,
-        runner: stack.runner,
-        results: stack.resultsQueue,
-        insights: {
+      stack.resultsDeps(
+        {
           analyse: async () => {
             throw failure();
           },
         },
-        deliveryQueue: { send: async (m) => void queued.push(m) },
-        log: createLogger('silent'),
-        now: () => new Date(),
-      },
+        queued,
+      ),
       { kind: 'session_ended', bot_id: botId, exit_reason: 'stop_phrase', left_at: new Date().toISOString() },
       3,
     );
@@ -116,20 +110,11 @@ describe('process_insights false: insights_error never appears', () => {
     const botId = await startedBot('with-insights');
     await stack.deps.transcripts.saveSegment(botId, 1, interview);
     await processResults(
-      {
-        stores: stack.deps,
-        config: stack.config,
-        runner: stack.runner,
-        results: stack.resultsQueue,
-        insights: {
-          analyse: async () => {
-            throw new InsightsError('model_error', 'Insights could not be generated: refused.');
-          },
+      stack.resultsDeps({
+        analyse: async () => {
+          throw new InsightsError('model_error', 'Insights could not be generated: refused.');
         },
-        deliveryQueue: { send: async () => {} },
-        log: createLogger('silent'),
-        now: () => new Date(),
-      },
+      }),
       { kind: 'session_ended', bot_id: botId, exit_reason: 'stop_phrase', left_at: new Date().toISOString() },
     );
     const payload = JSON.parse(
@@ -146,16 +131,8 @@ describe('a bot that dies or is lost before it ever joined the room', () => {
     results: { send: async (m) => void sent.push(m as ResultsMessage) },
     log: createLogger('silent'),
   });
-  const results = (queued: unknown[]) => ({
-    stores: stack.deps,
-    config: stack.config,
-    runner: stack.runner,
-    results: stack.resultsQueue,
-    insights: { analyse: async () => ({ qaPairs: [], insights: null }) },
-    deliveryQueue: { send: async (m: unknown) => void queued.push(m) },
-    log: createLogger('silent'),
-    now: () => new Date(),
-  });
+  const results = (queued: unknown[]) =>
+    stack.resultsDeps({ analyse: async () => ({ qaPairs: [], insights: null }) }, queued);
   const ends: [string, string][] = [
     ['its task crashed', 'EssentialContainerExited: OutOfMemoryError (exit code 137)'],
     ['the platform stopped it (Spot interruption)', 'SpotInterruption: Your Spot Task was interrupted.'],

@@ -16,9 +16,7 @@ beforeAll(async () => {
     TRANSCRIPT_FLUSH_MS: '200',
     RATE_LIMIT_PER_MINUTE: '100000',
   });
-  const account = await stack.account(100);
-  key = account.apiKey;
-  secret = (await stack.deps.accounts.get(account.accountId))!.webhookSecret;
+  ({ apiKey: key, webhookSecret: secret } = await stack.account(100));
 });
 afterAll(() => stack?.close());
 

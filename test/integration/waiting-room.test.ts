@@ -17,7 +17,7 @@ afterAll(() => stack?.close());
 /** A new account, a knocking room, a webhook receiver, and a bot started into the room that reaches its lobby. */
 async function knockingBot(room: string, botConfig: Record<string, unknown> = {}) {
   const account = await stack.account(10);
-  const secret = (await stack.deps.accounts.get(account.accountId))!.webhookSecret;
+  const secret = account.webhookSecret;
   const created = await fetch(`${stack.baseUrl}/rooms`, {
     method: 'POST',
     body: JSON.stringify({ name: room, knocking: true }),

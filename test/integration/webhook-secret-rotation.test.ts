@@ -76,8 +76,7 @@ async function signedWith(accountId: string, at: Date, overlapSeconds?: number):
 }
 
 it('both secrets sign for 24 h after a rotation, then only the new one', async () => {
-  const { accountId } = await stack.account(1);
-  const old = (await stack.deps.accounts.get(accountId))!.webhookSecret;
+  const { accountId, webhookSecret: old } = await stack.account(1);
   const rotatedAt = new Date();
   const fresh = await stack.deps.accounts.rotateWebhookSecret(accountId, rotatedAt);
   const at = (h: number) => new Date(rotatedAt.getTime() + h * hour);
@@ -90,8 +89,7 @@ it('both secrets sign for 24 h after a rotation, then only the new one', async (
 
 it('the overlap follows WEBHOOK_SECRET_OVERLAP_SECONDS', async () => {
   expect(stack.config.WEBHOOK_SECRET_OVERLAP_SECONDS).toBe(24 * 3600);
-  const { accountId } = await stack.account(1);
-  const old = (await stack.deps.accounts.get(accountId))!.webhookSecret;
+  const { accountId, webhookSecret: old } = await stack.account(1);
   const rotatedAt = new Date();
   const fresh = await stack.deps.accounts.rotateWebhookSecret(accountId, rotatedAt);
   expect(await signedWith(accountId, new Date(rotatedAt.getTime() + 0.5 * hour), 3600)).toEqual([fresh, old]);

@@ -1,9 +1,20 @@
 // Test helper: a local stack with an in-memory database on a free port, plus a small HTTP client.
+import { createLogger } from '../../core/log';
+import type { InsightsEngine } from '../../core/ports/insights-engine';
+import type { ResultsDeps } from '../../core/results/process-results';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 
 export interface TestStack extends LocalStack {
-  /** Creates an account with `credits`, returning its id and API key. */
-  account(credits?: number, name?: string): Promise<{ accountId: string; apiKey: string; keyId: string }>;
+  /** Creates an account with `credits`, returning its id, API key and webhook signing secret. */
+  account(
+    credits?: number,
+    name?: string,
+  ): Promise<{ accountId: string; apiKey: string; keyId: string; webhookSecret: string }>;
+  /**
+   * The results stage's dependencies on this stack, with the insights engine a test chooses; delivery jobs are
+   * recorded in `queued` (when given) instead of being queued.
+   */
+  resultsDeps(insights: InsightsEngine, queued?: unknown[]): ResultsDeps;
   request(
     method: string,
     path: string,
@@ -31,7 +42,19 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     async account(credits = 10, name = 'Test account') {
       const { account, apiKey, keyId } = await stack.deps.accounts.create(name);
       if (credits !== 0) await stack.deps.ledger.grant(account.accountId, credits, 'test');
-      return { accountId: account.accountId, apiKey, keyId };
+      return { accountId: account.accountId, apiKey, keyId, webhookSecret: account.webhookSecret };
+    },
+    resultsDeps(insights, queued) {
+      return {
+        stores: stack.deps,
+        config: stack.config,
+        runner: stack.runner,
+        results: stack.resultsQueue,
+        insights,
+        deliveryQueue: { send: async (m) => void queued?.push(m) },
+        log: createLogger('silent'),
+        now: () => new Date(),
+      };
     },
     async request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
