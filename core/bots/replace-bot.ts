@@ -25,7 +25,7 @@ export interface ReplaceDeps {
   log: Logger;
 }
 
-/** Log lines the operations alarms and dashboards count: renaming one must change both. */
+/** The log line each replacement writes; docs/deploy.md names it for operators: renaming it must change both. */
 export const replacementLogMessages = {
   replaced: 'bot replaced',
 } as const;
