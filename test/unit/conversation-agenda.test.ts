@@ -175,6 +175,8 @@ describe('agendaOf: lists and questions', () => {
     );
     // "next steps" as a topic is not a closing.
     expect(agendaOf('Ask about their next steps in their career.').closing).toBeNull();
+    // Quotes around no words are not a closing (found by the property below in CI, seed 338362642).
+    expect(agendaOf('At the end, tell them " #"').closing).toBeNull();
   });
 
   it('secondPerson moves the prompt’s third person to the participant', () => {
