@@ -85,7 +85,7 @@ async function assignedSession(): Promise<BotSession | null> {
   await import('./providers/local-room');
   log.info('pooled bot ready; waiting for a session');
   const session = await claimFromPool(
-    { sessions: stores.sessions, log },
+    { sessions: stores.sessions, ...(adapters.poolQueue && { queue: adapters.poolQueue }), log },
     {
       poolBotId: poolBotId!,
       pollMs: config.POOL_POLL_MS,

@@ -157,8 +157,16 @@ export const configSchema = z.object({
    * seconds: the fallback is a delayed queue message).
    */
   POOL_CLAIM_TIMEOUT_MS: int(2_000, 0).pipe(z.number().max(900_000)),
-  /** How often an idle pooled bot looks for offered sessions (one strongly consistent Query each time). */
-  POOL_POLL_MS: int(100, 10),
+  /**
+   * How often an idle pooled bot scans the offered sessions (one strongly consistent Query each time): the backstop
+   * for an offer whose wake-up on POOL_QUEUE_URL was lost, and the only way to find offers without that queue.
+   */
+  POOL_POLL_MS: int(1_000, 10),
+  /**
+   * The pool's wake-up queue (SQS; fauxqs locally): the join sends one message per offered session and an idle
+   * pooled bot long-polls it, so a join is claimed within a round trip. Empty: pooled bots only scan (POOL_POLL_MS).
+   */
+  POOL_QUEUE_URL: z.string().default(''),
   /**
    * The bot runtime on ECS, set by the stack on the functions that start and stop bots (infra/constructs/
    * bot-runtime.ts runnerEnvironment); unused locally, where bots are child processes.

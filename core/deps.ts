@@ -8,6 +8,7 @@ import type { AccountsStore } from './ports/accounts-store';
 import type { CreditLedger } from './ports/credit-ledger';
 import type { DeliveriesStore } from './ports/deliveries-store';
 import type { IdempotencyStore } from './ports/idempotency-store';
+import type { PoolQueue } from './ports/pool-queue';
 import type { MessageQueue } from './ports/queue';
 import type { RateLimiter } from './ports/rate-limiter';
 import type { SessionsStore } from './ports/sessions-store';
@@ -31,6 +32,8 @@ export interface ServiceDeps extends Stores {
   runner: TaskRunner;
   /** The results queue: with the warm pool on, a join leaves its cold-start fallback there, delayed (issue 15). */
   results: MessageQueue;
+  /** The warm pool's wake-up (issue 15); absent without a pool queue, when pooled bots find offers by scanning. */
+  poolQueue?: PoolQueue;
   log: Logger;
   now: () => Date;
 }
@@ -42,6 +45,7 @@ export function buildServiceDeps(
     stores: Stores;
     runner: TaskRunner;
     results: MessageQueue;
+    poolQueue?: PoolQueue;
     rateLimiter: RateLimiter;
     log: Logger;
     now?: () => Date;
@@ -53,6 +57,7 @@ export function buildServiceDeps(
     config,
     runner: parts.runner,
     results: parts.results,
+    ...(parts.poolQueue && { poolQueue: parts.poolQueue }),
     log: parts.log,
     rateLimiter,
     auth: new Authenticator(stores.accounts, rateLimiter, {

@@ -20,6 +20,8 @@ export interface LocalQueues {
   resultsDlq: LocalQueue;
   delivery: LocalQueue;
   deliveryDlq: LocalQueue;
+  /** The warm pool's wake-up (POOL_QUEUE_URL): not saved across restarts, an offer is stale in seconds. */
+  pool: LocalQueue;
   /** How many saved messages the start put back (0 without a state file). */
   restored: number;
   /** Set when the state file could not be read: where it was moved aside. */
@@ -80,6 +82,12 @@ export async function startLocalQueues(
   const [results, resultsDlq] = withDlq('results', 10, 5);
   // Above the 15 delivery attempts, so only a message that keeps crashing its handler lands here by redrive.
   const [delivery, deliveryDlq] = withDlq('delivery', 30, 25);
+  // As the stack's: no DLQ (a wake-up that keeps failing only wakes again until it expires), short retention, and
+  // left out of `urls`, so it is never saved: after a restart the fallback has served every offer anyway.
+  const poolQueue = server.createQueue('pool', {
+    attributes: { VisibilityTimeout: '10', MessageRetentionPeriod: '300' },
+  });
+  const pool = { url: poolQueue.queueUrl, arn: poolQueue.queueArn };
 
   const stateFile = options.stateFile;
   const maxDelayMs = options.maxDelayMs ?? sqsMaxDelayMs;
@@ -177,6 +185,7 @@ export async function startLocalQueues(
     resultsDlq,
     delivery,
     deliveryDlq,
+    pool,
     restored,
     ...(state.movedAside && { damagedStateFile: state.movedAside }),
     async stop() {

@@ -94,6 +94,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     RESULTS_QUEUE_URL: queues.results.url,
     DELIVERY_QUEUE_URL: queues.delivery.url,
     DELIVERY_DLQ_URL: queues.deliveryDlq.url,
+    POOL_QUEUE_URL: queues.pool.url,
     SES_ENDPOINT: ses.endpoint,
   };
   const config = loadConfig(env);

@@ -8,6 +8,7 @@ import type { Config } from '../config';
 import { buildServiceDeps, type ServiceDeps, type Stores } from '../deps';
 import type { Logger } from '../log';
 import type { Mailer } from '../ports/mailer';
+import type { PoolQueue } from '../ports/pool-queue';
 import type { MessageQueue } from '../ports/queue';
 import type { RateLimiter } from '../ports/rate-limiter';
 import type { TaskRunner } from '../ports/task-runner';
@@ -17,6 +18,7 @@ import { buildStores } from './dynamodb/stores';
 import type { TableHandle } from './dynamodb/table';
 import { EcsTaskRunner } from './ecs/ecs-task-runner';
 import { SesMailer } from './ses/ses-mailer';
+import { SqsPoolQueue } from './sqs/pool-queue';
 import { SqsQueue } from './sqs/sqs-queue';
 
 /** The SQS client and queue URLs the delivery consumer moves its own messages with (retries, DLQ). */
@@ -37,6 +39,8 @@ export interface Adapters {
   /** One job per channel of a finished session. */
   readonly deliveryQueue: MessageQueue;
   readonly deliveryQueues: DeliveryQueues;
+  /** The warm pool's wake-up queue (POOL_QUEUE_URL); undefined without one. */
+  readonly poolQueue: PoolQueue | undefined;
   readonly mailer: Mailer;
   /** ECS RunTask/StopTask on the cluster of BOT_CLUSTER_ARN (the deployed join and leave functions). */
   readonly ecsRunner: TaskRunner;
@@ -87,6 +91,10 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
     get deliveryQueue() {
       return once('deliveryQueue', () => new SqsQueue(adapters.sqs, config.DELIVERY_QUEUE_URL));
     },
+    get poolQueue() {
+      if (!config.POOL_QUEUE_URL) return undefined;
+      return once('poolQueue', () => new SqsPoolQueue(adapters.sqs, config.POOL_QUEUE_URL));
+    },
     get deliveryQueues() {
       return { sqs: adapters.sqs, queueUrl: config.DELIVERY_QUEUE_URL, dlqUrl: config.DELIVERY_DLQ_URL };
     },
@@ -130,6 +138,7 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
         stores: adapters.stores,
         runner: parts.runner ?? adapters.ecsRunner,
         results: adapters.resultsQueue,
+        ...(adapters.poolQueue && { poolQueue: adapters.poolQueue }),
         log: parts.log ?? log,
         rateLimiter: parts.rateLimiter ?? new DynamoRateLimiter(adapters.table),
       });

@@ -134,8 +134,9 @@ export async function startBot(
 
 /**
  * Gets a bot to the session. Without the pool: a fresh task, as always. With it (issue 15): idle pooled bots see the
- * offer written with the session and one claims it (bot-task/pool.ts); the fallback, a queue message delayed by
- * POOL_CLAIM_TIMEOUT_MS, starts a cold task if none did. When that message cannot be sent, the cold start is now.
+ * offer written with the session (the pool queue wakes one) and one claims it (bot-task/pool.ts); the fallback, a
+ * queue message delayed by POOL_CLAIM_TIMEOUT_MS, starts a cold task if none did. When that message cannot be sent,
+ * the cold start is now.
  */
 async function startServing(deps: ServiceDeps, botId: string, pooled: boolean): Promise<void> {
   if (pooled) {
@@ -143,6 +144,13 @@ async function startServing(deps: ServiceDeps, botId: string, pooled: boolean): 
       await deps.results.send(startColdRequest(botId, 'no pooled bot claimed the session in time'), {
         delaySeconds: Math.ceil(deps.config.POOL_CLAIM_TIMEOUT_MS / 1000),
       });
+      // Wakes one idle pooled bot now. A lost wake-up costs time, not the session: bots also scan the offers, and
+      // the fallback above starts a cold task.
+      await deps.poolQueue
+        ?.offer(botId)
+        .catch((err) =>
+          deps.log.warn('could not wake the pool; its bots will find the offer', { bot_id: botId, err }),
+        );
       return;
     } catch (err) {
       deps.log.warn('could not schedule the pool fallback; starting a cold task now', { bot_id: botId, err });

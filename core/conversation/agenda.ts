@@ -471,7 +471,11 @@ function closingIn(sentence: string): { text: string; at: number } | null {
   const from = sentence.slice(clauseStart);
   const q = quoted.exec(from);
   // Quoted words are said as written, if they are words at all (`" #"` is not).
-  if (q && /[a-z]/i.test(q[1]!) && /\b(?:say|tell|with|by|saying|telling|mention)\b/i.test(from.slice(0, q.index))) {
+  if (
+    q &&
+    /[a-z]/i.test(q[1]!) &&
+    /\b(?:say|tell|with|by|saying|telling|mention)\b/i.test(from.slice(0, q.index))
+  ) {
     return { text: spoken(q[1]!, false), at: clauseStart };
   }
   const said = tellClause.exec(from) ?? sayClause.exec(from);

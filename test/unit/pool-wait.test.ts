@@ -4,6 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { claimFromPool } from '../../bot-task/pool';
 import type { BotSession, SessionClaim } from '../../core/bots/session';
 import { createLogger } from '../../core/log';
+import type { PoolQueue } from '../../core/ports/pool-queue';
+import { until } from '../support/until';
 
 const log = createLogger('silent');
 const session = (botId: string, claimedBy?: string) =>
@@ -80,5 +82,70 @@ describe('a pooled bot waiting for its session', () => {
     setTimeout(stop, 20);
     expect(await waiting).toBeNull();
     expect(tried).toEqual([]);
+  });
+
+  it('woken by the pool queue, it claims the offer it was handed and takes the wake-up off, won or lost', async () => {
+    // No offers to scan: only the wake-ups can lead to a claim. The first is for a session another bot has.
+    const { store, tried } = fakeSessions([], new Set(['x']));
+    const handed = ['x', 'y'];
+    const done: string[] = [];
+    const queue: PoolQueue = {
+      offer: async () => {},
+      next: async () => {
+        const botId = handed.shift();
+        return botId ? { botId, done: async () => void done.push(botId) } : null;
+      },
+    };
+    const got = await claimFromPool(
+      { sessions: store, queue, log },
+      { poolBotId: 'p1', pollMs: 60_000, offerWindowMs: 1000, stopped: new Promise(() => {}) },
+    );
+    expect(got?.botId).toBe('y');
+    expect(tried).toEqual(['x', 'y']);
+    expect(done).toEqual(['x', 'y']);
+  });
+
+  it('with the queue failing, it still finds offers by scanning, and stopping aborts a wait in progress', async () => {
+    // The offer is written after the first scan, and the queue fails each time it is read: the next scan finds it.
+    const offers: string[] = [];
+    const { store } = fakeSessions(offers, new Set());
+    let failures = 0;
+    const failing: PoolQueue = {
+      offer: async () => {},
+      next: async () => {
+        failures++;
+        offers.push('a');
+        throw new Error('queue unreachable');
+      },
+    };
+    let clock = 0;
+    const got = await claimFromPool(
+      { sessions: store, queue: failing, log, now: () => new Date((clock += 10)) },
+      { poolBotId: 'p1', pollMs: 100, offerWindowMs: 1e12, stopped: new Promise(() => {}) },
+    );
+    expect(got?.botId).toBe('a');
+    expect(failures).toBeGreaterThan(0);
+
+    let stop!: () => void;
+    const stopped = new Promise<void>((r) => {
+      stop = r;
+    });
+    const waits: AbortSignal[] = [];
+    const hanging: PoolQueue = {
+      offer: async () => {},
+      next: (_ms, signal) =>
+        new Promise((_, reject) => {
+          waits.push(signal);
+          signal.addEventListener('abort', () => reject(signal.reason));
+        }),
+    };
+    const idle = claimFromPool(
+      { sessions: fakeSessions([], new Set()).store, queue: hanging, log },
+      { poolBotId: 'p2', pollMs: 60_000, offerWindowMs: 1000, stopped },
+    );
+    await until(() => waits.length === 1);
+    stop();
+    expect(await idle).toBeNull();
+    expect(waits[0]!.aborted).toBe(true);
   });
 });
