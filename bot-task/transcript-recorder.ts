@@ -22,6 +22,8 @@ export class TranscriptRecorder {
   /** What earlier tasks of the session saved (a replacement's starting point). */
   private earlier: Utterance[][] = [];
   private earlierUntil = 0;
+  /** When the earlier tasks' lines were last read: re-read at most every TRANSCRIPT_FLUSH_MS, not on every save. */
+  private earlierReadAt = 0;
   private saved = 0;
   private seq = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -49,6 +51,7 @@ export class TranscriptRecorder {
   /** A replacement reads what the earlier tasks saved (again after joining: the lost one may still be saving). */
   async restore(): Promise<void> {
     if (this.attempt === 0) return;
+    this.earlierReadAt = Date.now();
     this.earlier = await this.stores.transcripts.loadAttempts(this.botId, this.attempt);
     this.merged = undefined;
     this.earlierUntil ||= Date.now() + earlierRefreshMs;
@@ -93,7 +96,8 @@ export class TranscriptRecorder {
   }
 
   private async flushOnce(): Promise<void> {
-    if (this.attempt > 0 && Date.now() < this.earlierUntil) {
+    const now = Date.now();
+    if (this.attempt > 0 && now < this.earlierUntil && now - this.earlierReadAt >= this.flushMs) {
       await this.restore().catch((err) => this.log.warn('could not re-read the earlier transcript', { err }));
     }
     if (this.saved === this.lines.length) return;
@@ -104,8 +108,9 @@ export class TranscriptRecorder {
       this.seq++;
       this.saved += batch.length;
       if (this.onSaved) {
+        // New lines sit at (or, merged with a lost bot's late lines, near) the end: searched from there.
         const all = this.utterances;
-        this.onSaved(batch.map((line) => ({ line, seq: all.indexOf(line) + 1 })));
+        this.onSaved(batch.map((line) => ({ line, seq: all.lastIndexOf(line) + 1 })));
       }
     } catch (err) {
       this.log.warn('transcript flush failed; will retry', { err, pending: batch.length });

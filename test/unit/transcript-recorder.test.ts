@@ -45,4 +45,45 @@ describe('transcript recorder', () => {
     ]);
     expect(live.at(-1)).toBe('Ann: one\nAnn: two\nAnn: three');
   });
+
+  it('a replacement re-reads the lost bot’s lines at most once per flush interval, and numbers its own after them', async () => {
+    const earlier = [line('before one'), line('before two')];
+    let reads = 0;
+    const transcripts = {
+      saveSegment: async () => {},
+      loadAttempts: async () => {
+        reads++;
+        return [earlier];
+      },
+    } as unknown as TranscriptStore;
+    const sessions = { updateRunning: async () => {} } as unknown as SessionsStore;
+    const seqs: [string, number][] = [];
+    const rec = new TranscriptRecorder(
+      'bot',
+      { transcripts, sessions },
+      60_000,
+      createLogger('silent'),
+      1,
+      (saved) => seqs.push(...saved.map((s) => [s.line.text, s.seq] as [string, number])),
+    );
+    await rec.restore();
+    for (const text of ['after one', 'after two', 'after three']) {
+      rec.add(line(text));
+      await rec.flush();
+    }
+    await rec.stop();
+    expect(reads).toBe(1);
+    expect(seqs).toEqual([
+      ['after one', 3],
+      ['after two', 4],
+      ['after three', 5],
+    ]);
+    expect(rec.utterances.map((u) => u.text)).toEqual([
+      'before one',
+      'before two',
+      'after one',
+      'after two',
+      'after three',
+    ]);
+  });
 });
