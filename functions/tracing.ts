@@ -5,7 +5,13 @@ import { Tracer } from '@aws-lambda-powertools/tracer';
 import type { SQSEvent } from 'aws-lambda';
 import { captureClientsWith } from '../core/adapters/aws-clients';
 
-export const tracer = new Tracer({ serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'meeting-bot' });
+// HTTP(S) requests made with fetch are not captured: a subsegment records the full URL, and a customer's webhook URL
+// may carry a secret in its path or query. AWS SDK calls (whose URLs hold no secret)
+// are captured per client (captureAwsClients).
+export const tracer = new Tracer({
+  serviceName: process.env.POWERTOOLS_SERVICE_NAME ?? 'meeting-bot',
+  captureHTTPsRequests: false,
+});
 
 let clientsCaptured = false;
 
