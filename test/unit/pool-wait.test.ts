@@ -119,8 +119,12 @@ describe('a pooled bot waiting for its session', () => {
       },
     };
     let clock = 0;
+    const tick = () => {
+      clock += 10;
+      return new Date(clock);
+    };
     const got = await claimFromPool(
-      { sessions: store, queue: failing, log, now: () => new Date((clock += 10)) },
+      { sessions: store, queue: failing, log, now: tick },
       { poolBotId: 'p1', pollMs: 100, offerWindowMs: 1e12, stopped: new Promise(() => {}) },
     );
     expect(got?.botId).toBe('a');
