@@ -10,6 +10,7 @@ import { type BotSession, currentAttempt } from '../core/bots/session';
 import { loadConfig } from '../core/config';
 import { correlatedLog, correlatedQueue } from '../core/correlation';
 import { createLogger } from '../core/log';
+import { metrics, poolIdleEveryMs } from '../core/metrics';
 import type { RoomProvider } from '../core/ports/room-provider';
 import { runBot } from './bot';
 import { beat, joinTimes } from './heartbeat';
@@ -84,6 +85,9 @@ async function assignedSession(): Promise<BotSession | null> {
   // provider's Chromium and daily-js page are the next step (issue 15).
   await import('./providers/local-room');
   log.info('pooled bot ready; waiting for a session');
+  // Counted while idle, once a minute: the pool's scaling keeps BOT_POOL_SIZE of these (infra, docs/deploy.md).
+  metrics.pooledBotIdle();
+  const idle = setInterval(() => metrics.pooledBotIdle(), poolIdleEveryMs);
   const session = await claimFromPool(
     { sessions: stores.sessions, ...(adapters.poolQueue && { queue: adapters.poolQueue }), log },
     {
@@ -94,6 +98,7 @@ async function assignedSession(): Promise<BotSession | null> {
       onClaiming: (botId) => report({ claiming: botId }),
     },
   );
+  clearInterval(idle);
   if (session) report({ claimed: session.botId });
   else log.info('pooled bot stopped while idle');
   return session;

@@ -34,7 +34,15 @@ export const metricNames = {
   /** One insights analysis. */
   insightsLatency: 'InsightsLatency',
   insightsFailures: 'InsightsFailures',
+  /**
+   * Warm pool (issue 15): each idle pooled bot records 1 when it is ready and then every minute while idle, so the
+   * Sum over a minute is the number of idle bots (the pool's scaling and its empty-pool alarm read it).
+   */
+  poolIdleBots: 'PoolIdleBots',
 } as const;
+
+/** How often an idle pooled bot records PoolIdleBots: the period the Sum is read over. */
+export const poolIdleEveryMs = 60_000;
 
 /** The `service` dimension every metric carries (Powertools adds it; alarms must name it to match). */
 export const metricsService = 'meeting-bot';
@@ -96,6 +104,7 @@ export const metrics = {
         Math.max(0, (now.getTime() - Date.parse(createdAt)) / 1000),
       );
   },
+  pooledBotIdle: () => put(metricNames.poolIdleBots, 'Count', 1),
   dlqParked: (channel: string) => put(metricNames.dlqParks, 'Count', 1, { channel }),
   insights: (latencyMs: number, ok: boolean) => {
     put(metricNames.insightsLatency, 'Milliseconds', latencyMs);
