@@ -34,6 +34,11 @@ export const metricNames = {
   /** One insights analysis. */
   insightsLatency: 'InsightsLatency',
   insightsFailures: 'InsightsFailures',
+  /**
+   * Idle pooled bots (issue 15): each idle pooled bot records 1 every 60 s, so the Sum over a minute is the pool's idle
+   * count; no data at all means none is idle. The pool's scaling and its "empty" alarm read it.
+   */
+  poolIdleBots: 'PoolIdleBots',
 } as const;
 
 /** The `service` dimension every metric carries (Powertools adds it; alarms must name it to match). */
@@ -96,6 +101,8 @@ export const metrics = {
         Math.max(0, (now.getTime() - Date.parse(createdAt)) / 1000),
       );
   },
+  /** One idle pooled bot, once every 60 s while it waits (the Sum over a minute counts them). */
+  poolBotIdle: () => put(metricNames.poolIdleBots, 'Count', 1),
   dlqParked: (channel: string) => put(metricNames.dlqParks, 'Count', 1, { channel }),
   insights: (latencyMs: number, ok: boolean) => {
     put(metricNames.insightsLatency, 'Milliseconds', latencyMs);
