@@ -82,6 +82,7 @@ describe('EMF metrics (Powertools)', () => {
       metrics.deliveryAttempt('email', 'failed', '2026-01-01T00:00:00.000Z');
       metrics.dlqParked('webhook');
       metrics.insights(1234, false);
+      metrics.poolBotIdle();
       flushMetrics();
     });
     const points = docs.flatMap(flatten);
@@ -126,6 +127,7 @@ describe('EMF metrics (Powertools)', () => {
         { name: 'DeliveryDlqParks', unit: 'Count', value: 1, dimensions: { ...service, channel: 'webhook' } },
         { name: 'InsightsLatency', unit: 'Milliseconds', value: 1234, dimensions: service },
         { name: 'InsightsFailures', unit: 'Count', value: 1, dimensions: service },
+        { name: 'PoolIdleBots', unit: 'Count', value: 1, dimensions: service },
       ]),
     );
     // Every name written is in the catalogue, and every catalogue name was written.
