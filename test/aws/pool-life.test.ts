@@ -94,9 +94,12 @@ describe.skipIf(skip)(
       expect(res.statusCode, res.body).toBe(201);
       botId = String(res.json.bot_id);
       expect(life.callsOf('RunTask', before)).toEqual([]);
-      const [fallback] = life.callsOf('SendMessage', before);
+      // (The wake-up on the pool queue, when the join sends one, is judged with every call in the IAM test below.)
+      const fallback = life
+        .callsOf('SendMessage', before)
+        .find((c) => c.input.QueueUrl === life.stack.queues.results.url);
       expect(fallback?.principal).toBe(life.fn('ApiJoin').role);
-      expect(fallback?.input).toMatchObject({ QueueUrl: life.stack.queues.results.url, DelaySeconds: 2 });
+      expect(fallback?.input).toMatchObject({ DelaySeconds: 2 });
       expect(JSON.parse(fallback!.input.MessageBody)).toMatchObject({ kind: 'start_cold', bot_id: botId });
     });
 
