@@ -13,6 +13,7 @@ import { createLogger } from '../core/log';
 import { metrics, poolIdleEveryMs } from '../core/metrics';
 import type { RoomProvider } from '../core/ports/room-provider';
 import { runBot } from './bot';
+import { ecsTaskArn, protectFromScaleIn, scaleInProtectionMinutes } from './ecs-task';
 import { beat, joinTimes } from './heartbeat';
 import { claimFromPool } from './pool';
 
@@ -22,8 +23,13 @@ import { claimFromPool } from './pool';
 const terminated = new Promise<void>((resolve) => process.on('SIGTERM', () => resolve()));
 
 const assignedBotId = process.env.BOT_ID;
-/** A pooled bot's id in the pool (the local runner names it; otherwise a fresh one). */
-const poolBotId = assignedBotId ? undefined : (process.env.POOL_BOT_ID ?? `pool-${randomUUID()}`);
+/**
+ * A pooled bot's id in the pool: the local runner names it; on ECS it is the task's ARN, so the session's claim names
+ * the task (the task-stopped handler finds the session of a stopped pooled task by it); otherwise a fresh one.
+ */
+const poolBotId = assignedBotId
+  ? undefined
+  : (process.env.POOL_BOT_ID ?? (await ecsTaskArn().catch(() => undefined)) ?? `pool-${randomUUID()}`);
 /** Which task of the session this is: 0 the first, n the n-th replacement of a lost bot (issue 13). */
 const attempt = Number(process.env.BOT_ATTEMPT ?? 0);
 const config = loadConfig();
@@ -99,8 +105,16 @@ async function assignedSession(): Promise<BotSession | null> {
     },
   );
   clearInterval(idle);
-  if (session) report({ claimed: session.botId });
-  else log.info('pooled bot stopped while idle');
+  if (session) {
+    report({ claimed: session.botId });
+    // A bot that holds a session must not be the one the pool's scale-in stops: protected for its longest stay.
+    const minutes = scaleInProtectionMinutes(
+      automaticLeaveOf(session.botConfig, config).max_duration_seconds,
+    );
+    void protectFromScaleIn(minutes).catch((err) =>
+      log.warn('could not protect the task from scale-in', { bot_id: session.botId, err }),
+    );
+  } else log.info('pooled bot stopped while idle');
   return session;
 }
 

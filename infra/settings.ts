@@ -83,6 +83,13 @@ const contextSchema = z.object({
   botNetwork: z.enum(['public', 'private']).default('public'),
   /** FARGATE_SPOT first with FARGATE as the fallback (true), or FARGATE only (false). */
   useFargateSpot: bool(true),
+  /**
+   * Warm pool (issue 15): idle bot tasks kept ready to claim a join within seconds; 0 turns the pool off (every join
+   * starts a task, 30–90 s). At most core/config.ts's BOT_POOL_SIZE limit.
+   */
+  botPoolSize: number(2, 0, 100),
+  /** The most pooled tasks (idle and busy) the pool scales out to; at least botPoolSize. */
+  botPoolMax: number(10, 1, 100),
   /** Availability zones for the VPC: 1 or 2 (an environment-agnostic stack gets two from CDK). */
   maxAzs: number(2, 1, 2),
   /** CloudWatch Logs retention (days) for every log group. */
@@ -113,6 +120,13 @@ export const settingsSchema = contextSchema
         code: 'custom',
         path: ['botTaskMemoryMiB'],
         message: `with botTaskCpu ${s.botTaskCpu}: ${size.min}–${size.max} in steps of ${size.step}`,
+      });
+    }
+    if (s.botPoolMax < s.botPoolSize) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['botPoolMax'],
+        message: `at least botPoolSize (${s.botPoolSize})`,
       });
     }
   })

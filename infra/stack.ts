@@ -2,6 +2,7 @@
 import { CfnOutput, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { Api } from './constructs/api';
+import { BotPool } from './constructs/bot-pool';
 import { BotRuntime } from './constructs/bot-runtime';
 import { Dashboard } from './constructs/dashboard';
 import { BotData } from './constructs/data';
@@ -20,6 +21,8 @@ export class MeetingBotStack extends Stack {
   readonly data: BotData;
   readonly delivery: Delivery;
   readonly runtime: BotRuntime;
+  /** The warm pool (issue 15); none when `botPoolSize` is 0. */
+  readonly pool?: BotPool;
   readonly api: Api;
   readonly operations: Operations;
   readonly dashboard: Dashboard;
@@ -47,12 +50,22 @@ export class MeetingBotStack extends Stack {
     }
     this.runtime.grantRunTask(results.role);
     this.api = new Api(this, 'Api', { settings, data: this.data, runtime: this.runtime });
+    const join = this.api.functions.get('join');
+    if (settings.botPoolSize > 0) {
+      this.pool = new BotPool(this, 'BotPool', { settings, data: this.data, runtime: this.runtime });
+      if (join) this.pool.wireJoin(join, this.delivery.resultsQueue);
+      // The results stage's cold fallback withdraws the offer it took over (sessions-store.ts claim).
+      this.data.grantItems(results.role, ['dynamodb:DeleteItem']);
+    } else {
+      join?.function.addEnvironment('BOT_POOL_SIZE', '0');
+    }
     this.operations = new Operations(this, 'Operations', {
       settings,
       data: this.data,
       runtime: this.runtime,
       delivery: this.delivery,
       api: this.api,
+      pool: this.pool,
     });
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
@@ -60,6 +73,7 @@ export class MeetingBotStack extends Stack {
       api: this.api,
       delivery: this.delivery,
       operations: this.operations,
+      pool: this.pool,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.stage.url, description: 'Base URL of the API' });
@@ -77,6 +91,12 @@ export class MeetingBotStack extends Stack {
     });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.alarmTopic.topicArn });
     new CfnOutput(this, 'BotClusterName', { value: this.runtime.cluster.clusterName });
+    if (this.pool) {
+      new CfnOutput(this, 'BotPoolServiceName', {
+        value: this.pool.service.serviceName,
+        description: 'The warm pool\'s ECS service (docs/operations.md "Warm pool empty")',
+      });
+    }
 
     applyNagSuppressions(this);
   }

@@ -65,4 +65,11 @@ export interface SessionsStore {
    * else has it (or it ended). Whoever wins withdraws the offer.
    */
   claim(botId: string, claim: SessionClaim): Promise<boolean>;
+  /**
+   * The id of the session a pooled bot won, by its claimant id (`claimedBy`; on ECS the task's ARN): the task-stopped
+   * handler's way from a stopped pooled task, whose event names only the task, to its session. Null when the bot never
+   * won one (it stopped idle). The pooled claim records it; if that record could not be written the claim throws, and
+   * should the bot then die before joining, the heartbeat sweep is the backstop.
+   */
+  sessionClaimedBy(claimant: string): Promise<string | null>;
 }

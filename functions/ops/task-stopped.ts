@@ -1,4 +1,5 @@
-// Lambda entry: EventBridge "ECS Task State Change" (lastStatus STOPPED) → a bot that died is replaced or failed.
+// Lambda entry: EventBridge "ECS Task State Change" (lastStatus STOPPED) → a bot that died is replaced or failed (or,
+// a pooled bot lost before it joined, its session falls back to a cold start).
 import type { EventBridgeEvent } from 'aws-lambda';
 import { onTaskStopped, type TaskStoppedDeps } from '../../core/bots/task-stopped';
 import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
@@ -29,8 +30,12 @@ const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function makeTaskStoppedHandler(deps: TaskStoppedDeps, containerName: string) {
   return async (event: EventBridgeEvent<'ECS Task State Change', EcsTaskStateDetail>) => {
     const d = event.detail;
-    const botId = d.startedBy;
-    if (d.lastStatus !== 'STOPPED' || !botId || !uuid.test(botId)) return { outcome: 'ignored' as const };
+    if (d.lastStatus !== 'STOPPED') return { outcome: 'ignored' as const };
+    // A task RunTask started for a bot names it (startedBy); a pooled task (issue 15), started by the pool's service
+    // with no BOT_ID, serves the session it claimed under its task ARN, if it claimed one at all.
+    const started = d.startedBy && uuid.test(d.startedBy) ? d.startedBy : undefined;
+    const botId = started ?? (await deps.stores.sessions.sessionClaimedBy(d.taskArn));
+    if (!botId) return { outcome: 'ignored' as const };
     const container = d.containers?.find((c) => c.name === containerName);
     const clean = container?.exitCode === 0;
     const reason = [
@@ -43,7 +48,13 @@ export function makeTaskStoppedHandler(deps: TaskStoppedDeps, containerName: str
       .join('; ');
     const attempt = attemptOf(d, containerName);
     return {
-      outcome: await onTaskStopped(deps, { botId, reason: reason || 'the task stopped', clean, attempt }),
+      outcome: await onTaskStopped(deps, {
+        botId,
+        reason: reason || 'the task stopped',
+        clean,
+        attempt,
+        ...(!started && { claimant: d.taskArn }),
+      }),
     };
   };
 }

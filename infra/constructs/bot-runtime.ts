@@ -36,7 +36,8 @@ export class BotRuntime extends Construct {
   readonly securityGroup: ec2.SecurityGroup;
   readonly image: DockerImageAsset;
   readonly logGroup: logs.LogGroup;
-  private readonly subnets: ec2.SelectedSubnets;
+  /** Where bot tasks run (the cold tasks RunTask starts and the warm pool's service alike). */
+  readonly subnets: ec2.SelectedSubnets;
   private readonly settings: MeetingBotSettings;
 
   constructor(scope: Construct, id: string, props: BotRuntimeProps) {

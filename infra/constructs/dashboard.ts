@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { metricNames, metricsService } from '../../core/metrics';
 import type { MeetingBotSettings } from '../settings';
 import type { Api } from './api';
+import type { BotPool } from './bot-pool';
 import type { Delivery } from './delivery';
 import type { Operations } from './operations';
 import { metricsNamespace, type ServiceMetricName, serviceMetric } from './service-metrics';
@@ -16,6 +17,7 @@ export interface DashboardProps {
   api: Api;
   delivery: Delivery;
   operations: Operations;
+  pool?: BotPool;
 }
 
 /** Widget titles, as the runbook names them. */
@@ -35,6 +37,7 @@ export const dashboardWidgets = {
   lambdaErrors: 'Lambda errors',
   lambdaDurations: 'Lambda duration p95',
   api: 'API 4xx and 5xx',
+  pool: 'Warm pool: idle bots and tasks',
 } as const;
 
 const period = Duration.minutes(5);
@@ -44,7 +47,7 @@ export class Dashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: DashboardProps) {
     super(scope, id);
-    const { settings, api, delivery, operations } = props;
+    const { settings, api, delivery, operations, pool } = props;
     const stage = settings.stage;
     const metric = (name: ServiceMetricName, options: Parameters<typeof serviceMetric>[2] = {}) =>
       serviceMetric(stage, name, { period, ...options });
@@ -164,5 +167,15 @@ export class Dashboard extends Construct {
         api.httpApi.metricServerError({ period, statistic: 'Sum', label: '5xx' }),
       ]),
     );
+    if (pool) {
+      // Idle pooled bots (each writes 1 a minute while it waits) against the service's tasks, idle and busy.
+      this.dashboard.addWidgets(
+        graph(dashboardWidgets.pool, [
+          pool.idleCount,
+          pool.taskCount('DesiredTaskCount', 'desired tasks'),
+          pool.taskCount('RunningTaskCount', 'running tasks'),
+        ]),
+      );
+    }
   }
 }

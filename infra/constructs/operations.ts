@@ -14,6 +14,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { MeetingBotSettings } from '../settings';
 import type { Api } from './api';
+import type { BotPool } from './bot-pool';
 import { type BotRuntime, botContainerName } from './bot-runtime';
 import type { BotData } from './data';
 import type { Delivery } from './delivery';
@@ -32,6 +33,7 @@ export interface OperationsProps {
   runtime: BotRuntime;
   delivery: Delivery;
   api: Api;
+  pool?: BotPool;
 }
 
 export class Operations extends Construct {
@@ -49,7 +51,7 @@ export class Operations extends Construct {
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
-    const { settings, data, runtime, delivery, api } = props;
+    const { settings, data, runtime, delivery, api, pool } = props;
     this.stage = settings.stage;
     const opsEnv = { TABLE_NAME: data.table.tableName, RESULTS_QUEUE_URL: delivery.resultsQueue.queueUrl };
     const sessionActions = [
@@ -173,6 +175,20 @@ export class Operations extends Construct {
       alarmDescription: 'Bot tasks died before finishing (crash, OOM, Spot interruption, or no heartbeat)',
     });
 
+    if (pool) {
+      // Joins fall back to cold starts (30–90 s) while no pooled bot is idle. A burst empties the pool for the minutes
+      // a scale-out takes (alarm, image pull, warm-up); five empty minutes in a row means it is not refilling.
+      this.alarm('PoolEmpty', {
+        metric: pool.idleCount,
+        threshold: 1,
+        comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+        evaluationPeriods: 5,
+        treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+        alarmDescription:
+          'No idle pooled bot for 5 minutes: joins wait for cold starts (30–90 s) instead of the warm pool',
+      });
+    }
+
     this.alarm('Api5xx', {
       metric: api.httpApi.metricServerError({ period: fiveMinutes, statistic: 'Sum' }),
       threshold: 5,
@@ -180,17 +196,20 @@ export class Operations extends Construct {
     });
   }
 
+  /** An alarm to the topic; by default it fires on one period at or above the threshold, missing data is fine. */
   private alarm(
     id: string,
-    props: { metric: cloudwatch.IMetric; threshold: number; alarmDescription: string },
+    props: { metric: cloudwatch.IMetric; threshold: number; alarmDescription: string } & Partial<
+      Pick<cloudwatch.AlarmProps, 'comparisonOperator' | 'evaluationPeriods' | 'treatMissingData'>
+    >,
   ) {
     const alarm = new cloudwatch.Alarm(this, id, {
-      ...props,
-      // The name the notification carries is the runbook's section (docs/operations.md).
-      alarmName: alarmName(this.stage, id),
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      ...props,
+      // The name the notification carries is the runbook's section (docs/operations.md).
+      alarmName: alarmName(this.stage, id),
     });
     alarm.addAlarmAction(new actions.SnsAction(this.alarmTopic));
     this.alarms.push(alarm);

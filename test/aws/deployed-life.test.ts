@@ -3,256 +3,57 @@
 // bundle runs as the task role. A whole bot life goes through them; every AWS call made is recorded and judged by
 // an IAM policy simulator against the caller's policies in the template (any implicit deny fails the test).
 
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { DescribeTasksCommand, ECSClient, ListTasksCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
-import {
-  EventBridgeClient,
-  PutEventsCommand,
-  PutRuleCommand,
-  PutTargetsCommand,
-} from '@aws-sdk/client-eventbridge';
-import {
-  CreateQueueCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SQSClient,
-} from '@aws-sdk/client-sqs';
-import type { APIGatewayProxyStructuredResultV2, SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { existsSync } from 'node:fs';
+import { DescribeTasksCommand, ListTasksCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Adapters, wireAdapters } from '../../core/adapters/wiring';
-import { loadConfig } from '../../core/config';
-import { createLogger } from '../../core/log';
-import { QueuePoller } from '../../local/queue-poller';
-import { buildBotTaskBundle } from '../../scripts/bundles';
-import { synthStack, type TemplateJson } from '../infra/synth-stack';
+import type { TemplateJson } from '../infra/synth-stack';
 import { until } from '../support/until';
-import {
-  clientConfig,
-  type DeployedFunction,
-  type DeployedStack,
-  deployToMoto,
-} from './support/deployed-stack';
+import { chromiumPath, type DeployedLife, roleCalls, startDeployedLife } from './support/deployed-life';
+import { clientConfig } from './support/deployed-stack';
 import { denials, iamRequestsOf, simulate } from './support/iam-simulation';
-import { awsProcessEnv, LambdaHost } from './support/lambda-host';
-import { type Moto, motoMissing, motoRegion, skipReason, startMoto } from './support/moto';
-import { type AwsCall, type RecordingProxy, startRecordingProxy } from './support/recording-proxy';
-import { startWebhookReceiver } from './support/webhook-receiver';
+import { motoMissing, motoRegion, skipReason } from './support/moto';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const skip = skipReason([
   motoMissing(),
   existsSync(chromiumPath) ? undefined : `Chromium is not at ${chromiumPath}: the bot-task bundle cannot run`,
 ]);
 
-type HttpResult = APIGatewayProxyStructuredResultV2 & { headers: Record<string, string> };
-
 describe.skipIf(skip)(
   'the deployed stack against moto (bundles, template environment, IAM simulation)',
   () => {
-    let moto: Moto;
-    let proxy: RecordingProxy;
-    let stack: DeployedStack;
+    let life: DeployedLife;
+    let moto: DeployedLife['moto'];
+    let proxy: DeployedLife['proxy'];
+    let stack: DeployedLife['stack'];
     let template: TemplateJson;
-    let host: LambdaHost;
-    let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
-    let operator: Adapters;
-    let ecs: ECSClient;
-    let sqs: SQSClient;
-    let botTaskDir: string;
-    let account: { accountId: string; apiKey: string; webhookSecret: string };
+    let host: DeployedLife['host'];
+    let receiver: DeployedLife['receiver'];
+    let operator: DeployedLife['operator'];
+    let ecs: DeployedLife['ecs'];
+    let sqs: DeployedLife['sqs'];
+    let account: DeployedLife['account'];
 
     beforeAll(async () => {
-      const synth = synthStack();
-      template = synth.json;
-      moto = await startMoto();
-      proxy = await startRecordingProxy(moto.endpoint);
-      stack = await deployToMoto(template, synth.outdir, moto.endpoint, proxy.endpoint);
-      receiver = await startWebhookReceiver();
-      host = new LambdaHost(
-        proxy.endpoint,
-        (fn): Record<string, string> =>
-          // The receiver is on loopback over http, which only ALLOW_INSECURE_WEBHOOKS admits (a public https host
-          // cannot be reached offline); join validates the URL and delivery posts to it.
-          /Join|Deliver/.test(fn.logicalId) ? { ALLOW_INSECURE_WEBHOOKS: 'true' } : {},
-      );
-      ecs = new ECSClient(clientConfig(moto.endpoint));
-      sqs = new SQSClient(clientConfig(moto.endpoint));
-      // The operator's own view of the table (accounts, credits, checks), through the same composition root.
-      operator = wireAdapters(
-        loadConfig({
-          AWS_REGION: motoRegion,
-          TABLE_NAME: stack.tableName,
-          DYNAMODB_ENDPOINT: moto.endpoint,
-          SQS_ENDPOINT: moto.endpoint,
-          RESULTS_QUEUE_URL: stack.queues.results.url,
-        }),
-        createLogger('silent'),
-      );
-      const { account: a, apiKey } = await operator.stores.accounts.create('Acme');
-      await operator.stores.ledger.grant(a.accountId, 100, 'moto test');
-      account = { accountId: a.accountId, apiKey, webhookSecret: a.webhookSecret };
-      botTaskDir = mkdtempSync(
-        join(fileURLToPath(new URL('../../node_modules/.cache/', import.meta.url)), 'bot-task-'),
-      );
-      await buildBotTaskBundle(botTaskDir);
+      // The cold path: every join starts its own task, as with the warm pool off (pool-life.test.ts has the pool).
+      life = await startDeployedLife({ botPoolSize: 0 });
+      ({ moto, proxy, stack, template, host, receiver, operator, ecs, sqs, account } = life);
     }, 240_000);
 
     afterAll(async () => {
-      await host?.close();
-      operator?.destroy();
-      ecs?.destroy();
-      sqs?.destroy();
-      await receiver?.close();
-      await proxy?.close();
-      await moto?.stop();
-      if (botTaskDir) rmSync(botTaskDir, { recursive: true, force: true });
+      await life?.close();
     });
 
-    const fn = (logicalIdPart: string): DeployedFunction => {
-      const found = [...stack.functions.values()].find((f) => f.logicalId.includes(logicalIdPart));
-      if (!found) throw new Error(`no function ${logicalIdPart}`);
-      return found;
-    };
-
-    async function api(
-      method: 'GET' | 'POST',
-      path: string,
-      options: { body?: unknown; headers?: Record<string, string> } = {},
-    ): Promise<HttpResult & { json: Record<string, unknown> }> {
-      const [rawPath, rawQueryString = ''] = path.split('?') as [string, string?];
-      const route = routeKeyOf(method, rawPath);
-      const headers = { authorization: `Bearer ${account.apiKey}`, ...options.headers };
-      const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-      const now = Date.now();
-      const result = await host.invoke<HttpResult>(stack.routeFunction(route.key), {
-        version: '2.0',
-        routeKey: route.key,
-        rawPath,
-        rawQueryString,
-        headers: { 'content-type': 'application/json', ...headers },
-        ...(rawQueryString
-          ? { queryStringParameters: Object.fromEntries(new URLSearchParams(rawQueryString)) }
-          : {}),
-        pathParameters: route.params,
-        body,
-        isBase64Encoded: false,
-        requestContext: {
-          accountId: '123456789012',
-          apiId: 'moto',
-          domainName: 'api.example.com',
-          domainPrefix: 'api',
-          http: { method, path: rawPath, protocol: 'HTTP/1.1', sourceIp: '203.0.113.9', userAgent: 'test' },
-          requestId: `req-${now}`,
-          routeKey: route.key,
-          stage: '$default',
-          time: new Date(now).toISOString(),
-          timeEpoch: now,
-        },
-      });
-      return { ...result, json: result.body ? JSON.parse(result.body) : {} };
-    }
-
-    /** Plays the SQS event source mapping of a function once, receiving and deleting as that function's role. */
-    async function drain(queueUrl: string, consumer: DeployedFunction, batchSize: number): Promise<number> {
-      const asRole = new SQSClient(clientConfig(proxy.endpoint, consumer.role));
-      try {
-        const poller = new QueuePoller(
-          asRole,
-          queueUrl,
-          (event) => host.invoke<SQSBatchResponse>(consumer, event),
-          { queueArn: 'arn', region: motoRegion, batchSize, waitSeconds: 0 },
-          createLogger('silent'),
-        );
-        let total = 0;
-        for (let n = await poller.pollOnce(); n > 0; n = await poller.pollOnce()) total += n;
-        return total;
-      } finally {
-        asRole.destroy();
-      }
-    }
-
-    const results = () => drain(stack.queues.results.url, fn('DeliveryResults'), 1);
-    const deliveries = () => drain(stack.queues.delivery.url, fn('DeliveryDeliver'), 5);
-    const joinBody = (path: string) => ({
-      room_url: 'https://acme.daily.co/standup',
-      email: 'team@acme.example',
-      webhook_callback_url: receiver.url(path),
-      bot_config: { name: 'Scribe' },
-    });
-    const callsOf = (operation: string, since = 0) =>
-      proxy.calls.slice(since).filter((c) => c.operation === operation);
-
-    /** Runs the bot-task bundle as the container would: the task role, the container's environment, BOT_ID. */
-    function runBotTask(botId: string) {
-      const child = spawn(process.execPath, [join(botTaskDir, 'main.mjs')], {
-        env: {
-          ...awsProcessEnv(stack.task.role, proxy.endpoint, stack.task.environment),
-          BOT_ID: botId,
-          CHROMIUM_PATH: chromiumPath,
-          // Daily's hosts do not answer offline: the bot would wait up to this long to join.
-          JOIN_TIMEOUT_MS: '60000',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => {
-        output += d.toString();
-      });
-      child.stderr.on('data', (d: Buffer) => {
-        output += d.toString();
-      });
-      const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-      return { child, exited, output: () => output };
-    }
-
-    /**
-     * Puts ECS events on moto's default bus with the template's rule (pattern resolved) targeting a probe queue, and
-     * returns the one event the rule delivered.
-     */
-    async function throughRule(ruleIdPart: string, details: Record<string, unknown>[]) {
-      const [found] = stack.resolver.ofType('AWS::Events::Rule').filter(([id]) => id.includes(ruleIdPart));
-      const events = new EventBridgeClient(clientConfig(moto.endpoint));
-      try {
-        const name = `probe-${ruleIdPart}-${Date.now()}`;
-        const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: name }));
-        await events.send(
-          new PutRuleCommand({
-            Name: name,
-            EventPattern: JSON.stringify(stack.resolver.resolve(found![1].Properties!.EventPattern)),
-          }),
-        );
-        await events.send(
-          new PutTargetsCommand({
-            Rule: name,
-            Targets: [{ Id: 'probe', Arn: `arn:aws:sqs:${motoRegion}:123456789012:${name}` }],
-          }),
-        );
-        await events.send(
-          new PutEventsCommand({
-            Entries: details.map((d) => ({
-              Source: 'aws.ecs',
-              DetailType: 'ECS Task State Change',
-              Detail: JSON.stringify(d),
-              Resources: [String(d.taskArn)],
-            })),
-          }),
-        );
-        const { Messages = [] } = await sqs.send(
-          new ReceiveMessageCommand({ QueueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1 }),
-        );
-        expect(Messages).toHaveLength(1);
-        return JSON.parse(Messages[0]!.Body!) as { detail: Record<string, unknown> } & Record<
-          string,
-          unknown
-        >;
-      } finally {
-        events.destroy();
-      }
-    }
+    const fn: DeployedLife['fn'] = (part) => life.fn(part);
+    const api: DeployedLife['api'] = (...args) => life.api(...args);
+    const results = () => life.results();
+    const deliveries = () => life.deliveries();
+    const joinBody = (path: string) => life.joinBody(path);
+    const callsOf: DeployedLife['callsOf'] = (...args) => life.callsOf(...args);
+    const runBotTask = (botId: string) => life.runBotTask({ BOT_ID: botId });
+    const throughRule: DeployedLife['throughRule'] = (...args) => life.throughRule(...args);
 
     let botId: string;
     let taskArn: string;
@@ -717,11 +518,6 @@ describe.skipIf(skip)(
   },
 );
 
-/** The calls made as one of the template's roles (the test's own setup and checks are the operator's). */
-function roleCalls(calls: AwsCall[], template: TemplateJson): AwsCall[] {
-  return calls.filter((c) => template.Resources[c.principal]?.Type === 'AWS::IAM::Role' && c.status < 500);
-}
-
 /** A copy of the template where `action` is removed from every statement of the role's policies. */
 function withoutGrant(template: TemplateJson, role: string, action: string): TemplateJson {
   const copy = structuredClone(template);
@@ -734,23 +530,4 @@ function withoutGrant(template: TemplateJson, role: string, action: string): Tem
     }
   }
   return copy;
-}
-
-function routeKeyOf(method: string, path: string): { key: string; params: Record<string, string> } {
-  const patterns = [
-    '/api/bot/join',
-    '/v1/bots/leave/{bot_id}',
-    '/v1/bot/{bot_id}/stop',
-    '/api/bot/{bot_id}/status',
-    '/api/bot/{bot_id}/transcript',
-    '/api/bot/{bot_id}/deliveries',
-    '/api/bots',
-    '/openapi.json',
-  ];
-  for (const p of patterns) {
-    const re = new RegExp(`^${p.replace('{bot_id}', '(?<bot_id>[^/]+)')}$`);
-    const m = re.exec(path);
-    if (m) return { key: `${method} ${p}`, params: m.groups ? { ...m.groups } : {} };
-  }
-  return { key: '$default', params: {} };
 }

@@ -24,6 +24,8 @@ describe('settings from CDK context', () => {
       logRetentionDays: 30,
       corsAllowedOrigins: [],
       dailyRoomDomains: ['daily.co'],
+      botPoolSize: 2,
+      botPoolMax: 10,
     });
   });
 
@@ -36,6 +38,8 @@ describe('settings from CDK context', () => {
       corsAllowedOrigins: 'https://a.example, https://b.example',
       apiThrottleRateLimit: '20',
       dailyRoomDomains: 'daily.co, meet.acme.org',
+      botPoolSize: '0',
+      botPoolMax: '4',
     };
     expect(settingsFromContext((k) => context[k])).toMatchObject({
       stage: 'staging',
@@ -45,6 +49,8 @@ describe('settings from CDK context', () => {
       corsAllowedOrigins: ['https://a.example', 'https://b.example'],
       apiThrottleRateLimit: 20,
       dailyRoomDomains: ['daily.co', 'meet.acme.org'],
+      botPoolSize: 0,
+      botPoolMax: 4,
     });
     expect(parseSettings({ corsAllowedOrigins: '["https://c.example"]' }).corsAllowedOrigins).toEqual([
       'https://c.example',
@@ -71,6 +77,11 @@ describe('settings from CDK context', () => {
     expect(() => parseSettings({ alarmEmail: 'not-an-address' })).toThrow(/alarmEmail/);
     expect(() => parseSettings({ dailyRoomDomains: '' })).toThrow(/dailyRoomDomains/);
     expect(() => parseSettings({ dailyRoomDomains: 'https://x.daily.co' })).toThrow(/dailyRoomDomains/);
+    expect(() => parseSettings({ botPoolSize: 5, botPoolMax: 4 })).toThrow(
+      /botPoolMax: at least botPoolSize \(5\)/,
+    );
+    expect(() => parseSettings({ botPoolSize: -1 })).toThrow(/botPoolSize/);
+    expect(() => parseSettings({ botPoolSize: 101 })).toThrow(/botPoolSize/);
   });
 
   it('are all documented in docs/deploy.md', () => {
@@ -84,7 +95,7 @@ describe('settings from CDK context', () => {
   });
 });
 
-describe('a production stack in private subnets with an inference profile', () => {
+describe('a production stack in private subnets with an inference profile, and no warm pool', () => {
   let s: Synthesized;
   const profile = 'us.anthropic.claude-haiku-4-5-20251001-v1:0';
 
@@ -102,6 +113,7 @@ describe('a production stack in private subnets with an inference profile', () =
         botTaskArchitecture: 'arm64',
         useFargateSpot: 'false',
         logRetentionDays: '90',
+        botPoolSize: '0',
       },
       { bundle: false },
     );
@@ -153,6 +165,23 @@ describe('a production stack in private subnets with an inference profile', () =
     expect(resources).toContain(':bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0');
     const report = new AwsSolutionsChecks().validateScope(s.app);
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
+  });
+
+  it('with botPoolSize 0 has no pool service, queue or scaling, and the join offers nothing to a pool', () => {
+    expect(s.stack.pool).toBeUndefined();
+    s.template.resourceCountIs('AWS::ECS::Service', 0);
+    s.template.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
+    expect(resourcesOfType(s.json, 'AWS::SQS::Queue').filter(([id]) => id.startsWith('BotPool'))).toEqual([]);
+    const env =
+      s.json.Resources[logicalId(s.stack.api.functions.get('join')!.function)]!.Properties!.Environment
+        .Variables;
+    expect(env.BOT_POOL_SIZE).toBe('0');
+    expect(env.POOL_QUEUE_URL).toBeUndefined();
+    const [container] = resourcesOfType(s.json, 'AWS::ECS::TaskDefinition')[0]![1].Properties!
+      .ContainerDefinitions;
+    expect(container.Environment.map((e: { Name: string }) => e.Name)).not.toContain('POOL_QUEUE_URL');
+    const alarms = resourcesOfType(s.json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!.AlarmName);
+    expect(alarms).not.toContain('MeetingBot-prod-PoolEmpty');
   });
 
   it('answers CORS for the configured origins, mails alarms, and sends as the configured identity', () => {

@@ -209,6 +209,8 @@ describe('the Lambda functions', () => {
           'ecs:RunTask',
           'ecs:TagResource',
           'iam:PassRole',
+          // With the warm pool: the wake-up on the pool queue and the delayed cold-start fallback (issue 15).
+          ...send,
         ],
       ],
       ['leave', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'ecs:StopTask', 'ecs:ListTasks']],
@@ -227,8 +229,11 @@ describe('the Lambda functions', () => {
     const d = s.stack.delivery;
     // The results function also starts the replacement of a lost bot (issue 13): RunTask like the join.
     const runTask = ['ecs:RunTask', 'ecs:TagResource', 'iam:PassRole'];
+    // With the warm pool it also withdraws the offer of a session its cold fallback takes over (DeleteItem).
     expect([...actionsOf(roleOfFunction(fnId(d.resultsFunction)))].sort()).toEqual(
-      [...new Set([...logs, ...consume, ...send, ...items, ...bedrock, ...runTask])].sort(),
+      [
+        ...new Set([...logs, ...consume, ...send, ...items, ...bedrock, ...runTask, 'dynamodb:DeleteItem']),
+      ].sort(),
     );
     if (d.deliveryFunction) {
       expect([...actionsOf(roleOfFunction(fnId(d.deliveryFunction)))].sort()).toEqual(
@@ -293,7 +298,7 @@ describe('least privilege across every IAM policy in the stack', () => {
     { action: /^ecs:RunTask$/, resource: /:task-definition\/meeting-bot-dev-bot:\*"/, why: 'task revisions' },
     // The task id does not exist before RunTask / is per bot: this cluster's tasks only.
     {
-      action: /^ecs:(TagResource|StopTask)$/,
+      action: /^ecs:(TagResource|StopTask|UpdateTaskProtection)$/,
       resource: /:task\/",\{"Ref":"BotRuntimeCluster\w+"\},"\/\*"/,
       why: 'tasks',
     },
@@ -391,9 +396,11 @@ describe('queues', () => {
     });
     // Above the delivery function's own 15 attempts (core/delivery): SQS never cuts its retries short.
     expect(deliveryMaxReceiveCount).toBeGreaterThan(15);
+    const poolQueue = logicalId(s.stack.pool!.queue);
     for (const [id, q] of resourcesOfType(s.json, 'AWS::SQS::Queue')) {
       expect(q.Properties!.SqsManagedSseEnabled, id).toBe(true);
-      expect(q.Properties!.MessageRetentionPeriod, id).toBe(14 * 24 * 3600);
+      // The pool's wake-up calls are worthless after seconds (the fallback has started a cold task by then).
+      expect(q.Properties!.MessageRetentionPeriod, id).toBe(id === poolQueue ? 300 : 14 * 24 * 3600);
     }
     for (const [, policy] of resourcesOfType(s.json, 'AWS::SQS::QueuePolicy')) {
       expect(policy.Properties!.PolicyDocument.Statement).toContainEqual(
@@ -495,7 +502,7 @@ describe('the bot runtime', () => {
     expect(sg.SecurityGroupIngress).toBeUndefined();
   });
 
-  it('gives the task role only its session items, the results queue, the conversation model and Polly', () => {
+  it('gives the task role only its session items, the results queue, the conversation model and Polly (and the pool)', () => {
     const role = logicalId(s.stack.runtime.taskDefinition.taskRole);
     expect([...actionsOf(role)].sort()).toEqual(
       [
@@ -509,6 +516,11 @@ describe('the bot runtime', () => {
         'sqs:GetQueueAttributes',
         'sqs:GetQueueUrl',
         'sqs:SendMessage',
+        // The warm pool (issue 15): the claim withdraws its offer, wake-ups, scale-in protection of its own task.
+        'dynamodb:DeleteItem',
+        'sqs:ReceiveMessage',
+        'sqs:DeleteMessage',
+        'ecs:UpdateTaskProtection',
       ].sort(),
     );
     const model = statementsOfRole(role).find((x) => x.Action.includes('bedrock:InvokeModel'))!;
@@ -547,7 +559,11 @@ describe('operations', () => {
   it('alarms on DLQ depth, function errors, bot task failures and API 5xx, to an encrypted SNS topic', () => {
     const topicId = logicalId(s.stack.operations.alarmTopic);
     expect(props(topicId).KmsMasterKeyId).toBeDefined();
-    const alarms = resourcesOfType(s.json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
+    // Every alarm tells people, except the warm pool's two scaling alarms, which run its scaling policies.
+    const scaling = [s.stack.pool!.scaleOutAlarm, s.stack.pool!.scaleInAlarm].map(logicalId);
+    const alarms = resourcesOfType(s.json, 'AWS::CloudWatch::Alarm')
+      .filter(([id]) => !scaling.includes(id))
+      .map(([, a]) => a.Properties!);
     for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: topicId }]);
     const dlqAlarms = alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible');
     const dlqs = [s.stack.delivery.resultsDlq, s.stack.delivery.deliveryDlq, s.stack.operations.eventsDlq];
@@ -602,6 +618,159 @@ describe('operations', () => {
     expect(body).toContain('4xx');
     expect(body).toContain('5xx');
     for (const [name] of s.stack.operations.functions) expect(body).toContain(name);
+  });
+});
+
+describe('the warm pool (issue 15)', () => {
+  const pool = () => s.stack.pool!;
+  const poolQueueId = () => logicalId(pool().queue);
+  const taskRoleId = () => logicalId(s.stack.runtime.taskDefinition.taskRole);
+  const joinRoleId = () => roleOfFunction(fnId(s.stack.api.functions.get('join')!));
+  /** The roles allowed `action` on the pool queue. */
+  const rolesWith = (action: string) =>
+    resourcesOfType(s.json, 'AWS::IAM::Role')
+      .map(([id]) => id)
+      .filter((id) =>
+        statementsOfRole(id).some(
+          (st) => st.Action.includes(action) && st.Resource.some((r) => refTarget(r) === poolQueueId()),
+        ),
+      );
+
+  it('is an ECS service of the bot task definition on on-demand Fargate, in the bot tasks’ subnets, no load balancer', () => {
+    const service = props(logicalId(pool().service));
+    expect(refTarget(service.TaskDefinition)).toBe(logicalId(s.stack.runtime.taskDefinition));
+    expect(refTarget(service.Cluster)).toBe(logicalId(s.stack.runtime.cluster));
+    expect(service.DesiredCount).toBe(2);
+    expect(service.CapacityProviderStrategy).toEqual([{ CapacityProvider: 'FARGATE', Weight: 1 }]);
+    expect(service.LaunchType).toBeUndefined();
+    expect(service.LoadBalancers).toBeUndefined();
+    expect(service.DeploymentConfiguration).toMatchObject({
+      MinimumHealthyPercent: 0,
+      MaximumPercent: 200,
+      DeploymentCircuitBreaker: { Enable: true, Rollback: true },
+    });
+    // Where RunTask puts a cold task: the same subnets, security group and public IP.
+    const runner = props(fnId(s.stack.api.functions.get('join')!)).Environment.Variables;
+    const net = service.NetworkConfiguration.AwsvpcConfiguration;
+    expect(net.Subnets).toEqual(runner.BOT_SUBNET_IDS['Fn::Join'][1].filter((x: unknown) => x !== ','));
+    expect(net.SecurityGroups).toEqual([
+      { 'Fn::GetAtt': [logicalId(s.stack.runtime.securityGroup), 'GroupId'] },
+    ]);
+    expect(net.AssignPublicIp).toBe('ENABLED');
+    // Created after the cluster's capacity providers are associated with it.
+    expect(R[logicalId(pool().service)]!.DependsOn).toEqual(
+      expect.arrayContaining(
+        resourcesOfType(s.json, 'AWS::ECS::ClusterCapacityProviderAssociations').map(([id]) => id),
+      ),
+    );
+  });
+
+  it('starts its tasks pooled (no BOT_ID) with the pool queue; the join offers to it and schedules the fallback', () => {
+    const [container] = props(logicalId(s.stack.runtime.taskDefinition)).ContainerDefinitions;
+    const env = Object.fromEntries(
+      (container.Environment as { Name: string; Value: unknown }[]).map((e) => [e.Name, e.Value]),
+    );
+    expect(env.BOT_ID).toBeUndefined();
+    expect(env.POOL_QUEUE_URL).toEqual({ Ref: poolQueueId() });
+    const join = props(fnId(s.stack.api.functions.get('join')!)).Environment.Variables;
+    expect(join).toMatchObject({
+      BOT_POOL_SIZE: '2',
+      POOL_QUEUE_URL: { Ref: poolQueueId() },
+      RESULTS_QUEUE_URL: { Ref: logicalId(s.stack.delivery.resultsQueue) },
+    });
+    const queue = props(poolQueueId());
+    expect(queue.VisibilityTimeout).toBe(10);
+    expect(queue.RedrivePolicy).toBeUndefined();
+  });
+
+  it('lets only the join send wake-ups and only the bot task receive and delete them', () => {
+    expect(rolesWith('sqs:SendMessage')).toEqual([joinRoleId()]);
+    expect(rolesWith('sqs:ReceiveMessage')).toEqual([taskRoleId()]);
+    expect(rolesWith('sqs:DeleteMessage')).toEqual([taskRoleId()]);
+    const received = statementsOfRole(taskRoleId()).find((st) => st.Action.includes('sqs:ReceiveMessage'))!;
+    expect(received.Action.sort()).toEqual(['sqs:DeleteMessage', 'sqs:ReceiveMessage']);
+    const protection = statementsOfRole(taskRoleId()).find((st) =>
+      st.Action.includes('ecs:UpdateTaskProtection'),
+    )!;
+    expect(protection.Action).toEqual(['ecs:UpdateTaskProtection']);
+    expect(JSON.stringify(protection.Resource)).toContain(
+      `:task/",{"Ref":"${logicalId(s.stack.runtime.cluster)}"},"/*"`,
+    );
+    // The join's results-queue send is the delayed cold-start fallback, on that queue only.
+    const joinSends = statementsOfRole(joinRoleId()).filter((st) => st.Action.includes('sqs:SendMessage'));
+    expect(joinSends.flatMap((st) => st.Resource.map(refTarget)).sort()).toEqual(
+      [poolQueueId(), logicalId(s.stack.delivery.resultsQueue)].sort(),
+    );
+  });
+
+  it('scales between botPoolSize and botPoolMax on its idle count: adds the shortfall, removes one at a time', () => {
+    const target = props(logicalId(pool().scalableTarget));
+    expect(target).toMatchObject({
+      MinCapacity: 2,
+      MaxCapacity: 10,
+      ScalableDimension: 'ecs:service:DesiredCount',
+      ServiceNamespace: 'ecs',
+    });
+    expect(JSON.stringify(target.ResourceId)).toContain(logicalId(pool().service));
+    expect(JSON.stringify(target.RoleARN)).toContain('AWSServiceRoleForApplicationAutoScaling_ECSService');
+    const policies = resourcesOfType(s.json, 'AWS::ApplicationAutoScaling::ScalingPolicy');
+    expect(policies).toHaveLength(2);
+    const alarmOf = (id: string) => {
+      const a = props(id);
+      const policy = props(refTarget(a.AlarmActions[0])!);
+      expect(a.Metrics).toContainEqual(expect.objectContaining({ Expression: 'FILL(idle, 0)' }));
+      expect(a.Metrics.find((m: { Id: string }) => m.Id === 'idle').MetricStat).toEqual({
+        Metric: {
+          Namespace: 'MeetingBot/dev',
+          MetricName: metricNames.poolIdleBots,
+          Dimensions: [{ Name: 'service', Value: metricsService }],
+        },
+        Period: 60,
+        Stat: 'Sum',
+      });
+      return { alarm: a, config: policy.StepScalingPolicyConfiguration };
+    };
+    const out = alarmOf(logicalId(pool().scaleOutAlarm));
+    expect(out.alarm).toMatchObject({
+      ComparisonOperator: 'LessThanOrEqualToThreshold',
+      Threshold: 1.5,
+      EvaluationPeriods: 1,
+      TreatMissingData: 'breaching',
+    });
+    // Idle 0 (1.5 below the threshold) adds 2, idle 1 adds 1.
+    expect(out.config).toMatchObject({
+      AdjustmentType: 'ChangeInCapacity',
+      StepAdjustments: [
+        { MetricIntervalUpperBound: -1, ScalingAdjustment: 2 },
+        { MetricIntervalLowerBound: -1, MetricIntervalUpperBound: 0, ScalingAdjustment: 1 },
+      ],
+    });
+    const scaleIn = alarmOf(logicalId(pool().scaleInAlarm));
+    expect(scaleIn.alarm).toMatchObject({
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 2.5,
+      EvaluationPeriods: 5,
+      TreatMissingData: 'notBreaching',
+    });
+    expect(scaleIn.config.StepAdjustments).toEqual([{ MetricIntervalLowerBound: 0, ScalingAdjustment: -1 }]);
+    expect(scaleIn.config.Cooldown).toBeGreaterThan(out.config.Cooldown);
+  });
+
+  it('alarms when the pool stays empty, and is on the dashboard', () => {
+    const [, empty] = resourcesOfType(s.json, 'AWS::CloudWatch::Alarm').find(
+      ([, a]) => a.Properties!.AlarmName === 'MeetingBot-dev-PoolEmpty',
+    )!;
+    expect(empty.Properties).toMatchObject({
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      EvaluationPeriods: 5,
+      TreatMissingData: 'breaching',
+      AlarmActions: [{ Ref: logicalId(s.stack.operations.alarmTopic) }],
+    });
+    const body = JSON.stringify(resourcesOfType(s.json, 'AWS::CloudWatch::Dashboard')[0]![1].Properties);
+    expect(body).toContain(dashboardWidgets.pool);
+    expect(body).toContain('DesiredTaskCount');
+    expect(body).toContain('RunningTaskCount');
   });
 });
 

@@ -3,6 +3,7 @@ import {
   BatchGetCommand,
   DeleteCommand,
   GetCommand,
+  PutCommand,
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -27,6 +28,8 @@ import {
 
 /** An offer nobody withdrew (its claimant's delete failed) expires; pooled bots never read offers this old anyway. */
 const offerTtlSeconds = 3600;
+/** A pooled claim's record outlives any session (48 h at most, with replacements) and its task's stop event. */
+const claimRecordTtlSeconds = 7 * 24 * 3600;
 
 const fieldToAttribute = {
   botId: 'bot_id',
@@ -228,18 +231,48 @@ export class DynamoSessionsStore implements SessionsStore {
       if (isConditionFailure(err)) return false;
       throw err;
     }
-    if (item?.pool_offered_at) {
-      // Only tidies the offers partition (a left-over offer fails every claim and expires): never fails the claim.
-      await this.table.doc
-        .send(
-          new DeleteCommand({
-            TableName: this.table.tableName,
-            Key: keys.poolOffer(String(item.created_at), botId),
-          }),
-        )
-        .catch(() => {});
-    }
+    const withdrawn = item?.pool_offered_at
+      ? // Only tidies the offers partition (a left-over offer fails every claim and expires): never fails the claim.
+        this.table.doc
+          .send(
+            new DeleteCommand({
+              TableName: this.table.tableName,
+              Key: keys.poolOffer(String(item.created_at), botId),
+            }),
+          )
+          .catch(() => {})
+      : Promise.resolve();
+    // A pooled bot's claim is recorded under its id too, for sessionClaimedBy. A failure is thrown: the caller then
+    // reads the session, which says the claim is this bot's (bot-task/pool.ts), and the failure is logged.
+    const recorded =
+      claim.path === 'pool'
+        ? this.table.doc.send(
+            new PutCommand({
+              TableName: this.table.tableName,
+              Item: {
+                ...keys.poolClaim(claim.by),
+                type: 'pool_claim',
+                bot_id: botId,
+                claimed_at: claim.at,
+                [ttlAttribute]: Math.floor(Date.parse(claim.at) / 1000) + claimRecordTtlSeconds,
+              },
+            }),
+          )
+        : Promise.resolve();
+    const [, record] = await Promise.allSettled([withdrawn, recorded]);
+    if (record.status === 'rejected') throw record.reason;
     return true;
+  }
+
+  async sessionClaimedBy(claimant: string): Promise<string | null> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.poolClaim(claimant),
+        ConsistentRead: true,
+      }),
+    );
+    return typeof Item?.bot_id === 'string' ? Item.bot_id : null;
   }
 
   /**

@@ -36,6 +36,8 @@ export const keys = {
    * with one strongly consistent Query, which a GSI could not give; offers live seconds, so it stays small.
    */
   poolOffer: (createdAt: string, botId: string) => ({ pk: poolOffersPk, sk: `${createdAt}#${botId}` }),
+  /** The session a pooled bot won, by its claimant id (on ECS its task ARN): a stopped pooled task's session. */
+  poolClaim: (claimant: string) => ({ pk: `CLAIM#${claimant}`, sk: 'CLAIM' }),
 } as const;
 
 export const poolOffersPk = 'POOL#OFFERS';

@@ -1,0 +1,214 @@
+// The warm pool's deployed shape against moto_server (issue 15): the default template (botPoolSize 2) "deployed" into
+// moto; the join function offers a session and schedules its cold-start fallback; the bot-task bundle, as the task role
+// with the container's environment and no BOT_ID, is a pooled bot that claims it under its task ARN (read from a
+// stand-in for the task metadata endpoint) and protects its task through a stand-in for the ECS agent; its task
+// stops before it joined, and the task-stopped and results functions move the session to a cold task. Every call is
+// judged by the IAM simulator against the template, and so are the calls no recording shows (the ECS agent's
+// UpdateTaskProtection, the pool queue's wake-ups), for the roles that may make them and for those that may not.
+
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/until';
+import { chromiumPath, type DeployedLife, roleCalls, startDeployedLife } from './support/deployed-life';
+import { denials, type IamRequest, iamRequestsOf, simulate } from './support/iam-simulation';
+import { motoAccountId, motoMissing, motoRegion, skipReason } from './support/moto';
+
+const skip = skipReason([
+  motoMissing(),
+  existsSync(chromiumPath) ? undefined : `Chromium is not at ${chromiumPath}: the bot-task bundle cannot run`,
+]);
+
+/** Stands in for the task's two local ECS endpoints: metadata v4 (`/v4/…/task`) and the agent (`/agent/…`). */
+async function startEcsEndpoints(taskArn: string) {
+  const protections: { ProtectionEnabled: boolean; ExpiresInMinutes?: number }[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (d: Buffer) => {
+      body += d.toString();
+    });
+    req.on('end', () => {
+      res.setHeader('content-type', 'application/json');
+      if (req.method === 'GET' && req.url === '/v4/pooled/task') {
+        res.end(JSON.stringify({ TaskARN: taskArn, Family: 'meeting-bot-dev-bot', LaunchType: 'FARGATE' }));
+      } else if (req.method === 'PUT' && req.url === '/agent/task-protection/v1/state') {
+        const asked = JSON.parse(body);
+        protections.push(asked);
+        res.end(JSON.stringify({ protection: { ...asked, TaskArn: taskArn } }));
+      } else {
+        res.statusCode = 404;
+        res.end('{}');
+      }
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    protections,
+    env: { ECS_CONTAINER_METADATA_URI_V4: `${base}/v4/pooled`, ECS_AGENT_URI: `${base}/agent` },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+describe.skipIf(skip)(
+  'the warm pool deployed against moto (pooled bot, task-stopped, IAM simulation)',
+  () => {
+    let life: DeployedLife;
+    let endpoints: Awaited<ReturnType<typeof startEcsEndpoints>>;
+    let clusterName: string;
+    let taskArn: string;
+    let botId: string;
+    let pooled: ReturnType<DeployedLife['runBotTask']>;
+
+    beforeAll(async () => {
+      life = await startDeployedLife();
+      clusterName = life.stack.clusterArn.split('/').pop()!;
+      taskArn = `arn:aws:ecs:${motoRegion}:${motoAccountId}:task/${clusterName}/0123456789abcdef0123456789abcdef`;
+      endpoints = await startEcsEndpoints(taskArn);
+    }, 240_000);
+
+    afterAll(async () => {
+      pooled?.child.kill('SIGKILL');
+      await endpoints?.close();
+      await life?.close();
+    });
+
+    const poolQueueArn = () => {
+      const [found] = life.stack.resolver
+        .ofType('AWS::SQS::Queue')
+        .filter(([q]) => q.startsWith('BotPoolQueue'));
+      const id = found![0];
+      return life.stack.resolver.resolve({ 'Fn::GetAtt': [id, 'Arn'] }) as string;
+    };
+
+    it('join with the pool on: the session is offered, its cold-start fallback delayed on the results queue, no RunTask', async () => {
+      // A pooled bot waiting: the bundle as the task role, with the container's environment and no BOT_ID.
+      pooled = life.runBotTask(endpoints.env);
+      await until(
+        () => life.proxy.calls.some((c) => c.principal === life.stack.task.role && c.operation === 'Query'),
+        30_000,
+      );
+      const before = life.proxy.calls.length;
+      const res = await life.api('POST', '/api/bot/join', { body: life.joinBody('/hooks/pooled') });
+      expect(res.statusCode, res.body).toBe(201);
+      botId = String(res.json.bot_id);
+      expect(life.callsOf('RunTask', before)).toEqual([]);
+      // (The wake-up on the pool queue, when the join sends one, is judged with every call in the IAM test below.)
+      const fallback = life
+        .callsOf('SendMessage', before)
+        .find((c) => c.input.QueueUrl === life.stack.queues.results.url);
+      expect(fallback?.principal).toBe(life.fn('ApiJoin').role);
+      expect(fallback?.input).toMatchObject({ DelaySeconds: 2 });
+      expect(JSON.parse(fallback!.input.MessageBody)).toMatchObject({ kind: 'start_cold', bot_id: botId });
+    });
+
+    it('the pooled bot claims the session under its task ARN and protects its task from scale-in', async () => {
+      await until(
+        async () => (await life.operator.stores.sessions.get(botId))?.claimedBy === taskArn,
+        20_000,
+      );
+      expect(await life.operator.stores.sessions.get(botId)).toMatchObject({
+        startPath: 'pool',
+        claimedBy: taskArn,
+      });
+      expect(await life.operator.stores.sessions.sessionClaimedBy(taskArn)).toBe(botId);
+      await until(() => endpoints.protections.length > 0, 10_000);
+      // The default max_duration_seconds (4 h) plus the margin.
+      expect(endpoints.protections).toEqual([{ ProtectionEnabled: true, ExpiresInMinutes: 255 }]);
+      // Lost before it got into the room (Daily is unreachable offline, so it never would).
+      pooled.child.kill('SIGKILL');
+      await pooled.exited;
+      expect((await life.operator.stores.sessions.get(botId))?.joinedAt).toBeUndefined();
+    });
+
+    it('its task stopped: task-stopped finds the session by the task ARN, and the results function cold-starts it', async () => {
+      const stopped = (arn: string, exitCode: number) => ({
+        clusterArn: life.stack.clusterArn,
+        taskArn: arn,
+        lastStatus: 'STOPPED',
+        // A task of the pool's service: started by its deployment, no RunTask overrides.
+        startedBy: 'ecs-svc/1234567890123456789',
+        stopCode: 'EssentialContainerExited',
+        containers: [{ name: 'bot', exitCode }],
+      });
+      const idle = await life.throughRule('TaskStopped', [stopped(taskArn.replace(/0123/, 'ffff'), 0)]);
+      expect(await life.host.invoke(life.fn('TaskStopped'), idle)).toEqual({ outcome: 'ignored' });
+      const event = await life.throughRule('TaskStopped', [stopped(taskArn, 137)]);
+      expect(await life.host.invoke(life.fn('TaskStopped'), event)).toEqual({ outcome: 'falling_back' });
+      // The join's own fallback is due after 2 s: both start_cold requests are drained, one task starts.
+      await new Promise((r) => setTimeout(r, 2_500));
+      const before = life.proxy.calls.length;
+      expect(await life.results()).toBe(2);
+      const runs = life.callsOf('RunTask', before);
+      expect(runs).toHaveLength(1);
+      expect(runs[0]!.principal).toBe(life.fn('DeliveryResults').role);
+      expect(runs[0]!.input).toMatchObject({
+        startedBy: botId,
+        taskDefinition: life.stack.taskDefinitionArn,
+      });
+      expect(await life.operator.stores.sessions.get(botId)).toMatchObject({
+        status: 'running',
+        startPath: 'cold',
+        claimedBy: 'cold',
+      });
+      expect((await life.api('POST', `/v1/bots/leave/${botId}`)).statusCode).toBe(202);
+    });
+
+    it('IAM: every call the join, the pooled bot, task-stopped and the results function made is allowed', async () => {
+      const judged = roleCalls(life.proxy.calls, life.template);
+      const byTask = judged.filter((c) => c.principal === life.stack.task.role).map((c) => c.operation);
+      // The claim (a conditional update), its record, the withdrawn offer, the offers' query.
+      for (const op of ['Query', 'UpdateItem', 'PutItem', 'DeleteItem']) expect(byTask).toContain(op);
+      const principals = new Set(judged.map((c) => c.principal));
+      for (const fn of ['ApiJoin', 'TaskStopped', 'DeliveryResults'])
+        expect(principals).toContain(life.fn(fn).role);
+      const requests = judged.flatMap((c) => iamRequestsOf(c, life.stack));
+      expect(denials(await simulate(life.template, life.stack.resolver, requests))).toEqual([]);
+    });
+
+    it('IAM: only the join sends wake-ups, only the bot task takes them, and it protects only its own cluster’s tasks', async () => {
+      const queue = poolQueueArn();
+      const task = (cluster: string) =>
+        `arn:aws:ecs:${motoRegion}:${motoAccountId}:task/${cluster}/0123456789abcdef0123456789abcdef`;
+      const request = (principal: string, action: string, resource: string): IamRequest => ({
+        principal,
+        action,
+        resource,
+        context: { 'aws:SecureTransport': 'true' },
+        // Not recorded: the wake-up code is the lead's (pool queue), and the agent calls ECS for the task.
+        from: 'pool contract',
+      });
+      const taskRole = life.stack.task.role;
+      const join = life.fn('ApiJoin').role;
+      const others = ['ApiLeave', 'DeliveryResults', 'TaskStopped', 'Sweeper'].map((f) => life.fn(f).role);
+      const allowed = [
+        request(join, 'sqs:SendMessage', queue),
+        request(taskRole, 'sqs:ReceiveMessage', queue),
+        request(taskRole, 'sqs:DeleteMessage', queue),
+        request(taskRole, 'ecs:UpdateTaskProtection', task(clusterName)),
+      ];
+      expect(denials(await simulate(life.template, life.stack.resolver, allowed))).toEqual([]);
+      const refused = [
+        request(taskRole, 'sqs:SendMessage', queue),
+        request(join, 'sqs:ReceiveMessage', queue),
+        request(join, 'ecs:UpdateTaskProtection', task(clusterName)),
+        request(taskRole, 'ecs:UpdateTaskProtection', task('another-cluster')),
+        request(taskRole, 'ecs:GetTaskProtection', task(clusterName)),
+        ...others.flatMap((role) => [
+          request(role, 'sqs:SendMessage', queue),
+          request(role, 'sqs:ReceiveMessage', queue),
+          request(role, 'ecs:UpdateTaskProtection', task(clusterName)),
+        ]),
+      ];
+      const verdicts = await simulate(life.template, life.stack.resolver, refused);
+      // Denied by the policies, not an error of the simulation.
+      expect(
+        verdicts
+          .filter((v) => v.result !== 'ImplicitlyDenied')
+          .map((v) => `${v.result}: ${v.request.principal} ${v.request.action} ${v.detail ?? ''}`),
+      ).toEqual([]);
+      expect(verdicts).toHaveLength(refused.length);
+    });
+  },
+);
