@@ -27,9 +27,10 @@ const assignedBotId = process.env.BOT_ID;
  * A pooled bot's id in the pool: the local runner names it; on ECS it is the task's ARN, so the session's claim names
  * the task (the task-stopped handler finds the session of a stopped pooled task by it); otherwise a fresh one.
  */
+const pooledTaskArn = assignedBotId ? undefined : await ecsTaskArn().catch(() => undefined);
 const poolBotId = assignedBotId
   ? undefined
-  : (process.env.POOL_BOT_ID ?? (await ecsTaskArn().catch(() => undefined)) ?? `pool-${randomUUID()}`);
+  : (process.env.POOL_BOT_ID ?? pooledTaskArn ?? `pool-${randomUUID()}`);
 /** Which task of the session this is: 0 the first, n the n-th replacement of a lost bot (issue 13). */
 const attempt = Number(process.env.BOT_ATTEMPT ?? 0);
 const config = loadConfig();
@@ -98,6 +99,8 @@ async function assignedSession(): Promise<BotSession | null> {
     { sessions: stores.sessions, ...(adapters.poolQueue && { queue: adapters.poolQueue }), log },
     {
       poolBotId: poolBotId!,
+      // The claim records the task too: a leave's StopTask backstop finds it as it finds a cold task.
+      ...(pooledTaskArn && { taskRef: pooledTaskArn }),
       pollMs: config.POOL_POLL_MS,
       offerWindowMs: config.POOL_CLAIM_TIMEOUT_MS + offerClockSlackMs,
       stopped: terminated,

@@ -21,6 +21,8 @@ export interface PoolWaitDeps {
 export interface PoolWaitOptions {
   /** This bot's id in the pool: the session's `claimedBy` once it wins. */
   poolBotId: string;
+  /** The task this bot runs in, recorded with its claim (SessionClaim.taskRef); none locally. */
+  taskRef?: string;
   /** Between scans of the offers. */
   pollMs: number;
   /**
@@ -54,7 +56,12 @@ export async function claimFromPool(deps: PoolWaitDeps, o: PoolWaitOptions): Pro
     o.onClaiming?.(botId);
     const at = now();
     const won = await deps.sessions
-      .claim(botId, { by: o.poolBotId, path: 'pool', at: at.toISOString() })
+      .claim(botId, {
+        by: o.poolBotId,
+        path: 'pool',
+        at: at.toISOString(),
+        ...(o.taskRef !== undefined && { taskRef: o.taskRef }),
+      })
       .catch(async (err) => {
         // The write may have been applied with its answer lost: the session says whether this bot holds it.
         deps.log.warn('claim failed', { bot_id: botId, err });

@@ -148,8 +148,8 @@ export const configSchema = z.object({
   HEARTBEAT_MS: int(15_000, 100),
   /**
    * Warm pool (issue 15): idle bots kept ready, each serving one session. 0 turns it off: every join starts a fresh
-   * task. The local stack defaults to 1 (its task runner keeps that many bot processes); in AWS no pool service
-   * exists yet, so it stays 0 there.
+   * task. The local stack defaults to 1 (its task runner keeps that many bot processes); on AWS the stack sets it
+   * on the join function from the `botPoolSize` context (the pool service keeps that many idle: docs/deploy.md).
    */
   BOT_POOL_SIZE: int(0, 0).pipe(z.number().max(100)),
   /**

@@ -83,6 +83,11 @@ export interface SessionClaim {
    * session nobody has taken yet.
    */
   from?: string;
+  /**
+   * The claimant's task, when the platform has one to stop (an ECS pooled bot's task ARN): the leave's StopTask
+   * backstop and the sweeper find it as they find a cold task's.
+   */
+  taskRef?: string;
 }
 
 /** One step of the bot's life: joining, in_waiting_room, in_call, left, done, failed, replaced. */

@@ -122,7 +122,12 @@ describe('warm pool claim protocol', () => {
     expect(await startColdIfUnclaimed(fallbackDeps, fallbacks[0]!.request)).toBe('started');
     const at = new Date().toISOString();
     expect(await stack.deps.sessions.claim(late!, { by: 'pool-late', path: 'pool', at })).toBe(false);
-    expect(await stack.deps.sessions.claim(early!, { by: 'pool-early', path: 'pool', at })).toBe(true);
+    // On ECS the claim names the pooled task too, so a leave's StopTask backstop finds it (stop-bot.ts).
+    const taskRef = 'arn:aws:ecs:us-east-1:123456789012:task/bots/early';
+    expect(await stack.deps.sessions.claim(early!, { by: 'pool-early', path: 'pool', at, taskRef })).toBe(
+      true,
+    );
+    expect(await stack.deps.sessions.get(early!)).toMatchObject({ claimedBy: 'pool-early', taskRef });
     expect(await stack.deps.sessions.claim(early!, { by: 'pool-other', path: 'pool', at })).toBe(false);
     expect(await startColdIfUnclaimed(fallbackDeps, fallbacks[1]!.request)).toBe('claimed');
     expect(coldStarts).toEqual([late]);

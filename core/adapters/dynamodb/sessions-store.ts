@@ -213,13 +213,18 @@ export class DynamoSessionsStore implements SessionsStore {
     // A leave that came first keeps pooled bots off: the fallback ends the session instead (pool-fallback.ts).
     if (claim.path === 'pool')
       conditions.push('attribute_exists(pool_offered_at)', 'attribute_not_exists(stop_requested_at)');
+    const sets = ['claimed_by = :by', 'claimed_at = :at', 'start_path = :path'];
+    if (claim.taskRef !== undefined) {
+      sets.push('task_ref = :task');
+      values[':task'] = claim.taskRef;
+    }
     let item: Record<string, unknown> | undefined;
     try {
       const out = await this.table.doc.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.session(botId),
-          UpdateExpression: 'SET claimed_by = :by, claimed_at = :at, start_path = :path',
+          UpdateExpression: `SET ${sets.join(', ')}`,
           ConditionExpression: conditions.join(' AND '),
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: values,
