@@ -81,6 +81,8 @@ interface BotChild {
   /** Set on a pooled bot: its id in the pool, and the session it is trying to claim. */
   poolBotId?: string;
   claiming?: string;
+  /** A pooled bot has warmed its provider (BOT_POOL_PROVIDER) and waits for a session. */
+  ready?: boolean;
 }
 
 /** A pooled bot as the runner sees it (tests and the benchmark read the pool through this). */
@@ -89,10 +91,12 @@ export interface PooledBot {
   pid: number | undefined;
   /** The session it claimed; unset while idle. */
   botId?: string;
+  /** Warmed and waiting (or past that): a join now finds it ready, its browser launched for the Daily provider. */
+  ready: boolean;
 }
 
 /** What a pooled bot tells the runner over its IPC channel (bot-task/main.ts). */
-type PoolReport = { claiming: string | null } | { claimed: string };
+type PoolReport = { ready: true } | { claiming: string | null } | { claimed: string };
 
 export class LocalTaskRunner implements TaskRunner {
   /** By bot id and attempt (pooled bots by pool id): a bot handing over to its replacement runs beside it a while. */
@@ -165,7 +169,12 @@ export class LocalTaskRunner implements TaskRunner {
   get pool(): PooledBot[] {
     return [...this.children.values()]
       .filter((c) => c.poolBotId)
-      .map((c) => ({ poolBotId: c.poolBotId!, pid: c.process.pid, ...(c.botId && { botId: c.botId }) }));
+      .map((c) => ({
+        poolBotId: c.poolBotId!,
+        pid: c.process.pid,
+        ready: Boolean(c.ready),
+        ...(c.botId && { botId: c.botId }),
+      }));
   }
 
   /** Sends a signal to a pooled bot (tests: SIGKILL one that is idle). */
@@ -185,7 +194,8 @@ export class LocalTaskRunner implements TaskRunner {
     if (this.closing) child.kill('SIGTERM');
     this.children.set(key, bot);
     child.on('message', (m: PoolReport) => {
-      if ('claimed' in m) {
+      if ('ready' in m) bot.ready = true;
+      else if ('claimed' in m) {
         // From here it is the session's bot (stop, signal and pid find it); the pool refills behind it.
         bot.botId = m.claimed;
         bot.claiming = undefined;
