@@ -4,14 +4,10 @@
 // when joins are spaced out) and a burst of concurrent joins (the pool sized to the burst), and the ratio off/on.
 // The Daily bots run real Chromium and load a daily-js module, the typed stand-in of the browser tests
 // (test/browser/daily-stub.ts) served as DAILY_JS_MODULE_PATH: Daily's servers are past the network, nothing else is.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { BotSession } from '../core/bots/session';
 import type { Provider } from '../core/schemas/api';
 import type { LocalStack } from '../local/stack';
-import { dailyStubModule } from '../test/browser/daily-stub-module';
+import { stubbedDailyBots } from '../test/browser/daily-stub-module';
 import type { Table } from './run';
 import {
   type BenchAccount,
@@ -53,7 +49,7 @@ const joinWaitMs = 180_000;
 export async function run(options: BenchOptions): Promise<Record<string, unknown>> {
   const sequential = options.quick ? 2 : 20;
   const concurrent = options.quick ? 2 : 10;
-  const daily = await stubbedDaily();
+  const daily = await stubbedDailyBots();
   try {
     const local = await measureProvider('local', {}, sequential, concurrent);
     const dailyResult = await measureProvider('daily', daily.env, sequential, concurrent);
@@ -79,37 +75,6 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
   } finally {
     daily.close();
   }
-}
-
-/** The environment of Daily bots against the stand-in: daily-js stubbed, Daily REST and Polly out of reach. */
-async function stubbedDaily(): Promise<{ env: Record<string, string>; close(): void }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-daily-'));
-  const modulePath = join(dir, 'daily-stub.js');
-  writeFileSync(modulePath, await dailyStubModule({ present: [{ id: 'p-ann', name: 'Ann' }] }));
-  return {
-    env: {
-      DAILY_JS_MODULE_PATH: modulePath,
-      DAILY_API_KEY: '',
-      // The SDK's credential chain would otherwise look for an instance role (a network call).
-      AWS_ACCESS_KEY_ID: 'bench',
-      AWS_SECRET_ACCESS_KEY: 'bench',
-      AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_ENDPOINT_URL_POLLY: `http://127.0.0.1:${await closedPort()}`,
-    },
-    close: () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
-/** A local port nothing listens on (connections to it are refused at once). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function measureProvider(
