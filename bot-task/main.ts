@@ -122,7 +122,9 @@ async function sessionProvider(session: BotSession): Promise<RoomProvider> {
  * Tells the parent process (the local runner) which session this pooled bot is taking, and when it won it: a bot
  * lost mid-claim is then reported against that session. No channel on ECS, where the session's claim says it.
  */
-function report(message: { ready: true } | { claiming: string | null } | { claimed: string }): void {
+function report(
+  message: { ready: true } | { claiming: string | null } | { claimed: string } | { joined: string },
+): void {
   process.send?.(message);
 }
 
@@ -195,6 +197,7 @@ async function main(): Promise<number> {
       log,
       terminated,
       attempt,
+      onJoined: () => report({ joined: botId }),
     });
     log.info('bot task finished', {
       outcome: outcome.kind,
