@@ -2,10 +2,10 @@
 // /vendor/daily-esm.js: for the browser tests, and for bot processes of the local stack (DAILY_JS_MODULE_PATH) in the
 // join-latency benchmark and the integration tests.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { freePort } from '../support/free-port';
 import type { StubScenario } from './daily-stub';
 
 /**
@@ -46,20 +46,8 @@ export async function stubbedDailyBots(): Promise<{ env: Record<string, string>;
       AWS_ACCESS_KEY_ID: 'stub',
       AWS_SECRET_ACCESS_KEY: 'stub',
       AWS_EC2_METADATA_DISABLED: 'true',
-      AWS_ENDPOINT_URL_POLLY: `http://127.0.0.1:${await closedPort()}`,
+      AWS_ENDPOINT_URL_POLLY: `http://127.0.0.1:${await freePort()}`,
     },
     close: () => rmSync(dir, { recursive: true, force: true }),
   };
-}
-
-/** A local port nothing listens on (connections to it are refused at once). */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
