@@ -136,7 +136,11 @@ async function assignedSession(): Promise<BotSession | null> {
     if (!session) throw new Error(`session ${assignedBotId} not found`);
     return session;
   }
-  await warmPoolProvider();
+  // Stopped while warming (seconds for Chromium): it must not go on to claim a session it would give up at once.
+  if (await Promise.race([warmPoolProvider().then(() => false), terminated.then(() => true)])) {
+    log.info('pooled bot stopped while warming');
+    return null;
+  }
   report({ ready: true });
   log.info('pooled bot ready; waiting for a session');
   const session = await claimFromPool(
@@ -215,8 +219,10 @@ async function main(): Promise<number> {
   }
 }
 
-// A warmed provider no session took (a pooled bot stopped while idle, a session that had ended) closes its browser.
-const discardWarmed = () => warmed?.provider.close?.().catch(() => {});
+// A warmed provider no session took (a pooled bot stopped while idle or warming, a session that had ended) closes its
+// browser. Bounded: a browser still launching is killed by Playwright when the process exits.
+const discardWarmed = () =>
+  Promise.race([warmed?.provider.close?.().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
 
 main().then(
   async (code) => {
