@@ -48,6 +48,8 @@ export interface BotContext {
   attempt: number;
   /** The bot was put in the room's waiting room and asked to be let in (issue #14 §3: `bot.in_waiting_room`). */
   onWaitingRoom?: () => void;
+  /** The bot is in the room (a pooled bot's runner refills the pool only now: local/task-runner.ts). */
+  onJoined?: () => void;
 }
 
 export type BotOutcome =
@@ -173,6 +175,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     join_ms: Date.now() - joinStarted,
     participants: room.participants().length,
   });
+  ctx.onJoined?.();
   const joinedAt = new Date().toISOString();
   if (replacing) {
     // The bot it replaces (if still there, handing over) leaves once this is written.

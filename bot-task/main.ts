@@ -9,9 +9,10 @@ import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { type BotSession, currentAttempt } from '../core/bots/session';
 import { loadConfig } from '../core/config';
 import { correlatedLog, correlatedQueue } from '../core/correlation';
-import { createLogger } from '../core/log';
+import { createLogger, type Logger } from '../core/log';
 import { metrics, poolIdleEveryMs } from '../core/metrics';
 import type { RoomProvider } from '../core/ports/room-provider';
+import type { Provider } from '../core/schemas/api';
 import { runBot } from './bot';
 import { ecsTaskArn, protectFromScaleIn, scaleInProtectionMinutes } from './ecs-task';
 import { beat, joinTimes } from './heartbeat';
@@ -49,13 +50,17 @@ const adapters = wireAdapters(config, log);
 useEmfMetrics(config, false);
 const engines = languageEngines(adapters);
 
-async function providerFor(session: BotSession): Promise<RoomProvider> {
-  if (session.provider === 'local')
+/**
+ * The room provider of `kind`. It reads the session only when it joins: a pooled bot builds its provider before it has
+ * one (`claimed`).
+ */
+async function providerFor(kind: Provider, session: () => BotSession): Promise<RoomProvider> {
+  if (kind === 'local')
     return new (await import('./providers/local-room')).LocalRoomProvider(config.LOCAL_SPEECH_MS_PER_CHAR);
   const { DailyRoomProvider } = await import('./providers/daily/daily-provider');
   const { botMeetingToken } = await import('./providers/daily/meeting-token');
   return new DailyRoomProvider({
-    log,
+    log: currentLog,
     meetingToken: (o) =>
       botMeetingToken(
         { apiKey: config.DAILY_API_KEY, apiUrl: config.DAILY_API_URL },
@@ -63,20 +68,71 @@ async function providerFor(session: BotSession): Promise<RoomProvider> {
           roomUrl: o.roomUrl,
           botName: o.botName,
           callerToken: o.meetingToken,
-          validForSeconds: Math.ceil(automaticLeaveOf(session.botConfig, config).max_duration_seconds) + 3600,
+          validForSeconds:
+            Math.ceil(automaticLeaveOf(session().botConfig, config).max_duration_seconds) + 3600,
         },
         log,
       ),
+    // Building the provider builds the Polly client: the only warming speech gets. Any request, even a free one,
+    // would need credentials and the network before a session needs them; the greeting's first SynthesizeSpeech
+    // still resolves the credentials and opens the TLS connection.
     synthesizer: engines.synthesizer,
     allowInsecureFetch: config.ALLOW_INSECURE_WEBHOOKS,
+    dailyModulePath: config.DAILY_JS_MODULE_PATH,
   });
+}
+
+/** The task's logger as it is at each call: a provider built before the session is known logs with its fields. */
+const currentLog: Logger = {
+  debug: (msg, fields) => log.debug(msg, fields),
+  info: (msg, fields) => log.info(msg, fields),
+  warn: (msg, fields) => log.warn(msg, fields),
+  error: (msg, fields) => log.error(msg, fields),
+  child: (fields) => log.child(fields),
+};
+
+/** A pooled bot's provider, built and warmed while it waits (BOT_POOL_PROVIDER), until a session takes it. */
+let warmed: { kind: Provider; provider: RoomProvider } | undefined;
+/** The session a pooled bot claimed: what its warmed provider reads when it joins. */
+let claimed: BotSession | undefined;
+
+/**
+ * Gets the provider a pooled bot expects ready before it waits (issue 15): for Daily, Chromium with the bot page and
+ * daily-js loaded. A failed warm-up is logged and the bot waits anyway: the join then starts its browser itself.
+ */
+async function warmPoolProvider(): Promise<void> {
+  const kind = config.BOT_POOL_PROVIDER;
+  const started = Date.now();
+  const provider = await providerFor(kind, () => claimed!);
+  warmed = { kind, provider };
+  try {
+    await provider.warm?.();
+    log.info('room provider warmed', { provider: kind, warm_ms: Date.now() - started });
+  } catch (err) {
+    log.warn('warming the room provider failed; the join will start it afresh', { provider: kind, err });
+  }
+}
+
+/** The session's provider: the warmed one when it is of the session's kind, else a fresh one as a cold start builds. */
+async function sessionProvider(session: BotSession): Promise<RoomProvider> {
+  const warm = warmed;
+  warmed = undefined;
+  if (warm?.kind === session.provider) {
+    claimed = session;
+    return warm.provider;
+  }
+  // Its browser (one per session, never reused for another provider's session) goes while this one starts.
+  void warm?.provider.close?.().catch(() => {});
+  return providerFor(session.provider, () => session);
 }
 
 /**
  * Tells the parent process (the local runner) which session this pooled bot is taking, and when it won it: a bot
  * lost mid-claim is then reported against that session. No channel on ECS, where the session's claim says it.
  */
-function report(message: { claiming: string | null } | { claimed: string }): void {
+function report(
+  message: { ready: true } | { claiming: string | null } | { claimed: string } | { joined: string },
+): void {
   process.send?.(message);
 }
 
@@ -88,9 +144,12 @@ async function assignedSession(): Promise<BotSession | null> {
     if (!session) throw new Error(`session ${assignedBotId} not found`);
     return session;
   }
-  // Warm-up: what a session would otherwise load first. The local room provider has little to warm; the Daily
-  // provider's Chromium and daily-js page are the next step (issue 15).
-  await import('./providers/local-room');
+  // Stopped while warming (seconds for Chromium): it must not go on to claim a session it would give up at once.
+  if (await Promise.race([warmPoolProvider().then(() => false), terminated.then(() => true)])) {
+    log.info('pooled bot stopped while warming');
+    return null;
+  }
+  report({ ready: true });
   log.info('pooled bot ready; waiting for a session');
   // Counted while idle, once a minute: the pool's scaling keeps BOT_POOL_SIZE of these (infra, docs/deploy.md).
   metrics.pooledBotIdle();
@@ -157,13 +216,14 @@ async function main(): Promise<number> {
       session,
       stores,
       config,
-      provider: await providerFor(session),
+      provider: await sessionProvider(session),
       conversation: engines.conversation,
       // The results and delivery stages log the same correlation_id: it travels in every message the bot sends.
       results: correlatedQueue(adapters.resultsQueue, session.correlationId),
       log,
       terminated,
       attempt,
+      onJoined: () => report({ joined: botId }),
     });
     log.info('bot task finished', {
       outcome: outcome.kind,
@@ -181,10 +241,19 @@ async function main(): Promise<number> {
   }
 }
 
+// A warmed provider no session took (a pooled bot stopped while idle or warming, a session that had ended) closes its
+// browser. Bounded: a browser still launching is killed by Playwright when the process exits.
+const discardWarmed = () =>
+  Promise.race([warmed?.provider.close?.().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
+
 main().then(
-  (code) => process.exit(code),
-  (err) => {
+  async (code) => {
+    await discardWarmed();
+    process.exit(code);
+  },
+  async (err) => {
     log.error('bot task failed', { err });
+    await discardWarmed();
     process.exit(1);
   },
 );

@@ -1,5 +1,6 @@
 // Typed, validated deployment settings read from the environment; every knob has a default (README "Configuration").
 import { z } from 'zod';
+import { providers } from './schemas/api';
 
 const bool = (def: 'true' | 'false' = 'false') =>
   z
@@ -145,6 +146,12 @@ export const configSchema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.string().regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+$/, 'a domain such as daily.co')).min(1)),
+  /**
+   * An ES module file the bot page imports as daily-js instead of the bundle shipped with the task (the installed
+   * @daily-co/daily-js): an operator pinning or self-hosting a daily-js build, or the join-latency benchmark serving
+   * its stand-in. Unset: the shipped bundle.
+   */
+  DAILY_JS_MODULE_PATH: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   HEARTBEAT_MS: int(15_000, 100),
   /**
    * Warm pool (issue 15): idle bots kept ready, each serving one session. 0 turns it off: every join starts a fresh
@@ -167,6 +174,12 @@ export const configSchema = z.object({
    * pooled bot long-polls it, so a join is claimed within a round trip. Empty: pooled bots only scan (POOL_POLL_MS).
    */
   POOL_QUEUE_URL: z.string().default(''),
+  /**
+   * The room provider a pooled bot gets ready before it waits: `daily` launches Chromium and loads the bot page with
+   * daily-js, `local` loads the local room client. A session of the other provider is still served, by a provider
+   * built on claiming (as a cold start does). The local stack sets `local` unless told otherwise.
+   */
+  BOT_POOL_PROVIDER: z.enum(providers).default('daily'),
   /**
    * The bot runtime on ECS, set by the stack on the functions that start and stop bots (infra/constructs/
    * bot-runtime.ts runnerEnvironment); unused locally, where bots are child processes.

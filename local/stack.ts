@@ -74,6 +74,8 @@ const localDefaults: Record<string, string> = {
   AWS_REGION: 'local',
   // One warm bot process, so `npm start` shows the pool's join time (issue 15); BOT_POOL_SIZE=0 turns it off.
   BOT_POOL_SIZE: '1',
+  // Its pooled bots expect local rooms (npm start's demo room); BOT_POOL_PROVIDER=daily warms Chromium instead.
+  BOT_POOL_PROVIDER: 'local',
   // Node 20 is supported locally; the SDK's notice about its future Node 22 floor is noise here.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };

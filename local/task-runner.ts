@@ -1,5 +1,5 @@
 // TaskRunner for the local stack: one bot-task child process per bot, with the same environment contract as ECS, and
-// the warm pool (issue 15): BOT_POOL_SIZE idle bot processes started without a BOT_ID, refilled as they claim or die.
+// the warm pool (issue 15): BOT_POOL_SIZE idle bot processes started without a BOT_ID, refilled as they join or die.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
@@ -81,6 +81,13 @@ interface BotChild {
   /** Set on a pooled bot: its id in the pool, and the session it is trying to claim. */
   poolBotId?: string;
   claiming?: string;
+  /** A pooled bot has warmed its provider (BOT_POOL_PROVIDER) and waits for a session. */
+  ready?: boolean;
+  /**
+   * A pooled bot that claimed keeps its place in the pool until it is in the room (or exits, or refillBackstopMs
+   * passes): then the pool refills behind it.
+   */
+  released?: boolean;
 }
 
 /** A pooled bot as the runner sees it (tests and the benchmark read the pool through this). */
@@ -89,10 +96,19 @@ export interface PooledBot {
   pid: number | undefined;
   /** The session it claimed; unset while idle. */
   botId?: string;
+  /** Warmed and waiting (or past that): a join now finds it ready, its browser launched for the Daily provider. */
+  ready: boolean;
 }
 
 /** What a pooled bot tells the runner over its IPC channel (bot-task/main.ts). */
-type PoolReport = { claiming: string | null } | { claimed: string };
+type PoolReport = { ready: true } | { claiming: string | null } | { claimed: string } | { joined: string };
+
+/**
+ * A claimed pooled bot's place is refilled once it is in the room, not at the claim: on one machine a new bot's
+ * Chromium launch would take the CPU its join needs (a burst of ten claims started ten launches beside ten joins and
+ * doubled the burst's p95, bench/join-latency). A join that takes longer than this (a waiting room) frees it anyway.
+ */
+const refillBackstopMs = 10_000;
 
 export class LocalTaskRunner implements TaskRunner {
   /** By bot id and attempt (pooled bots by pool id): a bot handing over to its replacement runs beside it a while. */
@@ -145,11 +161,11 @@ export class LocalTaskRunner implements TaskRunner {
     return child;
   }
 
-  /** Starts idle pooled bots until BOT_POOL_SIZE wait (the stack calls it once; exits and claims refill). */
+  /** Starts idle pooled bots until BOT_POOL_SIZE wait (the stack calls it once; exits and joins refill). */
   fillPool(): void {
     const size = this.options.poolSize ?? 0;
-    const idle = [...this.children.values()].filter((c) => c.poolBotId && !c.botId).length;
-    for (let n = idle + this.spawning; n < size && !this.closing; n++) {
+    const places = [...this.children.values()].filter((c) => c.poolBotId && !c.released).length;
+    for (let n = places + this.spawning; n < size && !this.closing; n++) {
       this.spawning++;
       void this.startPooled()
         .catch((err) => {
@@ -165,7 +181,12 @@ export class LocalTaskRunner implements TaskRunner {
   get pool(): PooledBot[] {
     return [...this.children.values()]
       .filter((c) => c.poolBotId)
-      .map((c) => ({ poolBotId: c.poolBotId!, pid: c.process.pid, ...(c.botId && { botId: c.botId }) }));
+      .map((c) => ({
+        poolBotId: c.poolBotId!,
+        pid: c.process.pid,
+        ready: Boolean(c.ready),
+        ...(c.botId && { botId: c.botId }),
+      }));
   }
 
   /** Sends a signal to a pooled bot (tests: SIGKILL one that is idle). */
@@ -184,17 +205,27 @@ export class LocalTaskRunner implements TaskRunner {
     const bot: BotChild = { attempt: 0, process: child, poolBotId };
     if (this.closing) child.kill('SIGTERM');
     this.children.set(key, bot);
+    let backstop: NodeJS.Timeout | undefined;
+    const release = () => {
+      clearTimeout(backstop);
+      if (bot.released) return;
+      bot.released = true;
+      this.fillPool();
+    };
     child.on('message', (m: PoolReport) => {
-      if ('claimed' in m) {
-        // From here it is the session's bot (stop, signal and pid find it); the pool refills behind it.
+      if ('ready' in m) bot.ready = true;
+      else if ('joined' in m) release();
+      else if ('claimed' in m) {
+        // From here it is the session's bot (stop, signal and pid find it); the pool refills behind it once it is in.
         bot.botId = m.claimed;
         bot.claiming = undefined;
         this.idleDeaths = 0;
-        this.fillPool();
+        backstop = setTimeout(release, refillBackstopMs).unref();
       } else bot.claiming = m.claiming ?? undefined;
     });
     child.once('exit', (code, signal) => {
       this.children.delete(key);
+      if (bot.botId) release();
       const botId = bot.botId ?? bot.claiming;
       if (botId) this.options.onExit?.(botId, code, signal, 0, poolBotId);
       if (!bot.botId) {

@@ -91,8 +91,20 @@ export interface RoomConnection {
 }
 
 export interface RoomProvider {
+  /**
+   * Optional: does ahead of time what every join needs before the room is known (a pooled bot waiting for its session,
+   * issue 15: the Daily provider launches its browser and loads daily-js), so that the next join() only joins. At
+   * most one join() uses what it prepared. Rejects when the preparing failed; join() then starts from scratch, as it
+   * does when warm() was never called.
+   */
+  warm?(): Promise<void>;
   /** Joins or throws RoomJoinError. */
   join(options: JoinOptions): Promise<RoomConnection>;
+  /**
+   * Releases what warm() prepared and no join() took (a pooled bot stopped while idle, or given a session of another
+   * provider). A connection join() returned is not affected: its leave() releases its own.
+   */
+  close?(): Promise<void>;
 }
 
 export class RoomJoinError extends Error {

@@ -1,7 +1,6 @@
 // The Daily provider in real Chromium, with daily-js replaced by a typed stub served through page.route.
 
 import { existsSync } from 'node:fs';
-import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumFlags, launchChromium } from '../../bot-task/providers/daily/chromium';
@@ -18,20 +17,14 @@ import { toneSynthesizer } from '../support/tone-synthesizer';
 import { until } from '../support/until';
 import { dailyModulePage } from './daily-module-page';
 import type { StubScenario } from './daily-stub';
+import { dailyStubModule } from './daily-stub-module';
 import { startTileServer } from './tile-server';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let stubJs: string;
 
 beforeAll(async () => {
-  const out = await build({
-    entryPoints: [new URL('./daily-stub.ts', import.meta.url).pathname],
-    bundle: true,
-    format: 'esm',
-    write: false,
-    logLevel: 'silent',
-  });
-  stubJs = out.outputFiles[0]!.text;
+  stubJs = await dailyStubModule();
 });
 
 interface Harnessed {

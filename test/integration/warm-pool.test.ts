@@ -110,6 +110,8 @@ describe('warm pool (local)', () => {
     expect(claimant).toMatch(/^pool-/);
     const room = () => stack.rooms.rooms.get('lobby');
     await until(() => room()?.waiting.some((p) => p.kind === 'bot'));
+    // Not in the room yet, so its place in the pool is not refilled yet (local/task-runner.ts refillBackstopMs).
+    expect(stack.runner.pool.filter((b) => !b.botId)).toHaveLength(1);
     expect(stack.runner.signal(botId, 'SIGKILL')).toBe(true);
 
     const cold = await until(async () => {

@@ -21,5 +21,13 @@ export async function launchChromium(
 ): Promise<Browser> {
   // Loaded here, not at the top: playwright-core costs about half a second of start-up a local bot never needs.
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath, headless: true, args: chromiumFlags });
+  return chromium.launch({
+    executablePath,
+    headless: true,
+    args: chromiumFlags,
+    // SIGTERM is the task's to handle (main.ts): a leave request leaves the call first, a platform stop keeps
+    // transcribing while the replacement joins (issue 13). Playwright's default would close the browser at once,
+    // dropping the bot out of the call before either. On exit Playwright still kills the browser.
+    handleSIGTERM: false,
+  });
 }

@@ -33,10 +33,102 @@ export interface DailyProviderOptions {
   meetingToken?: (options: JoinOptions) => Promise<string | undefined>;
   /** Called with the page once our routes are in place, before it loads (tests add a stubbed daily-js here). */
   preparePage?: (page: Page) => Promise<void>;
+  /** An ES module file the page imports as daily-js instead of the shipped bundle (DAILY_JS_MODULE_PATH). */
+  dailyModulePath?: string;
+}
+
+/** A browser of its own with the bot page loaded and daily-js ready: everything a join needs but the room. */
+interface PreparedPage {
+  browser: Browser;
+  page: Page;
+  /** Where the page's events go: logged while the page waits for its room, then the connection's (join()). */
+  onEvent: (e: HarnessEvent) => void;
+  /** The page crashed while waiting: not usable. */
+  crashed: boolean;
 }
 
 export class DailyRoomProvider implements RoomProvider {
+  /** The page warm() prepared, until a join takes it or close() discards it. */
+  private warming: Promise<PreparedPage> | undefined;
+
   constructor(private readonly options: DailyProviderOptions) {}
+
+  /**
+   * Launches the browser and loads the bot page with daily-js before the room is known (a pooled bot, issue 15): the
+   * next join() uses this page. One browser serves one session: each join launches a fresh one, so customers never
+   * share a browser's state.
+   */
+  warm(): Promise<void> {
+    if (!this.warming) {
+      this.warming = this.preparePage();
+      // A failed warm-up is the caller's to log; join() starts afresh (takeWarmPage).
+      this.warming.catch(() => {});
+    }
+    return this.warming.then(() => {});
+  }
+
+  async close(): Promise<void> {
+    const warming = this.warming;
+    this.warming = undefined;
+    const prepared = await warming?.catch(() => undefined);
+    await prepared?.browser.close().catch(() => {});
+  }
+
+  /** The page warm() prepared, if it is still usable; null: none, or its preparing failed, or it died waiting. */
+  private async takeWarmPage(): Promise<PreparedPage | null> {
+    const warming = this.warming;
+    this.warming = undefined;
+    const prepared = await warming?.catch(() => undefined);
+    if (!prepared) return null;
+    if (prepared.browser.isConnected() && !prepared.page.isClosed() && !prepared.crashed) return prepared;
+    this.options.log.warn('the warm bot page died while waiting; starting a fresh browser');
+    await prepared.browser.close().catch(() => {});
+    return null;
+  }
+
+  /** A new browser with the bot page loaded and daily-js ready (window.bot.ready()); closed again when that fails. */
+  private async preparePage(): Promise<PreparedPage> {
+    const { log } = this.options;
+    const browser = await (this.options.launch ?? launchChromium)();
+    try {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const prepared: PreparedPage = {
+        browser,
+        page,
+        crashed: false,
+        onEvent: (e) => {
+          if (e.type === 'log') log[e.level]('daily page', { detail: e.message });
+        },
+      };
+      page.on('pageerror', (err) => log.warn('bot page error', { err: err.message }));
+      page.on('crash', () => {
+        prepared.crashed = true;
+        prepared.onEvent({ type: 'disconnected', kind: 'crashed', reason: 'the bot page crashed' });
+      });
+      await page.exposeBinding('__botEvent', (_source, event: HarnessEvent) => prepared.onEvent(event));
+      const harness = await harnessScript();
+      const daily = dailyModule(this.options.dailyModulePath);
+      await page.route(`${botOrigin}/**`, (route) => {
+        const path = new URL(route.request().url()).pathname;
+        if (path === '/') return route.fulfill({ contentType: 'text/html', body: pageHtml });
+        if (path === '/harness.js') return route.fulfill({ contentType: 'text/javascript', body: harness });
+        if (path === '/vendor/daily-esm.js')
+          return route.fulfill({ contentType: 'text/javascript', body: daily });
+        return route.fulfill({ status: 404, body: '' });
+      });
+      await this.options.preparePage?.(page);
+      await page.goto(`${botOrigin}/`);
+      await page.waitForFunction(() => typeof window.bot?.join === 'function', undefined, {
+        timeout: 10_000,
+      });
+      await page.evaluate(() => window.bot.ready());
+      return prepared;
+    } catch (err) {
+      await browser.close().catch(() => {});
+      throw err;
+    }
+  }
 
   /** The tile image as a data: URL, or undefined for the generated name card (also when fetching fails). */
   private async tileImage(options: JoinOptions): Promise<string | undefined> {
@@ -55,7 +147,6 @@ export class DailyRoomProvider implements RoomProvider {
 
   async join(options: JoinOptions): Promise<RoomConnection> {
     const { log } = this.options;
-    const browser = await (this.options.launch ?? launchChromium)();
     const emitter = new EventEmitter();
     const people = new Map<string, RoomParticipant>();
     let closing = false;
@@ -125,35 +216,28 @@ export class DailyRoomProvider implements RoomProvider {
       if (options.signal?.aborted) resolve(null);
       options.signal?.addEventListener('abort', () => resolve(null), { once: true });
     });
+    let browser: Browser | undefined;
     let page: Page;
     let result: HarnessJoinResult | null;
     try {
-      const context = await browser.newContext();
-      page = await context.newPage();
-      page.on('pageerror', (err) => log.warn('bot page error', { err: err.message }));
-      page.on('crash', () =>
-        onEvent({ type: 'disconnected', kind: 'crashed', reason: 'the bot page crashed' }),
-      );
-      await page.exposeBinding('__botEvent', (_source, event: HarnessEvent) => onEvent(event));
-      const harness = await harnessScript();
-      await page.route(`${botOrigin}/**`, (route) => {
-        const path = new URL(route.request().url()).pathname;
-        if (path === '/') return route.fulfill({ contentType: 'text/html', body: pageHtml });
-        if (path === '/harness.js') return route.fulfill({ contentType: 'text/javascript', body: harness });
-        if (path === '/vendor/daily-esm.js')
-          return route.fulfill({ contentType: 'text/javascript', body: dailyModule() });
-        return route.fulfill({ status: 404, body: '' });
+      // The tile image and the token (a Daily REST call when the bot mints its own) are fetched while the browser
+      // starts; neither throws (each falls back).
+      const preparing = this.takeWarmPage().then((warm) => warm ?? this.preparePage());
+      const [prepared, imageDataUrl, token] = await Promise.all([
+        preparing,
+        this.tileImage(options),
+        this.options.meetingToken ? this.options.meetingToken(options) : options.meetingToken,
+      ]).catch(async (err) => {
+        // Whatever failed, a browser that did start goes with it.
+        await (await preparing.catch(() => undefined))?.browser.close().catch(() => {});
+        throw err;
       });
-      await this.options.preparePage?.(page);
-      await page.goto(`${botOrigin}/`);
-      await page.waitForFunction(() => typeof window.bot?.join === 'function', undefined, {
-        timeout: 10_000,
-      });
-      const imageDataUrl = await this.tileImage(options);
+      ({ browser, page } = prepared);
+      prepared.onEvent = onEvent;
       const joinOptions: HarnessJoinOptions = {
         imageDataUrl,
         url: options.roomUrl,
-        token: this.options.meetingToken ? await this.options.meetingToken(options) : options.meetingToken,
+        token,
         userName: options.botName,
         videoMode: options.videoMode,
         language: this.options.language ?? 'en',
@@ -165,7 +249,7 @@ export class DailyRoomProvider implements RoomProvider {
       result = await Promise.race([aborted, page.evaluate((o) => window.bot.join(o), joinOptions), expired]);
     } catch (err) {
       // Closing the browser also takes the bot out of a lobby it was waiting in.
-      await browser.close().catch(() => {});
+      await browser?.close().catch(() => {});
       if (err instanceof RoomJoinError) throw err;
       throw new RoomJoinError(
         'unknown',

@@ -35,13 +35,25 @@ export function harnessScript(): Promise<string> {
   return harness;
 }
 
-let daily: string | undefined;
+const dailyModules = new Map<string, string>();
 
-export function dailyModule(): string {
-  if (daily) return daily;
-  const file = join(prebuilt, 'daily-esm.js');
-  daily = existsSync(file)
-    ? readFileSync(file, 'utf8')
-    : readFileSync(createRequire(import.meta.url).resolve('@daily-co/daily-js/dist/daily-esm.js'), 'utf8');
-  return daily;
+/**
+ * The daily-js ES module the page imports: the file at `path` when given (DAILY_JS_MODULE_PATH: an operator pinning
+ * or self-hosting the bundle; the join-latency benchmark's stand-in), else the bundle shipped with the task, else the
+ * installed @daily-co/daily-js.
+ */
+export function dailyModule(path?: string): string {
+  const key = path ?? '';
+  let js = dailyModules.get(key);
+  if (js === undefined) {
+    const shipped = join(prebuilt, 'daily-esm.js');
+    const file =
+      path ??
+      (existsSync(shipped)
+        ? shipped
+        : createRequire(import.meta.url).resolve('@daily-co/daily-js/dist/daily-esm.js'));
+    js = readFileSync(file, 'utf8');
+    dailyModules.set(key, js);
+  }
+  return js;
 }

@@ -1,6 +1,6 @@
 // moto_server (Python, moto 5.2.1) on a free loopback port: the AWS APIs our adapters call, offline.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../../support/free-port';
 
 export const motoAccountId = '123456789012';
 export const motoRegion = 'us-east-1';
@@ -24,17 +24,6 @@ export function skipReason(reasons: (string | undefined)[]): string | undefined 
   if (process.env.CI === 'true') throw new Error(`CI must run the aws project, but ${reason}`);
   console.warn(`[aws] ${reason}`);
   return reason;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface Moto {

@@ -45,6 +45,8 @@ declare global {
   interface Window {
     __botEvent?: (event: HarnessEvent) => void;
     bot: {
+      /** Resolves once daily-js is loaded (the page starts loading it at once), rejects when it cannot be. */
+      ready(): Promise<void>;
       join(o: HarnessJoinOptions): Promise<HarnessJoinResult>;
       leave(): Promise<void>;
       play(pcmBase64: string, sampleRate: number): Promise<'done' | 'interrupted'>;
@@ -241,8 +243,15 @@ function remember(p: DailyParticipant) {
   names.set(p.session_id, p.user_name || 'Guest');
 }
 
+/**
+ * daily-js loads with the page, not on join: a page prepared ahead of its room (a pooled bot, issue 15) has it ready.
+ * A failure is seen by ready() and join(), not as an unhandled rejection.
+ */
+const daily: Promise<DailyCallFactory> = import(/* @vite-ignore */ dailyModuleUrl).then((m) => m.default);
+daily.catch(() => {});
+
 async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
-  const Daily = (await import(/* @vite-ignore */ dailyModuleUrl)).default as DailyCallFactory;
+  const Daily = await daily;
   window.bot.tile = 'off';
   let fatal: { type: string; msg: string } | undefined;
   let joined = false;
@@ -375,4 +384,4 @@ async function leave(): Promise<void> {
   await audioContext?.close().catch(() => {});
 }
 
-window.bot = { join, leave, play, stopSpeech };
+window.bot = { ready: () => daily.then(() => {}), join, leave, play, stopSpeech };

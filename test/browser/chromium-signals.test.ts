@@ -1,0 +1,32 @@
+// The bot's Chromium outlives a SIGTERM to the task: the task decides when to leave the call (main.ts, issue 13).
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const launcher = new URL('../../bot-task/providers/daily/chromium.ts', import.meta.url).pathname;
+
+describe.skipIf(!existsSync(chromiumPath))('launchChromium and signals', () => {
+  it('a SIGTERM to the process leaves the browser running until the process closes it', async () => {
+    const script = `
+      const { launchChromium } = await import(${JSON.stringify(launcher)});
+      const browser = await launchChromium(${JSON.stringify(chromiumPath)});
+      process.on('SIGTERM', async () => {
+        await new Promise((r) => setTimeout(r, 300));
+        console.log(browser.isConnected() ? 'still connected' : 'closed by the signal');
+        await browser.close();
+        process.exit(0);
+      });
+      console.log('ready');`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += String(d);
+      if (out.includes('ready') && !child.killed) child.kill('SIGTERM');
+    });
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(out).toContain('still connected');
+  });
+});
