@@ -385,6 +385,23 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     ]);
   });
 
+  it('transcription stopped by someone gone (a replaced bot) is started again; stopped by a person in the room, it is not', async () => {
+    const { h } = await joinedCall();
+    const starts = () =>
+      h.page().evaluate(() => window.__dailyStub!.calls.filter((c) => c === 'startTranscription').length);
+    expect(await starts()).toBe(1);
+    await h.page().evaluate(() => {
+      const s = window.__dailyStub!;
+      s.addParticipant('p-ann', 'Ann');
+      s.transcriptionStopped('p-replaced-bot');
+    });
+    await until(() => h.logs.some((l) => l.includes('no longer here; restarted')));
+    expect(await starts()).toBe(2);
+    await h.page().evaluate(() => window.__dailyStub!.transcriptionStopped('p-ann'));
+    await until(() => h.logs.some((l) => l.includes('stopped by Ann in the room; not restarted')));
+    expect(await starts()).toBe(2);
+  });
+
   it("an interrupted connection is daily-js's to recover: logged, not a disconnection", async () => {
     const { h, seen } = await joinedCall();
     await h.page().evaluate(() => {

@@ -15,6 +15,7 @@ import type {
   DailyEventObjectParticipantLeft,
   DailyEventObjectRemoteParticipantsAudioLevel,
   DailyEventObjectTranscriptionMessage,
+  DailyEventObjectTranscriptionStopped,
   DailyFactoryOptions,
   DailyFatalErrorType,
   DailyParticipant,
@@ -188,6 +189,17 @@ class StubCall {
       timestamp: new Date(),
       trackType: 'cam-audio',
       rawResponse: { is_final: isFinal, channel: { alternatives: [{ transcript: text }] } },
+    };
+    this.emit(e);
+  }
+
+  /** The room's transcription stopped, by the participant `updatedBy` (a session id; maybe one no longer here). */
+  transcriptionStopped(updatedBy: string) {
+    const e: DailyEventObjectTranscriptionStopped = {
+      ...base,
+      action: 'transcription-stopped',
+      instanceId: 'stub-transcription',
+      updatedBy,
     };
     this.emit(e);
   }

@@ -12,6 +12,7 @@ import type {
   DailyEventObjectParticipantLeft,
   DailyEventObjectRemoteParticipantsAudioLevel,
   DailyEventObjectTranscriptionMessage,
+  DailyEventObjectTranscriptionStopped,
   DailyParticipant,
 } from '@daily-co/daily-js';
 import type { DisconnectKind } from '../../../../core/ports/room-provider';
@@ -239,6 +240,13 @@ function waitInLobby(c: DailyCall, name: string, fatal: () => { type: string; ms
   });
 }
 
+/** How often one call restarts a transcription stopped by someone gone (see `transcription-stopped` in join). */
+const maxTranscriptionRestarts = 5;
+
+function transcriptionOptions(o: HarnessJoinOptions) {
+  return { language: o.language, punctuate: true, includeRawResponse: true };
+}
+
 function remember(p: DailyParticipant) {
   names.set(p.session_id, p.user_name || 'Guest');
 }
@@ -331,6 +339,39 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   call.on('transcription-started', () =>
     emit({ type: 'log', level: 'info', message: 'transcription started' }),
   );
+  // Daily's transcription belongs to the room and was started by one participant. If it stops while the bot is in
+  // the call — the bot that started it was replaced and has left (issue 13), its session ended — the bot starts it
+  // again: a transcribing bot that hears nothing would end the meeting with an empty transcript. Unless a person who
+  // is still in the room stopped it: that is theirs to decide, and the log says so. Bounded, so two parties that
+  // keep stopping it cannot make the bot loop.
+  let restarts = 0;
+  call.on('transcription-stopped', (e: DailyEventObjectTranscriptionStopped) => {
+    if (!joined || leaving || disconnected || !call) return;
+    const stopper = Object.values(call.participants()).find((p) => !p.local && p.session_id === e.updatedBy);
+    if (stopper) {
+      emit({
+        type: 'log',
+        level: 'warn',
+        message: `transcription stopped by ${stopper.user_name || 'a participant'} in the room; not restarted`,
+      });
+      return;
+    }
+    if (restarts >= maxTranscriptionRestarts) {
+      emit({ type: 'log', level: 'warn', message: 'transcription stopped again; restarts used up' });
+      return;
+    }
+    restarts++;
+    try {
+      call.startTranscription(transcriptionOptions(o));
+      emit({
+        type: 'log',
+        level: 'info',
+        message: 'transcription stopped by someone no longer here; restarted',
+      });
+    } catch (err) {
+      emit({ type: 'log', level: 'warn', message: `transcription not restarted: ${messageOf(err)}` });
+    }
+  });
 
   try {
     await call.join();
@@ -355,7 +396,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   // Neither failure ends the call: the bot stays in the room (without transcript or activity) and says why.
   try {
     // Throws only outside 'joined-meeting'; a refusal (no transcription rights) comes as `transcription-error`.
-    call.startTranscription({ language: o.language, punctuate: true, includeRawResponse: true });
+    call.startTranscription(transcriptionOptions(o));
   } catch (err) {
     emit({ type: 'log', level: 'warn', message: `transcription not started: ${messageOf(err)}` });
   }
