@@ -2,6 +2,7 @@
 
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { failSession } from '../core/bots/finish-session';
+import { startColdRequest } from '../core/bots/pool-fallback';
 import { canReplace, failLostBot, replaceRequest } from '../core/bots/replace-bot';
 import { type BotSession, currentAttempt } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
@@ -141,7 +142,8 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     });
   } catch (err) {
     if (err instanceof JoinAbortedError) {
-      if (replacing && !(await stopRequested().catch(() => true))) {
+      const platformStop = !(await stopRequested().catch(() => true));
+      if (platformStop && replacing) {
         // The platform stopped a replacement before it was in: the session still needs a bot.
         const reason = 'the replacement was stopped by the platform while rejoining';
         await retry(
@@ -149,6 +151,15 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
           3,
           log,
         );
+        return { kind: 'lost', reason };
+      }
+      if (platformStop && session.startPath === 'pool' && session.claimedBy) {
+        // The platform stopped a pooled bot between its claim and the room (the pool's scale-in or a deploy chose
+        // it before its protection took hold): the session goes to a cold start, as when a claimant dies — the
+        // claim moves only from this bot, only while nobody is in the room.
+        const reason = 'the pooled bot was stopped by the platform before it was in the room';
+        log.warn(reason);
+        await retry(() => ctx.results.send(startColdRequest(botId, reason, session.claimedBy)), 3, log);
         return { kind: 'lost', reason };
       }
       log.info('asked to stop while joining; gave up the join');

@@ -29,9 +29,12 @@ export async function ecsTaskArn(env: EcsTaskEnvironment = process.env): Promise
   return body.TaskARN;
 }
 
-/** How long a bot whose session may last `maxDurationSeconds` protects its task: the stay plus a margin, ≤ 48 h. */
-export function scaleInProtectionMinutes(maxDurationSeconds: number): number {
-  return Math.min(maxProtectionMinutes, Math.ceil(maxDurationSeconds / 60) + protectionMarginMinutes);
+/**
+ * How long a bot whose session may last `longestStaySeconds` (from its claim: joining, a waiting room, its time in the
+ * room) protects its task: the stay plus a margin, ≤ 48 h.
+ */
+export function scaleInProtectionMinutes(longestStaySeconds: number): number {
+  return Math.min(maxProtectionMinutes, Math.ceil(longestStaySeconds / 60) + protectionMarginMinutes);
 }
 
 /**

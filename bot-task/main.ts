@@ -169,9 +169,11 @@ async function assignedSession(): Promise<BotSession | null> {
   clearInterval(idle);
   if (session) {
     report({ claimed: session.botId });
-    // A bot that holds a session must not be the one the pool's scale-in stops: protected for its longest stay.
+    // A bot that holds a session must not be the one the pool's scale-in stops: protected for its longest stay —
+    // the join, the waiting room, then max_duration in the room (which counts from getting in).
+    const leave = automaticLeaveOf(session.botConfig, config);
     const minutes = scaleInProtectionMinutes(
-      automaticLeaveOf(session.botConfig, config).max_duration_seconds,
+      config.JOIN_TIMEOUT_MS / 1000 + leave.waiting_room_timeout_seconds + leave.max_duration_seconds,
     );
     void protectFromScaleIn(minutes).catch((err) =>
       log.warn('could not protect the task from scale-in', { bot_id: session.botId, err }),

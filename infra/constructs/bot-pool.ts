@@ -98,7 +98,9 @@ export class BotPool extends Construct {
     this.service = new ecs.FargateService(this, 'Service', {
       cluster: runtime.cluster,
       taskDefinition: runtime.taskDefinition,
-      desiredCount: size,
+      // No desired count: a deploy then keeps the current one (which scaling set) instead of resetting it, which would
+      // stop idle bots whenever busy, protected ones keep the count up. The first deploy starts 1; the scalable
+      // target's minimum and the scale-out alarm bring it to `size` within minutes.
       // On-demand only: a pooled bot may wait idle for hours, which is when Spot reclaims capacity.
       capacityProviderStrategies: [{ capacityProvider: 'FARGATE', weight: 1 }],
       vpcSubnets: { subnets: runtime.subnets.subnets },
@@ -167,14 +169,18 @@ export class BotPool extends Construct {
       metric: this.idleCount,
       threshold: size - 0.5,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
+      // Two minutes, not one: the latest minute's points may still be arriving, and FILL would read a late minute as
+      // an empty pool and add `size` bots that scale-in then removes one per 5 minutes.
+      evaluationPeriods: 2,
+      datapointsToAlarm: 2,
       // FILL already makes a silent minute 0; should the expression still return nothing, that is no idle bot too.
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
     this.scaleOutAlarm.addAlarmAction(stepScalingAction(scaleOut));
 
     // More than `size` idle for a while (busy bots finished and the service replaced them): remove one. ECS stops only
-    // unprotected tasks, and a bot protects its task as soon as it holds a session (bot-task/ecs-task.ts).
+    // unprotected tasks, and a bot protects its task right after it claims a session (bot-task/ecs-task.ts; one stopped
+    // in between hands its session to a cold start: bot-task/bot.ts).
     const scaleIn = new appscaling.StepScalingAction(this, 'ScaleIn', {
       scalingTarget: this.scalableTarget,
       adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY,

@@ -114,8 +114,9 @@ describe.skipIf(skip)(
       });
       expect(await life.operator.stores.sessions.sessionClaimedBy(taskArn)).toBe(botId);
       await until(() => endpoints.protections.length > 0, 10_000);
-      // The default max_duration_seconds (4 h) plus the margin.
-      expect(endpoints.protections).toEqual([{ ProtectionEnabled: true, ExpiresInMinutes: 255 }]);
+      // Its longest stay from the claim: the join timeout (60 s here), the waiting room's (600 s) and the default
+      // max_duration_seconds (4 h) — 251 minutes — plus the 15-minute margin.
+      expect(endpoints.protections).toEqual([{ ProtectionEnabled: true, ExpiresInMinutes: 266 }]);
       // Lost before it got into the room (Daily is unreachable offline, so it never would).
       pooled.child.kill('SIGKILL');
       await pooled.exited;

@@ -103,33 +103,40 @@ describe('warm pool (local)', () => {
     expect(repairs).toEqual([]);
   });
 
-  it('a pooled bot that dies after claiming, before it is in: the session falls back to a cold start, nothing lost', async () => {
-    await idlePool(stack, 2);
-    const botId = await joinRoom('lobby', { knocking: true });
-    const claimant = (await until(async () => (await session(botId)).claimedBy)) as string;
-    expect(claimant).toMatch(/^pool-/);
-    const room = () => stack.rooms.rooms.get('lobby');
-    await until(() => room()?.waiting.some((p) => p.kind === 'bot'));
-    // Not in the room yet, so its place in the pool is not refilled yet (local/task-runner.ts refillBackstopMs).
-    expect(stack.runner.pool.filter((b) => !b.botId)).toHaveLength(1);
-    expect(stack.runner.signal(botId, 'SIGKILL')).toBe(true);
+  it.each([
+    ['dies (SIGKILL)', 'SIGKILL', 'lobby'],
+    // The pool's scale-in or a deploy choosing the task before its protection took hold: not a leave request.
+    ['is stopped by the platform (SIGTERM)', 'SIGTERM', 'lobby-term'],
+  ] as const)(
+    'a pooled bot that %s after claiming, before it is in: the session falls back to a cold start, nothing lost',
+    async (_, signal, roomName) => {
+      await idlePool(stack, 2);
+      const botId = await joinRoom(roomName, { knocking: true });
+      const claimant = (await until(async () => (await session(botId)).claimedBy)) as string;
+      expect(claimant).toMatch(/^pool-/);
+      const room = () => stack.rooms.rooms.get(roomName);
+      await until(() => room()?.waiting.some((p) => p.kind === 'bot'));
+      // Not in the room yet, so its place in the pool is not refilled yet (local/task-runner.ts refillBackstopMs).
+      expect(stack.runner.pool.filter((b) => !b.botId)).toHaveLength(1);
+      expect(stack.runner.signal(botId, signal)).toBe(true);
 
-    const cold = await until(async () => {
-      const s = await session(botId);
-      return s.startPath === 'cold' && s;
-    });
-    expect(cold).toMatchObject({ status: 'running', claimedBy: 'cold' });
-    // The cold task knocks in turn; let in, it is the session's bot.
-    const waiting = await until(() =>
-      room()?.waiting.find((p) => p.kind === 'bot' && stack.runner.pid(botId) !== undefined),
-    );
-    room()!.admit(waiting.id);
-    await until(async () => (await session(botId)).joinedAt);
-    expect(botsIn('lobby')).toHaveLength(1);
-    const ended = await leave(botId);
-    expect(ended).toMatchObject({ status: 'completed', exitReason: 'force_leave' });
-    expect(stack.resultsSeen.filter((m) => m.bot_id === botId && m.kind === 'bot_join_failed')).toEqual([]);
-  });
+      const cold = await until(async () => {
+        const s = await session(botId);
+        return s.startPath === 'cold' && s;
+      });
+      expect(cold).toMatchObject({ status: 'running', claimedBy: 'cold' });
+      // The cold task knocks in turn; let in, it is the session's bot.
+      const waiting = await until(() =>
+        room()?.waiting.find((p) => p.kind === 'bot' && stack.runner.pid(botId) !== undefined),
+      );
+      room()!.admit(waiting.id);
+      await until(async () => (await session(botId)).joinedAt);
+      expect(botsIn(roomName)).toHaveLength(1);
+      const ended = await leave(botId);
+      expect(ended).toMatchObject({ status: 'completed', exitReason: 'force_leave' });
+      expect(stack.resultsSeen.filter((m) => m.bot_id === botId && m.kind === 'bot_join_failed')).toEqual([]);
+    },
+  );
 
   it('a leave before any bot claimed: force_leave, not charged, no bot started; the stack closes with idle bots', async () => {
     // A pooled bot that looked once, at start, and sleeps past the fallback: nobody claims the join in time.
