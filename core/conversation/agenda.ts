@@ -77,7 +77,8 @@ export function agendaOf(botPrompt: string | null | undefined): Agenda {
     const key = normalised(r.text);
     if (!key || seen.has(key)) continue;
     const t = buildTopic(r, topics.length);
-    if (seen.has(normalised(t.question))) continue;
+    // What is left once labels and asides are stripped ("Q0;(B)" leaves ";") must still hold a word.
+    if (!/\p{L}/u.test(t.topic) || seen.has(normalised(t.question))) continue;
     seen.add(key);
     seen.add(normalised(t.question));
     topics.push(t);

@@ -177,6 +177,9 @@ describe('agendaOf: lists and questions', () => {
     expect(agendaOf('Ask about their next steps in their career.').closing).toBeNull();
     // Quotes around no words are not a closing (found by the property below in CI, seed 338362642).
     expect(agendaOf('At the end, tell them " #"').closing).toBeNull();
+    // Nor is what is left of a list item once its label and aside are stripped a topic without a word in it.
+    expect(agendaOf('Q0;(B)').topics).toEqual([]);
+    expect(agendaOf('0( A ) ?').topics).toEqual([]);
   });
 
   it('secondPerson moves the prompt’s third person to the participant', () => {

@@ -20,6 +20,12 @@ describe('extractJson', () => {
     );
   });
 
+  it('an object the model put in quotes is still the object (found by the property above)', () => {
+    expect(extractJson('"{}"')).toEqual({ ok: true, value: {} });
+    expect(extractJson('"{"a": 1}"')).toEqual({ ok: true, value: { a: 1 } });
+    expect(extractJson('"just words"')).toEqual({ ok: true, value: 'just words' });
+  });
+
   it('finds an object in a ```json fence after a <think> block holding braces', () => {
     fc.assert(
       fc.property(prose, object, (before, value) => {

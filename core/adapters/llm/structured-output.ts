@@ -7,14 +7,17 @@ import { z } from 'zod';
 export type StructuredAnswer<T> = { ok: true; value: T } | { ok: false; problem: string };
 
 /**
- * The JSON value in a model's text answer: the whole text, else the first ```json fenced block, else the first
- * balanced {...} that parses. Reasoning models' <think>…</think> blocks are skipped.
+ * The JSON value in a model's text answer: the whole text when it is an object or array, else the first ```json fenced
+ * block, else the first balanced {...} that parses, else the whole text's other JSON value (a string, a number).
+ * Reasoning models' <think>…</think> blocks are skipped.
  */
 export function extractJson(text: string): StructuredAnswer<unknown> {
   const answer = text.replace(/<think>[\s\S]*?<\/think>/gi, '').trim();
   if (!answer) return { ok: false, problem: 'the answer is empty' };
   const whole = parse(answer);
-  if (whole.ok) return whole;
+  // A whole answer that is an object or array is the answer; one that is a string or number may be an object the
+  // model quoted (`"{...}"`), so the object inside is looked for first.
+  if (whole.ok && typeof whole.value === 'object' && whole.value !== null) return whole;
   for (const m of answer.matchAll(/```(?:json|JSON)?\s*\n?([\s\S]*?)```/g)) {
     const fenced = parse(m[1]!.trim());
     if (fenced.ok) return fenced;
@@ -25,6 +28,7 @@ export function extractJson(text: string): StructuredAnswer<unknown> {
     const found = parse(answer.slice(from, end + 1));
     if (found.ok) return found;
   }
+  if (whole.ok) return whole;
   return {
     ok: false,
     problem: answer.includes('{') ? 'the answer is not valid JSON' : 'the answer contains no JSON object',
