@@ -4,6 +4,10 @@ import { defineConfig } from 'vitest/config';
 // stack over real HTTP), browser (Playwright + Chromium).
 export default defineConfig({
   test: {
+    // Two test files at a time. Vitest's default on a 2-core machine (CI's and ours) is one (cores − 1), and most of
+    // this suite waits on bot processes, browsers, queues and timers rather than on the CPU: two workers take the
+    // suite from about 9 minutes to about 5.5, with the same results (measured in two full runs).
+    maxWorkers: 2,
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', LOG_LEVEL: 'silent' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'core/**/*.test.ts'] } },
