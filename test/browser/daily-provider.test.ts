@@ -13,6 +13,7 @@ import {
   type RoomEvents,
   RoomJoinError,
 } from '../../core/ports/room-provider';
+import { recordingLogger } from '../support/recording-logger';
 import { toneSynthesizer } from '../support/tone-synthesizer';
 import { until } from '../support/until';
 import { dailyModulePage } from './daily-module-page';
@@ -34,19 +35,6 @@ interface Harnessed {
   external: string[];
   /** What the provider logged at info and above, as `level msg detail`. */
   logs: string[];
-}
-
-function recordingLogger(lines: string[]): Logger {
-  const at = (level: string) => (msg: string, fields?: Record<string, unknown>) =>
-    lines.push(`${level} ${msg}${fields?.detail ? ` ${String(fields.detail)}` : ''}`);
-  const log: Logger = {
-    debug: () => {},
-    info: at('info'),
-    warn: at('warn'),
-    error: at('error'),
-    child: () => log,
-  };
-  return log;
 }
 
 function harnessed(

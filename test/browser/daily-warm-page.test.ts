@@ -5,12 +5,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../bot-task/providers/daily/chromium';
+import { chromiumFlags, launchChromium } from '../../bot-task/providers/daily/chromium';
 import { DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider';
 import { botOrigin } from '../../bot-task/providers/daily/page-assets';
 import { createLogger } from '../../core/log';
 import type { RoomConnection } from '../../core/ports/room-provider';
+import { recordingLogger } from '../support/recording-logger';
 import { toneSynthesizer } from '../support/tone-synthesizer';
+import { until } from '../support/until';
 import { dailyStubModule } from './daily-stub-module';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -98,6 +100,43 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider warm-up (stubbed dail
     await provider.close();
     expect(browsers).toHaveLength(1);
     expect(browsers[0]!.isConnected()).toBe(false);
+  });
+
+  it('a warm browser that dies while waiting is replaced at once, and the join takes the new one', async () => {
+    const { chromium } = await import('playwright-core');
+    const servers: Awaited<ReturnType<typeof chromium.launchServer>>[] = [];
+    const logs: string[] = [];
+    const provider = new DailyRoomProvider({
+      log: recordingLogger(logs),
+      synthesizer: toneSynthesizer,
+      dailyModulePath: stubPath,
+      // A browser whose process the test can kill, as the OOM killer would.
+      launch: async () => {
+        const server = await chromium.launchServer({
+          executablePath: chromiumPath,
+          headless: true,
+          args: chromiumFlags,
+        });
+        servers.push(server);
+        return chromium.connect(server.wsEndpoint());
+      },
+    });
+    try {
+      await provider.warm();
+      servers[0]!.process().kill('SIGKILL');
+      await until(
+        () =>
+          servers.length === 2 &&
+          logs.includes('warn the warm bot browser died while waiting; preparing another'),
+      );
+      await provider.warm();
+      const { conn } = await timedJoin(provider);
+      open.push(conn);
+      expect(servers).toHaveLength(2);
+      expect(conn.participants()).toEqual([{ participantId: 'p-ann', name: 'Ann' }]);
+    } finally {
+      await Promise.all(servers.map((s) => s.close().catch(() => {})));
+    }
   });
 
   it('join() after a failed warm() starts its own browser and joins', async () => {

@@ -47,9 +47,14 @@ interface PreparedPage {
   crashed: boolean;
 }
 
+/** How many times one provider prepares a new warm page after the last one died while waiting. */
+const maxRewarms = 3;
+
 export class DailyRoomProvider implements RoomProvider {
   /** The page warm() prepared, until a join takes it or close() discards it. */
   private warming: Promise<PreparedPage> | undefined;
+  /** Warm pages lost while waiting and prepared again; bounded, so a browser that keeps dying is left to the join. */
+  private rewarmed = 0;
 
   constructor(private readonly options: DailyProviderOptions) {}
 
@@ -60,11 +65,37 @@ export class DailyRoomProvider implements RoomProvider {
    */
   warm(): Promise<void> {
     if (!this.warming) {
-      this.warming = this.preparePage();
+      const warming = this.preparePage();
+      this.warming = warming;
       // A failed warm-up is the caller's to log; join() starts afresh (takeWarmPage).
-      this.warming.catch(() => {});
+      warming.then((prepared) => this.watchWhileWaiting(prepared, warming)).catch(() => {});
     }
     return this.warming.then(() => {});
+  }
+
+  /**
+   * A pooled bot may wait for hours: if its warm browser dies meanwhile (killed for memory, crashed), another is
+   * prepared at once, so the join still finds one ready instead of launching it then.
+   */
+  private watchWhileWaiting(prepared: PreparedPage, warming: Promise<PreparedPage>): void {
+    const { log } = this.options;
+    const lost = () => {
+      // Taken by a join (whose leave closes it) or discarded by close(): not ours to replace.
+      if (this.warming !== warming) return;
+      this.warming = undefined;
+      void prepared.browser.close().catch(() => {});
+      if (this.rewarmed >= maxRewarms) {
+        log.warn('the warm bot browser died again while waiting; the join will start a fresh one');
+        return;
+      }
+      this.rewarmed++;
+      log.warn('the warm bot browser died while waiting; preparing another');
+      this.warm().catch((err) =>
+        log.warn('preparing another warm bot page failed; the join will start a fresh one', { err }),
+      );
+    };
+    prepared.browser.on('disconnected', lost);
+    prepared.page.on('crash', lost);
   }
 
   async close(): Promise<void> {
