@@ -162,6 +162,17 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
         await retry(() => ctx.results.send(startColdRequest(botId, reason, session.claimedBy)), 3, log);
         return { kind: 'lost', reason };
       }
+      if (platformStop) {
+        // A cold bot stopped by its platform before it got in (a Spot interruption, the local stack shutting down):
+        // nobody asked it to leave, so not force_leave — a bot that never got into the room (spec §6.2).
+        const error = new RoomJoinError(
+          'unknown',
+          'the bot was stopped by its platform before it got into the room',
+        );
+        log.warn(error.message);
+        await reportJoinFailure(ctx, error, (Date.now() - joinStarted) / 1000);
+        return { kind: 'join_failed', error };
+      }
       log.info('asked to stop while joining; gave up the join');
       return handOver(ctx, 'force_leave', new Date().toISOString(), null);
     }

@@ -1,5 +1,4 @@
 // RoomProvider for the local room server: joins over WebSocket and maps its events and refusals like Daily's.
-import { EventEmitter } from 'node:events';
 import WebSocket from 'ws';
 import { joinErrorTypeOf } from '../../core/bots/join-errors';
 import {
@@ -14,6 +13,7 @@ import {
   type RoomProvider,
 } from '../../core/ports/room-provider';
 import type { Speech, SpeechOutcome } from '../../core/ports/speech';
+import { RoomEventHub } from './room-events';
 
 type ServerMessage =
   | { type: 'welcome'; participant_id: string; participants: { id: string; name: string; kind: string }[] }
@@ -46,7 +46,7 @@ export class LocalRoomProvider implements RoomProvider {
     if (options.meetingToken) url.searchParams.set('token', options.meetingToken);
 
     const ws = new WebSocket(url);
-    const emitter = new EventEmitter();
+    const emitter = new RoomEventHub();
     const people = new Map<string, RoomParticipant>();
     let selfId = '';
     let leaving = false;

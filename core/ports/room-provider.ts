@@ -83,6 +83,10 @@ export interface RoomConnection {
   readonly selfId: string;
   /** Everyone else in the room at this moment. */
   participants(): RoomParticipant[];
+  /**
+   * Listens to the room. A `disconnected` that came before the listener was added is told to it too (just after this
+   * call): the bot adds its listeners a moment after join() returns, and an ejection in that moment must not be lost.
+   */
   on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void): void;
   /** The bot's voice; its lines come back as the bot's own utterances. */
   readonly speech: Speech;

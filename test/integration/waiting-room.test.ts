@@ -161,6 +161,24 @@ describe('a bot in a knocking local room, through npm start’s stack', () => {
     }
   }, 60_000);
 
+  it('stopped by its platform while it waits (SIGTERM, no leave asked): bot_join_failed unknown, not force_leave', async () => {
+    const k = await knockingBot('knock-platform-stop');
+    try {
+      expect(stack.runner.signal(k.botId, 'SIGTERM')).toBe(true);
+      const done = await k.ended();
+      expect(done).toMatchObject({
+        status: 'failed',
+        error:
+          'the bot could not join the room (unknown): the bot was stopped by its platform before it got into the room',
+      });
+      const names = (await k.events('bot_join_failed')).map((e) => e.name);
+      expect(names).not.toContain('bot.left');
+      expect((await k.settled())?.balance).toBe(10);
+    } finally {
+      await k.hook.close();
+    }
+  });
+
   it('a leave request while it waits: force_leave within 5 s, out of the lobby, nothing charged', async () => {
     const k = await knockingBot('knock-leave');
     try {

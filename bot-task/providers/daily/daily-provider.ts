@@ -1,5 +1,4 @@
 // RoomProvider for Daily: Playwright drives headless Chromium, whose page (our origin) runs daily-js.
-import { EventEmitter } from 'node:events';
 import type { Browser, Page } from 'playwright-core';
 import { joinErrorTypeOf } from '../../../core/bots/join-errors';
 import type { Logger } from '../../../core/log';
@@ -16,6 +15,7 @@ import {
 } from '../../../core/ports/room-provider';
 import type { Speech } from '../../../core/ports/speech';
 import type { Synthesizer } from '../../../core/ports/synthesizer';
+import { RoomEventHub } from '../room-events';
 import { launchChromium } from './chromium';
 import type { HarnessEvent, HarnessJoinOptions, HarnessJoinResult } from './page/harness';
 import { botOrigin, dailyModule, harnessScript, pageHtml } from './page-assets';
@@ -178,7 +178,7 @@ export class DailyRoomProvider implements RoomProvider {
 
   async join(options: JoinOptions): Promise<RoomConnection> {
     const { log } = this.options;
-    const emitter = new EventEmitter();
+    const emitter = new RoomEventHub();
     const people = new Map<string, RoomParticipant>();
     let closing = false;
     // Reported once: a crashed page and then its browser going away are one disconnection.

@@ -1,0 +1,22 @@
+// The events of one room connection, for the providers' RoomConnection.on. The disconnection is remembered: the bot
+// attaches its listeners a moment after join() returns (it records the join first), and a bot ejected, or a room
+// closed, in that moment must still hear it — otherwise it would sit in a room it is no longer in.
+import { EventEmitter } from 'node:events';
+import type { RoomEventName, RoomEvents } from '../../core/ports/room-provider';
+
+export class RoomEventHub {
+  private readonly emitter = new EventEmitter();
+  private ended: RoomEvents['disconnected'] | undefined;
+
+  emit<K extends RoomEventName>(event: K, payload: RoomEvents[K]): void {
+    if (event === 'disconnected') this.ended ??= payload as RoomEvents['disconnected'];
+    this.emitter.emit(event, payload);
+  }
+
+  on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void): void {
+    this.emitter.on(event, listener);
+    const ended = this.ended;
+    // Told after the current call returns, as an emitted event would be.
+    if (event === 'disconnected' && ended) queueMicrotask(() => listener(ended as RoomEvents[K]));
+  }
+}

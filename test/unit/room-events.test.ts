@@ -1,0 +1,32 @@
+// The room connection's events (bot-task/providers/room-events.ts): a disconnection before the bot listened is not
+// lost. Under load, the local room ejected a bot in the moment between its join and its watchers (replacement.test.ts
+// "ejected with nobody else in the room" then waited for an end that never came).
+import { describe, expect, it } from 'vitest';
+import { RoomEventHub } from '../../bot-task/providers/room-events';
+
+describe('room events', () => {
+  it('a disconnection before anyone listened is told to each later listener, once, after on() returns', async () => {
+    const hub = new RoomEventHub();
+    hub.emit('participant-left', { participantId: 'p1' });
+    hub.emit('disconnected', { kind: 'ejected', reason: 'removed by the owner' });
+    hub.emit('disconnected', { kind: 'connection_lost', reason: 'the socket closed behind it' });
+    const heard: unknown[] = [];
+    const left: unknown[] = [];
+    hub.on('participant-left', (p) => left.push(p));
+    hub.on('disconnected', (p) => heard.push(p));
+    expect(heard).toEqual([]);
+    await Promise.resolve();
+    expect(heard).toEqual([{ kind: 'ejected', reason: 'removed by the owner' }]);
+    // Only the disconnection is remembered: other events are the moment's (participants() has the state).
+    expect(left).toEqual([]);
+  });
+
+  it('a listener added before hears the disconnection as it happens, and not again', async () => {
+    const hub = new RoomEventHub();
+    const heard: unknown[] = [];
+    hub.on('disconnected', (p) => heard.push(p));
+    hub.emit('disconnected', { kind: 'room_ended', reason: 'the room was deleted' });
+    await Promise.resolve();
+    expect(heard).toEqual([{ kind: 'room_ended', reason: 'the room was deleted' }]);
+  });
+});
