@@ -5,6 +5,7 @@
 // Two ways to find an offer: the pool queue wakes one idle bot per offered session (a long poll, so a claim starts
 // within a round trip of the join), and every POOL_POLL_MS each bot scans the offers, for a wake-up that was lost
 // (sent to a bot that died, or not sent) and for a deployment without the queue.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BotSession } from '../core/bots/session';
 import type { Logger } from '../core/log';
 import type { PoolQueue } from '../core/ports/pool-queue';
@@ -106,7 +107,7 @@ export async function claimFromPool(deps: PoolWaitDeps, o: PoolWaitOptions): Pro
     } catch (err) {
       if (stopped()) return null;
       deps.log.warn('could not read the pool queue', { err });
-      await sleep(Math.min(ms, queueRetryMs), abort.signal);
+      await pause(Math.min(ms, queueRetryMs), abort.signal);
       return null;
     }
     if (!offer || stopped()) return null;
@@ -131,22 +132,13 @@ export async function claimFromPool(deps: PoolWaitDeps, o: PoolWaitOptions): Pro
       const session = await woken(wait);
       if (session) return session;
     } else {
-      await sleep(wait, abort.signal);
+      await pause(wait, abort.signal);
     }
   }
   return null;
 }
 
-/** Resolves after `ms`, or at once when aborted (listening only while it waits: an idle day is many waits). */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
+/** Waits `ms`, or until the bot is told to stop (the abort ends the wait; it is not an error here). */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return sleep(ms, undefined, { signal }).catch(() => {});
 }

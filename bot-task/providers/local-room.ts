@@ -50,12 +50,9 @@ export class LocalRoomProvider implements RoomProvider {
     const people = new Map<string, RoomParticipant>();
     let selfId = '';
     let leaving = false;
-    // Once: the room's message (ejected, room closed) comes first and the socket's close right behind it.
-    let disconnected = false;
+    // Reported once (RoomEventHub): the room's message (ejected, room closed) comes first, the socket's close behind it.
     const disconnect = (kind: DisconnectKind, reason: string) => {
-      if (leaving || disconnected) return;
-      disconnected = true;
-      emitter.emit('disconnected', { kind, reason });
+      if (!leaving) emitter.emit('disconnected', { kind, reason });
     };
 
     await new Promise<void>((resolve, reject) => {

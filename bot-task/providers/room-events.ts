@@ -1,6 +1,8 @@
-// The events of one room connection, for the providers' RoomConnection.on. The disconnection is remembered: the bot
-// attaches its listeners a moment after join() returns (it records the join first), and a bot ejected, or a room
-// closed, in that moment must still hear it — otherwise it would sit in a room it is no longer in.
+// The events of one room connection, for the providers' RoomConnection.on. A connection disconnects once: the first
+// report wins (a room's message and its socket's close right behind it, a crashed page and then its browser going
+// away, are one disconnection). And it is remembered: the bot attaches its listeners a moment after join() returns
+// (it records the join first), and a bot ejected, or a room closed, in that moment must still hear it — otherwise it
+// would sit in a room it is no longer in.
 import { EventEmitter } from 'node:events';
 import type { RoomEventName, RoomEvents } from '../../core/ports/room-provider';
 
@@ -9,7 +11,10 @@ export class RoomEventHub {
   private ended: RoomEvents['disconnected'] | undefined;
 
   emit<K extends RoomEventName>(event: K, payload: RoomEvents[K]): void {
-    if (event === 'disconnected') this.ended ??= payload as RoomEvents['disconnected'];
+    if (event === 'disconnected') {
+      if (this.ended) return;
+      this.ended = payload as RoomEvents['disconnected'];
+    }
     this.emitter.emit(event, payload);
   }
 

@@ -63,20 +63,7 @@ export async function emitEvent(
     seq,
     data: event.data,
   });
-  await scheduleDelivery(
-    deps.stores,
-    deps.deliveryQueue,
-    {
-      botId: session.botId,
-      accountId: session.accountId,
-      channel: 'webhook',
-      event: eventKey,
-      target: webhook,
-      payload: JSON.stringify(body),
-      seq,
-    },
-    now,
-  );
+  await scheduleWebhook(deps, session, { event: eventKey, target: webhook, body, seq }, now);
 }
 
 type SpecEventName = 'session_complete' | 'bot_join_failed' | 'bot_failed';
@@ -90,17 +77,28 @@ export async function sendSpecEvent(
   now: Date,
 ): Promise<void> {
   if (!session.webhookUrl || !subscribes(session.webhookEvents, name)) return;
-  await scheduleDelivery(
+  const seq = await specEventSeq(deps, session, name);
+  await scheduleWebhook(deps, session, { event: name, target: session.webhookUrl, body, seq }, now);
+}
+
+/** One webhook delivery job of the bot's: its body signed and retried as every webhook is (delivery/deliver.ts). */
+function scheduleWebhook(
+  deps: EmitDeps,
+  session: Pick<BotSession, 'botId' | 'accountId'>,
+  w: { event: string; target: string; body: unknown; seq: number | undefined },
+  now: Date,
+): Promise<void> {
+  return scheduleDelivery(
     deps.stores,
     deps.deliveryQueue,
     {
       botId: session.botId,
       accountId: session.accountId,
       channel: 'webhook',
-      event: name,
-      target: session.webhookUrl,
-      payload: JSON.stringify(body),
-      seq: await specEventSeq(deps, session, name),
+      event: w.event,
+      target: w.target,
+      payload: JSON.stringify(w.body),
+      seq: w.seq,
     },
     now,
   );

@@ -181,8 +181,6 @@ export class DailyRoomProvider implements RoomProvider {
     const emitter = new RoomEventHub();
     const people = new Map<string, RoomParticipant>();
     let closing = false;
-    // Reported once: a crashed page and then its browser going away are one disconnection.
-    let disconnected = false;
     // Getting to the room (or its lobby) is bounded by timeoutMs, waiting in the lobby by waitingRoomTimeoutMs: the
     // page says when it is in the lobby, and the deadline starts again (issue #14 §3).
     let giveUp: (err: RoomJoinError) => void = () => {};
@@ -229,9 +227,8 @@ export class DailyRoomProvider implements RoomProvider {
           emitter.emit(e.type, { participantId: e.participantId, active: e.active });
           break;
         case 'disconnected':
-          if (closing || disconnected) break;
-          disconnected = true;
-          emitter.emit(e.type, { kind: e.kind, reason: e.reason });
+          // Reported once (RoomEventHub): a crashed page and then its browser going away are one disconnection.
+          if (!closing) emitter.emit(e.type, { kind: e.kind, reason: e.reason });
           break;
         case 'waiting-room':
           waitingRoom();
