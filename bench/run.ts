@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { arch, cpus, loadavg, platform, release, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { committedResult, compareFigures, comparisonTable, regressionRatio } from './baseline';
 import type { BenchOptions } from './support';
 
 /** Rows for the printed table; the first row is the header, and a one-cell row is printed as a note. */
@@ -31,7 +32,9 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   'join-latency': () => import('./join-latency'),
 };
 
-const resultsRoot = fileURLToPath(new URL('./results/', import.meta.url));
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+/** BENCH_RESULTS_DIR: where `compare` has a run write, so it never overwrites the committed figures. */
+const resultsRoot = process.env.BENCH_RESULTS_DIR ?? fileURLToPath(new URL('./results/', import.meta.url));
 /** Quick runs never overwrite the committed full-size figures. */
 const resultsDirFor = (options: BenchOptions) => (options.quick ? join(resultsRoot, 'quick') : resultsRoot);
 
@@ -79,6 +82,19 @@ async function main(): Promise<number> {
     return 2;
   }
   const options: BenchOptions = { quick: flags.includes('--quick') };
+  if (requested[0] === 'compare') {
+    const [, ref, ...names] = requested;
+    if (!ref) {
+      console.error(
+        'usage: npm run bench -- compare <git-ref> [--quick] [benchmark...] (default: api-latency)',
+      );
+      return 2;
+    }
+    const { compare } = await import('./compare');
+    const { table, regressed } = await compare(ref, names.length ? names : ['api-latency'], options.quick);
+    console.log(`\n${formatTable(table)}`);
+    return regressed ? 1 : 0;
+  }
   const unknown = requested.filter((name) => !(name in benchmarks));
   if (unknown.length) {
     console.error(
@@ -138,6 +154,13 @@ async function main(): Promise<number> {
       continue;
     }
     console.log(formatTable(mod?.table ? mod.table(outcome.result, options) : scalarTable(outcome.result)));
+    const compared = compareFigures(committedResult(name, repoRoot), outcome.result);
+    if (compared.length) console.log(`\n${formatTable(comparisonTable(compared, options.quick))}`);
+    if (!options.quick)
+      for (const r of compared.filter((c) => c.regressed))
+        console.log(
+          `!!! ${name}: ${r.path} is ${r.ratio.toFixed(2)}× its committed value (above ${regressionRatio}×): confirm side by side with \`npm run bench -- compare <ref>\``,
+        );
     const warnings = Array.isArray(outcome.result.warnings) ? (outcome.result.warnings as unknown[]) : [];
     for (const w of warnings) console.log(`!!! ${String(w)}`);
     // Invalid: requests were refused or failed, so there are no figures for what the benchmark measures (the same
