@@ -1,0 +1,187 @@
+// What each hot path costs, counted rather than timed: AWS SDK calls by kind (through every client's middleware stack),
+// log lines and metric records, per operation, through the local stack. Each count is held to a budget written here
+// with the reason for every call beside it. A change that adds a call changes its budget in the same commit, visibly.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { captureClientsWith } from '../../core/adapters/aws-clients';
+import { useMetricsSink } from '../../core/metrics';
+import type { TaskRunner } from '../../core/ports/task-runner';
+import { startTestStack, type TestStack } from '../support/local-stack';
+import { until } from '../support/until';
+import { webhookReceiver } from '../support/webhook-receiver';
+
+/** `Client.Command` → how many calls, since the last reset. Pollers' long polls are not an operation's cost. */
+const calls = new Map<string, number>();
+const ignored = new Set(['SQSClient.ReceiveMessageCommand']);
+captureClientsWith((client) => {
+  const stack = (client as { middlewareStack?: { add: (m: unknown, o: unknown) => void } }).middlewareStack;
+  stack?.add(
+    (next: (args: unknown) => Promise<unknown>, context: { clientName?: string; commandName?: string }) =>
+      (args: unknown) => {
+        const kind = `${context.clientName}.${context.commandName}`;
+        if (!ignored.has(kind)) calls.set(kind, (calls.get(kind) ?? 0) + 1);
+        return next(args);
+      },
+    { step: 'initialize', name: 'callBudgetCounter' },
+  );
+  return client;
+});
+
+/** Metric records by name (on AWS each invocation writes its records as one EMF document). */
+const metricRecords: string[] = [];
+useMetricsSink({ record: (name) => void metricRecords.push(name), flush: () => {} });
+
+/** Log lines at the shipped level (info), counted where Powertools writes them (and kept out of the test's output). */
+let logLines = 0;
+const logged: string[] = [];
+for (const out of [process.stdout, process.stderr]) {
+  const write = out.write.bind(out) as (...a: unknown[]) => boolean;
+  out.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+    if (!text.startsWith('{"level"')) return write(chunk, ...rest);
+    const lines = text.split('\n').filter(Boolean);
+    logLines += lines.length;
+    logged.push(...lines);
+    return true;
+  }) as typeof out.write;
+}
+
+interface Cost {
+  calls: Record<string, number>;
+  logLines: number;
+  metricRecords: string[];
+}
+
+function reset() {
+  logged.length = 0;
+  calls.clear();
+  logLines = 0;
+  metricRecords.length = 0;
+}
+
+function cost(): Cost {
+  return {
+    calls: Object.fromEntries([...calls].sort(([a], [b]) => a.localeCompare(b))),
+    logLines,
+    metricRecords: [...metricRecords].sort(),
+  };
+}
+
+/** Stands in for the task runner: the bot process (its own calls, another process) is not the API's cost. */
+const noopRunner: TaskRunner = {
+  start: async (botId) => ({ taskRef: `budget:${botId}` }),
+  stop: async () => {},
+};
+
+let stack: TestStack;
+let key: string;
+let botId: string;
+let receiver: Awaited<ReturnType<typeof webhookReceiver>>;
+let secret: string;
+
+beforeAll(async () => {
+  receiver = await webhookReceiver();
+  stack = await startTestStack({
+    LOG_LEVEL: 'info',
+    // The key and status caches as shipped; no background sweep inside the measured windows.
+    KEY_CACHE_TTL_MS: '5000',
+    HEARTBEAT_MS: '3600000',
+  });
+  stack.deps.runner = noopRunner;
+  const account = await stack.account(50);
+  key = account.apiKey;
+  secret = account.webhookSecret;
+  // One request before the measured ones: the key is then in its cache, as for any customer's second request.
+  await stack.request('GET', '/api/bots', { key });
+});
+
+afterAll(async () => {
+  await stack?.close();
+  await receiver?.close();
+});
+
+describe('hot-path budgets (calls, log lines, metric records per operation)', () => {
+  it('join: the conditional credit hold and one batched session write; the pool is off, so nothing is queued', async () => {
+    reset();
+    const res = await stack.request('POST', '/api/bot/join', {
+      key,
+      body: {
+        room_url: `${stack.baseUrl}/rooms/demo`,
+        provider: 'local',
+        webhook_callback_url: receiver.url,
+        webhook_events: ['bot.in_call'],
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    botId = res.body.bot_id;
+    expect(cost()).toEqual({
+      calls: {
+        // The hold: one conditional UpdateItem on the account item (balance and running count together).
+        'DynamoDBClient.UpdateItemCommand': 1,
+        // The session, the account's list entry of the bot and the hold's ledger entry, in one request.
+        'DynamoDBClient.BatchWriteItemCommand': 1,
+      },
+      // "bot started", with bot_id and account_id.
+      logLines: 1,
+      // The joins-by-outcome record is the Lambda entry's (functions/http/join.ts), one EMF document per invocation.
+      metricRecords: [],
+    } satisfies Cost);
+  });
+
+  it('status read: one session read on a miss, nothing on a cache hit (the key is cached as shipped)', async () => {
+    reset();
+    expect((await stack.request('GET', `/api/bot/${botId}/status`, { key })).status).toBe(200);
+    const miss = cost();
+    reset();
+    expect((await stack.request('GET', `/api/bot/${botId}/status`, { key })).status).toBe(200);
+    const hit = cost();
+    expect(miss).toEqual({ calls: { 'DynamoDBClient.GetItemCommand': 1 }, logLines: 0, metricRecords: [] });
+    expect(hit).toEqual({ calls: {}, logLines: 0, metricRecords: [] });
+  });
+
+  it('a lifecycle event, from the bot’s message to the signed POST: 9 DynamoDB and 4 SQS calls', async () => {
+    reset();
+    // What the bot sends (bot-task/bot.ts sendBotEvent): one message on the results queue.
+    await stack.resultsQueue.send({
+      kind: 'bot_event',
+      bot_id: botId,
+      event: 'bot.in_call',
+      at: new Date().toISOString(),
+      data: {},
+    });
+    await until(() => receiver.delivered(secret).length === 1, 10_000);
+    // The delivery stage deletes its message after the POST: give it the moment.
+    await until(() => (calls.get('SQSClient.DeleteMessageBatchCommand') ?? 0) >= 2, 5_000);
+    expect(cost()).toEqual({
+      calls: {
+        // Results stage: the session (its webhook URL, events, status changes); the delivery record of this event
+        // (a redelivered message finds it and numbers nothing again); after creating it, its re-read (a duplicate
+        // create keeps the first); delivery stage: the account's signing secret.
+        'DynamoDBClient.GetItemCommand': 4,
+        // Results stage: the delivery record, created once (conditional).
+        'DynamoDBClient.PutItemCommand': 1,
+        // Results stage: status change and event number on the session. Delivery stage: the claim, the order mark
+        // (first attempts in seq order), the attempt recorded.
+        'DynamoDBClient.UpdateItemCommand': 4,
+        // Each stage deletes the message it handled.
+        'SQSClient.DeleteMessageBatchCommand': 2,
+        // The bot's message to the results stage; the delivery job.
+        'SQSClient.SendMessageCommand': 2,
+      },
+      // The delivery stage's line for the attempt.
+      logLines: 1,
+      // Webhook attempts by outcome, and the delivery's latency.
+      metricRecords: expect.any(Array),
+    } satisfies Cost);
+    expect(cost().metricRecords).toHaveLength(2);
+  });
+
+  it('leave: the session read (its owner, its state) and the stop request recorded', async () => {
+    reset();
+    expect((await stack.request('POST', `/v1/bots/leave/${botId}`, { key })).status).toBe(202);
+    expect(cost()).toEqual({
+      calls: { 'DynamoDBClient.GetItemCommand': 1, 'DynamoDBClient.UpdateItemCommand': 1 },
+      logLines: 0,
+      metricRecords: [],
+    } satisfies Cost);
+  });
+});
