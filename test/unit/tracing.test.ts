@@ -1,5 +1,7 @@
 // X-Ray through Powertools' Tracer (issue 16): the Lambda entries' AWS SDK clients are captured through the one hook
 // in aws-clients.ts, and outside Lambda (here) tracing is off, so wrapping and capturing change nothing.
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import type { SQSEvent } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -42,7 +44,8 @@ describe('AWS SDK client capture', () => {
   });
 
   it('is off outside Lambda: no X-Ray middleware on the clients, handlers run as they are', async () => {
-    expect(tracer.isTracingEnabled()).toBe(false);
+    // Not even loaded: the X-Ray SDK it brings enables async_hooks for the whole process.
+    expect(tracer).toBeUndefined();
     captureAwsClients();
     const sqs = sqsClient(config);
     expect(sqs.middlewareStack.identify().join(' ')).not.toMatch(/XRay/i);
@@ -52,6 +55,23 @@ describe('AWS SDK client capture', () => {
     expect(botIdOf).not.toHaveBeenCalled();
     await expect(traced('test', async () => Promise.reject(new Error('x')))(0)).rejects.toThrow('x');
   });
+});
+
+describe('outside Lambda', () => {
+  it('the local stack never loads the X-Ray SDK (its cls-hooked context would tax every promise with async_hooks)', () => {
+    const probe = [
+      "const { createRequire } = await import('node:module');",
+      "await import('./local/stack.ts');",
+      'const loaded = Object.keys(createRequire(import.meta.url).cache);',
+      'console.log(JSON.stringify(loaded.filter((f) => /aws-xray-sdk|cls-hooked|powertools[\\/]tracer/.test(f))));',
+    ].join('\n');
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', probe], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      encoding: 'utf8',
+      env: { ...process.env, AWS_LAMBDA_FUNCTION_NAME: '' },
+    });
+    expect(JSON.parse(out.trim().split('\n').pop()!)).toEqual([]);
+  }, 60_000);
 });
 
 describe('the bot id a trace is annotated with', () => {
