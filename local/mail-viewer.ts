@@ -10,7 +10,7 @@ export interface LocalMail {
   destination: { to: string[] };
   subject: string;
   body: { html?: string; text?: string };
-  /** When it was sent (epoch ms). */
+  /** When it was sent, in whole seconds since the epoch (aws-ses-v2-local's `getCurrentTimestamp`). */
   at: number;
 }
 
@@ -19,7 +19,8 @@ export function mailViewer(mails: () => readonly LocalMail[]) {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const parts = url.pathname.split('/').filter(Boolean);
     if (parts[0] !== 'mail' || req.method !== 'GET' || parts.length > 2) return false;
-    const newestFirst = [...mails()].sort((a, b) => b.at - a.at);
+    // The store appends (oldest first); its times are whole seconds, too coarse to order mails sent together.
+    const newestFirst = [...mails()].reverse();
     if (parts.length === 1) {
       if (String(req.headers.accept ?? '').includes('application/json')) {
         return reply(res, 200, 'application/json', JSON.stringify({ mails: newestFirst.map(summary) }));
@@ -43,12 +44,14 @@ export function mailViewer(mails: () => readonly LocalMail[]) {
   };
 }
 
+const sentAt = (m: LocalMail) => new Date(m.at * 1000).toISOString();
+
 const summary = (m: LocalMail) => ({
   id: m.messageId,
   to: m.destination.to,
   from: m.from,
   subject: m.subject,
-  sent_at: new Date(m.at).toISOString(),
+  sent_at: sentAt(m),
   url: `/mail/${encodeURIComponent(m.messageId)}`,
 });
 
@@ -62,13 +65,14 @@ const page = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>
 <style>body{font-family:system-ui,sans-serif;margin:2rem;max-width:60rem}td,th{padding:.3rem .8rem;text-align:left}
 iframe{width:100%;height:32rem;border:1px solid #ccc}pre{white-space:pre-wrap;background:#f6f6f6;padding:1rem}</style>
+<script>function fitFrame(f){try{f.style.height=f.contentDocument.documentElement.scrollHeight+24+'px'}catch{}}</script>
 </head><body>${body}</body></html>`;
 
 function listPage(mails: readonly LocalMail[]): string {
   const rows = mails
     .map(
       (m) =>
-        `<tr><td>${escapeHtml(new Date(m.at).toISOString())}</td><td>${escapeHtml(m.destination.to.join(', '))}</td>` +
+        `<tr><td>${escapeHtml(sentAt(m))}</td><td>${escapeHtml(m.destination.to.join(', '))}</td>` +
         `<td><a href="/mail/${encodeURIComponent(m.messageId)}">${escapeHtml(m.subject)}</a></td></tr>`,
     )
     .join('');
@@ -83,8 +87,10 @@ function mailPage(m: LocalMail): string {
   return page(
     m.subject,
     `<p><a href="/mail">← all mail</a></p><h1>${escapeHtml(m.subject)}</h1>` +
-      `<p>From ${escapeHtml(m.from)} to ${escapeHtml(m.destination.to.join(', '))}, ${escapeHtml(new Date(m.at).toISOString())}</p>` +
-      `<h2>HTML part</h2><iframe sandbox title="HTML part" srcdoc="${escapeHtml(m.body.html ?? '')}"></iframe>` +
+      `<p>From ${escapeHtml(m.from)} to ${escapeHtml(m.destination.to.join(', '))}, ${escapeHtml(sentAt(m))}</p>` +
+      // allow-same-origin without allow-scripts: nothing of the mail runs, and this page may read its height to show
+      // the whole mail instead of a fixed-height window onto it.
+      `<h2>HTML part</h2><iframe sandbox="allow-same-origin" title="HTML part" onload="fitFrame(this)" srcdoc="${escapeHtml(m.body.html ?? '')}"></iframe>` +
       `<h2>Text part</h2><pre>${escapeHtml(m.body.text ?? '')}</pre>`,
   );
 }

@@ -12,6 +12,7 @@ process.stdout.write(
     `  Base URL:      ${stack.baseUrl}`,
     `  API key:       ${dev.api_key}`,
     `  Account:       ${dev.account_id}`,
+    `  Webhook secret: ${dev.webhook_secret}  (verifies the signatures of this account's webhooks)`,
     `  OpenAPI:       ${stack.baseUrl}/openapi.json`,
     `  Mail:          ${stack.baseUrl}/mail  (the results e-mails sent, newest first)`,
     `  Conversation:  ${describeEngine(stack.config, 'conversation')}`,

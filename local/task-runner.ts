@@ -2,7 +2,7 @@
 // the warm pool (issue 15): BOT_POOL_SIZE idle bot processes started without a BOT_ID, refilled as they join or die.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TaskRunner, TaskStartOptions } from '../core/ports/task-runner';
@@ -143,6 +143,20 @@ export class LocalTaskRunner implements TaskRunner {
     return { taskRef: `local:${child.pid}` };
   }
 
+  /** Where a bot's log is: <logDir>/<bot_id>.log, for a pooled bot too (from its claim on). */
+  logFileOf(botId: string): string {
+    return join(this.options.logDir, `${botId}.log`);
+  }
+
+  /** A pooled bot logs under its pool id from its start: its session's log name points there once it claims. */
+  private linkLog(poolBotId: string, botId: string): void {
+    try {
+      symlinkSync(`${poolBotId}.log`, this.logFileOf(botId));
+    } catch {
+      // Already there (a cold start of the same session wrote it): the pool's own log keeps this bot's lines.
+    }
+  }
+
   private async spawnBot(logName: string, env: Record<string, string>, ipc = false): Promise<ChildProcess> {
     const entry = await botBundle();
     const log = createWriteStream(join(this.options.logDir, `${logName}.log`), { flags: 'a' });
@@ -219,6 +233,7 @@ export class LocalTaskRunner implements TaskRunner {
         // From here it is the session's bot (stop, signal and pid find it); the pool refills behind it once it is in.
         bot.botId = m.claimed;
         bot.claiming = undefined;
+        this.linkLog(poolBotId, m.claimed);
         this.idleDeaths = 0;
         backstop = setTimeout(release, refillBackstopMs).unref();
       } else bot.claiming = m.claiming ?? undefined;

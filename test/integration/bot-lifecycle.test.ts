@@ -309,7 +309,7 @@ describe('persistence', () => {
 describe('npm start', () => {
   it('prints the base URL and dev key, serves the API, and shuts down cleanly on Ctrl-C (SIGINT)', async () => {
     const { spawn } = await import('node:child_process');
-    const { existsSync } = await import('node:fs');
+    const { existsSync, readFileSync } = await import('node:fs');
     const dataDir = mkdtempSync(join(tmpdir(), 'mbs-start-'));
     const child = spawn(process.execPath, ['--import', 'tsx', 'local/main.ts'], {
       env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
@@ -322,6 +322,11 @@ describe('npm start', () => {
       });
       const baseUrl = await until(async () => /Base URL:\s+(\S+)/.exec(out)?.[1]);
       const key = /API key:\s+(\S+)/.exec(out)?.[1];
+      // The dev account's webhook secret, which verifies its signed webhooks, is the one kept in DATA_DIR.
+      const secret = /Webhook secret:\s+(\S+)/.exec(out)?.[1];
+      const saved = JSON.parse(readFileSync(join(dataDir, 'dev-account.json'), 'utf8'));
+      expect(secret).toBe(saved.webhook_secret);
+      expect(secret).toMatch(/^whsec_/);
       const res = await fetch(`${baseUrl}/api/bot/00000000-0000-4000-8000-000000000000/status`, {
         headers: { authorization: `Bearer ${key}` },
       });

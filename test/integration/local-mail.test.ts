@@ -53,6 +53,8 @@ describe('GET /mail', () => {
     const { mails } = await listJson();
     expect(mails.map((m) => m.to[0])).toEqual(['second@example.com', 'first@example.com']);
     expect(mails[0]!.subject).toMatch(/mail-two/);
+    // Sent just now (the store keeps seconds; read as milliseconds they were shown as January 1970).
+    for (const m of mails) expect(Math.abs(Date.parse(m.sent_at) - Date.now())).toBeLessThan(120_000);
 
     const html = await (await fetch(`${stack.baseUrl}/mail`)).text();
     expect(html).toContain(`href="${mails[0]!.url}"`);
@@ -63,7 +65,8 @@ describe('GET /mail', () => {
     expect(one.headers.get('content-type')).toMatch(/text\/html/);
     const page = await one.text();
     // The mail's HTML is in a sandboxed frame, escaped into its srcdoc: none of it is markup of this page.
-    expect(page).toMatch(/<iframe sandbox title="HTML part" srcdoc="[^"]*&lt;html/);
+    // No allow-scripts: nothing of the mail runs.
+    expect(page).toMatch(/<iframe sandbox="allow-same-origin" title="HTML part" [^>]*srcdoc="[^"]*&lt;html/);
     expect(page).not.toContain('<b>mail-one</b>');
     // The text part as sent, escaped.
     expect(page).toContain('We ship &lt;b&gt;mail-one&lt;/b&gt; on Friday.');

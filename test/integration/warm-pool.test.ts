@@ -1,6 +1,7 @@
 // The local warm pool through npm start's stack, real bot processes and real HTTP (issue 15 "Locally"): joins beyond
 // the pool size, a pooled bot that dies idle (refilled), one that dies after claiming (cold start, nothing lost), a
 // leave before any bot claimed (force_leave, not charged), and the stack shutting down with idle bots.
+import { realpathSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BotSession } from '../../core/bots/session';
 import { startTestStack, type TestStack } from '../support/local-stack';
@@ -58,6 +59,10 @@ describe('warm pool (local)', () => {
     const s = await session(botId);
     // Claimed by the pooled bot, so before the fallback's timeout (how fast: npm run bench -- join-latency).
     expect(s).toMatchObject({ startPath: 'pool', claimedBy: expect.stringMatching(/^pool-/) });
+    // Its log is where the docs say a bot's log is, under its bot id: the pooled process's log, written from its start.
+    expect(realpathSync(stack.runner.logFileOf(botId))).toBe(
+      realpathSync(stack.runner.logFileOf(s.claimedBy as string)),
+    );
     expect(Date.parse(s.claimedAt!)).toBeGreaterThanOrEqual(Date.parse(s.createdAt));
     expect(stack.runner.pool.find((b) => b.botId === botId)?.poolBotId).toBe(s.claimedBy);
     await idlePool(stack, 2);
