@@ -48,7 +48,7 @@ export function roomPageHtml(roomName: string): string {
   <section>
     <h2>Transcript</h2>
     <div id="transcript" aria-live="polite"></div>
-    <form id="sayForm"><input type="text" id="line" placeholder="Type what you say and press Enter" autocomplete="off"><button class="primary">Say</button><button type="button" id="mic">🎤 Speak</button></form>
+    <form id="sayForm"><input type="text" id="line" placeholder="Type what you say and press Enter" autocomplete="off"><button class="primary">Say</button><button type="button" id="mic"><svg aria-hidden="true" width="12" height="14" viewBox="0 0 12 14"><rect x="3.5" y="0.5" width="5" height="8" rx="2.5" fill="currentColor"/><path d="M1.5 6.5a4.5 4.5 0 0 0 9 0M6 11v2.5" stroke="currentColor" fill="none"/></svg> Speak</button></form>
   </section>
 </main>
 <script>
@@ -143,7 +143,13 @@ $('joinForm').onsubmit = (e) => {
     else if (e.type === 'waiting-participant-removed') { waiting.delete(e.participant_id); renderLobby(); }
     else if (e.type === 'ejected' || e.type === 'room-closed') { gone = e.type === 'ejected' ? 'removed' : 'room closed'; line('sys', '', e.message); if (!me) $('joinError').textContent = e.message; }
   };
-  ws.onclose = () => { $('status').textContent = gone || 'left'; $('leave').disabled = true; waiting.clear(); renderLobby(); };
+  ws.onclose = () => {
+    $('status').textContent = gone || 'left'; $('leave').disabled = true; waiting.clear(); renderLobby();
+    // Out of the room: nobody is listed as being with you, and nothing can be said into it any more.
+    if (me) line('sys', '', gone ? 'You are no longer in the room.' : 'You left the room.');
+    people.clear(); renderPeople();
+    for (const el of $('sayForm').elements) el.disabled = true;
+  };
 };
 $('sayForm').onsubmit = (e) => {
   e.preventDefault();
@@ -155,12 +161,13 @@ $('sayForm').onsubmit = (e) => {
   $('line').value = '';
 };
 $('leave').onclick = () => { ws && ws.send(JSON.stringify({ type: 'leave' })); };
+const micLabel = $('mic').innerHTML;
 const Recognition = window.SpeechRecognition || window.webkitSpeechRecognition;
 if (!Recognition) $('mic').hidden = true;
 else {
   let rec;
   $('mic').onclick = () => {
-    if (rec) { rec.stop(); rec = null; $('mic').textContent = '🎤 Speak'; return; }
+    if (rec) { rec.stop(); rec = null; $('mic').innerHTML = micLabel; return; }
     rec = new Recognition(); rec.continuous = true; rec.interimResults = true;
     rec.onspeechstart = () => ws && ws.send(JSON.stringify({ type: 'speaking', active: true }));
     rec.onspeechend = () => ws && ws.send(JSON.stringify({ type: 'speaking', active: false }));

@@ -113,4 +113,19 @@ describe.skipIf(!existsSync(chromiumPath))('local room page', () => {
     await ada.waitForFunction(() => document.getElementById('status')?.textContent === 'room closed');
     expect(await ada.textContent('#transcript')).toContain('the room deleted has closed');
   });
+
+  it('after Leave the page lists nobody and offers nothing to say; the mic button is drawn, not an emoji glyph', async () => {
+    server.rooms.createRoom('leaving', false);
+    const ada = await joinAs('Ada', 'leaving');
+    await joinAs('Bob', 'leaving');
+    await ada.waitForSelector('#people li:has-text("Bob")');
+    expect(await ada.locator('#mic svg').count()).toBe(1);
+    expect(await ada.textContent('#mic')).not.toContain('🎤');
+    await ada.click('#leave');
+    await ada.waitForFunction(() => document.getElementById('status')?.textContent === 'left');
+    expect(await ada.locator('#people li').count()).toBe(0);
+    expect(await ada.isDisabled('#line')).toBe(true);
+    expect(await ada.isDisabled('#sayForm button.primary')).toBe(true);
+    expect(await ada.textContent('#transcript')).toContain('You left the room.');
+  });
 });
