@@ -308,7 +308,7 @@ export class ConversationController {
 
 /** A failure in a few words for logs and warnings (the vendor's error name and message, bounded). */
 function describe(err: unknown): string {
-  const text = err instanceof Error ? err.message || err.name : String(err);
+  const text = (err instanceof Error ? err.message || err.name : String(err)).replace(/\.$/, '');
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
