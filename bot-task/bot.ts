@@ -100,7 +100,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       : undefined;
   const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log, ctx.attempt, live);
   // What the bot had to do without (a failed model or voice): on the session before the results stage reads it.
-  const warnings = new SessionWarnings(botId, stores.sessions, log);
+  const warnings = new SessionWarnings(botId, stores.sessions, log, session.warnings);
   // A replacement learns where the transcript (and so the conversation) stands before it is in the room.
   if (replacing)
     await recorder.restore().catch((err) => log.warn('could not read the saved transcript', { err }));
@@ -247,7 +247,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     },
     () => recorder.utterances,
     log,
-    { onWarning: (w) => warnings.add(w) },
+    { onWarning: (w) => warnings.add(w), inForce: session.warnings },
   );
   conversation.start();
 

@@ -36,6 +36,11 @@ export interface ConversationFallbacks {
   engine?: ConversationEngine;
   /** A fallback was taken: the session's warning (bot-task/session-warnings.ts records, counts and logs it). */
   onWarning?: (warning: SessionWarning) => void;
+  /**
+   * The session's warnings so far: a replacement task continues the session as the lost bot left it, so a fallback
+   * taken before (the local engine, text only) holds for the rest of the session here too.
+   */
+  inForce?: readonly SessionWarning[];
 }
 
 const resilienceDefaults = { maxModelFailures: 3, retryBackoffMs: 1_000, speechRetryDelayMs: 500 };
@@ -73,6 +78,9 @@ export class ConversationController {
     private readonly fallbacks: ConversationFallbacks = {},
   ) {
     this.fallbackEngine = fallbacks.engine ?? new LocalConversationEngine();
+    const inForce = new Set(fallbacks.inForce?.map((w) => w.code));
+    this.onFallbackEngine = inForce.has('conversation_model_fallback');
+    this.textOnly = inForce.has('speech_fallback');
     this.resilience = {
       maxModelFailures: settings.maxModelFailures ?? resilienceDefaults.maxModelFailures,
       retryBackoffMs: settings.retryBackoffMs ?? resilienceDefaults.retryBackoffMs,

@@ -14,9 +14,13 @@ export class SessionWarnings {
     private readonly botId: string,
     private readonly sessions: Pick<SessionsStore, 'addWarning'>,
     private readonly log: Logger,
+    /** The session's warnings already recorded (by a bot this one replaces): not raised, counted or logged again. */
+    recorded: readonly SessionWarning[] = [],
     /** Tries of one write (short backoff between them): a warning lost would be a silent degradation again. */
     private readonly attempts = 4,
-  ) {}
+  ) {
+    for (const w of recorded) this.raised.add(w.code);
+  }
 
   add(warning: SessionWarning): void {
     if (this.raised.has(warning.code)) return;

@@ -57,7 +57,7 @@ afterEach(() => {
   useMetricsSink(undefined);
 });
 
-function controller(room: FakeRoom, engine: ConversationEngine) {
+function controller(room: FakeRoom, engine: ConversationEngine, inForce: SessionWarning[] = []) {
   const c = new ConversationController(
     room,
     engine,
@@ -71,7 +71,7 @@ function controller(room: FakeRoom, engine: ConversationEngine) {
     },
     () => heard,
     recordingLogger(lines),
-    { onWarning: (w) => warnings.push(w) },
+    { onWarning: (w) => warnings.push(w), inForce },
   );
   c.start();
   return c;
@@ -228,7 +228,47 @@ describe('a failing voice', () => {
   });
 });
 
+describe('a replacement task', () => {
+  it('continues with the fallbacks the session took: the model is not asked, the voice not tried, nothing raised again', async () => {
+    const room = new FakeRoom([{ participantId: 'ann', name: 'Ann' }]);
+    let voiceTried = 0;
+    room.speech.say = async () => {
+      voiceTried++;
+      return 'done' as const;
+    };
+    const model = flakyModel(() => false);
+    const c = controller(room, model.engine, [
+      { code: 'conversation_model_fallback', message: 'the model failed' },
+      { code: 'speech_fallback', message: 'the voice failed' },
+    ]);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(room.written).toEqual(splitSentences(localGreeting));
+    expect(model.calls).toEqual([]);
+    expect(voiceTried).toBe(0);
+    expect(warnings).toEqual([]);
+    c.stop();
+  });
+});
+
 describe('session warnings', () => {
+  it('already on the session (a replaced bot raised them) are not raised again', async () => {
+    const written: SessionWarning[] = [];
+    const store = {
+      addWarning: async (_: string, w: SessionWarning) => {
+        written.push(w);
+        return true;
+      },
+    };
+    const w = new SessionWarnings('bot-1', store, recordingLogger(lines), [
+      { code: 'speech_fallback', message: 'voice failed' },
+    ]);
+    w.add({ code: 'speech_fallback', message: 'voice failed again' });
+    w.add({ code: 'conversation_model_fallback', message: 'model failed' });
+    await w.flush();
+    expect(written).toEqual([{ code: 'conversation_model_fallback', message: 'model failed' }]);
+    expect(metrics.named(metricNames.sessionWarnings)).toHaveLength(1);
+  });
+
   it('are recorded on the session once per code, counted and logged; a failed write is retried', async () => {
     const written: SessionWarning[] = [];
     let failNext = true;
