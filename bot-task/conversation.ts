@@ -43,6 +43,7 @@ export interface ConversationFallbacks {
   inForce?: readonly SessionWarning[];
 }
 
+/** The configuration's defaults (core/config.ts), for controllers built without it (tests, benchmarks). */
 const resilienceDefaults = { maxModelFailures: 3, retryBackoffMs: 1_000, speechRetryDelayMs: 500 };
 
 type TurnKind = 'greet' | 'reply';
