@@ -195,7 +195,10 @@ export class ConversationController {
       const engine = this.onFallbackEngine ? this.fallbackEngine : this.engine;
       try {
         await this.speak(() => engine[kind](this.context()));
-        if (!this.onFallbackEngine) this.modelFailures = 0;
+        if (this.modelFailures > 0 && !this.onFallbackEngine) {
+          this.log.info('conversation model answered again', { kind, failures: this.modelFailures });
+          this.modelFailures = 0;
+        }
         return;
       } catch (err) {
         if (this.stopped || this.onFallbackEngine) throw err;

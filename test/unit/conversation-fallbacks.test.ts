@@ -131,6 +131,7 @@ describe('a failing conversation model', () => {
     // A new streak, a new holding line.
     expect(room.spoken).toEqual([holdingLine, 'Hello from the model.', holdingLine, 'Hello from the model.']);
     expect(warnings).toEqual([]);
+    expect(lines.filter((l) => l === 'info conversation model answered again')).toHaveLength(2);
     c.stop();
   });
 
