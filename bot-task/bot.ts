@@ -23,6 +23,7 @@ import { joinFailed, type ResultsMessage, sessionEnded } from '../core/results/m
 import type { ExitReason } from '../core/schemas/api';
 import { ConversationController } from './conversation';
 import { joinTimes } from './heartbeat';
+import { SessionWarnings } from './session-warnings';
 import { TranscriptRecorder } from './transcript-recorder';
 import { forceLeaveWatcher } from './watchers/force-leave';
 import { idleTimeoutWatcher } from './watchers/idle-timeout';
@@ -98,6 +99,8 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
           })
       : undefined;
   const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log, ctx.attempt, live);
+  // What the bot had to do without (a failed model or voice): on the session before the results stage reads it.
+  const warnings = new SessionWarnings(botId, stores.sessions, log, session.warnings);
   // A replacement learns where the transcript (and so the conversation) stands before it is in the room.
   if (replacing)
     await recorder.restore().catch((err) => log.warn('could not read the saved transcript', { err }));
@@ -238,9 +241,13 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       prompt: session.botConfig.bot_prompt,
       greeting: session.botConfig.bot_greeting,
       endOfTurnMs: config.END_OF_TURN_SILENCE_MS,
+      maxModelFailures: config.CONVERSATION_MODEL_MAX_FAILURES,
+      retryBackoffMs: config.CONVERSATION_RETRY_BACKOFF_MS,
+      speechRetryDelayMs: config.SPEECH_RETRY_DELAY_MS,
     },
     () => recorder.utterances,
     log,
+    { onWarning: (w) => warnings.add(w), inForce: session.warnings },
   );
   conversation.start();
 
@@ -349,6 +356,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   );
   const leftAt = new Date().toISOString();
   log.info('left the room', { ending: ending.kind, leave_ms: Date.now() - triggeredAt });
+  await warnings.flush();
   switch (ending.kind) {
     case 'exit':
       return handOver(ctx, ending.reason, leftAt, recorder);

@@ -1,10 +1,20 @@
 // Turn-taking: the bot greets once someone is there to hear it, then speaks only after a participant has finished (final words plus a short
 // silence), sentence by sentence as the engine streams, and stops the moment someone talks over it (barge-in).
+// It never goes mute when something outside fails (issue 20 §2): a failed model turn is retried with backoff after one
+// neutral line, and after CONVERSATION_MODEL_MAX_FAILURES in a row the local engine finishes the interview; a line the
+// voice cannot speak is retried once, then the bot goes on in text only. Each fallback is a session warning.
+import type { SessionWarning } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
 import { cutOff } from '../core/conversation/cut-off';
+import { LocalConversationEngine } from '../core/conversation/local-engine';
 import type { Logger } from '../core/log';
+import { metrics } from '../core/metrics';
 import { type ConversationEngine, sentences } from '../core/ports/conversation-engine';
 import type { RoomConnection } from '../core/ports/room-provider';
+import type { SpeechOutcome } from '../core/ports/speech';
+
+/** Said once when the model fails, while the bot retries: the people in the room hear that it is still there. */
+export const holdingLine = 'Sorry, give me a moment.';
 
 export interface ConversationSettings {
   botName: string;
@@ -12,7 +22,31 @@ export interface ConversationSettings {
   greeting?: string;
   /** Silence after a participant's final words before the bot answers. */
   endOfTurnMs: number;
+  /** Consecutive failed turns of the model before the fallback engine takes over (CONVERSATION_MODEL_MAX_FAILURES). */
+  maxModelFailures?: number;
+  /** Wait before the first retry of a failed turn, doubling after each (CONVERSATION_RETRY_BACKOFF_MS). */
+  retryBackoffMs?: number;
+  /** Wait before the one retry of a line the voice could not speak (SPEECH_RETRY_DELAY_MS). */
+  speechRetryDelayMs?: number;
 }
+
+/** What the controller falls back to, and whom it tells. */
+export interface ConversationFallbacks {
+  /** Finishes the interview when the model keeps failing (default: the local engine, which needs nothing outside). */
+  engine?: ConversationEngine;
+  /** A fallback was taken: the session's warning (bot-task/session-warnings.ts records, counts and logs it). */
+  onWarning?: (warning: SessionWarning) => void;
+  /**
+   * The session's warnings so far: a replacement task continues the session as the lost bot left it, so a fallback
+   * taken before (the local engine, text only) holds for the rest of the session here too.
+   */
+  inForce?: readonly SessionWarning[];
+}
+
+/** The configuration's defaults (core/config.ts), for controllers built without it (tests, benchmarks). */
+const resilienceDefaults = { maxModelFailures: 3, retryBackoffMs: 1_000, speechRetryDelayMs: 500 };
+
+type TurnKind = 'greet' | 'reply';
 
 export class ConversationController {
   /** What the bot itself said (its own words, not the room's transcription of them). */
@@ -24,6 +58,16 @@ export class ConversationController {
   private turn: Promise<void> = Promise.resolve();
   /** Lines of the bot from before this controller (a replaced task continuing a transcript) come from `heard`. */
   private readonly startedAt = new Date().toISOString();
+  /** The model's failed turns since its last success. */
+  private modelFailures = 0;
+  /** The model failed too often: the fallback engine speaks for the rest of the session. */
+  private onFallbackEngine = false;
+  /** The voice failed: the bot's lines go out as text for the rest of the session. */
+  private textOnly = false;
+  /** Pending backoff waits, ended at once by stop(). */
+  private readonly waits = new Set<() => void>();
+  private readonly fallbackEngine: ConversationEngine;
+  private readonly resilience: typeof resilienceDefaults;
 
   constructor(
     private readonly room: RoomConnection,
@@ -32,7 +76,18 @@ export class ConversationController {
     /** The participants' lines so far (the transcript recorder's). */
     private readonly heard: () => readonly Utterance[],
     private readonly log: Logger,
-  ) {}
+    private readonly fallbacks: ConversationFallbacks = {},
+  ) {
+    this.fallbackEngine = fallbacks.engine ?? new LocalConversationEngine();
+    const inForce = new Set(fallbacks.inForce?.map((w) => w.code));
+    this.onFallbackEngine = inForce.has('conversation_model_fallback');
+    this.textOnly = inForce.has('speech_fallback');
+    this.resilience = {
+      maxModelFailures: settings.maxModelFailures ?? resilienceDefaults.maxModelFailures,
+      retryBackoffMs: settings.retryBackoffMs ?? resilienceDefaults.retryBackoffMs,
+      speechRetryDelayMs: settings.speechRetryDelayMs ?? resilienceDefaults.speechRetryDelayMs,
+    };
+  }
 
   start(): void {
     this.room.on('utterance', (u) => {
@@ -74,7 +129,7 @@ export class ConversationController {
       }
       if (greeted || this.stopped) return;
       greeted = true;
-      this.enqueue(() => this.engine.greet(this.context()));
+      this.enqueue('greet');
     };
     this.room.on('participant-joined', (p) => {
       if (!p.isBot && p.participantId !== this.room.selfId) greet();
@@ -86,6 +141,7 @@ export class ConversationController {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.turnTimer);
+    for (const end of this.waits) end();
     this.room.speech.stop();
   }
 
@@ -98,7 +154,7 @@ export class ConversationController {
 
   private respond(): void {
     this.turnTimer = undefined;
-    this.enqueue(() => this.engine.reply(this.context()));
+    this.enqueue('reply');
   }
 
   /**
@@ -107,7 +163,8 @@ export class ConversationController {
    * whose transcript was restored, are taken from `heard`; the engines derive where they stand from them.
    */
   private context() {
-    const earlier = (u: Utterance) => !u.is_bot || u.started_at < this.startedAt;
+    // The holding line is not part of the conversation: an engine reading it would take it for its own question.
+    const earlier = (u: Utterance) => !u.is_bot || (u.started_at < this.startedAt && u.text !== holdingLine);
     const transcript = [...this.heard().filter(earlier), ...this.spoken].sort((a, b) =>
       a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0,
     );
@@ -120,10 +177,65 @@ export class ConversationController {
   }
 
   /** One turn at a time: a reply never starts while the previous one is still being spoken. */
-  private enqueue(produce: () => AsyncIterable<string>): void {
+  private enqueue(kind: TurnKind): void {
     this.turn = this.turn
-      .then(() => this.speak(produce))
+      .then(() => this.take(kind))
       .catch((err) => this.log.warn('conversation turn failed; listening', { err }));
+  }
+
+  /**
+   * One turn, from the model while it works. A failed turn (at start, mid-reply, or past its time budget; the engine
+   * has already retried a busy model within the turn) is tried again after a backoff, with the conversation as it
+   * then stands; the first failure of a streak is covered by the holding line. After `maxModelFailures` in a row the
+   * fallback engine answers this turn and every later one. A success ends the streak.
+   */
+  private async take(kind: TurnKind): Promise<void> {
+    for (;;) {
+      if (this.stopped) return;
+      const engine = this.onFallbackEngine ? this.fallbackEngine : this.engine;
+      try {
+        await this.speak(() => engine[kind](this.context()));
+        if (this.modelFailures > 0 && !this.onFallbackEngine) {
+          this.log.info('conversation model answered again', { kind, failures: this.modelFailures });
+          this.modelFailures = 0;
+        }
+        return;
+      } catch (err) {
+        if (this.stopped || this.onFallbackEngine) throw err;
+        this.modelFailures++;
+        const failures = this.modelFailures;
+        const reason = describe(err);
+        metrics.conversationModelFailed(errorCode(err));
+        if (failures >= this.resilience.maxModelFailures) {
+          this.onFallbackEngine = true;
+          this.log.warn('conversation model failed; the local engine finishes the interview', {
+            kind,
+            failures,
+            err: reason,
+          });
+          this.fallbacks.onWarning?.({
+            code: 'conversation_model_fallback',
+            message: `The conversation model failed ${failures} times in a row (last: ${reason}); the bot finished the interview with the local engine, which asks the prompt's questions without a model.`,
+          });
+          continue;
+        }
+        const delayMs = this.resilience.retryBackoffMs * 2 ** (failures - 1);
+        this.log.warn('conversation model failed; retrying the turn', {
+          kind,
+          failures,
+          delay_ms: delayMs,
+          err: reason,
+        });
+        const waited = this.wait(delayMs);
+        if (failures === 1) {
+          this.interrupted = false;
+          this.speaking = true;
+          await this.voice(holdingLine);
+          this.speaking = false;
+        }
+        await waited;
+      }
+    }
   }
 
   private async speak(produce: () => AsyncIterable<string>): Promise<void> {
@@ -141,7 +253,7 @@ export class ConversationController {
           is_bot: true,
         };
         this.spoken.push(line);
-        const outcome = await this.room.speech.say(sentence);
+        const outcome = await this.voice(sentence);
         this.speaking = false;
         if (outcome === 'interrupted') {
           // Talked over: the engine must not take the words said over it as the answer to this line.
@@ -153,4 +265,67 @@ export class ConversationController {
       this.speaking = false;
     }
   }
+
+  /**
+   * Gets one sentence to the room, never throwing: spoken, or (the voice failed twice on it, or earlier in the
+   * session) sent as text, which the room's transcript holds as the bot's line.
+   */
+  private async voice(text: string): Promise<SpeechOutcome> {
+    for (let attempt = 1; !this.textOnly; attempt++) {
+      try {
+        return await this.room.speech.say(text);
+      } catch (err) {
+        if (this.stopped || this.interrupted) return 'interrupted';
+        const reason = describe(err);
+        if (attempt === 1) {
+          metrics.speechFailed('retried');
+          this.log.warn('the voice could not speak a line; retrying it once', {
+            delay_ms: this.resilience.speechRetryDelayMs,
+            err: reason,
+          });
+          await this.wait(this.resilience.speechRetryDelayMs);
+          if (this.stopped) return 'interrupted';
+          continue;
+        }
+        this.textOnly = true;
+        metrics.speechFailed('text_only');
+        this.log.warn('the voice failed twice on a line; the bot goes on in text only', { err: reason });
+        this.fallbacks.onWarning?.({
+          code: 'speech_fallback',
+          message: `The bot's voice failed twice on one line (${reason}); it went on in text only, its lines sent as chat messages in the room.`,
+        });
+      }
+    }
+    try {
+      await this.room.speech.write(text);
+    } catch (err) {
+      this.log.error('could not send a line as text either; the room did not get it', { err: describe(err) });
+    }
+    return 'done';
+  }
+
+  /** A backoff that stop() cuts short. */
+  private wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const end = () => {
+        clearTimeout(timer);
+        this.waits.delete(end);
+        resolve();
+      };
+      const timer = setTimeout(end, ms);
+      this.waits.add(end);
+    });
+  }
+}
+
+/** A failure in a few words for logs and warnings (the vendor's error name and message, bounded). */
+function describe(err: unknown): string {
+  const text = (err instanceof Error ? err.message || err.name : String(err)).replace(/\.$/, '');
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
+
+/** The engine's error code (ConversationError's model_throttled, model_error, model_timeout) as a metric dimension. */
+function errorCode(err: unknown): string {
+  const code = err && typeof err === 'object' && 'code' in err ? err.code : undefined;
+  return typeof code === 'string' ? code : 'unknown';
 }

@@ -56,6 +56,12 @@ export const configSchema = z.object({
   LLM_INSIGHTS_DEADLINE_MS: int(90_000, 1000),
   /** Time a conversation turn may spend waiting on its model (Bedrock or OpenAI-compatible); then it is abandoned. */
   CONVERSATION_TURN_TIMEOUT_MS: int(15_000, 100),
+  /** Consecutive failed turns of the conversation model after which the bot finishes with the local engine. */
+  CONVERSATION_MODEL_MAX_FAILURES: int(3, 1),
+  /** Wait before the first retry of a failed turn; each further retry waits twice as long. */
+  CONVERSATION_RETRY_BACKOFF_MS: int(1_000, 0),
+  /** Wait before the one retry of a line the voice (Polly) could not speak. */
+  SPEECH_RETRY_DELAY_MS: int(500, 0),
   /** A webhook must answer 2xx within this long. */
   WEBHOOK_TIMEOUT_MS: int(15_000, 100),
   /** How long a rotated-out webhook secret keeps signing beside the new one; then only the new one signs. */

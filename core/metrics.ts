@@ -39,6 +39,12 @@ export const metricNames = {
    * Sum over a minute is the number of idle bots (the pool's scaling and its empty-pool alarm read it).
    */
   poolIdleBots: 'PoolIdleBots',
+  /** A session warning raised (a bot carrying on without a failed dependency), by `code` (core/schemas/api.ts). */
+  sessionWarnings: 'SessionWarnings',
+  /** A conversation turn the model failed (after its own retries of a busy model), by `error` code. */
+  conversationModelFailures: 'ConversationModelFailures',
+  /** A line the voice (Polly) could not speak, by `outcome`: retried, or sent as text. */
+  speechFailures: 'SpeechFailures',
 } as const;
 
 /** How often an idle pooled bot records PoolIdleBots: the period the Sum is read over. */
@@ -106,6 +112,11 @@ export const metrics = {
   },
   pooledBotIdle: () => put(metricNames.poolIdleBots, 'Count', 1),
   dlqParked: (channel: string) => put(metricNames.dlqParks, 'Count', 1, { channel }),
+  sessionWarning: (code: string) => put(metricNames.sessionWarnings, 'Count', 1, { code }),
+  conversationModelFailed: (error: string) =>
+    put(metricNames.conversationModelFailures, 'Count', 1, { error }),
+  speechFailed: (outcome: 'retried' | 'text_only') =>
+    put(metricNames.speechFailures, 'Count', 1, { outcome }),
   insights: (latencyMs: number, ok: boolean) => {
     put(metricNames.insightsLatency, 'Milliseconds', latencyMs);
     if (!ok) put(metricNames.insightsFailures, 'Count', 1);

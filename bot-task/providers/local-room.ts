@@ -187,6 +187,10 @@ export class LocalRoomProvider implements RoomProvider {
           current = finish;
         });
       },
+      // The room's chat is its transcript: a line sent without the speaking signal is a typed line.
+      write: async (text) => {
+        send({ type: 'say', text });
+      },
       stop: () => current?.('interrupted'),
     };
 

@@ -8,6 +8,7 @@ import type {
   Provider,
   QaPair,
   ReplacementView,
+  SessionWarningView,
   StatusView,
 } from '../schemas/api';
 
@@ -66,7 +67,12 @@ export interface BotSession {
   claimedAt?: string;
   /** How the bot that serves the session started: an idle pooled bot, or a fresh (cold) task. */
   startPath?: StartPath;
+  /** What the bot had to do without (a failed model or voice), once per code, in order (status view `warnings`). */
+  warnings?: SessionWarning[];
 }
+
+/** A degradation the customer is told about; the codes are the schema's (core/schemas/api.ts `warningCodes`). */
+export type SessionWarning = SessionWarningView;
 
 export type StartPath = 'pool' | 'cold';
 
@@ -115,6 +121,10 @@ export function secondsSinceStart(s: Pick<BotSession, 'startedAt' | 'createdAt'>
   return Math.max(0, (now.getTime() - Date.parse(s.startedAt ?? s.createdAt)) / 1000);
 }
 
+export function warningViews(s: Pick<BotSession, 'warnings'>): SessionWarningView[] {
+  return (s.warnings ?? []).map((w) => ({ code: w.code, message: w.message }));
+}
+
 export function replacementViews(s: Pick<BotSession, 'replacements'>): ReplacementView[] {
   return (s.replacements ?? []).map((r) => ({ at: r.at, reason: r.reason }));
 }
@@ -147,5 +157,6 @@ export function toStatusView(s: BotSession): StatusView {
       at: c.at,
       detail: c.detail ?? null,
     })),
+    warnings: warningViews(s),
   };
 }

@@ -1,5 +1,5 @@
 // Webhook bodies built from a finished session (spec §6.1 plus ARCHITECTURE.md §4 additions), validated by schema.
-import { type BotSession, replacementViews } from '../bots/session';
+import { type BotSession, replacementViews, warningViews } from '../bots/session';
 import { type SessionCompleteEvent, sessionCompleteSchema } from '../schemas/webhooks';
 
 export function sessionCompletePayload(s: BotSession): SessionCompleteEvent {
@@ -22,6 +22,7 @@ export function sessionCompletePayload(s: BotSession): SessionCompleteEvent {
     started_at: started,
     completed_at: completed,
     replacements: replacementViews(s),
+    warnings: warningViews(s),
   };
   // Spec §6.1: insights omitted when disabled or failed; insights_error only when processing failed.
   if (s.insights) event.insights = s.insights;

@@ -1,6 +1,6 @@
 // The results e-mail: subject with room and date; HTML and plain-text bodies with summary, evaluation, Q&A pairs
 // and transcript. Everything from the meeting is escaped, so transcript text cannot inject markup.
-import type { Insights, QaPair } from '../schemas/api';
+import type { Insights, QaPair, SessionWarningView } from '../schemas/api';
 import { escapeHtml } from './html';
 
 export interface ResultsEmailInput {
@@ -13,6 +13,8 @@ export interface ResultsEmailInput {
   qaPairs: QaPair[];
   insights: Insights | null;
   insightsError?: string;
+  /** What the bot had to do without (a failed model or voice): shown first, so a reader knows before reading on. */
+  warnings?: SessionWarningView[];
 }
 
 const minutes = (s: number) => `${Math.max(1, Math.round(s / 60))} min`;
@@ -24,10 +26,12 @@ export function renderResultsEmail(r: ResultsEmailInput): { subject: string; htm
   const date = r.startedAt.slice(0, 10);
   const subject = `Meeting results: ${oneLine(r.roomName)} (${date})`;
   const ins = r.insights;
+  const warnings = r.warnings ?? [];
 
   const text = [
     subject,
     `Duration: ${minutes(r.durationSeconds)} · ended by: ${r.exitReason}`,
+    ...(warnings.length ? ['', 'WARNINGS', ...warnings.map((w) => `  ! ${w.message}`)] : []),
     '',
     'SUMMARY',
     ins?.summary ?? r.insightsError ?? 'Insights were not requested.',
@@ -54,6 +58,7 @@ export function renderResultsEmail(r: ResultsEmailInput): { subject: string; htm
   const html = `<!doctype html><html><body style="font-family:system-ui,sans-serif;max-width:720px;margin:auto;color:#1c1e21">
 <h1 style="font-size:20px">${escapeHtml(subject)}</h1>
 <p style="color:#6b7280">Duration ${escapeHtml(minutes(r.durationSeconds))} · ended by ${escapeHtml(r.exitReason)}</p>
+${warnings.length ? `<h2 style="font-size:16px">Warnings</h2>${list(warnings.map((w) => w.message))}` : ''}
 <h2 style="font-size:16px">Summary</h2>
 <p>${escapeHtml(ins?.summary ?? r.insightsError ?? 'Insights were not requested.').replace(/\n/g, '<br>')}</p>
 ${

@@ -1,5 +1,5 @@
 // Port: bot sessions, one record per bot; state changes apply only while the session is still running.
-import type { BotSession, Replacement, SessionClaim, StatusChange } from '../bots/session';
+import type { BotSession, Replacement, SessionClaim, SessionWarning, StatusChange } from '../bots/session';
 import type { CreditHold } from './credit-ledger';
 
 export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
@@ -48,6 +48,11 @@ export interface SessionsStore {
     botId: string,
     event: { statusChange?: StatusChange; numbered: boolean },
   ): Promise<number | undefined>;
+  /**
+   * Records a warning on the session, once per code (a replacement that hits the same failure adds nothing), also
+   * after the session ended. True when it was added, false when the code was there already (or no such session).
+   */
+  addWarning(botId: string, warning: SessionWarning): Promise<boolean>;
   /** Sets the `index`-th replacement's task and the time it got into the room, while the session runs. */
   updateReplacement(
     botId: string,

@@ -206,6 +206,7 @@ async function scheduleResultDeliveries(deps: ResultsDeps, session: BotSession):
       qaPairs: payload.qa_pairs,
       insights: session.insights ?? null,
       insightsError: session.insightsError,
+      warnings: payload.warnings,
     });
     await scheduleDelivery(
       deps.stores,

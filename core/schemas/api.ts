@@ -339,6 +339,30 @@ export const replacementSchema = z
   .describe('A bot that was lost mid-meeting and replaced by a new one with the same bot_id (an addition).');
 export type ReplacementView = z.infer<typeof replacementSchema>;
 
+/**
+ * What went wrong around a session that still completed (an addition): the bot carried on in a degraded way, and the
+ * customer is told. One warning per code per session.
+ */
+export const warningCodes = ['conversation_model_fallback', 'speech_fallback'] as const;
+export type WarningCode = (typeof warningCodes)[number];
+
+export const warningSchema = z
+  .strictObject({
+    code: z
+      .enum(warningCodes)
+      .describe(
+        '`conversation_model_fallback`: the conversation model (Bedrock or the OpenAI-compatible server) failed on ' +
+          'consecutive attempts and the bot finished the interview with the local engine (no model). ' +
+          '`speech_fallback`: the voice (Amazon Polly) failed twice on one line and the bot went on in text only ' +
+          '(chat messages in the room).',
+      ),
+    message: z.string().describe('What happened, for people (the vendor error where there is one).'),
+  })
+  .describe(
+    'Something outside the service failed during the session and the bot carried on without it (an addition).',
+  );
+export type SessionWarningView = z.infer<typeof warningSchema>;
+
 export const statusViewSchema = z
   .strictObject({
     status: z.enum(botStatuses),
@@ -373,6 +397,11 @@ export const statusViewSchema = z
       )
       .describe(
         'The steps of the bot’s life, in order; `status` keeps the spec’s three values (an addition).',
+      ),
+    warnings: z
+      .array(warningSchema)
+      .describe(
+        'What the bot had to do without, in the order it happened; empty when nothing (an addition).',
       ),
   })
   .describe('Status and results of a bot session (spec §2.1).');

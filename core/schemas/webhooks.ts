@@ -1,6 +1,6 @@
 // Zod schemas of the webhook payloads (spec §6 plus ARCHITECTURE.md §4 additions: bot_id, qa_pairs, started_at, completed_at, bot_failed).
 import { z } from 'zod';
-import { exitReasons, insightsSchema, qaPairSchema, replacementSchema } from './api';
+import { exitReasons, insightsSchema, qaPairSchema, replacementSchema, warningSchema } from './api';
 
 const dateTime = z.iso.datetime({ offset: true });
 
@@ -26,6 +26,11 @@ export const sessionCompleteSchema = z
     replacements: z
       .array(replacementSchema)
       .describe('Each time the bot was lost and replaced, in order; empty when it never was (an addition).'),
+    warnings: z
+      .array(warningSchema)
+      .describe(
+        'What the bot had to do without (the status view’s warnings); empty when nothing (an addition).',
+      ),
   })
   .describe('Sent after the call ends and the results are processed (spec §6.1).');
 

@@ -34,6 +34,7 @@ export const dashboardWidgets = {
   emails: 'E-mails and DLQ parks',
   dlqDepths: 'DLQ depths',
   insights: 'Insights engine',
+  degraded: 'Degraded sessions: warnings, model and voice failures',
   lambdaErrors: 'Lambda errors',
   lambdaDurations: 'Lambda duration p95',
   api: 'API 4xx and 5xx',
@@ -152,6 +153,12 @@ export class Dashboard extends Construct {
         ],
         { right: [metric('insightsFailures', { label: 'failures' })] },
       ),
+      // A bot that carried on without its model or its voice (issue 20 §2): the customer got a warning.
+      graph(dashboardWidgets.degraded, [
+        byDimension('sessionWarnings', 'code'),
+        byDimension('conversationModelFailures', 'error'),
+        byDimension('speechFailures', 'outcome'),
+      ]),
     );
     this.dashboard.addWidgets(
       graph(

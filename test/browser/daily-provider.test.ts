@@ -1,18 +1,24 @@
 // The Daily provider in real Chromium, with daily-js replaced by a typed stub served through page.route.
 
 import { existsSync } from 'node:fs';
+import { PollyClient } from '@aws-sdk/client-polly';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ConversationController } from '../../bot-task/conversation';
 import { chromiumFlags, launchChromium } from '../../bot-task/providers/daily/chromium';
 import { type DailyProviderOptions, DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider';
 import { botOrigin, dailyModule } from '../../bot-task/providers/daily/page-assets';
+import { PollySynthesizer } from '../../core/adapters/polly/polly-synthesizer';
+import type { SessionWarning } from '../../core/bots/session';
 import { createLogger, type Logger } from '../../core/log';
+import type { ConversationEngine } from '../../core/ports/conversation-engine';
 import {
   JoinAbortedError,
   type RoomConnection,
   type RoomEvents,
   RoomJoinError,
 } from '../../core/ports/room-provider';
+import { freePort } from '../support/free-port';
 import { recordingLogger } from '../support/recording-logger';
 import { toneSynthesizer } from '../support/tone-synthesizer';
 import { until } from '../support/until';
@@ -614,5 +620,74 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     const { provider } = neverJoining();
     const err = await provider.join({ ...joinOptions, timeoutMs: 800 }).catch((e) => e);
     expect(err).toMatchObject({ type: 'unknown', providerMessage: expect.stringContaining('timed out') });
+  });
+
+  it('a line Polly cannot speak is tried twice, then sent as a chat app message and put in the transcript (issue 20)', async () => {
+    // The real Polly adapter, its endpoint a closed port: every SynthesizeSpeech is refused before a byte is sent.
+    const polly = new PollySynthesizer(
+      new PollyClient({
+        region: 'us-east-1',
+        endpoint: `http://127.0.0.1:${await freePort()}`,
+        credentials: { accessKeyId: 'stub', secretAccessKey: 'stub' },
+        maxAttempts: 1,
+      }),
+    );
+    const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] }, false, undefined, {
+      synthesizer: polly,
+    });
+    const conn = await h.provider.join(joinOptions);
+    open = conn;
+    const seen = collect(conn);
+    const warnings: SessionWarning[] = [];
+    const greeting: ConversationEngine = {
+      greet: async function* () {
+        yield 'Hello, I am the interviewer for today. What brings you here?';
+      },
+      reply: async function* () {},
+    };
+    const controller = new ConversationController(
+      conn,
+      greeting,
+      { botName: 'Interviewer', endOfTurnMs: 10, speechRetryDelayMs: 50 },
+      () => [],
+      createLogger('silent'),
+      { onWarning: (w) => warnings.push(w) },
+    );
+    controller.start();
+    const page = h.page();
+    const sent = await until(async () => {
+      const messages = await page.evaluate(() => window.__dailyStub!.appMessages);
+      return messages.length === 2 && messages;
+    });
+    controller.stop();
+    expect(sent).toEqual(
+      ['Hello, I am the interviewer for today.', 'What brings you here?'].map((message) => ({
+        data: { event: 'chat-msg', message, name: 'Interviewer', room: 'main-room' },
+        to: '*',
+      })),
+    );
+    // Nothing was played into the microphone.
+    expect(await page.evaluate(() => window.__dailyStub!.peakAudio(300))).toBeLessThan(0.01);
+    expect(warnings).toEqual([
+      {
+        code: 'speech_fallback',
+        message: expect.stringMatching(/failed twice on one line \(.*ECONNREFUSED/),
+      },
+    ]);
+    // The transcript holds what the bot said: the lines come back as the bot's own final utterances.
+    expect(
+      seen
+        .filter((e) => e.event === 'utterance')
+        .map((e) => e.payload as RoomEvents['utterance'])
+        .map((u) => ({ participantId: u.participantId, name: u.name, text: u.text, final: u.final })),
+    ).toEqual([
+      {
+        participantId: 'bot-session',
+        name: 'Interviewer',
+        text: 'Hello, I am the interviewer for today.',
+        final: true,
+      },
+      { participantId: 'bot-session', name: 'Interviewer', text: 'What brings you here?', final: true },
+    ]);
   });
 });

@@ -44,6 +44,8 @@ function participant(id: string, name: string, local: boolean): DailyParticipant
 class StubCall {
   readonly calls: string[] = [];
   transcriptionOptions: DailyTranscriptionDeepgramOptions | undefined;
+  /** What the bot sent with sendAppMessage, in order. */
+  readonly appMessages: { data: unknown; to: string | string[] }[] = [];
   private readonly listeners = new Map<string, Listener[]>();
   private readonly people = new Map<string, DailyParticipant>();
   private state: ReturnType<DailyCall['meetingState']> = 'new';
@@ -131,6 +133,15 @@ class StubCall {
 
   async startRemoteParticipantsAudioLevelObserver(interval?: number) {
     this.calls.push(`startRemoteParticipantsAudioLevelObserver:${interval}`);
+  }
+
+  /** As daily-js: only in a call, JSON data of at most 4 KB (docs.daily.co sendAppMessage), `to` a session id or '*'. */
+  sendAppMessage(data: unknown, to: string | string[] = '*') {
+    if (this.state !== 'joined-meeting') throw new Error('sendAppMessage() only supported after join');
+    if (JSON.stringify(data).length > 4096) throw new Error('app message data too large (over 4 KB)');
+    this.calls.push('sendAppMessage');
+    this.appMessages.push({ data, to });
+    return this as unknown as DailyCall;
   }
 
   async leave() {

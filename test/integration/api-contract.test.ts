@@ -344,6 +344,8 @@ describe('GET /api/bot/{bot_id}/status', () => {
       replacements: [],
       // The bot's steps so far (joining, in_call …), as many as it took by now.
       status_changes: expect.any(Array),
+      // Always present; empty while the bot did without nothing.
+      warnings: [],
     });
     expect(JSON.stringify(res.body)).not.toContain('meeting_token');
   });

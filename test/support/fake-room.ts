@@ -13,10 +13,15 @@ export class FakeRoom implements RoomConnection {
   private readonly people = new Map<string, RoomParticipant>();
   left = false;
   readonly spoken: string[] = [];
+  /** Lines sent as text (the voice failed). */
+  readonly written: string[] = [];
   readonly speech = {
     say: async (text: string) => {
       this.spoken.push(text);
       return 'done' as const;
+    },
+    write: async (text: string) => {
+      this.written.push(text);
     },
     stop: () => {},
   };

@@ -25,6 +25,7 @@ function slowSpeechRoom() {
           finish = resolve;
         });
       },
+      write: async () => {},
       stop: () => finish?.('interrupted'),
     },
     participants: () => fake.participants(),

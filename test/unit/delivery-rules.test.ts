@@ -82,5 +82,26 @@ describe('results e-mail', () => {
     expect(mail.text).toContain('Eve: <script>alert(1)</script>');
     expect(mail.text).toContain('EVALUATION: 70/100');
     expect(mail.text).toContain('30 min');
+    expect(mail.text).not.toContain('WARNINGS');
+    expect(mail.html).not.toContain('Warnings');
+  });
+
+  it('lists the session warnings before the summary, escaped', () => {
+    const mail = renderResultsEmail({
+      roomName: 'standup',
+      startedAt: '2026-11-22T10:00:00Z',
+      completedAt: '2026-11-22T10:30:00Z',
+      exitReason: 'participant_left',
+      durationSeconds: 1800,
+      transcript: 'Ann: hello',
+      qaPairs: [],
+      insights: null,
+      warnings: [{ code: 'speech_fallback', message: 'The voice failed (<Polly> refused); text only.' }],
+    });
+    expect(mail.text).toContain('WARNINGS\n  ! The voice failed (<Polly> refused); text only.\n\nSUMMARY');
+    expect(mail.html).toContain(
+      '<h2 style="font-size:16px">Warnings</h2><ul><li>The voice failed (&lt;Polly&gt; refused); text only.</li></ul>',
+    );
+    expect(mail.html.indexOf('Warnings')).toBeLessThan(mail.html.indexOf('Summary'));
   });
 });

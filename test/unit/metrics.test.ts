@@ -83,6 +83,9 @@ describe('EMF metrics (Powertools)', () => {
       metrics.dlqParked('webhook');
       metrics.insights(1234, false);
       metrics.pooledBotIdle();
+      metrics.sessionWarning('speech_fallback');
+      metrics.conversationModelFailed('model_throttled');
+      metrics.speechFailed('text_only');
       flushMetrics();
     });
     const points = docs.flatMap(flatten);
@@ -128,6 +131,19 @@ describe('EMF metrics (Powertools)', () => {
         { name: 'InsightsLatency', unit: 'Milliseconds', value: 1234, dimensions: service },
         { name: 'InsightsFailures', unit: 'Count', value: 1, dimensions: service },
         { name: 'PoolIdleBots', unit: 'Count', value: 1, dimensions: service },
+        {
+          name: 'SessionWarnings',
+          unit: 'Count',
+          value: 1,
+          dimensions: { ...service, code: 'speech_fallback' },
+        },
+        {
+          name: 'ConversationModelFailures',
+          unit: 'Count',
+          value: 1,
+          dimensions: { ...service, error: 'model_throttled' },
+        },
+        { name: 'SpeechFailures', unit: 'Count', value: 1, dimensions: { ...service, outcome: 'text_only' } },
       ]),
     );
     // Every name written is in the catalogue, and every catalogue name was written.

@@ -312,6 +312,18 @@ export class DailyRoomProvider implements RoomProvider {
           audio.sampleRate,
         ] as const);
       },
+      async write(text) {
+        if (closing) return;
+        await page.evaluate(([t, name]) => window.bot.sendText(t, name), [text, options.botName] as const);
+        // Nobody transcribes a line that was never spoken: it enters the transcript as the room's words would.
+        emitter.emit('utterance', {
+          participantId: result.selfId,
+          name: options.botName,
+          text,
+          final: true,
+          at: new Date().toISOString(),
+        });
+      },
       stop() {
         generation++;
         void page.evaluate(() => window.bot.stopSpeech()).catch(() => {});

@@ -7,7 +7,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { BotSession, Replacement, SessionClaim, StatusChange } from '../../bots/session';
+import type { BotSession, Replacement, SessionClaim, SessionWarning, StatusChange } from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
 import type { SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
@@ -71,6 +71,7 @@ const fieldToAttribute = {
   claimedAt: 'claimed_at',
   startPath: 'start_path',
   correlationId: 'correlation_id',
+  warnings: 'warnings',
 } as const satisfies Record<keyof BotSession, string>;
 
 type Field = keyof typeof fieldToAttribute;
@@ -457,6 +458,35 @@ export class DynamoSessionsStore implements SessionsStore {
       }),
     );
     return event.numbered ? Number(out.Attributes?.webhook_seq) : undefined;
+  }
+
+  /**
+   * Appends a warning unless one of its code is there: the codes are also kept as a string set (`warning_codes`), the
+   * only way a condition can ask whether a list already holds an element like it. Not conditional on the session
+   * running: the bot records its warnings before it hands over, but a slow write must still land.
+   */
+  async addWarning(botId: string, warning: SessionWarning): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression:
+            'SET warnings = list_append(if_not_exists(warnings, :none), :w) ADD warning_codes :codes',
+          ConditionExpression: 'attribute_exists(pk) AND NOT contains(warning_codes, :code)',
+          ExpressionAttributeValues: {
+            ':none': [],
+            ':w': [{ code: warning.code, message: warning.message }],
+            ':codes': new Set([warning.code]),
+            ':code': warning.code,
+          },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
   }
 
   /** Sets fields of the `index`-th replacement (its task, when it got into the room) while the session runs. */

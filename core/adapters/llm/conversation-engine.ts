@@ -4,8 +4,8 @@
 // OpenAI-compatible adapters only open their stream and say which of their errors are worth a retry.
 //
 // Failures: every error leaves greet()/reply() as a thrown ConversationError. The ConversationController
-// (bot-task/conversation.ts) catches it, logs "conversation turn failed; listening" and keeps listening, so a
-// failed turn costs one reply (or the rest of one, when the stream broke after speech began), never the bot.
+// (bot-task/conversation.ts) decides what the bot does about it: a holding line, retries with backoff, and after
+// repeated failures the local engine, so a failing model never leaves the bot mute.
 import type { Logger } from '../../log';
 import type { ConversationContext, ConversationEngine } from '../../ports/conversation-engine';
 import { type ConversationPrompt, type ConversationTurn, conversationPrompt } from './conversation-prompt';
@@ -25,8 +25,7 @@ export interface ModelConversationConfig {
   backoffMaxMs?: number;
   /**
    * Time budget of one turn spent waiting on the model: connecting, backing off, generating (not the time the
-   * bot spends speaking what it already has). Past it the turn is abandoned: the bot says nothing more this
-   * turn and keeps listening.
+   * bot spends speaking what it already has). Past it the turn is abandoned as failed (model_timeout).
    */
   turnTimeoutMs?: number;
   /** Injected for tests; defaults to a real timer and Math.random. */
@@ -262,8 +261,8 @@ function timeoutError(budgetMs: number, partial: boolean): ConversationError {
   return new ConversationError(
     'model_timeout',
     partial
-      ? `Conversation model stalled mid-reply past the turn's ${seconds} budget; the reply was cut short and the bot keeps listening.`
-      : `Conversation model did not answer within the turn's ${seconds} budget; the bot stays silent this turn and keeps listening.`,
+      ? `Conversation model stalled mid-reply past the turn's ${seconds} budget; the reply was cut short.`
+      : `Conversation model did not answer within the turn's ${seconds} budget.`,
     { partial },
   );
 }
@@ -277,7 +276,7 @@ function conversationError(
   if (o.busy && !o.partial) {
     return new ConversationError(
       'model_throttled',
-      `Conversation model busy (${what}) after ${o.attempt + 1} attempts; the bot stays silent this turn and keeps listening.`,
+      `Conversation model busy (${what}) after ${o.attempt + 1} attempts.`,
       { partial: false, cause: err },
     );
   }
@@ -285,8 +284,8 @@ function conversationError(
   return new ConversationError(
     'model_error',
     o.partial
-      ? `Conversation model failed mid-reply (${what}${detail}); the reply was cut short and the bot keeps listening.`
-      : `Conversation model failed (${what}${detail}); the bot stays silent this turn and keeps listening.`,
+      ? `Conversation model failed mid-reply (${what}${detail}); the reply was cut short.`
+      : `Conversation model failed (${what}${detail}).`,
     { partial: o.partial, cause: err },
   );
 }

@@ -52,6 +52,8 @@ declare global {
       leave(): Promise<void>;
       play(pcmBase64: string, sampleRate: number): Promise<'done' | 'interrupted'>;
       stopSpeech(): void;
+      /** Sends a line as a chat message to everyone in the call (the bot's voice failed). */
+      sendText(text: string, name: string): void;
       /** What the tile shows (for tests and logs). */
       tile?: 'image' | 'name-card' | 'off';
     };
@@ -115,6 +117,15 @@ async function play(pcmBase64: string, sampleRate: number): Promise<'done' | 'in
     source.onended = () => done('done');
     source.start();
   });
+}
+
+/**
+ * A line for everyone in the call as an app message in the shape Daily Prebuilt's chat shows (`event: 'chat-msg'`);
+ * a custom client reads `message` and `name`. Daily caps one app message at 4 KB, and the bot's sentences are short.
+ */
+function sendText(text: string, name: string): void {
+  if (!call) throw new Error('not in a call');
+  call.sendAppMessage({ event: 'chat-msg', message: text.slice(0, 3000), name, room: 'main-room' }, '*');
 }
 
 function stopSpeech(): void {
@@ -425,4 +436,4 @@ async function leave(): Promise<void> {
   await audioContext?.close().catch(() => {});
 }
 
-window.bot = { ready: () => daily.then(() => {}), join, leave, play, stopSpeech };
+window.bot = { ready: () => daily.then(() => {}), join, leave, play, stopSpeech, sendText };

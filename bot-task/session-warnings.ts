@@ -1,0 +1,52 @@
+// The session's warnings as the bot raises them (issue 20 §2): each one is recorded on the session once (status view,
+// session_complete, the results e-mail; a replacement sees it there too), counted as a metric and logged.
+import type { SessionWarning } from '../core/bots/session';
+import type { Logger } from '../core/log';
+import { metrics } from '../core/metrics';
+import type { SessionsStore } from '../core/ports/sessions-store';
+
+export class SessionWarnings {
+  /** Codes this process raised already: a fallback is told once, however many lines it then affects. */
+  private readonly raised = new Set<string>();
+  private readonly writes: Promise<void>[] = [];
+
+  constructor(
+    private readonly botId: string,
+    private readonly sessions: Pick<SessionsStore, 'addWarning'>,
+    private readonly log: Logger,
+    /** The session's warnings already recorded (by a bot this one replaces): not raised, counted or logged again. */
+    recorded: readonly SessionWarning[] = [],
+    /** Tries of one write (short backoff between them): a warning lost would be a silent degradation again. */
+    private readonly attempts = 4,
+  ) {
+    for (const w of recorded) this.raised.add(w.code);
+  }
+
+  add(warning: SessionWarning): void {
+    if (this.raised.has(warning.code)) return;
+    this.raised.add(warning.code);
+    metrics.sessionWarning(warning.code);
+    this.log.warn('session warning', { warning_code: warning.code, warning_message: warning.message });
+    this.writes.push(this.record(warning));
+  }
+
+  /** Resolves once every warning raised so far is written (or given up): the bot waits for it before it hands over. */
+  async flush(): Promise<void> {
+    await Promise.all(this.writes);
+  }
+
+  private async record(warning: SessionWarning): Promise<void> {
+    for (let i = 1; ; i++) {
+      try {
+        await this.sessions.addWarning(this.botId, warning);
+        return;
+      } catch (err) {
+        if (i >= this.attempts) {
+          this.log.error('could not record a session warning', { warning_code: warning.code, err });
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 200 * 2 ** i));
+      }
+    }
+  }
+}
