@@ -306,6 +306,14 @@ describe('least privilege across every IAM policy in the stack', () => {
     { action: /^xray:(PutTraceSegments|PutTelemetryRecords)$/, resource: /^"\*"$/, why: 'X-Ray segments' },
     // ListTasks without a container instance is authorized against `*`; the ecs:cluster condition scopes it.
     { action: /^ecs:ListTasks$/, resource: /^"\*"$/, why: 'ListTasks by startedBy' },
+    // The default models' inference profiles route to the geography's regions (`us-*`, `eu-*`, `ap-*`), where
+    // Bedrock authorizes each request against the foundation model: that model, in those regions only.
+    {
+      action: /^bedrock:InvokeModel(WithResponseStream)?$/,
+      resource:
+        /"BedrockGeography",\{"Ref":"AWS::Region"\},"regions"\]\},"-\*::foundation-model\/amazon\.nova-(lite|pro)-v1:0"/,
+      why: 'inference profile destinations',
+    },
   ];
 
   it('has no wildcard action anywhere', () => {
