@@ -34,8 +34,9 @@ export const fargateVcpuQuota = { ServiceCode: 'fargate', QuotaCode: 'L-3032A538
 /** The ECS service-linked role: ECS creates the tasks' network interfaces with it. */
 export const ecsServiceLinkedRole = 'AWSServiceRoleForECS';
 
-/** Inference profile ids start with a geography; anything else is a foundation model id (or an ARN). */
-const inferenceProfileId = /^(us|us-gov|eu|apac|jp|au|ca|global)\./;
+/** Inference profiles: a cross-region id starts with a geography, an application profile is named by its ARN. */
+const inferenceProfileId =
+  /^(us|us-gov|eu|apac|jp|au|ca|global)\.|^arn:[^:]+:bedrock:[^:]*:[^:]*:(application-)?inference-profile\//;
 
 const ok = (check: string, detail: string): CheckResult => ({ check, status: 'ok', detail });
 const problem = (check: string, detail: string, fix: string): CheckResult => ({

@@ -129,6 +129,18 @@ describe('doctor verdicts', () => {
     expect(r['bedrock:conversation']!.detail).toMatch(/^eu\.amazon\.nova-lite-v1:0 is not a Bedrock model/);
   });
 
+  it('asks for an application inference profile by its ARN as a profile, not as a foundation model', async () => {
+    const arn = 'arn:aws:bedrock:eu-west-1:123456789012:application-inference-profile/a1b2c3';
+    mocks.cloudFormation.on(DescribeStacksCommand).resolves({
+      Stacks: [{ StackStatus: 'CREATE_COMPLETE', Outputs: outputs({ conversationModel: arn }) } as never],
+    });
+    const r = await check();
+    expect(r['bedrock:conversation']!.status).toBe('ok');
+    expect(mocks.bedrock.commandCalls(GetInferenceProfileCommand).map((c) => c.args[0].input)).toEqual([
+      { inferenceProfileIdentifier: arn },
+    ]);
+  });
+
   it('says the SES sandbox and paused sending are problems, with the fix', async () => {
     mocks.ses.on(GetAccountCommand).resolves({ ProductionAccessEnabled: false, SendingEnabled: true });
     let r = await check();
