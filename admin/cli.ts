@@ -1,10 +1,12 @@
-// Operator CLI for accounts, API keys, credits and webhook secrets: `npm run admin -- help`.
+// Operator CLI for accounts, API keys, credits, webhook secrets and the deployment preflight: `npm run admin -- help`.
 import { parseArgs } from 'node:util';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { AccountNotFoundError } from '../core/accounts/errors';
-import type { Config } from '../core/config';
+import { preflightClients } from '../core/adapters/aws-clients';
+import { type Config, loadConfig } from '../core/config';
 import { redriveDeliveries } from '../core/delivery/redrive';
 import type { Stores } from '../core/deps';
+import { doctorReport, runDoctor } from './doctor';
 import { openTarget, type Target } from './target';
 
 // Node 20 is supported here; the SDK's notice about its future Node 22 floor would only clutter the output.
@@ -19,6 +21,7 @@ const options = {
   note: { type: 'string' },
   'request-id': { type: 'string' },
   bot: { type: 'string' },
+  stage: { type: 'string' },
   json: { type: 'boolean' },
   aws: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -33,12 +36,16 @@ interface Result {
   text: string;
 }
 
+type Work = (stores: Stores, config: Config, sqs: () => SQSClient) => Promise<Result>;
+/** Work on AWS itself rather than on the table; its exit code is its own (1 when it found a problem). */
+type Check = () => Promise<Result & { exitCode: number }>;
+
 interface Command {
   /** Flags as shown in the usage text; the command accepts exactly the flags named here. */
   args: string;
   about: string;
   /** Validates the flags before any database is touched, and returns the work to do. */
-  prepare(flags: Flags): (stores: Stores, config: Config, sqs: () => SQSClient) => Promise<Result>;
+  prepare(flags: Flags): Work | { check: Check };
 }
 
 class UsageError extends Error {}
@@ -71,6 +78,38 @@ const commands: Record<string, Command> = {
             ...redriven.map((j) => `  ${j.bot_id} ${j.channel} ${j.event}`),
           ),
         };
+      };
+    },
+  },
+
+  doctor: {
+    args: '--aws [--stage STAGE]',
+    about:
+      'Preflight of a deployed stage (default dev): Bedrock models, SES, the Daily secret and key, Fargate quota, ECS role',
+    prepare(flags) {
+      if (!flags.aws) throw new UsageError("'doctor' checks a deployed stage: add --aws");
+      const stage = flags.stage ?? 'dev';
+      if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage))
+        throw new UsageError('--stage must be a stage name such as prod');
+      return {
+        async check() {
+          const config = loadConfig(process.env);
+          const clients = preflightClients(config);
+          try {
+            const results = await runDoctor(
+              { clients, region: config.AWS_REGION, dailyApiUrl: config.DAILY_API_URL },
+              stage,
+            );
+            const problems = results.filter((r) => r.status === 'problem').length;
+            return {
+              json: { stage, region: config.AWS_REGION, problems, checks: results },
+              text: doctorReport(stage, results),
+              exitCode: problems > 0 ? 1 : 0,
+            };
+          } finally {
+            for (const client of Object.values(clients)) client.destroy();
+          }
+        },
       };
     },
   },
@@ -277,7 +316,7 @@ function usage(): string {
     '',
     'Flags for every command:',
     '  --json  Print one JSON object on stdout instead of text',
-    '  --aws   Use DynamoDB in AWS (default credentials, AWS_REGION, TABLE_NAME)',
+    '  --aws   Use AWS (default credentials, AWS_REGION; TABLE_NAME for the table, the stack for doctor)',
     '',
     'Database: DYNAMODB_ENDPOINT if set; else AWS with --aws; else the local stack running on DATA_DIR',
     "(default .data), or DATA_DIR's database directly when no stack is running.",
@@ -350,10 +389,12 @@ function plan(args: string[]): { flags: Flags; work?: ReturnType<Command['prepar
   if (flags.help || positionals.length === 0 || (positionals[0] === 'help' && positionals.length === 1)) {
     return { flags };
   }
-  const name = positionals.slice(0, 2).join(' ');
+  // One-word commands (doctor) take no second positional.
+  const name = commands[positionals[0]!] ? positionals[0]! : positionals.slice(0, 2).join(' ');
   const command = commands[name];
   if (!command) throw new UsageError(`unknown command '${name}'`);
-  if (positionals.length > 2) throw new UsageError(`unexpected argument '${positionals[2]}'`);
+  const words = name.split(' ').length;
+  if (positionals.length > words) throw new UsageError(`unexpected argument '${positionals[words]}'`);
   const accepted = new Set([...command.args.matchAll(/--([a-z][a-z-]*)/g)].map((m) => m[1]));
   for (const flag of Object.keys(flags)) {
     if (flag !== 'json' && flag !== 'aws' && !accepted.has(flag)) {
@@ -376,6 +417,17 @@ async function main(args: string[]): Promise<number> {
   if (!work) {
     process.stdout.write(usage());
     return 0;
+  }
+  if ('check' in work) {
+    try {
+      const result = await work.check();
+      process.stdout.write(flags.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
+      return result.exitCode;
+    } catch (err) {
+      const e = err as Error;
+      process.stderr.write(`error: ${e.name === 'Error' ? '' : `${e.name}: `}${e.message}\n`);
+      return 1;
+    }
   }
 
   let target: Target | undefined;

@@ -52,10 +52,13 @@ const contextSchema = z.object({
   sesIdentity: z.string().min(3).default(placeholderSesIdentity),
   /** From address of result e-mails; default `meeting-bot@<domain>` (or the identity when it is an address). */
   mailFrom: z.email().optional(),
-  /** Bedrock model (or inference profile) id the bot converses with. */
-  conversationModelId: z.string().min(3).default('amazon.nova-lite-v1:0'),
-  /** Bedrock model (or inference profile) id that extracts Q&A pairs, summary and evaluation. */
-  insightsModelId: z.string().min(3).default('amazon.nova-pro-v1:0'),
+  /**
+   * Bedrock model (or inference profile) id the bot converses with. Unset: Amazon Nova Lite through the inference
+   * profile of the deployment region's geography (infra/constructs/model-access.ts).
+   */
+  conversationModelId: z.string().min(3).optional(),
+  /** Bedrock model (or inference profile) id that extracts Q&A pairs, summary and evaluation; unset: Nova Pro, likewise. */
+  insightsModelId: z.string().min(3).optional(),
   /** Secrets Manager secret (name) holding the Daily API key as a plain string. */
   dailyApiKeySecretName: z.string().min(1).default('meeting-bot/daily-api-key'),
   /**

@@ -9,13 +9,14 @@ import { BotData } from './constructs/data';
 import { Delivery } from './constructs/delivery';
 import { Operations } from './constructs/operations';
 import { applyNagSuppressions } from './nag-suppressions';
+import { doctorOutputKeys } from './outputs';
 import type { MeetingBotSettings } from './settings';
 
 export interface MeetingBotStackProps extends StackProps {
   settings: MeetingBotSettings;
 }
 
-export const stackName = (stage: string) => `MeetingBot-${stage}`;
+export { stackName } from './outputs';
 
 export class MeetingBotStack extends Stack {
   readonly data: BotData;
@@ -97,6 +98,33 @@ export class MeetingBotStack extends Stack {
         description: 'The warm pool\'s ECS service (docs/operations.md "Warm pool empty")',
       });
     }
+
+    // What `npm run admin -- doctor --aws` checks a deployed stage against (admin/doctor.ts, docs/deploy.md).
+    const doctorOutputs: [string, string, string][] = [
+      [
+        doctorOutputKeys.conversationModel,
+        this.runtime.conversationModel.id,
+        'CONVERSATION_MODEL_ID of the bot task',
+      ],
+      [
+        doctorOutputKeys.insightsModel,
+        this.delivery.insightsModel.id,
+        'INSIGHTS_MODEL_ID of the results function',
+      ],
+      [doctorOutputKeys.sesIdentity, settings.sesIdentity, 'The SES identity results are sent as'],
+      [
+        doctorOutputKeys.dailySecret,
+        settings.dailyApiKeySecretName,
+        'Secrets Manager secret of the Daily API key',
+      ],
+      [
+        doctorOutputKeys.poolMax,
+        String(settings.botPoolSize > 0 ? settings.botPoolMax : 0),
+        'Most warm pool tasks',
+      ],
+      [doctorOutputKeys.taskCpu, String(settings.botTaskCpu), 'Fargate CPU units of a bot task'],
+    ];
+    for (const [key, value, description] of doctorOutputs) new CfnOutput(this, key, { value, description });
 
     applyNagSuppressions(this);
   }

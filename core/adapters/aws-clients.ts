@@ -2,10 +2,15 @@
 
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import { BedrockClient } from '@aws-sdk/client-bedrock';
 import { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ECSClient } from '@aws-sdk/client-ecs';
+import { IAMClient } from '@aws-sdk/client-iam';
 import { PollyClient } from '@aws-sdk/client-polly';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
@@ -88,3 +93,22 @@ export function ecsClient(config: Pick<Config, 'AWS_REGION'>) {
 export function pollyClient(config: Pick<Config, 'AWS_REGION'>) {
   return capture(new PollyClient({ region: config.AWS_REGION, ...connectionOptions(undefined) }));
 }
+
+/**
+ * The read-only control-plane clients of the deployment preflight (admin/doctor.ts): the stack's outputs, Bedrock's
+ * model catalogue, the Daily secret, the ECS service-linked role and the Fargate quota. No endpoint override of
+ * ours: the SDK's own AWS_ENDPOINT_URL points them at a stand-in (moto) in tests.
+ */
+export function preflightClients(config: Pick<Config, 'AWS_REGION'>) {
+  const options = { region: config.AWS_REGION, maxAttempts: 2, ...connectionOptions(undefined) };
+  return {
+    cloudFormation: new CloudFormationClient(options),
+    bedrock: new BedrockClient(options),
+    ses: new SESv2Client(options),
+    secrets: new SecretsManagerClient(options),
+    iam: new IAMClient(options),
+    quotas: new ServiceQuotasClient(options),
+  };
+}
+
+export type PreflightClients = ReturnType<typeof preflightClients>;

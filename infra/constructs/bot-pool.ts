@@ -98,9 +98,13 @@ export class BotPool extends Construct {
     this.service = new ecs.FargateService(this, 'Service', {
       cluster: runtime.cluster,
       taskDefinition: runtime.taskDefinition,
-      // No desired count: a deploy then keeps the current one (which scaling set) instead of resetting it, which would
-      // stop idle bots whenever busy, protected ones keep the count up. The first deploy starts 1; the scalable
-      // target's minimum and the scale-out alarm bring it to `size` within minutes.
+      // Created empty, so CloudFormation never waits on a pool task: a first deploy whose tasks cannot start (the
+      // Daily secret not yet filled, no ECS service-linked role) completes instead of rolling the whole stack back.
+      // The scalable target's minimum and the scale-out alarm bring it to `size` minutes later, outside
+      // CloudFormation; tasks that cannot start leave the pool at 0 and the PoolEmpty alarm says so. The price: a
+      // deploy that updates the service resets it to 0 (idle bots are replaced then anyway), and scaling refills it
+      // within minutes (docs/deploy.md "A first deploy that cannot roll back").
+      desiredCount: 0,
       // On-demand only: a pooled bot may wait idle for hours, which is when Spot reclaims capacity.
       capacityProviderStrategies: [{ capacityProvider: 'FARGATE', weight: 1 }],
       vpcSubnets: { subnets: runtime.subnets.subnets },
@@ -109,6 +113,8 @@ export class BotPool extends Construct {
       // Deployments replace idle bots freely (busy ones are protected from scale-in and deployments alike).
       minHealthyPercent: 0,
       maxHealthyPercent: 200,
+      // A deployment CloudFormation starts asks for 0 tasks, so the breaker has nothing to trip on there; it guards
+      // deployments started by hand (`aws ecs update-service --desired-count`), rolling back to the last good one.
       circuitBreaker: { enable: true, rollback: true },
     });
     // A service with a capacity provider strategy fails to create before the cluster's capacity providers are

@@ -11,7 +11,7 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { MeetingBotSettings } from '../settings';
 import type { BotData } from './data';
-import { grantBedrockInvoke, grantSpeechSynthesis } from './model-access';
+import { type BedrockModel, bedrockModel, grantBedrockInvoke, grantSpeechSynthesis } from './model-access';
 import { repoRoot } from './service-function';
 import { metricsEnvironment } from './service-metrics';
 import { grantWithWildcard } from './wildcard-grant';
@@ -38,6 +38,8 @@ export class BotRuntime extends Construct {
   readonly logGroup: logs.LogGroup;
   /** Where bot tasks run (the cold tasks RunTask starts and the warm pool's service alike). */
   readonly subnets: ec2.SelectedSubnets;
+  /** The model the bot converses with (CONVERSATION_MODEL_ID). */
+  readonly conversationModel: BedrockModel;
   private readonly settings: MeetingBotSettings;
 
   constructor(scope: Construct, id: string, props: BotRuntimeProps) {
@@ -47,6 +49,7 @@ export class BotRuntime extends Construct {
     const stack = Stack.of(this);
     const removalPolicy = settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const publicTasks = settings.botNetwork === 'public';
+    this.conversationModel = bedrockModel(this, settings.conversationModelId, 'conversation');
 
     // Public mode: tasks get public IPs in public subnets — WebRTC needs UDP egress to Daily's media servers,
     // and no NAT gateway means no NAT hourly or per-GB cost. Private mode: private subnets behind one NAT.
@@ -130,7 +133,7 @@ export class BotRuntime extends Construct {
         LOG_LEVEL: settings.logLevel,
         // Metrics are EMF lines on stdout: the awslogs driver above carries them to CloudWatch (no PutMetricData).
         ...metricsEnvironment(settings),
-        CONVERSATION_MODEL_ID: settings.conversationModelId,
+        CONVERSATION_MODEL_ID: this.conversationModel.id,
       },
       // Secrets are resolved by ECS at start from Secrets Manager, never passed in RunTask overrides.
       secrets: { DAILY_API_KEY: ecs.Secret.fromSecretsManager(dailyApiKey) },
@@ -144,7 +147,7 @@ export class BotRuntime extends Construct {
       'dynamodb:Query',
     ]);
     resultsQueue.grantSendMessages(taskRole);
-    grantBedrockInvoke(taskRole, stack, settings.conversationModelId);
+    grantBedrockInvoke(taskRole, this.conversationModel);
     grantSpeechSynthesis(taskRole, stack);
   }
 

@@ -7,7 +7,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { MeetingBotSettings } from '../settings';
 import type { BotData } from './data';
-import { grantBedrockInvoke } from './model-access';
+import { type BedrockModel, bedrockModel, grantBedrockInvoke } from './model-access';
 import { entryExists, ServiceFunction } from './service-function';
 
 /**
@@ -43,6 +43,8 @@ export class Delivery extends Construct {
   readonly deliveryQueue: sqs.Queue;
   readonly deliveryDlq: sqs.Queue;
   readonly resultsFunction: ServiceFunction;
+  /** The model that extracts insights (INSIGHTS_MODEL_ID). */
+  readonly insightsModel: BedrockModel;
   /** Absent until functions/delivery/handler.ts exists (issue #5). */
   readonly deliveryFunction?: ServiceFunction;
 
@@ -50,6 +52,7 @@ export class Delivery extends Construct {
     super(scope, id);
     const { settings, data } = props;
     const stack = Stack.of(this);
+    this.insightsModel = bedrockModel(this, settings.insightsModelId, 'insights');
 
     const resultsTimeout = Duration.minutes(2);
     this.resultsDlq = queue(this, 'ResultsDlq');
@@ -76,7 +79,7 @@ export class Delivery extends Construct {
         DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,
         // A replacement that cannot start fails its session with a bot_failed message on this queue.
         RESULTS_QUEUE_URL: this.resultsQueue.queueUrl,
-        INSIGHTS_MODEL_ID: settings.insightsModelId,
+        INSIGHTS_MODEL_ID: this.insightsModel.id,
       },
     });
     // One message per invocation: insights for one bot can take tens of seconds.
@@ -91,7 +94,7 @@ export class Delivery extends Construct {
     ]);
     this.deliveryQueue.grantSendMessages(this.resultsFunction.role);
     this.resultsQueue.grantSendMessages(this.resultsFunction.role);
-    grantBedrockInvoke(this.resultsFunction.role, stack, settings.insightsModelId);
+    grantBedrockInvoke(this.resultsFunction.role, this.insightsModel);
 
     if (entryExists(deliveryEntry)) {
       const fn = new ServiceFunction(this, 'Deliver', {

@@ -162,7 +162,8 @@ describe('a production stack in private subnets with an inference profile, and n
     );
     const resources = JSON.stringify(bedrock.Resource);
     expect(resources).toContain(`:inference-profile/${profile}`);
-    expect(resources).toContain(':bedrock:*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0');
+    // A `us.` profile routes to US regions only: its model is allowed there, not everywhere.
+    expect(resources).toContain(':bedrock:us-*::foundation-model/anthropic.claude-haiku-4-5-20251001-v1:0');
     const report = new AwsSolutionsChecks().validateScope(s.app);
     expect(report.violations.map((v) => v.ruleName)).toEqual([]);
   });

@@ -306,6 +306,14 @@ describe('least privilege across every IAM policy in the stack', () => {
     { action: /^xray:(PutTraceSegments|PutTelemetryRecords)$/, resource: /^"\*"$/, why: 'X-Ray segments' },
     // ListTasks without a container instance is authorized against `*`; the ecs:cluster condition scopes it.
     { action: /^ecs:ListTasks$/, resource: /^"\*"$/, why: 'ListTasks by startedBy' },
+    // The default models' inference profiles route to the geography's regions (`us-*`, `eu-*`, `ap-*`), where
+    // Bedrock authorizes each request against the foundation model: that model, in those regions only.
+    {
+      action: /^bedrock:InvokeModel(WithResponseStream)?$/,
+      resource:
+        /"BedrockGeography",\{"Ref":"AWS::Region"\},"regions"\]\},"-\*::foundation-model\/amazon\.nova-(lite|pro)-v1:0"/,
+      why: 'inference profile destinations',
+    },
   ];
 
   it('has no wildcard action anywhere', () => {
@@ -640,8 +648,8 @@ describe('the warm pool (issue 15)', () => {
     const service = props(logicalId(pool().service));
     expect(refTarget(service.TaskDefinition)).toBe(logicalId(s.stack.runtime.taskDefinition));
     expect(refTarget(service.Cluster)).toBe(logicalId(s.stack.runtime.cluster));
-    // Left to scaling: a deploy must not reset it (the scalable target's minimum is botPoolSize, below).
-    expect(service.DesiredCount).toBeUndefined();
+    // Created empty (scaling fills it, below): see 'cannot block or roll back the stack's creation'.
+    expect(service.DesiredCount).toBe(0);
     expect(service.CapacityProviderStrategy).toEqual([{ CapacityProvider: 'FARGATE', Weight: 1 }]);
     expect(service.LaunchType).toBeUndefined();
     expect(service.LoadBalancers).toBeUndefined();
@@ -664,6 +672,28 @@ describe('the warm pool (issue 15)', () => {
         resourcesOfType(s.json, 'AWS::ECS::ClusterCapacityProviderAssociations').map(([id]) => id),
       ),
     );
+  });
+
+  it('cannot block or roll back the stack’s creation: created with 0 tasks, filled by scaling, alarmed when empty', () => {
+    const serviceId = logicalId(pool().service);
+    // CloudFormation waits for a service's deployment to reach its desired count: with 0 there is no task to wait
+    // for, and none whose failure (an empty Daily secret, no ECS service-linked role) could trip the circuit breaker.
+    expect(props(serviceId).DesiredCount).toBe(0);
+    // Nothing in the stack waits on the service beyond its creation: only the scaling (which sets a count outside
+    // CloudFormation) and the dashboard and alarms (which read its name) refer to it.
+    const referrers = Object.entries(R)
+      .filter(([id, r]) => id !== serviceId && JSON.stringify(r).includes(`"${serviceId}"`))
+      .map(([, r]) => r.Type);
+    expect(new Set(referrers)).toEqual(
+      new Set(['AWS::ApplicationAutoScaling::ScalableTarget', 'AWS::CloudWatch::Dashboard']),
+    );
+    expect(Object.values(R).filter((r) => /WaitCondition/.test(r.Type))).toEqual([]);
+    // Scaling raises it to botPoolSize after creation; tasks that cannot start keep it at 0, which PoolEmpty reports.
+    const [[, target]] = resourcesOfType(s.json, 'AWS::ApplicationAutoScaling::ScalableTarget') as [
+      [string, CfnResource],
+    ];
+    expect(target.Properties!.MinCapacity).toBe(2);
+    expect(s.stack.operations.alarms.map((a) => a.node.id)).toContain('PoolEmpty');
   });
 
   it('starts its tasks pooled (no BOT_ID) with the pool queue; the join offers to it and schedules the fallback', () => {

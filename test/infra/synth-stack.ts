@@ -19,6 +19,7 @@ export interface Synthesized {
 export interface TemplateJson {
   Resources: Record<string, CfnResource>;
   Outputs?: Record<string, unknown>;
+  Mappings?: Record<string, Record<string, Record<string, unknown>>>;
 }
 
 export interface CfnResource {

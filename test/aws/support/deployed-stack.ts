@@ -48,7 +48,11 @@ const arn = (service: string, resource: string, region: string = motoRegion) =>
 export class TemplateResolver {
   private readonly physical = new Map<string, Physical>();
 
-  constructor(readonly template: TemplateJson) {}
+  /** `region`: what `AWS::Region` resolves to (moto's, unless a test deploys "into" another region). */
+  constructor(
+    readonly template: TemplateJson,
+    private readonly region: string = motoRegion,
+  ) {}
 
   set(logicalId: string, physical: Physical) {
     this.physical.set(logicalId, physical);
@@ -94,8 +98,15 @@ export class TemplateResolver {
           return this.resolve(v[1])[Number(this.resolve(v[0]))];
         case 'Fn::Split':
           return String(this.resolve(v[1])).split(v[0]);
+        case 'Fn::FindInMap': {
+          const [map, key, attr] = (v as Json[]).map((x) => String(this.resolve(x)));
+          const found = this.template.Mappings?.[map!]?.[key!]?.[attr!];
+          // CloudFormation refuses such a template before creating anything; so does the test.
+          if (found === undefined) throw new Error(`no mapping ${map}.${key}.${attr}`);
+          return found;
+        }
         case 'Fn::GetAZs':
-          return ['a', 'b', 'c'].map((z) => `${motoRegion}${z}`);
+          return ['a', 'b', 'c'].map((z) => `${this.region}${z}`);
         case 'Fn::Sub': {
           const [text, vars] = Array.isArray(v) ? v : [v, {}];
           return String(text).replace(/\$\{([^}]+)\}/g, (_, name: string) => {
@@ -113,7 +124,7 @@ export class TemplateResolver {
 
   private pseudo(name: string): string | undefined {
     return {
-      'AWS::Region': motoRegion,
+      'AWS::Region': this.region,
       'AWS::AccountId': motoAccountId,
       'AWS::Partition': 'aws',
       'AWS::URLSuffix': 'amazonaws.com',
