@@ -10,7 +10,7 @@ import { type DailyProviderOptions, DailyRoomProvider } from '../../bot-task/pro
 import { botOrigin, dailyModule } from '../../bot-task/providers/daily/page-assets';
 import { PollySynthesizer } from '../../core/adapters/polly/polly-synthesizer';
 import type { SessionWarning } from '../../core/bots/session';
-import { createLogger, type Logger } from '../../core/log';
+import { createLogger } from '../../core/log';
 import type { ConversationEngine } from '../../core/ports/conversation-engine';
 import {
   JoinAbortedError,
