@@ -83,6 +83,9 @@ describe('EMF metrics (Powertools)', () => {
       metrics.dlqParked('webhook');
       metrics.insights(1234, false);
       metrics.pooledBotIdle();
+      metrics.emailRefused('permanent');
+      metrics.runTaskRefused('throttled');
+      metrics.launchFailed('join');
       flushMetrics();
     });
     const points = docs.flatMap(flatten);
@@ -128,6 +131,14 @@ describe('EMF metrics (Powertools)', () => {
         { name: 'InsightsLatency', unit: 'Milliseconds', value: 1234, dimensions: service },
         { name: 'InsightsFailures', unit: 'Count', value: 1, dimensions: service },
         { name: 'PoolIdleBots', unit: 'Count', value: 1, dimensions: service },
+        { name: 'EmailRefusals', unit: 'Count', value: 1, dimensions: { ...service, kind: 'permanent' } },
+        {
+          name: 'RunTaskRefusals',
+          unit: 'Count',
+          value: 1,
+          dimensions: { ...service, refusal: 'throttled' },
+        },
+        { name: 'LaunchFailures', unit: 'Count', value: 1, dimensions: { ...service, stage: 'join' } },
       ]),
     );
     // Every name written is in the catalogue, and every catalogue name was written.
@@ -171,7 +182,7 @@ describe('EMF metrics (Powertools)', () => {
 });
 
 describe('the metrics catalogue', () => {
-  it('maps a join response status to its outcome; a 5xx is none', () => {
+  it('maps a join response status to its outcome; a 503 is capacity_unavailable, another 5xx is none', () => {
     expect([201, 402, 429, 400, 401, 409, 500, 503].map(joinOutcomeOf)).toEqual([
       'started',
       'payment_required',
@@ -180,7 +191,7 @@ describe('the metrics catalogue', () => {
       'rejected',
       'rejected',
       undefined,
-      undefined,
+      'capacity_unavailable',
     ]);
   });
 
