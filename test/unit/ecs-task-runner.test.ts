@@ -27,6 +27,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { hashApiKey } from '../../core/accounts/secrets';
 import { type EcsRunnerSettings, EcsTaskRunner } from '../../core/adapters/ecs/ecs-task-runner';
+import { MemoryMetrics } from '../../core/adapters/metrics/memory-metrics';
+import { metricNames, useMetricsSink } from '../../core/metrics';
 import { TaskCapacityError } from '../../core/ports/task-runner';
 
 const ecs = mockClient(ECSClient);
@@ -349,6 +351,8 @@ describe('join and leave Lambdas on ECS', () => {
       CAPACITY_RETRY_AFTER_SECONDS: '3',
     });
     ({ handler: join } = await import('../../functions/http/join'));
+    // The Lambda's adapters first (they set the process's metrics sink), so a test can put its own in after.
+    (await import('../../functions/runtime')).lambdaAdapters();
     ({ handler: leave } = await import('../../functions/http/leave'));
   });
 
@@ -435,8 +439,17 @@ describe('join and leave Lambdas on ECS', () => {
 
   it('join: RunTask throttled past the retry budget → 503 capacity_unavailable, never a 500; the hold returned', async () => {
     ecs.on(RunTaskCommand).rejects(throttling());
+    const sink = new MemoryMetrics();
+    useMetricsSink(sink);
     const started = Date.now();
     const res = await join(request('/api/bot/join', { room_url: 'https://acme.daily.co/standup' }));
+    useMetricsSink(undefined);
+    // Counted: each refusal, the launch given up at the join, and the join's outcome (not an anonymous 5xx).
+    expect(sink.named(metricNames.runTaskRefusals, { refusal: 'throttled' }).length).toBe(
+      ecs.commandCalls(RunTaskCommand).length,
+    );
+    expect(sink.named(metricNames.launchFailures, { stage: 'join' })).toHaveLength(1);
+    expect(sink.named(metricNames.joins, { outcome: 'capacity_unavailable' })).toHaveLength(1);
     // RUN_TASK_RETRY_BUDGET_MS is 1 s here: the join retried within it, and no longer.
     expect(Date.now() - started).toBeLessThan(3000);
     expect(res.statusCode).toBe(503);
