@@ -199,6 +199,17 @@ export const configSchema = z.object({
   BOT_ASSIGN_PUBLIC_IP: bool('true'),
   /** Capacity providers RunTask tries in order (Spot first, on-demand when Spot has no capacity). */
   BOT_CAPACITY_PROVIDERS: list('FARGATE_SPOT,FARGATE'),
+  /**
+   * How long one bot start keeps retrying RunTask when ECS throttles it (20 calls/s per account and region), a launch
+   * limit or quota is reached, ECS has a server fault, or no capacity provider has room. The join waits this long at
+   * most (its Lambda must answer within 29 s), then answers 503 capacity_unavailable; the pool's fallback and a
+   * replacement fail their session, not charged.
+   */
+  RUN_TASK_RETRY_BUDGET_MS: int(15_000, 0).pipe(z.number().max(25_000)),
+  /** The first RunTask retry's delay; each next one doubles (up to 5 s), half of it random (equal jitter). */
+  RUN_TASK_RETRY_BASE_MS: int(200, 1),
+  /** The Retry-After a join answered 503 capacity_unavailable carries. */
+  CAPACITY_RETRY_AFTER_SECONDS: int(15, 1),
   /** CloudWatch namespace of the service's metrics (core/metrics.ts); the stack sets MeetingBot/<stage>. */
   METRICS_NAMESPACE: z.string().min(1).default('MeetingBot'),
   /**

@@ -11,6 +11,7 @@ export const errorStatus = {
   idempotency_conflict: 422,
   rate_limited: 429,
   server_error: 500,
+  capacity_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
@@ -26,6 +27,8 @@ const defaultMessages: Record<ErrorCode, string> = {
   idempotency_conflict: 'This Idempotency-Key was already used with a different request body.',
   rate_limited: 'Too many requests. Slow down and retry later.',
   server_error: 'Something went wrong on our side. Please retry.',
+  capacity_unavailable:
+    'No bot could be launched right now; nothing was started or charged. Retry after the Retry-After seconds.',
 };
 
 export interface ApiErrorExtras {

@@ -7,7 +7,10 @@ import type { MetricsSink, MetricUnit } from './ports/metrics';
 
 /** Metric names as they appear in CloudWatch (namespace METRICS_NAMESPACE, dimension `service` = metricsService). */
 export const metricNames = {
-  /** Join requests by `outcome`: started, payment_required (402), rate_limited (429), rejected (other 4xx). */
+  /**
+   * Join requests by `outcome`: started, payment_required (402), rate_limited (429), rejected (other 4xx),
+   * capacity_unavailable (503: ECS would not launch the bot within RUN_TASK_RETRY_BUDGET_MS).
+   */
   joins: 'JoinRequests',
   /** Sessions running (joining or in the room), sampled by the heartbeat sweeper every minute. */
   runningBots: 'RunningBots',
@@ -29,6 +32,18 @@ export const metricNames = {
   webhookDeliveryAge: 'WebhookDeliveryAge',
   /** Results e-mails by `outcome`: sent, failed. */
   emails: 'Emails',
+  /**
+   * E-mails SES refused, by `kind`: `permanent` (recorded failed at once: unverified address in the sandbox, invalid
+   * address, sending paused) or `transient` (throttling, a server fault: retried on the delivery schedule).
+   */
+  emailRefusals: 'EmailRefusals',
+  /** RunTask calls refused and retried, by `refusal`: throttled, unavailable (5xx, network), capacity. */
+  runTaskRefusals: 'RunTaskRefusals',
+  /**
+   * Bot starts given up because ECS would not launch the task within RUN_TASK_RETRY_BUDGET_MS, by `stage`: join (a
+   * 503), pool_fallback and replacement (the session fails, not charged).
+   */
+  launchFailures: 'LaunchFailures',
   /** Deliveries parked in the delivery DLQ, by `channel`. */
   dlqParks: 'DeliveryDlqParks',
   /** One insights analysis. */
@@ -53,10 +68,16 @@ export const poolIdleEveryMs = 60_000;
 /** The `service` dimension every metric carries (Powertools adds it; alarms must name it to match). */
 export const metricsService = 'meeting-bot';
 
-export type JoinOutcome = 'started' | 'payment_required' | 'rate_limited' | 'rejected';
+export type JoinOutcome =
+  | 'started'
+  | 'payment_required'
+  | 'rate_limited'
+  | 'rejected'
+  | 'capacity_unavailable';
 
-/** A join's outcome from its HTTP status; a 5xx is none of them (the API's own 5xx metric counts it). */
+/** A join's outcome from its HTTP status; another 5xx is none of them (the API's own 5xx metric counts it). */
 export function joinOutcomeOf(status: number | undefined): JoinOutcome | undefined {
+  if (status === 503) return 'capacity_unavailable';
   if (status === undefined || status >= 500) return undefined;
   if (status < 300) return 'started';
   if (status === 402) return 'payment_required';
@@ -110,6 +131,11 @@ export const metrics = {
         Math.max(0, (now.getTime() - Date.parse(createdAt)) / 1000),
       );
   },
+  emailRefused: (kind: 'permanent' | 'transient') => put(metricNames.emailRefusals, 'Count', 1, { kind }),
+  runTaskRefused: (refusal: 'throttled' | 'unavailable' | 'capacity') =>
+    put(metricNames.runTaskRefusals, 'Count', 1, { refusal }),
+  launchFailed: (stage: 'join' | 'pool_fallback' | 'replacement') =>
+    put(metricNames.launchFailures, 'Count', 1, { stage }),
   pooledBotIdle: () => put(metricNames.poolIdleBots, 'Count', 1),
   dlqParked: (channel: string) => put(metricNames.dlqParks, 'Count', 1, { channel }),
   sessionWarning: (code: string) => put(metricNames.sessionWarnings, 'Count', 1, { code }),

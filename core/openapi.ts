@@ -173,6 +173,22 @@ export function buildOpenApiDocument() {
             ),
             '413': errorResponse(['payload_too_large'], 'Body over 64 KiB'),
             '422': errorResponse(['idempotency_conflict'], 'Idempotency-Key reused with another body'),
+            '503': {
+              ...errorResponse(
+                ['capacity_unavailable'],
+                'The platform would not launch a bot in time: ECS kept throttling the launch (RunTask is limited ' +
+                  'per account and region), a launch limit or quota was reached, or Fargate had no capacity. The ' +
+                  'join retried with jittered backoff for RUN_TASK_RETRY_BUDGET_MS (15 s by default) first. Nothing ' +
+                  'was started or charged: the credit hold is returned and the Idempotency-Key freed, so the same ' +
+                  'request may be sent again after Retry-After seconds. Throttling never answers 500',
+              ),
+              headers: {
+                'Retry-After': {
+                  description: 'Seconds to wait before retrying (CAPACITY_RETRY_AFTER_SECONDS).',
+                  schema: { type: 'integer', minimum: 1 },
+                },
+              },
+            },
           },
         },
       },

@@ -122,7 +122,12 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
               securityGroups: config.BOT_SECURITY_GROUP_IDS,
               assignPublicIp: config.BOT_ASSIGN_PUBLIC_IP,
               capacityProviders: config.BOT_CAPACITY_PROVIDERS,
+              retryBudgetMs: config.RUN_TASK_RETRY_BUDGET_MS,
+              retryBaseMs: config.RUN_TASK_RETRY_BASE_MS,
+              retryAfterSeconds: config.CAPACITY_RETRY_AFTER_SECONDS,
             },
+            {},
+            log,
           ),
       );
     },

@@ -6,6 +6,7 @@ import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
 import { joinFailed } from '../results/messages';
 import type { ExitReason, Insights, QaPair } from '../schemas/api';
+import type { JoinErrorCode } from '../schemas/webhooks';
 import { type BotSession, secondsSinceStart } from './session';
 
 export interface Completion {
@@ -95,15 +96,21 @@ export async function failSession(
 export async function failNeverJoined(
   deps: Deps & { results: MessageQueue },
   session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt'>,
-  failure: { error: string; transcript?: string },
+  failure: { error: string; transcript?: string; code?: JoinErrorCode },
   now = new Date(),
 ): Promise<boolean> {
-  const failed = await failSession(deps, session.botId, { ...failure, chargeUsage: false }, now);
+  const { code, ...rest } = failure;
+  const failed = await failSession(deps, session.botId, { ...rest, chargeUsage: false }, now);
   if (!failed) return false;
   await deps.results.send(
     joinFailed(
       session,
-      { type: 'unknown', message: failure.error, durationSeconds: secondsSinceStart(session, now) },
+      {
+        type: 'unknown',
+        message: failure.error,
+        durationSeconds: secondsSinceStart(session, now),
+        ...(code && { code }),
+      },
       now,
     ),
   );

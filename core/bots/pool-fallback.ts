@@ -4,8 +4,9 @@
 // cannot take it too, and a pooled bot that won the race keeps it.
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
+import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
-import type { TaskRunner } from '../ports/task-runner';
+import { TaskCapacityError, type TaskRunner } from '../ports/task-runner';
 import { type ResultsMessage, sessionEnded } from '../results/messages';
 import { failNeverJoined } from './finish-session';
 import { coldClaimant } from './session';
@@ -14,6 +15,7 @@ import { coldClaimant } from './session';
 export const poolLogMessages = {
   coldStart: 'pool fallback: cold start',
   claimantLost: 'pooled bot lost before joining; cold start requested',
+  noCapacity: 'pool fallback: no bot could be launched within the retry budget; session failed',
 } as const;
 
 export type StartColdRequest = Extract<ResultsMessage, { kind: 'start_cold' }>;
@@ -71,12 +73,21 @@ export async function startColdIfUnclaimed(
     });
     return 'started';
   } catch (err) {
-    log.error('bot task could not be started', { err });
-    const error = 'the bot could not be started; no credits were charged';
+    // Ends loudly either way: the session fails (not charged) and bot_join_failed goes out; a start the platform
+    // throttled or had no room for (after the runner's retries) says so with error_code capacity_unavailable.
+    const capacity = err instanceof TaskCapacityError;
+    log.error(capacity ? poolLogMessages.noCapacity : 'bot task could not be started', {
+      err,
+      account_id: session.accountId,
+    });
+    if (capacity) metrics.launchFailed('pool_fallback');
+    const error = capacity
+      ? `no bot could be launched: ${err.message}; no credits were charged`
+      : 'the bot could not be started; no credits were charged';
     const failed = await failNeverJoined(
       { ...deps.stores, config: deps.config, results: deps.results },
       session,
-      { error },
+      { error, ...(capacity && { code: 'capacity_unavailable' as const }) },
       now,
     );
     return failed ? 'failed' : 'ended';

@@ -9,7 +9,7 @@ import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
-import type { TaskRunner } from '../ports/task-runner';
+import { TaskCapacityError, type TaskRunner } from '../ports/task-runner';
 import { type ResultsMessage, sessionEnded } from '../results/messages';
 import { failSession } from './finish-session';
 import { type BotSession, currentAttempt, secondsSinceStart } from './session';
@@ -104,6 +104,7 @@ export async function replaceBot(
     return 'replaced';
   } catch (err) {
     log.error('could not start a replacement', { err });
+    if (err instanceof TaskCapacityError) metrics.launchFailed('replacement');
     const message = err instanceof Error ? err.message : String(err);
     await failLostBot(
       deps,

@@ -7,8 +7,10 @@ import { requestFingerprint } from '../accounts/secrets';
 import { correlatedLog } from '../correlation';
 import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
+import { metrics } from '../metrics';
 import type { CreditHold } from '../ports/credit-ledger';
 import type { StoredResponse } from '../ports/idempotency-store';
+import { TaskCapacityError } from '../ports/task-runner';
 import { dailyHostAllowed, idempotencyKeySchema, roomNameOf } from '../schemas/api';
 import { type StartRequest, startRequestSchema } from '../schemas/start-request';
 import { parseOrThrow } from '../schemas/validate';
@@ -16,6 +18,11 @@ import { normalizeBotConfig } from './automatic-leave';
 import { failSession } from './finish-session';
 import { startColdRequest } from './pool-fallback';
 import { type BotSession, coldClaimant } from './session';
+
+/** Log lines of a join (dashboards and the runbook search for them). */
+export const joinLogMessages = {
+  noCapacity: 'join: no bot could be launched within the retry budget (503 capacity_unavailable)',
+} as const;
 
 export interface StartResult extends StoredResponse {
   /** True when the response is a replay of an earlier request with the same Idempotency-Key. */
@@ -116,14 +123,23 @@ export async function startBot(
   try {
     await startServing(deps, botId, pooled);
   } catch (err) {
-    log.error('bot task could not be started', { err });
-    await failSession(
-      deps,
-      botId,
-      { error: 'the bot could not be started; no credits were charged', chargeUsage: false },
-      deps.now(),
-    );
+    const capacity = err instanceof TaskCapacityError;
+    log.error(capacity ? joinLogMessages.noCapacity : 'bot task could not be started', { err });
+    const error = capacity
+      ? `no bot could be launched: ${err.message}; no credits were charged`
+      : 'the bot could not be started; no credits were charged';
+    await failSession(deps, botId, { error, chargeUsage: false }, deps.now());
     if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
+    if (capacity) {
+      // Throttling or capacity is ours to absorb, not a fault to report as a 500: the caller is told to come back,
+      // holding nothing (the hold is returned, the Idempotency-Key freed; the session stays failed, unseen).
+      metrics.launchFailed('join');
+      throw new ApiError(
+        'capacity_unavailable',
+        `no bot could be launched within ${Math.round(deps.config.RUN_TASK_RETRY_BUDGET_MS / 1000)} s (the platform is throttling or at capacity); nothing was started or charged, retry after ${err.retryAfterSeconds} s`,
+        { retryAfter: err.retryAfterSeconds },
+      );
+    }
     throw new ApiError('server_error', 'the bot could not be started; no credits were charged, please retry');
   }
 

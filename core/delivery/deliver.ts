@@ -5,7 +5,7 @@ import { metrics } from '../metrics';
 import { type PostResult, safePost } from '../net/safe-post';
 import type { AccountsStore } from '../ports/accounts-store';
 import type { Attempt, Channel, DeliveriesStore, Delivery } from '../ports/deliveries-store';
-import type { Mail, Mailer } from '../ports/mailer';
+import { type Mail, type Mailer, MailRefusedError } from '../ports/mailer';
 import type { MessageQueue } from '../ports/queue';
 import { nextRetry, parseRetryAfter } from './retry-schedule';
 import { newWebhookMessageId, signingSecrets, webhookHeaders } from './webhook-signer';
@@ -113,7 +113,7 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
     channel: d.channel,
     event: d.event,
   });
-  const result = d.channel === 'webhook' ? await postWebhook(deps, d) : await sendMail(deps, d);
+  const result: SendResult = d.channel === 'webhook' ? await postWebhook(deps, d) : await sendMail(deps, d);
   if (d.seq !== undefined && d.attempts.length === 0) {
     await deliveries
       .markFirstAttempt(d.botId, d.seq)
@@ -133,12 +133,18 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
     return { kind: 'done' };
   }
   const blocked = attempt.error?.startsWith('blocked:') ?? false;
-  const decision = blocked
-    ? { retry: false, delaySeconds: 0 }
-    : nextRetry(d.attempts.length + 1, {
-        retryAfterSeconds: parseRetryAfter(result.retryAfter, now.getTime()),
-        scale: deps.config.DELIVERY_BACKOFF_SCALE,
-      });
+  if (result.refusal) {
+    metrics.emailRefused(result.refusal);
+    if (result.refusal === 'permanent')
+      log.error('e-mail refused by SES for good; recorded failed, not retried', { error: attempt.error });
+  }
+  const decision =
+    blocked || result.refusal === 'permanent'
+      ? { retry: false, delaySeconds: 0 }
+      : nextRetry(d.attempts.length + 1, {
+          retryAfterSeconds: parseRetryAfter(result.retryAfter, now.getTime()),
+          scale: deps.config.DELIVERY_BACKOFF_SCALE,
+        });
   if (decision.retry) {
     const nextAttemptAt = new Date(now.getTime() + decision.delaySeconds * 1000).toISOString();
     await deliveries.recordAttempt(d, attempt, { status: 'pending', nextAttemptAt });
@@ -169,7 +175,10 @@ async function postWebhook(deps: DeliveryDeps, d: Delivery): Promise<PostResult>
   });
 }
 
-async function sendMail(deps: DeliveryDeps, d: Delivery): Promise<PostResult> {
+/** A send's result; `refusal` when the mail service answered no (permanent: never retried). */
+type SendResult = PostResult & { refusal?: 'permanent' | 'transient' };
+
+async function sendMail(deps: DeliveryDeps, d: Delivery): Promise<SendResult> {
   const started = performance.now();
   try {
     const mail = JSON.parse(d.payload) as Omit<Mail, 'to'>;
@@ -179,6 +188,7 @@ async function sendMail(deps: DeliveryDeps, d: Delivery): Promise<PostResult> {
     return {
       latencyMs: Math.round(performance.now() - started),
       error: err instanceof Error ? err.message : String(err),
+      ...(err instanceof MailRefusedError && { refusal: err.permanent ? 'permanent' : 'transient' }),
     };
   }
 }

@@ -8,5 +8,22 @@ export interface Mail {
 }
 
 export interface Mailer {
+  /** Rejects with MailRefusedError when the mail service refused the message (other errors: it was unreachable). */
   send(mail: Mail): Promise<{ messageId: string }>;
+}
+
+/**
+ * The mail service refused the message. `permanent`: sending it again cannot work (an address not verified in the
+ * SES sandbox, an invalid address, sending paused or suspended): it is recorded failed once, with `message` as the
+ * reason. Otherwise (throttling, a server fault) it is retried on the delivery schedule.
+ */
+export class MailRefusedError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly permanent: boolean,
+  ) {
+    super(message);
+    this.name = 'MailRefusedError';
+  }
 }

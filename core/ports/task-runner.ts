@@ -11,8 +11,27 @@ export interface TaskStartOptions {
   onDemand?: boolean;
 }
 
+/**
+ * The platform would not launch the task within the start's retry budget: its API kept throttling (RunTask is
+ * limited per account and region), a launch limit or quota was reached, or there was no capacity. Nothing about
+ * the session is wrong: the same start a little later is expected to work.
+ */
+export class TaskCapacityError extends Error {
+  constructor(
+    message: string,
+    /** When a retry is likely to find room again (seconds). */
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+    this.name = 'TaskCapacityError';
+  }
+}
+
 export interface TaskRunner {
-  /** Starts the bot-task for a session already written; resolves with the runner's handle of the task. */
+  /**
+   * Starts the bot-task for a session already written; resolves with the runner's handle of the task. Rejects with a
+   * TaskCapacityError when the platform would not launch it in time (throttled, at a limit, no capacity).
+   */
   start(botId: string, options?: TaskStartOptions): Promise<{ taskRef: string }>;
   /** Asks the bot's tasks to leave (SIGTERM / StopTask): the backstop to the stop request in the session record. */
   stop(botId: string, taskRef: string | undefined): Promise<void>;

@@ -37,7 +37,7 @@ export const sessionCompleteSchema = z
 export const joinErrorTypes = ['room_not_found', 'auth_error', 'unknown'] as const;
 export type JoinErrorType = (typeof joinErrorTypes)[number];
 /** Finer reasons than `error_type` (our addition to spec §6.2); `unknown` stays the type, as the spec allows. */
-export const joinErrorCodes = ['waiting_room_timeout'] as const;
+export const joinErrorCodes = ['waiting_room_timeout', 'capacity_unavailable'] as const;
 export type JoinErrorCode = (typeof joinErrorCodes)[number];
 
 export const botJoinFailedSchema = z
@@ -54,7 +54,9 @@ export const botJoinFailedSchema = z
       .describe(
         'An addition to spec §6.2, present when we know more than error_type says: `waiting_room_timeout` (with ' +
           'error_type `unknown`) when nobody let the bot in from the waiting room in time ' +
-          '(bot_config.automatic_leave.waiting_room_timeout_seconds).',
+          '(bot_config.automatic_leave.waiting_room_timeout_seconds); `capacity_unavailable` (error_type `unknown`) when ' +
+          'the platform would not launch the bot (throttled, at a launch limit or out of capacity) within ' +
+          'RUN_TASK_RETRY_BUDGET_MS after the warm pool had no bot for it; nothing is charged.',
       ),
     timestamp: dateTime,
     duration_seconds: z.number().nonnegative(),

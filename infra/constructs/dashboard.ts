@@ -29,6 +29,7 @@ export const dashboardWidgets = {
   botMinutes: 'Bot minutes',
   exitReasons: 'Sessions by exit_reason',
   botTaskFailures: 'Bot task failures and replacements',
+  launches: 'Bot launches: RunTask refusals and launch failures',
   webhookSuccess: 'Webhook success rate',
   webhookAge: 'Webhook delivery age at success',
   emails: 'E-mails and DLQ parks',
@@ -66,7 +67,13 @@ export class Dashboard extends Construct {
       extra: Partial<cloudwatch.GraphWidgetProps> = {},
     ) => new cloudwatch.GraphWidget({ title, left, width: 8, height: 6, ...extra });
 
-    const outcomes = ['started', 'payment_required', 'rate_limited', 'rejected'] as const;
+    const outcomes = [
+      'started',
+      'payment_required',
+      'rate_limited',
+      'rejected',
+      'capacity_unavailable',
+    ] as const;
     const attempts = (outcome: string) => metric('webhookAttempts', { dimensions: { outcome } });
     const functions = operations.functions;
 
@@ -102,6 +109,10 @@ export class Dashboard extends Construct {
         metric('botTaskFailures', { label: 'failed' }),
         metric('replacements', { label: 'replaced' }),
       ]),
+      graph(dashboardWidgets.launches, [
+        byDimension('runTaskRefusals', 'refusal'),
+        byDimension('launchFailures', 'stage'),
+      ]),
       graph(
         dashboardWidgets.webhookSuccess,
         [
@@ -130,6 +141,8 @@ export class Dashboard extends Construct {
         metric('emails', { dimensions: { outcome: 'failed' }, label: 'failed' }),
         metric('dlqParks', { dimensions: { channel: 'webhook' }, label: 'webhook parked' }),
         metric('dlqParks', { dimensions: { channel: 'email' }, label: 'e-mail parked' }),
+        metric('emailRefusals', { dimensions: { kind: 'permanent' }, label: 'refused by SES (permanent)' }),
+        metric('emailRefusals', { dimensions: { kind: 'transient' }, label: 'refused by SES (transient)' }),
       ]),
       graph(
         dashboardWidgets.dlqDepths,

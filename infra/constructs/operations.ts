@@ -1,5 +1,6 @@
 // Operations: noticing dead bots (ECS task-state events, a heartbeat sweep) and telling people when something is
-// wrong (alarms on DLQ depth, function errors, bot task failures and API 5xx, to an encrypted SNS topic).
+// wrong (alarms on DLQ depth, function errors, bot task failures, bot launches given up and API 5xx, to an encrypted
+// SNS topic).
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -173,6 +174,33 @@ export class Operations extends Construct {
       metric: serviceMetric(settings.stage, 'botTaskFailures', { period: fiveMinutes }),
       threshold: 1,
       alarmDescription: 'Bot tasks died before finishing (crash, OOM, Spot interruption, or no heartbeat)',
+    });
+
+    // Bot launches ECS would not make within RUN_TASK_RETRY_BUDGET_MS (throttling, a launch limit or quota, no
+    // capacity): a join answered 503, or a pool fallback or replacement failed its session. The sum over the stages
+    // (core/metrics.ts launchFailed), so the alarm reads one series.
+    this.alarm('LaunchFailures', {
+      metric: new cloudwatch.MathExpression({
+        expression: 'FILL(joins, 0) + FILL(fallbacks, 0) + FILL(replacements, 0)',
+        usingMetrics: Object.fromEntries(
+          (
+            [
+              ['joins', 'join'],
+              ['fallbacks', 'pool_fallback'],
+              ['replacements', 'replacement'],
+            ] as const
+          ).map(([id, stage]) => [
+            id,
+            serviceMetric(settings.stage, 'launchFailures', { period: fiveMinutes, dimensions: { stage } }),
+          ]),
+        ),
+        period: fiveMinutes,
+        label: 'bot launches given up',
+      }),
+      threshold: 1,
+      alarmDescription:
+        'ECS would not launch bots within the retry budget (throttled, at a Fargate quota, or no capacity): joins ' +
+        'answered 503 capacity_unavailable or sessions failed',
     });
 
     if (pool) {

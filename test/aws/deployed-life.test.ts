@@ -5,10 +5,18 @@
 
 import { existsSync } from 'node:fs';
 import { DescribeTasksCommand, ListTasksCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateEmailIdentityCommand, DeleteEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
+import {
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+  SendMessageCommand,
+  SQSClient,
+} from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sessionEnded } from '../../core/results/messages';
+import type { DeliveriesView } from '../../core/schemas/api';
 import type { TemplateJson } from '../infra/synth-stack';
 import { until } from '../support/until';
 import { chromiumPath, type DeployedLife, roleCalls, startDeployedLife } from './support/deployed-life';
@@ -162,6 +170,8 @@ describe.skipIf(skip)(
       expect((await operator.stores.accounts.get(account.accountId))?.balance).toBe(100);
     });
 
+    const throttling = { status: 400, type: 'ThrottlingException', message: 'Rate exceeded' };
+
     /** The e-mails moto's SES accepted (its state API: https://docs.getmoto.org/en/latest/docs/services/ses.html). */
     async function sesSent(): Promise<{ destinations: { ToAddresses: string[] }; subject: string }[]> {
       const data = (await (await moto.motoApi('data.json')).json()) as { ses?: { Message?: [] } };
@@ -213,8 +223,55 @@ describe.skipIf(skip)(
       expect(await deliveries()).toBe(1);
     });
 
-    it('a RunTask failure answers 500, returns the hold and frees the Idempotency-Key for a retry', async () => {
-      proxy.fail('RunTask', { status: 500, type: 'ServerException', message: 'injected by the test' });
+    it('RunTask throttled (ThrottlingException, "Rate exceeded") 5 times: the join retries and answers 201', async () => {
+      const before = proxy.calls.length;
+      proxy.fail('RunTask', throttling, 5);
+      const res = await api('POST', '/api/bot/join', { body: joinBody('/hooks/throttled') });
+      expect(res.statusCode, res.body).toBe(201);
+      const runs = callsOf('RunTask', before);
+      expect(runs.map((r) => r.status)).toEqual([400, 400, 400, 400, 400, 200]);
+      // One task, whatever the retries: every call carried the bot's client token.
+      expect(new Set(runs.map((r) => r.input.clientToken)).size).toBe(1);
+      const botOfRun = String(res.json.bot_id);
+      const listed = await ecs.send(new ListTasksCommand({ cluster: stack.clusterArn, startedBy: botOfRun }));
+      expect(listed.taskArns).toHaveLength(1);
+      expect((await api('POST', `/v1/bots/leave/${botOfRun}`)).statusCode).toBe(202);
+    }, 60_000);
+
+    it('RunTask throttled past the join’s retry budget: 503 capacity_unavailable with Retry-After, never 500; nothing held, the key freed', async () => {
+      const balance = (await operator.stores.accounts.get(account.accountId))?.balance;
+      const before = proxy.calls.length;
+      proxy.fail('RunTask', throttling);
+      const started = Date.now();
+      const first = await api('POST', '/api/bot/join', {
+        body: joinBody('/hooks/throttled-out'),
+        headers: { 'idempotency-key': 'throttled-1' },
+      });
+      proxy.fail('RunTask', undefined);
+      expect(first.statusCode, first.body).toBe(503);
+      expect(first.json).toMatchObject({ error: 'capacity_unavailable' });
+      expect(first.json.detail).toMatch(/throttling or at capacity/);
+      expect(Number(first.headers['retry-after'])).toBeGreaterThan(0);
+      // It kept trying for the budget (RUN_TASK_RETRY_BUDGET_MS, 15 s by default), inside the join's 29 s.
+      expect(callsOf('RunTask', before).length).toBeGreaterThan(5);
+      expect(Date.now() - started).toBeLessThan(29_000);
+      expect((await operator.stores.accounts.get(account.accountId))?.balance).toBe(balance);
+      const retry = await api('POST', '/api/bot/join', {
+        body: joinBody('/hooks/throttled-out'),
+        headers: { 'idempotency-key': 'throttled-1' },
+      });
+      expect(retry.statusCode, retry.body).toBe(201);
+      expect(retry.headers['idempotent-replayed']).toBeUndefined();
+      expect((await api('POST', `/v1/bots/leave/${retry.json.bot_id}`)).statusCode).toBe(202);
+    }, 60_000);
+
+    it('a RunTask failure no retry fixes (AccessDenied) answers 500, returns the hold and frees the Idempotency-Key', async () => {
+      proxy.fail('RunTask', {
+        status: 400,
+        type: 'AccessDeniedException',
+        message: 'User is not authorized to perform: ecs:RunTask (injected by the test)',
+      });
+      const balance = (await operator.stores.accounts.get(account.accountId))?.balance;
       const first = await api('POST', '/api/bot/join', {
         body: joinBody('/hooks/retry'),
         headers: { 'idempotency-key': 'retry-1' },
@@ -222,7 +279,7 @@ describe.skipIf(skip)(
       proxy.fail('RunTask', undefined);
       expect(first.statusCode).toBe(500);
       expect(first.json.error).toBe('server_error');
-      expect((await operator.stores.accounts.get(account.accountId))?.balance).toBe(100);
+      expect((await operator.stores.accounts.get(account.accountId))?.balance).toBe(balance);
       const retry = await api('POST', '/api/bot/join', {
         body: joinBody('/hooks/retry'),
         headers: { 'idempotency-key': 'retry-1' },
@@ -476,6 +533,77 @@ describe.skipIf(skip)(
       const unknown = await api('GET', '/api/nothing-here');
       expect(unknown.statusCode).toBe(404);
       expect(unknown.json.error).toBe('not_found');
+    });
+
+    /** A session whose bot left without getting in (its hand-over on the results queue, as the bot would send it). */
+    async function endedSession(hook: string): Promise<string> {
+      const res = await api('POST', '/api/bot/join', { body: joinBody(hook) });
+      const id = String(res.json.bot_id);
+      const ended = sessionEnded(id, 'force_leave', new Date().toISOString());
+      await sqs.send(
+        new SendMessageCommand({ QueueUrl: stack.queues.results.url, MessageBody: JSON.stringify(ended) }),
+      );
+      expect(await results()).toBe(1);
+      return id;
+    }
+
+    const emailDelivery = async (id: string) => {
+      const view = await api('GET', `/api/bot/${id}/deliveries`);
+      expect(view.statusCode).toBe(200);
+      return (view.json as unknown as DeliveriesView).deliveries.find((d) => d.channel === 'email');
+    };
+
+    it('an e-mail SES refuses for good (the sender not a verified identity, as in the sandbox) is recorded failed once with SES’s reason', async () => {
+      const ses = new SESv2Client(clientConfig(moto.endpoint));
+      // moto 5.2.1's SendEmail refuses a sender that is not a verified identity: MessageRejected, "Email address not
+      // verified …" (what SES answers in the sandbox for an unverified sender or recipient).
+      await ses.send(new DeleteEmailIdentityCommand({ EmailIdentity: stack.sesIdentity }));
+      try {
+        const refused = await endedSession('/hooks/refused');
+        const before = proxy.calls.length;
+        expect(await deliveries()).toBe(2);
+        const sends = callsOf('SendEmail', before);
+        // One attempt, refused (moto answers 400 MessageRejected), and no second one.
+        expect(sends.map((c) => c.status)).toEqual([400]);
+        const email = await emailDelivery(refused);
+        expect(email).toMatchObject({ status: 'failed', next_attempt_at: null });
+        expect(email!.attempts).toHaveLength(1);
+        expect(email!.attempts[0]!.error).toMatch(
+          /^SES refused the message: MessageRejected: Email address not verified .*sandbox/,
+        );
+        // Parked in the delivery DLQ with the reason, not retried: nothing comes back to the delivery queue.
+        const parked = callsOf('SendMessage', before).filter(
+          (c) => c.input.QueueUrl === stack.queues.deliveryDlq.url,
+        );
+        expect(parked).toHaveLength(1);
+        expect(parked[0]!.input.MessageAttributes.reason.StringValue).toMatch(/MessageRejected/);
+        expect(await deliveries()).toBe(0);
+        // The session itself completed: only the e-mail failed, and the webhook went out.
+        expect((await api('GET', `/api/bot/${refused}/status`)).json.status).toBe('completed');
+        expect(receiver.received.some((r) => r.path === '/hooks/refused')).toBe(true);
+      } finally {
+        await ses.send(new CreateEmailIdentityCommand({ EmailIdentity: stack.sesIdentity }));
+        ses.destroy();
+      }
+    });
+
+    it('an e-mail SES refuses for now (TooManyRequestsException) stays pending, its next attempt scheduled', async () => {
+      proxy.fail('SendEmail', {
+        status: 429,
+        type: 'TooManyRequestsException',
+        message: 'Too many requests',
+      });
+      try {
+        const throttled = await endedSession('/hooks/ses-throttled');
+        expect(await deliveries()).toBe(2);
+        const email = await emailDelivery(throttled);
+        expect(email?.status).toBe('pending');
+        expect(email!.attempts.length).toBeGreaterThanOrEqual(1);
+        expect(email!.attempts.at(-1)!.error).toMatch(/TooManyRequestsException/);
+        expect(Date.parse(email!.next_attempt_at!)).toBeGreaterThan(Date.now());
+      } finally {
+        proxy.fail('SendEmail', undefined);
+      }
     });
 
     it('IAM: every call any principal made is allowed by its policies in the synthesized template', async () => {

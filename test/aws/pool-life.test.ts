@@ -156,6 +156,60 @@ describe.skipIf(skip)(
       expect((await life.api('POST', `/v1/bots/leave/${botId}`)).statusCode).toBe(202);
     });
 
+    const throttling = { status: 400, type: 'ThrottlingException', message: 'Rate exceeded' };
+
+    /** A join nobody in the pool claims (no pooled bot runs any more), once its cold-start fallback is due. */
+    async function unclaimedJoin(hook: string): Promise<string> {
+      const res = await life.api('POST', '/api/bot/join', { body: life.joinBody(hook) });
+      expect(res.statusCode, res.body).toBe(201);
+      await new Promise((r) => setTimeout(r, 2_500));
+      return String(res.json.bot_id);
+    }
+
+    it('the fallback’s RunTask throttled 5 times: the results function retries it and the cold task starts', async () => {
+      const id = await unclaimedJoin('/hooks/pool-throttled');
+      const before = life.proxy.calls.length;
+      life.proxy.fail('RunTask', throttling, 5);
+      expect(await life.results()).toBe(1);
+      const runs = life.callsOf('RunTask', before);
+      expect(runs.map((r) => r.status)).toEqual([400, 400, 400, 400, 400, 200]);
+      expect(runs.every((r) => r.principal === life.fn('DeliveryResults').role)).toBe(true);
+      expect(await life.operator.stores.sessions.get(id)).toMatchObject({
+        status: 'running',
+        startPath: 'cold',
+      });
+      expect((await life.api('POST', `/v1/bots/leave/${id}`)).statusCode).toBe(202);
+    }, 60_000);
+
+    it('the fallback’s RunTask throttled past the budget: the session fails, nothing charged, and bot_join_failed says capacity_unavailable', async () => {
+      const balance = (await life.operator.stores.accounts.get(life.account.accountId))?.balance;
+      const id = await unclaimedJoin('/hooks/pool-capacity');
+      const before = life.proxy.calls.length;
+      life.proxy.fail('RunTask', throttling);
+      try {
+        // The fallback, then the bot_join_failed it queued.
+        expect(await life.results()).toBe(2);
+      } finally {
+        life.proxy.fail('RunTask', undefined);
+      }
+      expect(life.callsOf('RunTask', before).length).toBeGreaterThan(5);
+      const session = await life.operator.stores.sessions.get(id);
+      expect(session?.status).toBe('failed');
+      expect(session?.error).toMatch(
+        /^no bot could be launched: .*ThrottlingException: Rate exceeded.*no credits/,
+      );
+      expect((await life.operator.stores.accounts.get(life.account.accountId))?.balance).toBe(balance);
+      // Loud: the failure event went through the results stage to the customer's webhook.
+      expect(await life.deliveries()).toBeGreaterThanOrEqual(1);
+      const hook = life.receiver.received.find((r) => r.path === '/hooks/pool-capacity');
+      expect(JSON.parse(hook!.body)).toMatchObject({
+        event_type: 'bot_join_failed',
+        bot_id: id,
+        error_type: 'unknown',
+        error_code: 'capacity_unavailable',
+      });
+    }, 90_000);
+
     it('IAM: every call the join, the pooled bot, task-stopped and the results function made is allowed', async () => {
       const judged = roleCalls(life.proxy.calls, life.template);
       const byTask = judged.filter((c) => c.principal === life.stack.task.role).map((c) => c.operation);

@@ -564,7 +564,7 @@ describe('operations', () => {
     expect(refTarget(rule.Targets[0].Arn)).toBe(fnId(s.stack.operations.sweeper));
   });
 
-  it('alarms on DLQ depth, function errors, bot task failures and API 5xx, to an encrypted SNS topic', () => {
+  it('alarms on DLQ depth, function errors, bot task failures, launches given up and API 5xx, to an encrypted SNS topic', () => {
     const topicId = logicalId(s.stack.operations.alarmTopic);
     expect(props(topicId).KmsMasterKeyId).toBeDefined();
     // Every alarm tells people, except the warm pool's two scaling alarms, which run its scaling policies.
@@ -595,6 +595,23 @@ describe('operations', () => {
     expect(alarms).toContainEqual(
       expect.objectContaining({ MetricName: '5xx', Namespace: 'AWS/ApiGateway' }),
     );
+    // Bot launches given up (a join's 503, a fallback's or a replacement's failed session), summed over the stages.
+    const launches = alarms.find((a) => a.AlarmName === 'MeetingBot-dev-LaunchFailures');
+    const series = (launches?.Metrics ?? [])
+      .filter((m: { MetricStat?: unknown }) => m.MetricStat)
+      .map(
+        (m: {
+          MetricStat: { Metric: { MetricName: string; Dimensions: { Name: string; Value: string }[] } };
+        }) => m.MetricStat.Metric,
+      );
+    expect(series.map((m: { MetricName: string }) => m.MetricName)).toEqual(Array(3).fill('LaunchFailures'));
+    expect(
+      series.map(
+        (m: { Dimensions: { Name: string; Value: string }[] }) =>
+          m.Dimensions.find((d) => d.Name === 'stage')?.Value,
+      ),
+    ).toEqual(['join', 'pool_fallback', 'replacement']);
+    expect(launches?.Threshold).toBe(1);
     s.template.resourceCountIs('AWS::Logs::MetricFilter', 0);
     // Every alarm is named for its runbook section (docs/operations.md).
     for (const a of alarms) expect(a.AlarmName).toMatch(/^MeetingBot-dev-[A-Za-z0-9]+$/);

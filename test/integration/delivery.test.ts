@@ -12,7 +12,9 @@ import { deliver } from '../../core/delivery/deliver';
 import { redriveDeliveries } from '../../core/delivery/redrive';
 import { createLogger } from '../../core/log';
 import { metricNames, useMetricsSink } from '../../core/metrics';
+import { MailRefusedError } from '../../core/ports/mailer';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { recordingLogger } from '../support/recording-logger';
 import { until } from '../support/until';
 
 interface Received {
@@ -661,5 +663,73 @@ describe('long retry delays (SQS limits)', () => {
       DelaySeconds: 900,
     });
     sqs.restore();
+  });
+});
+
+describe('SES refusals (core/adapters/ses/ses-refusals.ts)', () => {
+  /** A pending e-mail delivery of a fresh bot, sent by a mailer that refuses as SES would. */
+  async function refusedBy(refusal: MailRefusedError, event: string) {
+    const acct = await stack.account(1);
+    const botId = '44444444-4444-4444-8444-444444444444';
+    await stack.deps.deliveries.create({
+      botId,
+      accountId: acct.accountId,
+      channel: 'email',
+      event,
+      target: 'team@acme.example',
+      payload: JSON.stringify({ subject: 's', html: '<p>h</p>', text: 't' }),
+      messageId: `msg_${event}`,
+      createdAt: new Date().toISOString(),
+    });
+    const lines: string[] = [];
+    const sink = new MemoryMetrics();
+    useMetricsSink(sink);
+    try {
+      const outcome = await deliver(
+        {
+          stores: stack.deps,
+          mailer: {
+            send: async () => {
+              throw refusal;
+            },
+          },
+          config: stack.config,
+          log: recordingLogger(lines),
+          now: () => new Date(),
+        },
+        { bot_id: botId, channel: 'email', event },
+      );
+      const delivery = await stack.deps.deliveries.get(botId, 'email', event);
+      return { outcome, delivery, lines, sink };
+    } finally {
+      useMetricsSink(undefined);
+    }
+  }
+
+  it('a permanent refusal (the sandbox’s unverified recipient) is failed after one attempt, with the reason, counted and logged', async () => {
+    const reason =
+      'SES refused the message: MessageRejected: Email address is not verified. The following identities failed ' +
+      'the check in region US-EAST-1: team@acme.example';
+    const { outcome, delivery, lines, sink } = await refusedBy(
+      new MailRefusedError('MessageRejected', reason, true),
+      'refused-for-good',
+    );
+    expect(outcome).toEqual({ kind: 'failed', reason });
+    expect(delivery?.status).toBe('failed');
+    expect(delivery?.attempts.map((a) => a.error)).toEqual([reason]);
+    expect(sink.named(metricNames.emailRefusals, { kind: 'permanent' })).toHaveLength(1);
+    expect(sink.named(metricNames.emails, { outcome: 'failed' })).toHaveLength(1);
+    expect(lines).toContain('error e-mail refused by SES for good; recorded failed, not retried');
+  });
+
+  it('a transient refusal (throttling) stays pending on the retry schedule, counted as transient', async () => {
+    const { outcome, delivery, sink } = await refusedBy(
+      new MailRefusedError('TooManyRequestsException', 'SES refused the message: too many requests', false),
+      'refused-for-now',
+    );
+    expect(outcome.kind).toBe('retry');
+    expect(delivery?.status).toBe('pending');
+    expect(delivery?.nextAttemptAt).toBeDefined();
+    expect(sink.named(metricNames.emailRefusals, { kind: 'transient' })).toHaveLength(1);
   });
 });

@@ -13,7 +13,13 @@ import {
   QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
-import { ECSClient, ListTasksCommand, RunTaskCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
+import {
+  ECSClient,
+  ECSServiceException,
+  ListTasksCommand,
+  RunTaskCommand,
+  StopTaskCommand,
+} from '@aws-sdk/client-ecs';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, EventBridgeEvent } from 'aws-lambda';
@@ -21,6 +27,9 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { hashApiKey } from '../../core/accounts/secrets';
 import { type EcsRunnerSettings, EcsTaskRunner } from '../../core/adapters/ecs/ecs-task-runner';
+import { MemoryMetrics } from '../../core/adapters/metrics/memory-metrics';
+import { metricNames, useMetricsSink } from '../../core/metrics';
+import { TaskCapacityError } from '../../core/ports/task-runner';
 
 const ecs = mockClient(ECSClient);
 const ddb = mockClient(DynamoDBClient);
@@ -55,6 +64,16 @@ const taskDefinition = 'arn:aws:ecs:eu-west-1:111122223333:task-definition/meeti
 const botId = '6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f';
 const taskArn = (id = 'abc123') => `arn:aws:ecs:eu-west-1:111122223333:task/meeting-bot-test/${id}`;
 const capacityFailure = { reason: 'Capacity is unavailable at this time. Please try again later.' };
+/** An ECS error as the SDK builds it from the wire (name, $fault, $metadata, message). */
+const sdkError = (name: string, httpStatusCode: number, message: string) =>
+  new ECSServiceException({
+    name,
+    message,
+    $fault: httpStatusCode >= 500 ? 'server' : 'client',
+    $metadata: { httpStatusCode },
+  });
+/** What ECS answers past 20 RunTask calls a second (request-throttling.html: ThrottlingException, "Rate exceeded"). */
+const throttling = () => sdkError('ThrottlingException', 400, 'Rate exceeded');
 
 const settings: EcsRunnerSettings = {
   cluster,
@@ -68,11 +87,27 @@ const settings: EcsRunnerSettings = {
 
 describe('EcsTaskRunner', () => {
   const sleeps: number[] = [];
-  const runner = () =>
-    new EcsTaskRunner(new ECSClient({ region: 'eu-west-1' }), settings, async (ms) => void sleeps.push(ms));
+  // A virtual clock: each sleep moves it on, so the retry budget runs out without waiting for it.
+  let clockMs = 0;
+  let random = () => 1;
+  const runner = (more: Partial<EcsRunnerSettings> = {}) =>
+    new EcsTaskRunner(
+      new ECSClient({ region: 'eu-west-1' }),
+      { ...settings, ...more },
+      {
+        now: () => clockMs,
+        sleep: async (ms) => {
+          sleeps.push(ms);
+          clockMs += ms;
+        },
+        random: () => random(),
+      },
+    );
   beforeEach(() => {
     ecs.reset();
     sleeps.length = 0;
+    clockMs = 0;
+    random = () => 1;
   });
 
   it('starts one task per bot: idempotent by bot id, Spot first, public IP, only BOT_ID in the overrides', async () => {
@@ -146,13 +181,119 @@ describe('EcsTaskRunner', () => {
       `${botId}-FARGATE_SPOT`,
       `${botId}-FARGATE`,
     ]);
-    expect(sleeps).toEqual([200, 400]);
+    // A retry on the same provider waits; the next provider is tried at once (its capacity is its own).
+    expect(sleeps).toEqual([200]);
   });
 
-  it('gives up with the reasons when no capacity provider has capacity', async () => {
+  it('gives up with a TaskCapacityError naming the reasons when no capacity provider has capacity', async () => {
     ecs.on(RunTaskCommand).resolves({ tasks: [], failures: [capacityFailure] });
-    await expect(runner().start(botId)).rejects.toThrow(/RunTask found no capacity: Capacity is unavailable/);
+    const err = await runner({ retryAfterSeconds: 7 })
+      .start(botId)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TaskCapacityError);
+    expect((err as TaskCapacityError).message).toMatch(/FARGATE: Capacity is unavailable/);
+    expect((err as TaskCapacityError).retryAfterSeconds).toBe(7);
     expect(ecs.commandCalls(RunTaskCommand)).toHaveLength(4);
+  });
+
+  it('retries throttling with jittered exponential backoff on the same provider, then starts the task', async () => {
+    ecs
+      .on(RunTaskCommand)
+      .rejectsOnce(throttling())
+      .rejectsOnce(throttling())
+      .rejectsOnce(throttling())
+      .resolves({ tasks: [{ taskArn: taskArn('after-throttling') }], failures: [] });
+    random = () => 0.5;
+    expect(await runner({ retryBaseMs: 100 }).start(botId)).toEqual({ taskRef: taskArn('after-throttling') });
+    const runs = ecs.commandCalls(RunTaskCommand).map((c) => c.args[0].input);
+    expect(runs.map((r) => r.capacityProviderStrategy![0]!.capacityProvider)).toEqual(
+      Array(4).fill('FARGATE_SPOT'),
+    );
+    // The same client token each time: a call ECS did take before answering with an error starts no second task.
+    expect(new Set(runs.map((r) => r.clientToken))).toEqual(new Set([`${botId}-FARGATE_SPOT`]));
+    // Equal jitter: half of 100, 200, 400 fixed and half random (0.5 here).
+    expect(sleeps).toEqual([75, 150, 300]);
+  });
+
+  it('spreads the waits of bots throttled together (the random half), never below half the backoff', async () => {
+    const waits = async (r: number) => {
+      ecs.reset();
+      sleeps.length = 0;
+      random = () => r;
+      ecs
+        .on(RunTaskCommand)
+        .rejectsOnce(throttling())
+        .resolves({ tasks: [{ taskArn: taskArn() }] });
+      await runner({ retryBaseMs: 1000 }).start(botId);
+      return sleeps[0];
+    };
+    expect(await waits(0)).toBe(500);
+    expect(await waits(0.5)).toBe(750);
+  });
+
+  it('gives up with a TaskCapacityError once the retry budget is spent, waiting at most 5 s at a time', async () => {
+    ecs.on(RunTaskCommand).rejects(throttling());
+    const err = await runner({ retryBudgetMs: 20_000 })
+      .start(botId)
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TaskCapacityError);
+    expect((err as Error).message).toMatch(/within 20 s .*ThrottlingException: Rate exceeded/);
+    expect(clockMs).toBeLessThanOrEqual(20_000);
+    expect(Math.max(...sleeps)).toBeLessThanOrEqual(5_000);
+    expect(ecs.commandCalls(RunTaskCommand).length).toBe(sleeps.length + 1);
+    expect(ecs.commandCalls(RunTaskCommand).length).toBeGreaterThan(5);
+  });
+
+  it('retries every limit and server fault RunTask answers with, by name, status or message', async () => {
+    for (const refusal of [
+      throttling(),
+      sdkError('ClientException', 400, 'Rate exceeded'),
+      sdkError('LimitExceededException', 400, 'The limit was exceeded'),
+      sdkError(
+        'InvalidParameterException',
+        400,
+        'Error retrieving security group information: Request limit exceeded.',
+      ),
+      sdkError(
+        'ClientException',
+        400,
+        "You've reached the limit on the number of tasks you can run concurrently",
+      ),
+      sdkError(
+        'ClientException',
+        400,
+        "You've reached the limit on the number of vCPUs you can run concurrently",
+      ),
+      sdkError('ServerException', 500, 'Service Unavailable. Please try again later.'),
+      sdkError('UnknownError', 503, ''),
+      Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+    ]) {
+      ecs.reset();
+      ecs
+        .on(RunTaskCommand)
+        .rejectsOnce(refusal)
+        .resolves({ tasks: [{ taskArn: taskArn() }] });
+      expect(await runner().start(botId), refusal.message).toEqual({ taskRef: taskArn() });
+      expect(ecs.commandCalls(RunTaskCommand), refusal.message).toHaveLength(2);
+    }
+  });
+
+  it('does not retry an error no wait can fix (access, a missing cluster, an invalid parameter)', async () => {
+    for (const refusal of [
+      sdkError('AccessDeniedException', 400, 'User is not authorized to perform: ecs:RunTask'),
+      sdkError('ClusterNotFoundException', 400, 'Cluster not found.'),
+      sdkError('InvalidParameterException', 400, 'TaskDefinition is inactive'),
+      sdkError('ClientException', 400, 'Unable to assume the service linked role.'),
+    ]) {
+      ecs.reset();
+      ecs.on(RunTaskCommand).rejects(refusal);
+      const err = await runner()
+        .start(botId)
+        .catch((e: unknown) => e);
+      expect(err, refusal.message).toBe(refusal);
+      expect(err).not.toBeInstanceOf(TaskCapacityError);
+      expect(ecs.commandCalls(RunTaskCommand)).toHaveLength(1);
+    }
   });
 
   it('does not retry a failure that is not about capacity', async () => {
@@ -205,8 +346,13 @@ describe('join and leave Lambdas on ECS', () => {
       BOT_SECURITY_GROUP_IDS: 'sg-1',
       BOT_ASSIGN_PUBLIC_IP: 'true',
       BOT_CAPACITY_PROVIDERS: 'FARGATE_SPOT,FARGATE',
+      RUN_TASK_RETRY_BUDGET_MS: '1000',
+      RUN_TASK_RETRY_BASE_MS: '50',
+      CAPACITY_RETRY_AFTER_SECONDS: '3',
     });
     ({ handler: join } = await import('../../functions/http/join'));
+    // The Lambda's adapters first (they set the process's metrics sink), so a test can put its own in after.
+    (await import('../../functions/runtime')).lambdaAdapters();
     ({ handler: leave } = await import('../../functions/http/leave'));
   });
 
@@ -255,13 +401,14 @@ describe('join and leave Lambdas on ECS', () => {
       requestContext: { requestId: 'req-1' },
     }) as unknown as APIGatewayProxyEventV2;
 
-  it('join: no capacity anywhere → 500, the session is failed cleanly and no credit is charged', async () => {
+  it('join: no capacity anywhere → 503 capacity_unavailable with Retry-After, the session failed, nothing charged', async () => {
     ecs.on(RunTaskCommand).resolves({ tasks: [], failures: [capacityFailure] });
     const res = await join(request('/api/bot/join', { room_url: 'https://acme.daily.co/standup' }));
-    expect(res.statusCode).toBe(500);
+    expect(res.statusCode).toBe(503);
+    expect(res.headers?.['retry-after']).toBe('3');
     expect(JSON.parse(res.body!)).toMatchObject({
-      error: 'server_error',
-      detail: expect.stringMatching(/no credits were charged/),
+      error: 'capacity_unavailable',
+      detail: expect.stringMatching(/nothing was started or charged/),
     });
 
     const runs = ecs.commandCalls(RunTaskCommand).map((c) => c.args[0].input);
@@ -281,7 +428,7 @@ describe('join and leave Lambdas on ECS', () => {
     );
     expect(failed, 'session marked failed').toBeDefined();
     expect(Object.values(failed!.ExpressionAttributeValues!)).toContainEqual(
-      expect.stringMatching(/could not be started; no credits were charged/),
+      expect.stringMatching(/no bot could be launched: .*Capacity is unavailable.*; no credits were charged/),
     );
     // The hold goes back in full: the net change of the balance is the whole hold, nothing is charged.
     const settle = sent.find(
@@ -289,6 +436,52 @@ describe('join and leave Lambdas on ECS', () => {
     );
     expect(settle?.ExpressionAttributeValues).toMatchObject({ ':net': 1, ':hold': 1 });
   }, 10_000);
+
+  it('join: RunTask throttled past the retry budget → 503 capacity_unavailable, never a 500; the hold returned', async () => {
+    ecs.on(RunTaskCommand).rejects(throttling());
+    const sink = new MemoryMetrics();
+    useMetricsSink(sink);
+    const started = Date.now();
+    const res = await join(request('/api/bot/join', { room_url: 'https://acme.daily.co/standup' }));
+    useMetricsSink(undefined);
+    // Counted: each refusal, the launch given up at the join, and the join's outcome (not an anonymous 5xx).
+    expect(sink.named(metricNames.runTaskRefusals, { refusal: 'throttled' }).length).toBe(
+      ecs.commandCalls(RunTaskCommand).length,
+    );
+    expect(sink.named(metricNames.launchFailures, { stage: 'join' })).toHaveLength(1);
+    expect(sink.named(metricNames.joins, { outcome: 'capacity_unavailable' })).toHaveLength(1);
+    // RUN_TASK_RETRY_BUDGET_MS is 1 s here: the join retried within it, and no longer.
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(res.statusCode).toBe(503);
+    expect(res.headers?.['retry-after']).toBe('3');
+    expect(JSON.parse(res.body!)).toMatchObject({ error: 'capacity_unavailable' });
+    expect(ecs.commandCalls(RunTaskCommand).length).toBeGreaterThan(2);
+    const settle = updates().find(
+      (u) => String(u.Key?.pk).startsWith('ACCOUNT#') && u.UpdateExpression?.includes('REMOVE holds'),
+    );
+    expect(settle?.ExpressionAttributeValues).toMatchObject({ ':net': 1, ':hold': 1 });
+  }, 10_000);
+
+  it('join: RunTask throttled twice, then launched → 201', async () => {
+    ecs
+      .on(RunTaskCommand)
+      .rejectsOnce(throttling())
+      .rejectsOnce(sdkError('ServerException', 500, 'Service Unavailable'))
+      .resolves({ tasks: [{ taskArn: taskArn() }], failures: [] });
+    const res = await join(request('/api/bot/join', { room_url: 'https://acme.daily.co/standup' }));
+    expect(res.statusCode, res.body).toBe(201);
+    expect(ecs.commandCalls(RunTaskCommand)).toHaveLength(3);
+  });
+
+  it('join: a RunTask error no retry fixes (access denied) is still a 500 server_error, nothing charged', async () => {
+    ecs
+      .on(RunTaskCommand)
+      .rejects(sdkError('AccessDeniedException', 400, 'not authorized to perform ecs:RunTask'));
+    const res = await join(request('/api/bot/join', { room_url: 'https://acme.daily.co/standup' }));
+    expect(res.statusCode).toBe(500);
+    expect(JSON.parse(res.body!)).toMatchObject({ error: 'server_error' });
+    expect(ecs.commandCalls(RunTaskCommand)).toHaveLength(1);
+  });
 
   it('leave: records the stop request, then StopTask on the bot task of this cluster → 202', async () => {
     items.set(`BOT#${botId}|SESSION`, {

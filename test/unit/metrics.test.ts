@@ -86,6 +86,9 @@ describe('EMF metrics (Powertools)', () => {
       metrics.sessionWarning('speech_fallback');
       metrics.conversationModelFailed('model_throttled');
       metrics.speechFailed('text_only');
+      metrics.emailRefused('permanent');
+      metrics.runTaskRefused('throttled');
+      metrics.launchFailed('join');
       flushMetrics();
     });
     const points = docs.flatMap(flatten);
@@ -144,6 +147,14 @@ describe('EMF metrics (Powertools)', () => {
           dimensions: { ...service, error: 'model_throttled' },
         },
         { name: 'SpeechFailures', unit: 'Count', value: 1, dimensions: { ...service, outcome: 'text_only' } },
+        { name: 'EmailRefusals', unit: 'Count', value: 1, dimensions: { ...service, kind: 'permanent' } },
+        {
+          name: 'RunTaskRefusals',
+          unit: 'Count',
+          value: 1,
+          dimensions: { ...service, refusal: 'throttled' },
+        },
+        { name: 'LaunchFailures', unit: 'Count', value: 1, dimensions: { ...service, stage: 'join' } },
       ]),
     );
     // Every name written is in the catalogue, and every catalogue name was written.
@@ -187,7 +198,7 @@ describe('EMF metrics (Powertools)', () => {
 });
 
 describe('the metrics catalogue', () => {
-  it('maps a join response status to its outcome; a 5xx is none', () => {
+  it('maps a join response status to its outcome; a 503 is capacity_unavailable, another 5xx is none', () => {
     expect([201, 402, 429, 400, 401, 409, 500, 503].map(joinOutcomeOf)).toEqual([
       'started',
       'payment_required',
@@ -196,7 +207,7 @@ describe('the metrics catalogue', () => {
       'rejected',
       'rejected',
       undefined,
-      undefined,
+      'capacity_unavailable',
     ]);
   });
 

@@ -1,15 +1,18 @@
 // TaskRunner on ECS Fargate: RunTask per bot (clientToken = bot id, so a retried join starts one task) and StopTask
 // (the tasks found by startedBy = bot id). A replacement of a lost bot (issue 13) is a task of the same bot id with
-// BOT_ATTEMPT set, on on-demand capacity.
+// BOT_ATTEMPT set, on on-demand capacity. Throttling, launch limits and server faults are retried with jittered
+// backoff inside a time budget (the join's: its Lambda answers within 29 s); past it the start is a TaskCapacityError.
 import {
   type ECSClient,
-  type Failure,
   ListTasksCommand,
   RunTaskCommand,
   type RunTaskCommandInput,
   StopTaskCommand,
 } from '@aws-sdk/client-ecs';
-import type { TaskRunner, TaskStartOptions } from '../../ports/task-runner';
+import type { Logger } from '../../log';
+import { metrics } from '../../metrics';
+import { TaskCapacityError, type TaskRunner, type TaskStartOptions } from '../../ports/task-runner';
+import { describeFailures, failuresAreCapacity, runTaskErrorKind } from './run-task-errors';
 
 export interface EcsRunnerSettings {
   cluster: string;
@@ -20,38 +23,96 @@ export interface EcsRunnerSettings {
   assignPublicIp: boolean;
   /** FARGATE_SPOT first, FARGATE when Spot has no capacity. */
   capacityProviders: string[];
-  /** Attempts per capacity provider before giving up. */
+  /** Attempts per capacity provider that reports no capacity before the next one is tried. */
   attempts?: number;
+  /** How long one start may keep retrying (RUN_TASK_RETRY_BUDGET_MS). */
+  retryBudgetMs?: number;
+  /** The first retry's delay; each next one doubles, up to maxRetryDelayMs (RUN_TASK_RETRY_BASE_MS). */
+  retryBaseMs?: number;
+  /** What a start that ran out of budget tells the caller to wait (CAPACITY_RETRY_AFTER_SECONDS). */
+  retryAfterSeconds?: number;
 }
 
-/** RunTask failure reasons that mean "try again or elsewhere" rather than "this will never work". */
-const capacityReasons = /capacity|RESOURCE:|AGENT|throttl/i;
+/** Time as the runner sees it: real by default, virtual in tests. */
+export interface RunnerClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  random(): number;
+}
+
+const realClock: RunnerClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  random: Math.random,
+};
+
+/** One wait between RunTask calls is never longer than this, so a long budget still polls for room. */
+const maxRetryDelayMs = 5_000;
 
 export class EcsTaskRunner implements TaskRunner {
+  private readonly clock: RunnerClock;
+
   constructor(
     private readonly ecs: ECSClient,
     private readonly settings: EcsRunnerSettings,
-    private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
-  ) {}
+    clock: Partial<RunnerClock> = {},
+    private readonly log?: Logger,
+  ) {
+    this.clock = { ...realClock, ...clock };
+  }
 
   async start(botId: string, options: TaskStartOptions = {}): Promise<{ taskRef: string }> {
-    const failures: Failure[] = [];
+    const budgetMs = this.settings.retryBudgetMs ?? 15_000;
+    const deadline = this.clock.now() + budgetMs;
     const attempts = this.settings.attempts ?? 2;
+    const refusals: string[] = [];
+    let retries = 0;
     for (const provider of this.providers(options)) {
-      for (let attempt = 0; attempt < attempts; attempt++) {
-        const { tasks = [], failures: f = [] } = await this.ecs.send(
-          new RunTaskCommand(this.input(botId, provider, options.attempt ?? 0)),
-        );
-        const arn = tasks[0]?.taskArn;
-        if (arn) return { taskRef: arn };
-        failures.push(...f);
-        if (!f.some((x) => capacityReasons.test(`${x.reason ?? ''} ${x.detail ?? ''}`))) {
-          throw new Error(`RunTask failed: ${describe(f)}`);
+      for (let noCapacity = 0; noCapacity < attempts; ) {
+        let kind: 'throttled' | 'unavailable' | 'capacity';
+        try {
+          const { tasks = [], failures = [] } = await this.ecs.send(
+            new RunTaskCommand(this.input(botId, provider, options.attempt ?? 0)),
+          );
+          const arn = tasks[0]?.taskArn;
+          if (arn) return { taskRef: arn };
+          if (!failuresAreCapacity(failures)) throw new PermanentRunTaskError(describeFailures(failures));
+          kind = 'capacity';
+          noCapacity++;
+          refusals.push(`${provider}: ${describeFailures(failures)}`);
+        } catch (err) {
+          if (err instanceof PermanentRunTaskError) throw err;
+          const errorKind = runTaskErrorKind(err);
+          if (errorKind === 'permanent') throw err;
+          kind = errorKind;
+          refusals.push(`${(err as Error).name}: ${(err as Error).message}`);
         }
-        await this.sleep(200 * 2 ** attempt);
+        metrics.runTaskRefused(kind);
+        // Out of tries on this provider: the next one has capacity of its own, so it is tried at once.
+        if (noCapacity >= attempts) break;
+        // Equal jitter: half the exponential delay fixed, half random, so bots refused together spread out.
+        const exponential = Math.min(maxRetryDelayMs, (this.settings.retryBaseMs ?? 200) * 2 ** retries++);
+        const delay = Math.round(exponential / 2 + (exponential / 2) * this.clock.random());
+        if (this.clock.now() + delay > deadline) throw this.capacityError(budgetMs, refusals);
+        this.log?.warn('RunTask refused; retrying', {
+          bot_id: botId,
+          refusal: kind,
+          detail: refusals.at(-1),
+          retry_in_ms: delay,
+        });
+        await this.clock.sleep(delay);
       }
     }
-    throw new Error(`RunTask found no capacity: ${describe(failures)}`);
+    throw this.capacityError(budgetMs, refusals);
+  }
+
+  private capacityError(budgetMs: number, refusals: string[]): TaskCapacityError {
+    // The last refusals say why; the whole list can be long (one per retry).
+    const why = [...new Set(refusals)].slice(-3).join('; ');
+    return new TaskCapacityError(
+      `ECS did not launch the bot task within ${Math.round(budgetMs / 1000)} s (${refusals.length} refusals): ${why}`,
+      this.settings.retryAfterSeconds ?? 15,
+    );
   }
 
   /**
@@ -114,9 +175,10 @@ export class EcsTaskRunner implements TaskRunner {
   }
 }
 
-function describe(failures: Failure[]): string {
-  return (
-    failures.map((f) => `${f.reason ?? 'unknown'}${f.detail ? ` (${f.detail})` : ''}`).join('; ') ||
-    'no task and no failure reported'
-  );
+/** RunTask answered with failures that no retry will fix (a missing task definition, an invalid subnet). */
+class PermanentRunTaskError extends Error {
+  constructor(reasons: string) {
+    super(`RunTask failed: ${reasons}`);
+    this.name = 'PermanentRunTaskError';
+  }
 }

@@ -1,6 +1,8 @@
-// Mailer on SES v2 (SendEmail, simple content), sent from the configured verified identity.
+// Mailer on SES v2 (SendEmail, simple content), sent from the configured verified identity; SES's refusals become
+// MailRefusedErrors, permanent or not (ses-refusals.ts).
 import { type SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import type { Mail, Mailer } from '../../ports/mailer';
+import { sesRefusalOf } from './ses-refusals';
 
 export class SesMailer implements Mailer {
   constructor(
@@ -9,6 +11,14 @@ export class SesMailer implements Mailer {
   ) {}
 
   async send(mail: Mail): Promise<{ messageId: string }> {
+    try {
+      return await this.sendEmail(mail);
+    } catch (err) {
+      throw sesRefusalOf(err) ?? err;
+    }
+  }
+
+  private async sendEmail(mail: Mail): Promise<{ messageId: string }> {
     const out = await this.ses.send(
       new SendEmailCommand({
         FromEmailAddress: this.from,

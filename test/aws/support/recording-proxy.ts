@@ -25,8 +25,8 @@ export interface Fault {
 export interface RecordingProxy {
   endpoint: string;
   calls: AwsCall[];
-  /** Answers every call of `operation` with this error until cleared (`undefined`). */
-  fail(operation: string, fault: Fault | undefined): void;
+  /** Answers every call of `operation` with this error until cleared (`undefined`), or only the next `times` calls. */
+  fail(operation: string, fault: Fault | undefined, times?: number): void;
   close(): Promise<void>;
 }
 
@@ -80,7 +80,7 @@ const parse = (text: string) => {
 
 export async function startRecordingProxy(target: string): Promise<RecordingProxy> {
   const calls: AwsCall[] = [];
-  const faults = new Map<string, Fault>();
+  const faults = new Map<string, Fault & { remaining?: number }>();
   const server: Server = createServer(async (req, res) => {
     try {
       const chunks: Buffer[] = [];
@@ -90,6 +90,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       const operation = operationOf(req, service, body);
       const input = parse(body);
       const fault = faults.get(operation);
+      if (fault?.remaining !== undefined && --fault.remaining <= 0) faults.delete(operation);
       if (fault) {
         const answer = { __type: fault.type, message: fault.message };
         calls.push({ principal, service, operation, input, output: answer, status: fault.status });
@@ -135,8 +136,8 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   return {
     endpoint: `http://127.0.0.1:${port}`,
     calls,
-    fail(operation, fault) {
-      if (fault) faults.set(operation, fault);
+    fail(operation, fault, times) {
+      if (fault) faults.set(operation, { ...fault, ...(times !== undefined && { remaining: times }) });
       else faults.delete(operation);
     },
     close: () =>
