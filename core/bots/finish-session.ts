@@ -5,7 +5,7 @@ import type { Stores } from '../deps';
 import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
 import { joinFailed } from '../results/messages';
-import type { ExitReason, Insights, QaPair } from '../schemas/api';
+import type { ExitReason, Insights, QaPair, SessionErrorCode } from '../schemas/api';
 import { type BotSession, secondsSinceStart } from './session';
 
 export interface Completion {
@@ -70,7 +70,7 @@ function minutesInRoom(joinedAt: string | undefined, leftAt: string): number {
 export async function failSession(
   deps: Deps,
   botId: string,
-  failure: { error: string; chargeUsage: boolean; transcript?: string },
+  failure: { error: string; chargeUsage: boolean; transcript?: string; errorCode?: SessionErrorCode },
   now = new Date(),
 ): Promise<boolean> {
   const session = await deps.sessions.get(botId);
@@ -84,6 +84,7 @@ export async function failSession(
     status: 'failed',
     completedAt,
     error: failure.error,
+    errorCode: failure.errorCode,
     transcript: failure.transcript,
   });
 }

@@ -108,10 +108,11 @@ describe.skipIf(!existsSync(chromiumPath))(
       ['name-card', 'static'],
       ['off', 'off'],
     ] as const;
-    // The product gives the provider no language (bot-task/main.ts): 'en' is the default; two more Deepgram codes
-    // show the language cannot reach daily-js's option checks (it is only sent by startTranscription, after join).
+    // bot_config.language reaches the join (bot-task/bot.ts); without it the voice's language is used (Joanna: en-US).
+    // Two more Deepgram codes show the language cannot reach daily-js's option checks (it is only sent by
+    // startTranscription, after join).
     const languages = [
-      ['en (default)', undefined],
+      ['en-US (the voice’s)', undefined],
       ['es', 'es'],
       ['pt-BR', 'pt-BR'],
     ] as const;
@@ -132,7 +133,6 @@ describe.skipIf(!existsSync(chromiumPath))(
           log,
           synthesizer: toneSynthesizer,
           allowInsecureFetch: true,
-          language,
           launch: contextIn(browser),
           // As bot-task/main.ts wires it; without DAILY_API_KEY the caller's token (or none) is used as given.
           meetingToken: (o) =>
@@ -150,6 +150,7 @@ describe.skipIf(!existsSync(chromiumPath))(
           videoMode,
           backgroundImageUrl: tile === 'image' ? `${tiles.base}/tile.png` : undefined,
           voice: 'Joanna',
+          ...(language && { transcription: { language } }),
           // Longer than daily-js's own failure, so the error below is daily-js's, not our timeout.
           timeoutMs: 45_000,
           waitingRoomTimeoutMs: 45_000,
