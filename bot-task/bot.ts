@@ -23,6 +23,7 @@ import { joinFailed, type ResultsMessage, sessionEnded } from '../core/results/m
 import type { ExitReason } from '../core/schemas/api';
 import type { BotFailedErrorCode } from '../core/schemas/webhooks';
 import { transcriptionLanguageFor } from '../core/transcription-languages';
+import { withActivityFallback } from './audio-activity-fallback';
 import { ConversationController } from './conversation';
 import { joinTimes } from './heartbeat';
 import { TranscriptRecorder } from './transcript-recorder';
@@ -241,8 +242,11 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     });
   });
   recorder.start();
+  // What turn-taking, barge-in and the idle timer read: the room, with audio activity from transcription timing while
+  // the provider's audio levels are missing.
+  const heard = withActivityFallback(room, config.AUDIO_LEVELS_MISSING_MS, log);
   const conversation = new ConversationController(
-    room,
+    heard,
     ctx.conversation,
     {
       botName: session.botConfig.name,
@@ -279,7 +283,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
         ...(replacing && { emptyRoomGraceMs }),
       }),
       stopPhraseWatcher(room, session.botConfig.stop_phrase, exit),
-      idleTimeoutWatcher(room, leave.silence_timeout_seconds * 1000, exit),
+      idleTimeoutWatcher(heard, leave.silence_timeout_seconds * 1000, exit),
       maxDurationWatcher(maxDurationMs, exit),
       forceLeaveWatcher(stopRequested, config.STOP_POLL_MS, exit, (err) =>
         log.warn('session poll failed', { err }),

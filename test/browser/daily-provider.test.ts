@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { withActivityFallback } from '../../bot-task/audio-activity-fallback';
 import { chromiumFlags, launchChromium } from '../../bot-task/providers/daily/chromium';
 import { type DailyProviderOptions, DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider';
 import { botOrigin, dailyModule } from '../../bot-task/providers/daily/page-assets';
@@ -281,6 +282,37 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     expect(await h.page().evaluate(() => window.__dailyStub!.describeOptions())).toMatchObject({
       subscribeToTracksAutomatically: false,
     });
+  });
+
+  // Issue 20 §4: a room whose audio levels never come (only the stand-in ever produced them) still gives the bot
+  // audio activity, from transcription timing, once levels have been missing for AUDIO_LEVELS_MISSING_MS.
+  it('no audio levels but transcription messages: activity from transcription timing after the levels are missed', async () => {
+    const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
+    const conn = await h.provider.join(joinOptions);
+    open = conn;
+    const logs: string[] = [];
+    const heard = withActivityFallback(conn, 1500, recordingLogger(logs));
+    const activity: RoomEvents['audio-activity'][] = [];
+    heard.on('audio-activity', (a) => activity.push(a));
+    await h.page().evaluate(() => window.__dailyStub!.transcribe('p-ann', 'Hello', false));
+    await new Promise((r) => setTimeout(r, 1800));
+    await h.page().evaluate(() => {
+      const s = window.__dailyStub!;
+      s.transcribe('p-ann', 'Hello there, can', false);
+      s.transcribe('p-ann', 'Hello there, can you hear me?', true);
+    });
+    await until(() => activity.length === 2);
+    expect(activity).toEqual([
+      { participantId: 'p-ann', active: true },
+      { participantId: 'p-ann', active: true },
+    ]);
+    expect(logs.some((l) => l.includes('activity from transcription timing'))).toBe(true);
+    // Levels again: they are the activity.
+    await h.page().evaluate(() => window.__dailyStub!.audioLevels({ 'p-ann': 0.5 }));
+    await until(() => activity.length === 3);
+    await h.page().evaluate(() => window.__dailyStub!.transcribe('p-ann', 'And now?', true));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(activity).toHaveLength(3);
   });
 
   // Issue 20 §2: the room's transcription is reported to the bot, not only logged.
