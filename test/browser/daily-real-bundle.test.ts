@@ -239,6 +239,50 @@ describe.skipIf(!existsSync(chromiumPath))(
       await page.context().close();
     });
 
+    // Issue 20 §4: the harness subscribes to each participant's audio, never video (subscribeToAudio in harness.ts), and
+    // stops only a transcription it started. daily-js checks setSubscribedTracks against the call's
+    // subscribeToTracksAutomatically: the harness's object passes with it off (as the harness creates the call) and is
+    // refused with it on, so this check can fail.
+    it('updateParticipant with audio-only subscriptions is accepted with subscribeToTracksAutomatically off; stopTranscription needs a call', async () => {
+      const { page, seen } = await dailyPage();
+      const result = await page.evaluate(async () => {
+        const attempt = (f: () => unknown) => {
+          try {
+            f();
+            return 'ok';
+          } catch (e) {
+            return (e as Error).message;
+          }
+        };
+        // One call object at a time (daily-js refuses duplicates): each is destroyed before the next.
+        const subscribe = async (automatic: boolean) => {
+          const call = window.Daily.createCallObject({
+            url: 'https://acme.daily.co/interview',
+            subscribeToTracksAutomatically: automatic,
+          });
+          const outcome = attempt(() =>
+            call.updateParticipant('p-ann', {
+              setSubscribedTracks: { audio: true, video: false, screenVideo: false },
+            }),
+          );
+          await call.destroy();
+          return outcome;
+        };
+        const manual = await subscribe(false);
+        const automatic = await subscribe(true);
+        const call = window.Daily.createCallObject({ url: 'https://acme.daily.co/interview' });
+        const stop = attempt(() => call.stopTranscription());
+        return { manual, automatic, stop };
+      });
+      expect(result).toEqual({
+        manual: 'ok',
+        automatic: expect.stringContaining('setSubscribedTracks'),
+        stop: 'stopTranscription() only supported after join.',
+      });
+      expect(seen.external).toEqual([]);
+      await page.context().close();
+    });
+
     it('a failed join: meetingState is already "error" when the fatal error fires, no left-meeting follows; leave() and destroy() settle at once', async () => {
       const { page, seen } = await dailyPage();
       const failed = await page.evaluate(async () => {
