@@ -100,6 +100,7 @@ export class Dashboard extends Construct {
       graph(dashboardWidgets.botTaskFailures, [
         metric('botTaskFailures', { label: 'failed' }),
         metric('replacements', { label: 'replaced' }),
+        metric('transcriptionUnavailable', { label: 'left: transcription unavailable' }),
       ]),
       graph(
         dashboardWidgets.webhookSuccess,
