@@ -2,14 +2,18 @@
 // injection through the local room: it fails from the start, or mid-meeting and stays failed) leaves once
 // TRANSCRIPTION_RECOVERY_MS has passed without it running; the session ends failed with error_code
 // transcription_unavailable and Daily's reason, nothing is charged, and bot_failed (with error_code) is delivered.
-// One that comes back within the recovery time is no failure.
+// One that comes back within the recovery time is no failure. The Daily path too: a bot process in Chromium whose
+// daily-js stand-in refuses transcription.
+import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventNames } from '../../core/events/registry';
+import { stubbedDailyBots } from '../browser/daily-stub-module';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
 
 const recoveryMs = 1500;
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let stack: TestStack;
 beforeAll(async () => {
   stack = await startTestStack({
@@ -150,4 +154,60 @@ describe('a bot whose room transcription is unavailable, through npm start’s s
       await b.hook.close();
     }
   });
+});
+
+// The same failure on the Daily path: a bot process of the local stack in real Chromium, with the typed daily-js
+// stand-in refusing transcription as Daily does for a token without transcription rights (a transcription-error).
+describe.skipIf(!existsSync(chromiumPath))('a Daily bot whose transcription is refused (stand-in)', () => {
+  let daily: Awaited<ReturnType<typeof stubbedDailyBots>>;
+  let dailyStack: TestStack;
+  const refusal = 'Insufficient permissions to start transcription';
+  beforeAll(async () => {
+    daily = await stubbedDailyBots({ transcription: { refused: refusal } });
+    dailyStack = await startTestStack({
+      ...daily.env,
+      DELIVERY_BACKOFF_SCALE: '0.00001',
+      TRANSCRIPTION_RECOVERY_MS: '2000',
+      TRANSCRIPTION_RETRY_MS: '500',
+    });
+  });
+  afterAll(async () => {
+    await dailyStack?.close();
+    daily?.close();
+  });
+
+  it('leaves: failed with Daily’s reason and error_code transcription_unavailable, nothing charged, bot_failed', async () => {
+    const account = await dailyStack.account(10);
+    const hook = await webhookReceiver();
+    try {
+      const res = await dailyStack.request('POST', '/api/bot/join', {
+        key: account.apiKey,
+        body: { room_url: 'https://acme.daily.co/no-rights', webhook_callback_url: hook.url },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      const botId = res.body.bot_id as string;
+      const done = await until(async () => {
+        const s = (await dailyStack.request('GET', `/api/bot/${botId}/status`, { key: account.apiKey })).body;
+        return s.status !== 'running' && s;
+      }, 40_000);
+      expect(done).toMatchObject({
+        status: 'failed',
+        error_code: 'transcription_unavailable',
+        error: `the room's transcription is unavailable: Daily transcription error: ${refusal}; not running again within 2 s`,
+      });
+      // It was in the room (joined_at recorded), and still nothing is charged.
+      expect((await dailyStack.deps.sessions.get(botId))?.joinedAt).toBeDefined();
+      const settled = await until(async () => {
+        const a = await dailyStack.deps.accounts.get(account.accountId);
+        return Object.keys(a?.holds ?? {}).length === 0 && a;
+      });
+      expect(settled.balance).toBe(10);
+      const failed = await until(() =>
+        hook.delivered(account.webhookSecret).find((b) => b.event_type === 'bot_failed'),
+      );
+      expect(failed).toMatchObject({ error_code: 'transcription_unavailable', error_message: done.error });
+    } finally {
+      await hook.close();
+    }
+  }, 90_000);
 });
