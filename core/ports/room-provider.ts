@@ -64,7 +64,15 @@ export interface JoinOptions {
    * bot_config.language; default: the voice's, core/transcription-languages.ts) and how often to try again while it
    * does not run (default 5 s).
    */
-  transcription?: { language?: string; retryMs?: number };
+  transcription?: {
+    language?: string;
+    retryMs?: number;
+    /**
+     * A replacement (issue 13): a transcription already running that a participant of this name started (the bot it
+     * replaces, which left it running for it) is taken over as the bot's own, so the session's bot still stops it.
+     */
+    adoptIfStartedBy?: string;
+  };
   /**
    * Give up getting to the room after this long (daily-js retries its CDN for about a minute on its own). Reaching a
    * waiting room ends this wait: from then on `waitingRoomTimeoutMs` applies instead.

@@ -370,6 +370,28 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
       expect(await callsWhenLeaving(t.h.page(), t.conn)).not.toContain('stopTranscription');
     });
 
+    it('a replacement takes over the transcription its predecessor (same name) left running, and stops it when it leaves', async () => {
+      const t = await transcribing(
+        {
+          present: [{ id: 'p-lost-bot', name: 'Interviewer' }],
+          transcription: { alreadyRunning: { startedBy: 'p-lost-bot' } },
+        },
+        { transcription: { adoptIfStartedBy: 'Interviewer' } },
+      );
+      await until(() => t.states.length > 0);
+      expect(t.states).toEqual([
+        {
+          state: 'running',
+          reason: 'already running, started by Interviewer, the bot this one replaces (en); taken over',
+          ours: true,
+        },
+      ]);
+      open = undefined;
+      const calls = await callsWhenLeaving(t.h.page(), t.conn);
+      expect(calls).not.toContain('startTranscription');
+      expect(calls).toContain('stopTranscription');
+    });
+
     it('refused (a transcription-error): reported failed with Daily’s reason, and tried again every retryMs', async () => {
       const t = await transcribing(
         { transcription: { refused: 'Insufficient permissions to start transcription' } },

@@ -276,6 +276,7 @@ export class DailyRoomProvider implements RoomProvider {
         videoMode: options.videoMode,
         language: options.transcription?.language ?? transcriptionLanguageFor(options.voice),
         transcriptionRetryMs: options.transcription?.retryMs ?? 5000,
+        adoptTranscriptionOf: options.transcription?.adoptIfStartedBy,
       };
       expireIn(
         options.timeoutMs,

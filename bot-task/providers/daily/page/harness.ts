@@ -31,6 +31,8 @@ export interface HarnessJoinOptions {
   language: string;
   /** While the room's transcription is not running, how often the bot tries to start it again. */
   transcriptionRetryMs: number;
+  /** A replacement: a running transcription started by a participant of this name is its predecessor's, so its own. */
+  adoptTranscriptionOf?: string;
 }
 
 export type HarnessJoinResult =
@@ -395,17 +397,26 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
       transcription.retry = setTimeout(startTranscription, o.transcriptionRetryMs);
   };
   const selfSessionId = () => call?.participants().local?.session_id;
+  // Announced while the bot is still joining, a starter may not be remembered yet.
+  const nameOf = (sessionId: string) =>
+    names.get(sessionId) ??
+    Object.values(call?.participants() ?? {}).find((p) => p.session_id === sessionId)?.user_name;
   call.on('transcription-started', (e: DailyEventObjectTranscriptionStarted) => {
     clearTimeout(transcription.retry);
     transcription.retry = undefined;
     transcription.running = true;
     transcription.stoppedByPerson = false;
-    transcription.ours = e.startedBy === selfSessionId();
+    const starter = nameOf(e.startedBy);
+    const self = e.startedBy === selfSessionId();
+    const predecessor = !self && o.adoptTranscriptionOf !== undefined && starter === o.adoptTranscriptionOf;
+    transcription.ours = self || predecessor;
     report(
       'running',
-      transcription.ours
+      self
         ? `started by the bot (${e.language})`
-        : `already running, started by ${names.get(e.startedBy) ?? 'another participant'} (${e.language}); used as it is`,
+        : predecessor
+          ? `already running, started by ${starter}, the bot this one replaces (${e.language}); taken over`
+          : `already running, started by ${starter ?? 'another participant'} (${e.language}); used as it is`,
     );
   });
   call.on('transcription-error', (e: DailyEventObjectTranscriptionError) =>
