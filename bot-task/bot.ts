@@ -3,7 +3,7 @@
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { failSession } from '../core/bots/finish-session';
 import { startColdRequest } from '../core/bots/pool-fallback';
-import { canReplace, failLostBot, replaceRequest } from '../core/bots/replace-bot';
+import { canReplace, failBotInRoom, failLostBot, replaceRequest } from '../core/bots/replace-bot';
 import { type BotSession, currentAttempt } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
 import type { Config } from '../core/config';
@@ -21,6 +21,9 @@ import {
 } from '../core/ports/room-provider';
 import { joinFailed, type ResultsMessage, sessionEnded } from '../core/results/messages';
 import type { ExitReason } from '../core/schemas/api';
+import type { BotFailedErrorCode } from '../core/schemas/webhooks';
+import { transcriptionLanguageFor } from '../core/transcription-languages';
+import { withActivityFallback } from './audio-activity-fallback';
 import { ConversationController } from './conversation';
 import { joinTimes } from './heartbeat';
 import { SessionWarnings } from './session-warnings';
@@ -30,6 +33,7 @@ import { idleTimeoutWatcher } from './watchers/idle-timeout';
 import { maxDurationWatcher } from './watchers/max-duration';
 import { participantLeftWatcher } from './watchers/participant-left';
 import { stopPhraseWatcher } from './watchers/stop-phrase';
+import { transcriptionWatcher } from './watchers/transcription';
 import type { Watcher } from './watchers/watcher';
 
 export interface BotContext {
@@ -61,7 +65,10 @@ export type BotOutcome =
   | { kind: 'handed_over' }
   /** Out of the room by accident (crash, connection lost): a replacement is asked for; the task exits non-zero. */
   | { kind: 'lost'; reason: string }
-  /** The session ended failed (removed from the room while people remain; no replacement could rejoin or is left). */
+  /**
+   * The session ended failed (removed from the room while people remain; no replacement could rejoin or is left; the
+   * room's transcription unavailable).
+   */
   | { kind: 'failed'; error: string };
 
 /** How the bot's time in the room ends. */
@@ -69,7 +76,8 @@ type Ending =
   | { kind: 'exit'; reason: ExitReason }
   | { kind: 'handed_over' }
   | { kind: 'lost'; reason: string }
-  | { kind: 'failed'; error: string };
+  /** `code`: a failure we can name (bot_failed error_code); such a bot heard nobody and is not charged. */
+  | { kind: 'failed'; error: string; code?: BotFailedErrorCode };
 
 /** A replacement that finds nobody in the room gives them this long to show up before it ends participant_left. */
 const emptyRoomGraceMs = 2_000;
@@ -130,6 +138,12 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       videoMode: session.botConfig.video_mode,
       backgroundImageUrl: session.botConfig.background_image_url,
       voice: session.botConfig.voice,
+      transcription: {
+        language: session.botConfig.language ?? transcriptionLanguageFor(session.botConfig.voice),
+        retryMs: config.TRANSCRIPTION_RETRY_MS,
+        // The bot it replaces left its transcription running for it (keepTranscription): the session's, so its own.
+        ...(replacing && { adoptIfStartedBy: session.botConfig.name }),
+      },
       timeoutMs: config.JOIN_TIMEOUT_MS,
       waitingRoomTimeoutMs: waitingRoomTimeoutMs(session, config),
       onWaitingRoom: () => {
@@ -233,8 +247,11 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     });
   });
   recorder.start();
+  // What turn-taking, barge-in and the idle timer read: the room, with audio activity from transcription timing while
+  // the provider's audio levels are missing.
+  const heard = withActivityFallback(room, config.AUDIO_LEVELS_MISSING_MS, log);
   const conversation = new ConversationController(
-    room,
+    heard,
     ctx.conversation,
     {
       botName: session.botConfig.name,
@@ -275,10 +292,21 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
         ...(replacing && { emptyRoomGraceMs }),
       }),
       stopPhraseWatcher(room, session.botConfig.stop_phrase, exit),
-      idleTimeoutWatcher(room, leave.silence_timeout_seconds * 1000, exit),
+      idleTimeoutWatcher(heard, leave.silence_timeout_seconds * 1000, exit),
       maxDurationWatcher(maxDurationMs, exit),
       forceLeaveWatcher(stopRequested, config.STOP_POLL_MS, exit, (err) =>
         log.warn('session poll failed', { err }),
+      ),
+      transcriptionWatcher(room, config.TRANSCRIPTION_RECOVERY_MS, (what) =>
+        end(
+          handingOver
+            ? { kind: 'handed_over' }
+            : {
+                kind: 'failed',
+                error: `the room's transcription is unavailable: ${what}`,
+                code: 'transcription_unavailable',
+              },
+        ),
       ),
     );
 
@@ -351,8 +379,10 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   // Exit pipeline (ARCHITECTURE.md §4): leave first, then save, then hand over.
   const triggeredAt = Date.now();
   conversation.stop();
-  await Promise.race([room.leave(), new Promise((r) => setTimeout(r, config.LEAVE_TIMEOUT_MS))]).catch(
-    (err) => log.warn('leave failed', { err }),
+  // A bot handing over leaves its transcription running: its replacement, already in the room, uses it.
+  const leaving = room.leave({ keepTranscription: ending.kind === 'handed_over' });
+  await Promise.race([leaving, new Promise((r) => setTimeout(r, config.LEAVE_TIMEOUT_MS))]).catch((err) =>
+    log.warn('leave failed', { err }),
   );
   const leftAt = new Date().toISOString();
   log.info('left the room', { ending: ending.kind, leave_ms: Date.now() - triggeredAt });
@@ -373,7 +403,16 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     }
     case 'failed':
       await retry(() => recorder.stop(), 5, log);
-      await failLostBot(ctx, session, ending.error);
+      if (ending.code === 'transcription_unavailable') {
+        // Loud (issue 20 §2): the customer learns it from the status, bot_failed and its error_code; operators from
+        // the metric and this line. A bot that could hear nobody costs nothing.
+        metrics.transcriptionUnavailable();
+        log.error('transcription unavailable; the bot left', {
+          error_code: ending.code,
+          error: ending.error,
+        });
+        await failBotInRoom(ctx, session, { error: ending.error, chargeUsage: false, code: ending.code });
+      } else await failLostBot(ctx, session, ending.error);
       return { kind: 'failed', error: ending.error };
   }
 }
@@ -407,6 +446,7 @@ async function reportJoinFailure(ctx: BotContext, error: RoomJoinError, triedSec
   await failSession({ ...stores, config }, session.botId, {
     error: `the bot could not join the room (${error.type}): ${error.providerMessage}`,
     chargeUsage: false,
+    errorCode: error.code,
   });
   const message = joinFailed(session, {
     type: error.type,

@@ -107,6 +107,19 @@ export const configSchema = z.object({
    * bot_join_failed with error_code waiting_room_timeout. JOIN_TIMEOUT_MS ends when the bot reaches the waiting room.
    */
   WAITING_ROOM_TIMEOUT_MS: int(600_000, 100),
+  /**
+   * How long a bot in the room may go without a running transcription (it did not start, or it stopped with an
+   * error) while it tries to start it again; then it leaves and the session fails with error_code
+   * transcription_unavailable, not charged (issue 20 §2).
+   */
+  TRANSCRIPTION_RECOVERY_MS: int(30_000, 100),
+  /** While transcription is not running, the bot tries to start it again this often (within the recovery time). */
+  TRANSCRIPTION_RETRY_MS: int(5_000, 100),
+  /**
+   * No audio levels for this long while transcription messages arrive: turn-taking, barge-in and the idle timer take
+   * each transcription message as its speaker's audio activity instead (issue 20 §4).
+   */
+  AUDIO_LEVELS_MISSING_MS: int(10_000, 100),
   /** The bot replies after a participant's final words plus this much silence (turn-taking). */
   END_OF_TURN_SILENCE_MS: int(700, 0),
   /** How long the local room's bot voice takes per character (the page speaks it with speech synthesis). */

@@ -24,6 +24,11 @@ export const metricNames = {
   sessionsEnded: 'SessionsEnded',
   /** Bot tasks that died before finishing (crash, OOM, Spot interruption, a stale heartbeat): failed, not replaced. */
   botTaskFailures: 'BotTaskFailures',
+  /**
+   * Bots that left because the room's transcription was unavailable (it could not start, or stopped with an error
+   * and could not be restarted): failed with error_code transcription_unavailable, not charged.
+   */
+  transcriptionUnavailable: 'TranscriptionUnavailable',
   /** Bots lost mid-session whose replacement was started. */
   replacements: 'BotReplacements',
   /** Webhook attempts by `outcome`: delivered, retry, failed. */
@@ -114,6 +119,7 @@ export const metrics = {
   },
   botTaskFailed: (count = 1) => count > 0 && put(metricNames.botTaskFailures, 'Count', count),
   replaced: () => put(metricNames.replacements, 'Count', 1),
+  transcriptionUnavailable: () => put(metricNames.transcriptionUnavailable, 'Count', 1),
   /** One delivery attempt: a webhook by outcome (and its age when delivered), an e-mail sent or failed. */
   deliveryAttempt: (
     channel: 'webhook' | 'email',

@@ -25,7 +25,8 @@ type ServerMessage =
   | { type: 'utterance'; participant_id: string; name: string; text: string; final: boolean; at: string }
   | { type: 'speaking'; participant_id: string; active: boolean }
   | { type: 'ejected'; message: string }
-  | { type: 'room-closed'; message: string };
+  | { type: 'room-closed'; message: string }
+  | { type: 'transcription'; state: 'running' | 'failed'; reason: string };
 
 const toParticipant = (p: { id: string; name: string; kind: string }): RoomParticipant => ({
   participantId: p.id,
@@ -156,6 +157,9 @@ export class LocalRoomProvider implements RoomProvider {
             break;
           case 'ejected':
             disconnect('ejected', msg.message);
+            break;
+          case 'transcription':
+            emitter.emit('transcription', { state: msg.state, reason: msg.reason });
             break;
         }
       });

@@ -5,7 +5,7 @@ import type { Stores } from '../deps';
 import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
 import { joinFailed } from '../results/messages';
-import type { ExitReason, Insights, QaPair } from '../schemas/api';
+import type { ExitReason, Insights, QaPair, SessionErrorCode } from '../schemas/api';
 import type { JoinErrorCode } from '../schemas/webhooks';
 import { type BotSession, secondsSinceStart } from './session';
 
@@ -71,7 +71,7 @@ function minutesInRoom(joinedAt: string | undefined, leftAt: string): number {
 export async function failSession(
   deps: Deps,
   botId: string,
-  failure: { error: string; chargeUsage: boolean; transcript?: string },
+  failure: { error: string; chargeUsage: boolean; transcript?: string; errorCode?: SessionErrorCode },
   now = new Date(),
 ): Promise<boolean> {
   const session = await deps.sessions.get(botId);
@@ -85,6 +85,7 @@ export async function failSession(
     status: 'failed',
     completedAt,
     error: failure.error,
+    errorCode: failure.errorCode,
     transcript: failure.transcript,
   });
 }
@@ -100,7 +101,12 @@ export async function failNeverJoined(
   now = new Date(),
 ): Promise<boolean> {
   const { code, ...rest } = failure;
-  const failed = await failSession(deps, session.botId, { ...rest, chargeUsage: false }, now);
+  const failed = await failSession(
+    deps,
+    session.botId,
+    { ...rest, chargeUsage: false, ...(code && { errorCode: code }) },
+    now,
+  );
   if (!failed) return false;
   await deps.results.send(
     joinFailed(

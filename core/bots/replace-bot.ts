@@ -11,6 +11,7 @@ import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
 import { TaskCapacityError, type TaskRunner } from '../ports/task-runner';
 import { type ResultsMessage, sessionEnded } from '../results/messages';
+import type { BotFailedErrorCode } from '../schemas/webhooks';
 import { failSession } from './finish-session';
 import { type BotSession, currentAttempt, secondsSinceStart } from './session';
 import { transcriptText } from './transcript';
@@ -125,17 +126,31 @@ function lostError(reason: string, replacements: number): string {
  * Ends a session whose bot was in the room and cannot go on: failed with the partial transcript, charged for its
  * minutes, and a bot_failed event. False when the session had already ended.
  */
-export async function failLostBot(
+export function failLostBot(
   deps: Pick<ReplaceDeps, 'stores' | 'config' | 'results'>,
   session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt'>,
   error: string,
+  now = new Date(),
+): Promise<boolean> {
+  return failBotInRoom(deps, session, { error, chargeUsage: true }, now);
+}
+
+/**
+ * Ends a session whose bot was in the room: failed with the partial transcript and a bot_failed event (with
+ * `code` as its error_code). `chargeUsage` false: a bot that could hear nobody (its transcription unavailable) costs
+ * the customer nothing. False when the session had already ended.
+ */
+export async function failBotInRoom(
+  deps: Pick<ReplaceDeps, 'stores' | 'config' | 'results'>,
+  session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt'>,
+  failure: { error: string; chargeUsage: boolean; code?: BotFailedErrorCode },
   now = new Date(),
 ): Promise<boolean> {
   const transcript = transcriptText(await deps.stores.transcripts.load(session.botId));
   const failed = await failSession(
     { ...deps.stores, config: deps.config },
     session.botId,
-    { error, chargeUsage: true, transcript },
+    { error: failure.error, chargeUsage: failure.chargeUsage, transcript, errorCode: failure.code },
     now,
   );
   if (!failed) return false;
@@ -146,7 +161,8 @@ export async function failLostBot(
       event_type: 'bot_failed',
       bot_id: session.botId,
       room_url: session.roomUrl,
-      error_message: error,
+      error_message: failure.error,
+      ...(failure.code && { error_code: failure.code }),
       timestamp: now.toISOString(),
       duration_seconds: secondsSinceStart(session, now),
     },

@@ -8,6 +8,7 @@ import type {
   Provider,
   QaPair,
   ReplacementView,
+  SessionErrorCode,
   SessionWarningView,
   StatusView,
 } from '../schemas/api';
@@ -38,6 +39,8 @@ export interface BotSession {
   leftAt?: string;
   exitReason?: ExitReason;
   error?: string;
+  /** What failed, when we know more than `error` says (status view `error_code`). */
+  errorCode?: SessionErrorCode;
   transcript?: string;
   qaPairs?: QaPair[];
   insights?: Insights | null;
@@ -148,6 +151,7 @@ export function toStatusView(s: BotSession): StatusView {
   const { provider: _, created_at: __, ...common } = toBotSummary(s);
   return {
     ...common,
+    error_code: s.errorCode ?? null,
     transcript: s.transcript ?? null,
     qa_pairs: s.qaPairs ?? null,
     insights: s.insights ?? null,

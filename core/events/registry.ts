@@ -69,7 +69,7 @@ export const eventRegistry = {
   bot_failed: {
     schema: botFailedSchema,
     description:
-      'A bot that had joined was lost for good or removed from the room; with the partial transcript.',
+      'A bot that had joined was lost for good, removed from the room, or left because the room’s transcription was unavailable; with the partial transcript.',
     defaultOn: true,
   },
   'bot.joining': {

@@ -19,6 +19,15 @@ export interface RoomEvents {
   /** Someone's audio is active (the idle timer and barge-in read it). */
   'audio-activity': { participantId: string; active: boolean };
   /**
+   * The room's transcription, which everything the bot hears comes from (issue 20 §2). `running`: it runs, started by
+   * the bot or already running when it joined (`ours` says which: the bot stops only its own when it leaves).
+   * `failed`: it could not start or stopped with an error; `reason` is the provider's words. The provider keeps
+   * trying to start it again; how long the bot waits is the bot's business (TRANSCRIPTION_RECOVERY_MS).
+   * `stopped`: a person in the room stopped it, their decision: not started again. A listener added late is told
+   * the latest state at once.
+   */
+  transcription: { state: 'running' | 'failed' | 'stopped'; reason: string; ours?: boolean };
+  /**
    * The bot is out of the room without having asked to leave (never after `leave()`), at most once per connection.
    * `kind` says what happened, so the bot can decide how to end (issue #13 §2); `reason` is the provider's words, for
    * logs and error_message.
@@ -50,6 +59,20 @@ export interface JoinOptions {
   videoMode: 'static' | 'off';
   backgroundImageUrl?: string;
   voice: VoiceId;
+  /**
+   * The room's transcription, where the provider has one to start: its language (a Deepgram code,
+   * bot_config.language; default: the voice's, core/transcription-languages.ts) and how often to try again while it
+   * does not run (default 5 s).
+   */
+  transcription?: {
+    language?: string;
+    retryMs?: number;
+    /**
+     * A replacement (issue 13): a transcription already running that a participant of this name started (the bot it
+     * replaces, which left it running for it) is taken over as the bot's own, so the session's bot still stops it.
+     */
+    adoptIfStartedBy?: string;
+  };
   /**
    * Give up getting to the room after this long (daily-js retries its CDN for about a minute on its own). Reaching a
    * waiting room ends this wait: from then on `waitingRoomTimeoutMs` applies instead.
@@ -90,8 +113,12 @@ export interface RoomConnection {
   on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void): void;
   /** The bot's voice; its lines come back as the bot's own utterances. */
   readonly speech: Speech;
-  /** Leaves the room; resolves once out (bounded by the provider's own timeouts). */
-  leave(): Promise<void>;
+  /**
+   * Leaves the room; resolves once out (bounded by the provider's own timeouts). A transcription the bot started is
+   * stopped first, unless `keepTranscription` (a bot handing over to its replacement, which uses it as it is); one
+   * somebody else started is never stopped.
+   */
+  leave(options?: { keepTranscription?: boolean }): Promise<void>;
 }
 
 export interface RoomProvider {

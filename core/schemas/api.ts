@@ -1,6 +1,7 @@
 // Zod schemas of the HTTP API (spec §2, §4; ARCHITECTURE.md §4): what handlers validate with and OpenAPI is built from.
 import { z } from 'zod';
 import { isLocalHostName, isPublicAddress } from '../net/address-policy';
+import { transcriptionLanguages } from '../transcription-languages';
 import { defaultVoice, voiceIds } from '../voices';
 
 export const limits = {
@@ -26,6 +27,19 @@ export const exitReasons = [
 export type ExitReason = (typeof exitReasons)[number];
 
 export const botStatuses = ['running', 'completed', 'failed'] as const;
+
+/**
+ * What made a failed session fail, more precisely than its `error` text (status view `error_code`, our addition):
+ * `waiting_room_timeout` (nobody let the bot in), `capacity_unavailable` (ECS would not launch the bot within the
+ * retry budget: throttled, at a quota, or no capacity), `transcription_unavailable` (Daily's transcription could not
+ * start, or stopped with an error and could not be restarted, so the bot heard nobody).
+ */
+export const sessionErrorCodes = [
+  'waiting_room_timeout',
+  'capacity_unavailable',
+  'transcription_unavailable',
+] as const;
+export type SessionErrorCode = (typeof sessionErrorCodes)[number];
 export type BotStatus = (typeof botStatuses)[number];
 
 const prompt = (what: string) => z.string().max(limits.promptChars).describe(what);
@@ -99,6 +113,15 @@ export const botConfigSchema = z
       .optional()
       .describe('Phrase that makes the bot leave when a participant says it.'),
     voice: z.enum(voiceIds).default(defaultVoice).describe('Amazon Polly voice id (see README, "Voices").'),
+    language: z
+      .enum(transcriptionLanguages, {
+        error: `must be one of the supported transcription languages: ${transcriptionLanguages.join(', ')}`,
+      })
+      .optional()
+      .describe(
+        'Language the room is transcribed in (a Deepgram code, README "Transcription languages"). Default: the ' +
+          "voice's language (en-US for Joanna, fr for Lea), or en.",
+      ),
     automatic_leave: automaticLeaveSchema.optional(),
     max_duration_seconds: seconds(
       'max_duration_seconds',
@@ -374,6 +397,15 @@ export const statusViewSchema = z
     qa_pairs: z.array(qaPairSchema).nullable(),
     insights: insightsSchema.nullable(),
     error: z.string().nullable(),
+    error_code: z
+      .enum(sessionErrorCodes)
+      .nullable()
+      .describe(
+        'Of a failed session, what failed when we know more than `error` says (an addition to spec §2.1): ' +
+          '`waiting_room_timeout` (nobody let the bot in from the waiting room in time) or ' +
+          "`transcription_unavailable` (the room's transcription could not start, or stopped with an error and could " +
+          'not be restarted within TRANSCRIPTION_RECOVERY_MS; nothing is charged). Null otherwise.',
+      ),
     exit_reason: z.enum(exitReasons).nullable().describe('Why the bot left (an addition to spec §2.1).'),
     replacements: z
       .array(replacementSchema)

@@ -39,6 +39,9 @@ export type JoinErrorType = (typeof joinErrorTypes)[number];
 /** Finer reasons than `error_type` (our addition to spec §6.2); `unknown` stays the type, as the spec allows. */
 export const joinErrorCodes = ['waiting_room_timeout', 'capacity_unavailable'] as const;
 export type JoinErrorCode = (typeof joinErrorCodes)[number];
+/** Why a bot that had joined failed, when we know more than error_message says (our addition). */
+export const botFailedErrorCodes = ['transcription_unavailable'] as const;
+export type BotFailedErrorCode = (typeof botFailedErrorCodes)[number];
 
 export const botJoinFailedSchema = z
   .object({
@@ -69,6 +72,14 @@ export const botFailedSchema = z
     bot_id: z.uuid(),
     room_url: z.string(),
     error_message: z.string(),
+    error_code: z
+      .enum(botFailedErrorCodes)
+      .optional()
+      .describe(
+        "Present when we know more than error_message says: `transcription_unavailable` when the room's " +
+          'transcription could not start, or stopped with an error and could not be restarted in time; the bot left ' +
+          'and nothing was charged.',
+      ),
     transcript_text: z.string().describe('The transcript captured before the failure.'),
     timestamp: dateTime,
     duration_seconds: z.number().nonnegative(),

@@ -108,6 +108,7 @@ export class Dashboard extends Construct {
       graph(dashboardWidgets.botTaskFailures, [
         metric('botTaskFailures', { label: 'failed' }),
         metric('replacements', { label: 'replaced' }),
+        metric('transcriptionUnavailable', { label: 'left: transcription unavailable' }),
       ]),
       graph(dashboardWidgets.launches, [
         byDimension('runTaskRefusals', 'refusal'),

@@ -203,6 +203,15 @@ export class Operations extends Construct {
         'answered 503 capacity_unavailable or sessions failed',
     });
 
+    // A bot that cannot get the room's transcription running leaves and fails its session (issue 20 §2). One is the
+    // customer's token or room; many in a row are the service's: its Daily key, domain or account.
+    this.alarm('TranscriptionUnavailable', {
+      metric: serviceMetric(settings.stage, 'transcriptionUnavailable', { period: fiveMinutes }),
+      threshold: 3,
+      alarmDescription:
+        'Bots left because the room transcription would not run (no transcription rights, account without transcription)',
+    });
+
     if (pool) {
       // Joins fall back to cold starts (30–90 s) while no pooled bot is idle. A burst empties the pool for the minutes
       // a scale-out takes (alarm, image pull, warm-up); five empty minutes in a row means it is not refilling.

@@ -15,6 +15,16 @@ const createRoomSchema = z.strictObject({
   private: z.boolean().default(false),
   /** Daily's `enable_knocking`: a bot (anyone without a private room's token) asks to join and waits to be let in. */
   knocking: z.boolean().default(false),
+  /**
+   * Fault injection: the room's transcription fails with this reason (as Daily's transcription-error says it) for
+   * every bot that joins, until `POST /rooms/<name>/transcription` with `{"error": null}` mends it.
+   */
+  transcription_error: z.string().trim().min(1).max(500).optional(),
+});
+
+const transcriptionFaultSchema = z.strictObject({
+  /** The reason the room's transcription fails with from now on; null: it works again. */
+  error: z.string().trim().min(1).max(500).nullable(),
 });
 
 const scriptedSchema = z.strictObject({
@@ -84,7 +94,11 @@ export interface RoomServer {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** WebSocket upgrades for /rooms/<name>/ws; returns true when handled. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
-  createRoom(name: string, isPrivate: boolean, options?: { knocking?: boolean }): Room;
+  createRoom(
+    name: string,
+    isPrivate: boolean,
+    options?: { knocking?: boolean; transcriptionError?: string },
+  ): Room;
   addScripted(room: Room, script: ScriptedParticipant): string;
   close(): void;
 }
@@ -146,10 +160,15 @@ export function createRoomServer(options: {
 
   const roomUrl = (name: string) => `${options.baseUrl()}/rooms/${name}`;
 
-  function createRoom(name: string, isPrivate: boolean, { knocking = false } = {}): Room {
+  function createRoom(
+    name: string,
+    isPrivate: boolean,
+    { knocking = false, transcriptionError }: { knocking?: boolean; transcriptionError?: string } = {},
+  ): Room {
     sweep();
     if (rooms.size >= limits.maxRooms && !rooms.has(name)) throw new TooManyRoomsError(limits.maxRooms);
     const room = new Room(name, isPrivate, now, knocking);
+    if (transcriptionError) room.failTranscription(transcriptionError);
     rooms.set(name, room);
     return room;
   }
@@ -216,7 +235,10 @@ export function createRoomServer(options: {
         return reply(res, 409, error('room_exists', `room ${parsed.data.name} already exists`));
       let created: Room;
       try {
-        created = createRoom(parsed.data.name, parsed.data.private, { knocking: parsed.data.knocking });
+        created = createRoom(parsed.data.name, parsed.data.private, {
+          knocking: parsed.data.knocking,
+          transcriptionError: parsed.data.transcription_error,
+        });
       } catch (err) {
         if (err instanceof TooManyRoomsError) return reply(res, 429, error('too_many_rooms', err.message));
         throw err;
@@ -226,6 +248,7 @@ export function createRoomServer(options: {
         room_url: roomUrl(created.name),
         private: created.isPrivate,
         knocking: created.knocking,
+        transcription_error: created.transcriptionError ?? null,
         token: created.token,
       });
     }
@@ -289,6 +312,14 @@ export function createRoomServer(options: {
         );
       return reply(res, 200, { participant_id: id, [answer === 'admit' ? 'admitted' : 'denied']: true });
     }
+    // Fault injection (issue 20 §2): the room's transcription fails from now on, as Daily's transcription-error, or
+    // works again; the bots in the room are told, and hear nothing while it has failed.
+    if (req.method === 'POST' && parts[2] === 'transcription' && parts.length === 3) {
+      const parsed = transcriptionFaultSchema.safeParse(await readJson(req));
+      if (!parsed.success) return reply(res, 400, error('validation_error', describeIssues(parsed.error)));
+      room.failTranscription(parsed.data.error ?? undefined);
+      return reply(res, 200, { name: room.name, transcription_error: room.transcriptionError ?? null });
+    }
     if (req.method === 'DELETE' && parts.length === 2) {
       rooms.delete(room.name);
       room.close();
@@ -321,12 +352,14 @@ export function createRoomServer(options: {
       // Removed by the room (ejected, denied, or the room closed): told why, then the socket closes with a matching code.
       let farewell: [number, string] = [1000, 'left'];
       const receive = (e: RoomEvent) => {
+        // A bot whose transcription has failed hears nothing, as a Daily bot without transcription.
+        if (kind === 'bot' && e.type === 'utterance' && room.transcriptionError) return;
         send(e);
         if (e.type === 'ejected') farewell = [4403, 'ejected'];
         else if (e.type === 'error') farewell = [4403, 'denied'];
         else if (e.type === 'room-closed') farewell = [4410, 'room-closed'];
       };
-      const welcome = () =>
+      const welcome = () => {
         send({
           type: 'welcome',
           participant_id: me.id,
@@ -334,6 +367,8 @@ export function createRoomServer(options: {
           lobby: room.waiting,
           log: room.log.slice(-200),
         });
+        if (kind === 'bot') send(room.transcriptionEvent());
+      };
       const out = () => ws.close(...farewell);
       // A knocking room: first the lobby (`lobby` to the one waiting), the welcome once the host admits it.
       const knocks = room.mustKnock(kind, token);

@@ -39,7 +39,12 @@ export type RoomEvent =
   | { type: 'waiting-participant-added'; participant: Participant }
   | { type: 'waiting-participant-removed'; participant_id: string }
   /** To a participant in the lobby whom the room denied: Daily's fatal `not-allowed`, just before it is out. */
-  | { type: 'error'; error_type: 'not-allowed'; message: string };
+  | { type: 'error'; error_type: 'not-allowed'; message: string }
+  /**
+   * To bots: the room's transcription runs, or has failed with `reason` (fault injection, `transcriptionError`), as
+   * Daily's transcription-started and transcription-error. A bot hears no utterances while it has failed.
+   */
+  | { type: 'transcription'; state: 'running' | 'failed'; reason: string };
 
 export type JoinRefusal = { error_type: 'no-room' | 'not-allowed' | 'meeting-full'; message: string };
 
@@ -57,6 +62,11 @@ export class Room {
   /** Since when no person or bot is in the room (scripted participants do not count); undefined while occupied. */
   private idleSinceMs: number | undefined;
   private closed = false;
+  /**
+   * Fault injection (issue 20 §2): while set, the room's transcription has failed with this reason (Daily's words
+   * for it), so bots hear nothing. The room has no real transcription: typed lines are its transcript.
+   */
+  private failedTranscription: string | undefined;
 
   constructor(
     readonly name: string,
@@ -77,6 +87,30 @@ export class Room {
 
   get isClosed(): boolean {
     return this.closed;
+  }
+
+  /** Why the room's transcription has failed (fault injection), or undefined while it works. */
+  get transcriptionError(): string | undefined {
+    return this.failedTranscription;
+  }
+
+  /** What a bot in the room is told of its transcription. */
+  transcriptionEvent(): RoomEvent {
+    const reason = this.failedTranscription;
+    return reason
+      ? { type: 'transcription', state: 'failed', reason }
+      : {
+          type: 'transcription',
+          state: 'running',
+          reason: 'the local room transcribes what is typed or said',
+        };
+  }
+
+  /** Makes the room's transcription fail with `reason` (undefined: work again), telling the bots in it. */
+  failTranscription(reason: string | undefined): void {
+    this.failedTranscription = reason;
+    const event = this.transcriptionEvent();
+    for (const m of this.members.values()) if (m.participant.kind === 'bot') tell(m, event);
   }
 
   get participants(): Participant[] {

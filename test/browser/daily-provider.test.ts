@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { PollyClient } from '@aws-sdk/client-polly';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { withActivityFallback } from '../../bot-task/audio-activity-fallback';
 import { ConversationController } from '../../bot-task/conversation';
 import { chromiumFlags, launchChromium } from '../../bot-task/providers/daily/chromium';
 import { type DailyProviderOptions, DailyRoomProvider } from '../../bot-task/providers/daily/daily-provider';
@@ -14,6 +15,7 @@ import { createLogger } from '../../core/log';
 import type { ConversationEngine } from '../../core/ports/conversation-engine';
 import {
   JoinAbortedError,
+  type JoinOptions,
   type RoomConnection,
   type RoomEvents,
   RoomJoinError,
@@ -110,6 +112,9 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
   it('joins with the room, token, name and our own audio and video tracks, then starts transcription', async () => {
     const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
     open = await h.provider.join(joinOptions);
+    const calls = () => h.page().evaluate(() => window.__dailyStub!.calls);
+    // Transcription starts a moment after the join, once none was found running (issue 20 §4).
+    await until(async () => (await calls()).includes('startTranscription'));
     expect(open.selfId).toBe('bot-session');
     expect(open.participants()).toEqual([{ participantId: 'p-ann', name: 'Ann' }]);
     const page = h.page();
@@ -122,14 +127,15 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
       startVideoOff: false,
       subscribeToTracksAutomatically: false,
     });
-    expect(await page.evaluate(() => window.__dailyStub!.calls)).toEqual([
+    expect(await calls()).toEqual([
       'join',
-      'startTranscription',
       'startRemoteParticipantsAudioLevelObserver:200',
+      'startTranscription',
     ]);
+    // No bot_config.language: the voice's (Joanna: en-US).
     expect(await page.evaluate(() => window.__dailyStub!.transcriptionOptions)).toMatchObject({
       includeRawResponse: true,
-      language: 'en',
+      language: 'en-US',
     });
     expect(h.external).toEqual([]);
   });
@@ -240,26 +246,204 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     });
   });
 
-  it('calls leave() and destroy() on the call object when leaving', async () => {
-    const h = harnessed();
-    const conn = await h.provider.join(joinOptions);
-    const page = h.page();
-    // Record the call log into the Node side just before the browser closes.
+  /** Leaves with `options` and returns the stub's call log as it was just before the browser closed. */
+  async function callsWhenLeaving(
+    page: Page,
+    conn: RoomConnection,
+    options?: Parameters<RoomConnection['leave']>[0],
+  ): Promise<string[]> {
     let calls: string[] = [];
     await page.exposeFunction('__reportCalls', (c: string[]) => {
       calls = c;
     });
     await page.evaluate(() => {
       const original = window.bot.leave;
-      window.bot.leave = async () => {
-        await original();
+      window.bot.leave = async (keep) => {
+        await original(keep);
         await (window as unknown as { __reportCalls(c: string[]): Promise<void> }).__reportCalls(
           window.__dailyStub!.calls,
         );
       };
     });
-    await conn.leave();
-    expect(calls.slice(-2)).toEqual(['leave', 'destroy']);
+    await conn.leave(options);
+    return calls;
+  }
+
+  it('calls leave() and destroy() on the call object when leaving', async () => {
+    const h = harnessed();
+    const conn = await h.provider.join(joinOptions);
+    expect((await callsWhenLeaving(h.page(), conn)).slice(-2)).toEqual(['leave', 'destroy']);
+  });
+
+  // Issue 20 §4: audio levels can only be measured on audio the bot receives; video it never needs.
+  it('subscribes to the audio of everyone present and everyone who joins later, never their video', async () => {
+    const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
+    open = await h.provider.join(joinOptions);
+    await h.page().evaluate(() => window.__dailyStub!.addParticipant('p-bob', 'Bob'));
+    const audioOnly = { audio: true, video: false, screenVideo: false };
+    expect(await h.page().evaluate(() => window.__dailyStub!.subscriptions)).toEqual({
+      'p-ann': audioOnly,
+      'p-bob': audioOnly,
+    });
+    expect(await h.page().evaluate(() => window.__dailyStub!.describeOptions())).toMatchObject({
+      subscribeToTracksAutomatically: false,
+    });
+  });
+
+  // Issue 20 §4: a room whose audio levels never come (only the stand-in ever produced them) still gives the bot
+  // audio activity, from transcription timing, once levels have been missing for AUDIO_LEVELS_MISSING_MS.
+  it('no audio levels but transcription messages: activity from transcription timing after the levels are missed', async () => {
+    const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
+    const conn = await h.provider.join(joinOptions);
+    open = conn;
+    const logs: string[] = [];
+    const heard = withActivityFallback(conn, 1500, recordingLogger(logs));
+    const activity: RoomEvents['audio-activity'][] = [];
+    heard.on('audio-activity', (a) => activity.push(a));
+    await h.page().evaluate(() => window.__dailyStub!.transcribe('p-ann', 'Hello', false));
+    await new Promise((r) => setTimeout(r, 1800));
+    await h.page().evaluate(() => {
+      const s = window.__dailyStub!;
+      s.transcribe('p-ann', 'Hello there, can', false);
+      s.transcribe('p-ann', 'Hello there, can you hear me?', true);
+    });
+    await until(() => activity.length === 2);
+    expect(activity).toEqual([
+      { participantId: 'p-ann', active: true },
+      { participantId: 'p-ann', active: true },
+    ]);
+    expect(logs.some((l) => l.includes('activity from transcription timing'))).toBe(true);
+    // Levels again: they are the activity.
+    await h.page().evaluate(() => window.__dailyStub!.audioLevels({ 'p-ann': 0.5 }));
+    await until(() => activity.length === 3);
+    await h.page().evaluate(() => window.__dailyStub!.transcribe('p-ann', 'And now?', true));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(activity).toHaveLength(3);
+  });
+
+  // Issue 20 §2: the room's transcription is reported to the bot, not only logged.
+  describe('the room’s transcription', () => {
+    /** Joins with `scenario` and collects the transcription states reported. */
+    async function transcribing(scenario: StubScenario, more: Partial<JoinOptions> = {}) {
+      const h = harnessed(scenario);
+      const conn = await h.provider.join({ ...joinOptions, ...more });
+      open = conn;
+      const states: RoomEvents['transcription'][] = [];
+      conn.on('transcription', (t) => states.push(t));
+      const calls = () => h.page().evaluate(() => window.__dailyStub!.calls);
+      return { h, conn, states, calls };
+    }
+
+    it('started by the bot in bot_config.language: reported running and ours; stopped when the bot leaves', async () => {
+      const t = await transcribing({}, { transcription: { language: 'fr' } });
+      await until(() => t.states.length > 0);
+      expect(t.states).toEqual([{ state: 'running', reason: 'started by the bot (fr)', ours: true }]);
+      expect(await t.h.page().evaluate(() => window.__dailyStub!.transcriptionOptions)).toMatchObject({
+        language: 'fr',
+      });
+      open = undefined;
+      const calls = await callsWhenLeaving(t.h.page(), t.conn);
+      expect(calls.slice(-3)).toEqual(['stopTranscription', 'leave', 'destroy']);
+      expect(t.h.logs).toContain('info daily page stopped the transcription the bot started');
+    });
+
+    it('a bot handing over to its replacement leaves its transcription running', async () => {
+      const t = await transcribing({});
+      await until(() => t.states.length > 0);
+      open = undefined;
+      expect(await callsWhenLeaving(t.h.page(), t.conn, { keepTranscription: true })).not.toContain(
+        'stopTranscription',
+      );
+    });
+
+    it('already running when the bot joins (the customer’s app started it): used as it is, never restarted nor stopped', async () => {
+      const t = await transcribing({
+        present: [{ id: 'p-host', name: 'Host' }],
+        transcription: { alreadyRunning: { startedBy: 'p-host' } },
+      });
+      await until(() => t.states.length > 0);
+      expect(t.states).toEqual([
+        {
+          state: 'running',
+          reason: 'already running, started by Host (en); used as it is',
+          ours: false,
+        },
+      ]);
+      // Past the moment the bot would have started its own.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(await t.calls()).not.toContain('startTranscription');
+      open = undefined;
+      expect(await callsWhenLeaving(t.h.page(), t.conn)).not.toContain('stopTranscription');
+    });
+
+    it('a replacement takes over the transcription its predecessor (same name) left running, and stops it when it leaves', async () => {
+      const t = await transcribing(
+        {
+          present: [{ id: 'p-lost-bot', name: 'Interviewer' }],
+          transcription: { alreadyRunning: { startedBy: 'p-lost-bot' } },
+        },
+        { transcription: { adoptIfStartedBy: 'Interviewer' } },
+      );
+      await until(() => t.states.length > 0);
+      expect(t.states).toEqual([
+        {
+          state: 'running',
+          reason: 'already running, started by Interviewer, the bot this one replaces (en); taken over',
+          ours: true,
+        },
+      ]);
+      open = undefined;
+      const calls = await callsWhenLeaving(t.h.page(), t.conn);
+      expect(calls).not.toContain('startTranscription');
+      expect(calls).toContain('stopTranscription');
+    });
+
+    it('refused (a transcription-error): reported failed with Daily’s reason, and tried again every retryMs', async () => {
+      const t = await transcribing(
+        { transcription: { refused: 'Insufficient permissions to start transcription' } },
+        { transcription: { retryMs: 300 } },
+      );
+      const starts = async () => (await t.calls()).filter((c) => c === 'startTranscription').length;
+      await until(async () => (await starts()) >= 3);
+      expect(t.states[0]).toEqual({
+        state: 'failed',
+        reason: 'Daily transcription error: Insufficient permissions to start transcription',
+      });
+      expect(t.states.every((s) => s.state === 'failed')).toBe(true);
+      open = undefined;
+      // Never running, so nothing of the bot's to stop.
+      expect(await callsWhenLeaving(t.h.page(), t.conn)).not.toContain('stopTranscription');
+    });
+
+    it('never answered: nothing reported (the bot’s own deadline ends it), and not started twice', async () => {
+      const t = await transcribing({ transcription: 'silent' }, { transcription: { retryMs: 200 } });
+      await until(async () => (await t.calls()).includes('startTranscription'));
+      await new Promise((r) => setTimeout(r, 800));
+      expect(t.states).toEqual([]);
+      expect((await t.calls()).filter((c) => c === 'startTranscription')).toHaveLength(1);
+    });
+
+    it('breaks mid-meeting, then a retry starts it again: failed, then running', async () => {
+      const t = await transcribing({}, { transcription: { retryMs: 200 } });
+      await until(() => t.states.length === 1);
+      await t.h.page().evaluate(() => window.__dailyStub!.transcriptionError('Deepgram connection lost'));
+      await until(() => t.states.length === 3);
+      expect(t.states.map((s) => s.state)).toEqual(['running', 'failed', 'running']);
+      expect(t.states[1]!.reason).toBe('Daily transcription error: Deepgram connection lost');
+    });
+
+    it('stopped by a person in the room: reported stopped, not started again', async () => {
+      const t = await transcribing({ present: [{ id: 'p-ann', name: 'Ann' }] });
+      await until(() => t.states.length === 1);
+      await t.h.page().evaluate(() => window.__dailyStub!.transcriptionStopped('p-ann'));
+      await until(() => t.states.length === 2);
+      expect(t.states[1]).toEqual({
+        state: 'stopped',
+        reason: 'transcription stopped by Ann in the room; not restarted',
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      expect((await t.calls()).filter((c) => c === 'startTranscription')).toHaveLength(1);
+    });
   });
 
   it('speaks into the microphone track handed to the call (non-silent samples), and barge-in silences it', async () => {
@@ -383,7 +567,7 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     const { h } = await joinedCall();
     const starts = () =>
       h.page().evaluate(() => window.__dailyStub!.calls.filter((c) => c === 'startTranscription').length);
-    expect(await starts()).toBe(1);
+    await until(async () => (await starts()) === 1);
     await h.page().evaluate(() => {
       const s = window.__dailyStub!;
       s.addParticipant('p-ann', 'Ann');
@@ -486,13 +670,17 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
       const conn = (await k.joining) as RoomConnection;
       expect(conn.selfId).toBe('bot-session');
       expect(conn.participants()).toEqual([{ participantId: 'p-ann', name: 'Ann' }]);
-      // Transcription and audio levels start only once the bot is in the call.
+      // Transcription and audio levels start only once the bot is in the call, and it hears Ann (audio only).
+      await until(async () => (await k.calls()).includes('startTranscription'));
       expect(await k.calls()).toEqual([
         'join',
         'requestAccess:Interviewer:full',
-        'startTranscription',
         'startRemoteParticipantsAudioLevelObserver:200',
+        'startTranscription',
       ]);
+      expect(await k.h.page().evaluate(() => window.__dailyStub!.subscriptions)).toEqual({
+        'p-ann': { audio: true, video: false, screenVideo: false },
+      });
       expect(k.waited()).toBe(1);
       expect(k.h.external).toEqual([]);
     });

@@ -108,10 +108,11 @@ describe.skipIf(!existsSync(chromiumPath))(
       ['name-card', 'static'],
       ['off', 'off'],
     ] as const;
-    // The product gives the provider no language (bot-task/main.ts): 'en' is the default; two more Deepgram codes
-    // show the language cannot reach daily-js's option checks (it is only sent by startTranscription, after join).
+    // bot_config.language reaches the join (bot-task/bot.ts); without it the voice's language is used (Joanna: en-US).
+    // Two more Deepgram codes show the language cannot reach daily-js's option checks (it is only sent by
+    // startTranscription, after join).
     const languages = [
-      ['en (default)', undefined],
+      ['en-US (the voice’s)', undefined],
       ['es', 'es'],
       ['pt-BR', 'pt-BR'],
     ] as const;
@@ -132,7 +133,6 @@ describe.skipIf(!existsSync(chromiumPath))(
           log,
           synthesizer: toneSynthesizer,
           allowInsecureFetch: true,
-          language,
           launch: contextIn(browser),
           // As bot-task/main.ts wires it; without DAILY_API_KEY the caller's token (or none) is used as given.
           meetingToken: (o) =>
@@ -150,6 +150,7 @@ describe.skipIf(!existsSync(chromiumPath))(
           videoMode,
           backgroundImageUrl: tile === 'image' ? `${tiles.base}/tile.png` : undefined,
           voice: 'Joanna',
+          ...(language && { transcription: { language } }),
           // Longer than daily-js's own failure, so the error below is daily-js's, not our timeout.
           timeoutMs: 45_000,
           waitingRoomTimeoutMs: 45_000,
@@ -233,6 +234,50 @@ describe.skipIf(!existsSync(chromiumPath))(
         levels200: 'ok',
         levels50: 'The interval must be a number greater than or equal to 100 milliseconds.',
         state: 'new',
+      });
+      expect(seen.external).toEqual([]);
+      await page.context().close();
+    });
+
+    // Issue 20 §4: the harness subscribes to each participant's audio, never video (subscribeToAudio in harness.ts), and
+    // stops only a transcription it started. daily-js checks setSubscribedTracks against the call's
+    // subscribeToTracksAutomatically: the harness's object passes with it off (as the harness creates the call) and is
+    // refused with it on, so this check can fail.
+    it('updateParticipant with audio-only subscriptions is accepted with subscribeToTracksAutomatically off; stopTranscription needs a call', async () => {
+      const { page, seen } = await dailyPage();
+      const result = await page.evaluate(async () => {
+        const attempt = (f: () => unknown) => {
+          try {
+            f();
+            return 'ok';
+          } catch (e) {
+            return (e as Error).message;
+          }
+        };
+        // One call object at a time (daily-js refuses duplicates): each is destroyed before the next.
+        const subscribe = async (automatic: boolean) => {
+          const call = window.Daily.createCallObject({
+            url: 'https://acme.daily.co/interview',
+            subscribeToTracksAutomatically: automatic,
+          });
+          const outcome = attempt(() =>
+            call.updateParticipant('p-ann', {
+              setSubscribedTracks: { audio: true, video: false, screenVideo: false },
+            }),
+          );
+          await call.destroy();
+          return outcome;
+        };
+        const manual = await subscribe(false);
+        const automatic = await subscribe(true);
+        const call = window.Daily.createCallObject({ url: 'https://acme.daily.co/interview' });
+        const stop = attempt(() => call.stopTranscription());
+        return { manual, automatic, stop };
+      });
+      expect(result).toEqual({
+        manual: 'ok',
+        automatic: expect.stringContaining('setSubscribedTracks'),
+        stop: 'stopTranscription() only supported after join.',
       });
       expect(seen.external).toEqual([]);
       await page.context().close();

@@ -30,14 +30,16 @@ export async function dailyStubModule(scenario?: StubScenario): Promise<string> 
 
 /**
  * The environment under which the local stack's bots run the Daily provider against the stand-in, with a person
- * (Ann) in every room: Daily's servers, its REST API and Polly are past the network, so none of them is reached. No
- * DAILY_API_KEY: the bot joins with the caller's token, no REST call. Polly's endpoint is a closed local port: a
- * greeting fails at once, after the join. `close()` removes the module file.
+ * (Ann) in every room (and what else `scenario` says): Daily's servers, its REST API and Polly are past the network,
+ * so none of them is reached. No DAILY_API_KEY: the bot joins with the caller's token, no REST call. Polly's endpoint
+ * is a closed local port: a greeting fails at once, after the join. `close()` removes the module file.
  */
-export async function stubbedDailyBots(): Promise<{ env: Record<string, string>; close(): void }> {
+export async function stubbedDailyBots(
+  scenario: StubScenario = {},
+): Promise<{ env: Record<string, string>; close(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'daily-stub-'));
   const modulePath = join(dir, 'daily-stub.js');
-  writeFileSync(modulePath, await dailyStubModule({ present: [{ id: 'p-ann', name: 'Ann' }] }));
+  writeFileSync(modulePath, await dailyStubModule({ present: [{ id: 'p-ann', name: 'Ann' }], ...scenario }));
   return {
     env: {
       DAILY_JS_MODULE_PATH: modulePath,

@@ -14,12 +14,16 @@ import type {
   DailyEventObjectParticipant,
   DailyEventObjectParticipantLeft,
   DailyEventObjectRemoteParticipantsAudioLevel,
+  DailyEventObjectTranscriptionError,
   DailyEventObjectTranscriptionMessage,
+  DailyEventObjectTranscriptionStarted,
   DailyEventObjectTranscriptionStopped,
   DailyFactoryOptions,
   DailyFatalErrorType,
   DailyParticipant,
   DailyParticipantsObject,
+  DailyParticipantUpdateOptions,
+  DailyTrackSubscriptionOptions,
   DailyTranscriptionDeepgramOptions,
 } from '@daily-co/daily-js';
 import Daily from '@daily-co/daily-js';
@@ -30,6 +34,13 @@ export interface StubScenario {
   present?: { id: string; name: string }[];
   /** A knocking room the bot has no token for: join() puts it in the lobby (access level `lobby`). */
   lobby?: boolean;
+  /**
+   * The room's transcription: `starts` when the bot asks (default: transcription-started, startedBy the bot);
+   * `refused` with a transcription-error saying `msg` (no transcription rights, no transcription on the account);
+   * `silent`: never answers; `alreadyRunning`: started by `startedBy` before the bot came, announced to it with
+   * transcription-started once it is in.
+   */
+  transcription?: 'starts' | 'silent' | { refused: string } | { alreadyRunning: { startedBy: string } };
 }
 
 type Listener = (event: unknown) => void;
@@ -46,6 +57,8 @@ class StubCall {
   transcriptionOptions: DailyTranscriptionDeepgramOptions | undefined;
   /** What the bot sent with sendAppMessage, in order. */
   readonly appMessages: { data: unknown; to: string | string[] }[] = [];
+  /** What the bot subscribed to of each participant (updateParticipant's setSubscribedTracks), by session id. */
+  readonly subscriptions: Record<string, DailyTrackSubscriptionOptions> = {};
   private readonly listeners = new Map<string, Listener[]>();
   private readonly people = new Map<string, DailyParticipant>();
   private state: ReturnType<DailyCall['meetingState']> = 'new';
@@ -105,6 +118,9 @@ class StubCall {
   private enterCall() {
     this.access = { access: { level: 'full' } };
     for (const p of this.scenario.present ?? []) this.people.set(p.id, participant(p.id, p.name, false));
+    const t = this.scenario.transcription;
+    if (t && typeof t === 'object' && 'alreadyRunning' in t)
+      setTimeout(() => this.transcriptionStarted(t.alreadyRunning.startedBy), 20);
   }
 
   accessState(): DailyAccessState {
@@ -126,9 +142,27 @@ class StubCall {
     return all as DailyParticipantsObject;
   }
 
+  /** As daily-js: only in the call; the outcome comes as an event (per the scenario). */
   startTranscription(options?: DailyTranscriptionDeepgramOptions) {
+    if (this.state !== 'joined-meeting') throw new Error('startTranscription() only supported after join.');
     this.calls.push('startTranscription');
     this.transcriptionOptions = options;
+    const t = this.scenario.transcription ?? 'starts';
+    if (t === 'silent') return;
+    if (typeof t === 'object' && 'refused' in t) setTimeout(() => this.transcriptionError(t.refused), 10);
+    else setTimeout(() => this.transcriptionStarted('bot-session', options?.language), 10);
+  }
+
+  stopTranscription() {
+    if (this.state !== 'joined-meeting') throw new Error('stopTranscription() only supported after join.');
+    this.calls.push('stopTranscription');
+    setTimeout(() => this.transcriptionStopped('bot-session'), 10);
+  }
+
+  updateParticipant(sessionId: string, updates: DailyParticipantUpdateOptions) {
+    if (updates.setSubscribedTracks !== undefined)
+      this.subscriptions[sessionId] = updates.setSubscribedTracks;
+    return this;
   }
 
   async startRemoteParticipantsAudioLevelObserver(interval?: number) {
@@ -200,6 +234,30 @@ class StubCall {
       timestamp: new Date(),
       trackType: 'cam-audio',
       rawResponse: { is_final: isFinal, channel: { alternatives: [{ transcript: text }] } },
+    };
+    this.emit(e);
+  }
+
+  /** The room's transcription started, by the participant `startedBy` (the bot: 'bot-session'). */
+  transcriptionStarted(startedBy: string, language = 'en') {
+    const e: DailyEventObjectTranscriptionStarted = {
+      ...base,
+      action: 'transcription-started',
+      instanceId: 'stub-transcription',
+      language,
+      model: 'nova-2',
+      startedBy,
+    };
+    this.emit(e);
+  }
+
+  /** The room's transcription failed (could not start, or broke), in Daily's words `msg`. */
+  transcriptionError(msg: string) {
+    const e: DailyEventObjectTranscriptionError = {
+      ...base,
+      action: 'transcription-error',
+      instanceId: 'stub-transcription',
+      errorMsg: msg,
     };
     this.emit(e);
   }

@@ -592,6 +592,15 @@ describe('operations', () => {
         Threshold: 1,
       }),
     );
+    // So are bots that left because the room's transcription was unavailable (issue 20 §2).
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        MetricName: 'TranscriptionUnavailable',
+        Namespace: 'MeetingBot/dev',
+        Dimensions: [{ Name: 'service', Value: metricsService }],
+        Threshold: 3,
+      }),
+    );
     expect(alarms).toContainEqual(
       expect.objectContaining({ MetricName: '5xx', Namespace: 'AWS/ApiGateway' }),
     );

@@ -62,7 +62,7 @@ describe('POST /api/bot/join', () => {
     const res = await join({
       provider: 'local',
       room_url: roomUrl,
-      bot_config: { name: 'Interviewer', voice: 'Matthew', stop_phrase: 'goodbye bot' },
+      bot_config: { name: 'Interviewer', voice: 'Matthew', stop_phrase: 'goodbye bot', language: 'de' },
       email: 'someone@example.com',
       webhook_callback_url: 'http://127.0.0.1:9/hook',
     });
@@ -82,7 +82,12 @@ describe('POST /api/bot/join', () => {
     expect(await stack.deps.ledger.entries(accountId)).toContainEqual(
       expect.objectContaining({ kind: 'hold', amount: -1, botId: res.body.bot_id }),
     );
-    expect(session?.botConfig).toMatchObject({ name: 'Interviewer', voice: 'Matthew', video_mode: 'static' });
+    expect(session?.botConfig).toMatchObject({
+      name: 'Interviewer',
+      voice: 'Matthew',
+      video_mode: 'static',
+      language: 'de',
+    });
   });
 
   it('stores bot_config.automatic_leave resolved: given values, the older max_duration_seconds folded in', async () => {
@@ -164,6 +169,11 @@ describe('POST /api/bot/join', () => {
       'an unknown voice',
       { room_url: 'https://a.daily.co/r', bot_config: { voice: 'Robot' } },
       /bot_config\.voice/,
+    ],
+    [
+      'an unknown transcription language',
+      { room_url: 'https://a.daily.co/r', bot_config: { language: 'klingon' } },
+      /^bot_config\.language: must be one of the supported transcription languages: bg, ca, .*, en-US, .*, zh-TW$/,
     ],
     [
       'an unknown video_mode',
@@ -340,6 +350,7 @@ describe('GET /api/bot/{bot_id}/status', () => {
       qa_pairs: null,
       insights: null,
       error: null,
+      error_code: null,
       exit_reason: null,
       replacements: [],
       // The bot's steps so far (joining, in_call …), as many as it took by now.

@@ -71,6 +71,7 @@ describe('EMF metrics (Powertools)', () => {
       metrics.sessionEnded('stop_phrase', 12.5);
       metrics.botTaskFailed();
       metrics.replaced();
+      metrics.transcriptionUnavailable();
       metrics.deliveryAttempt('webhook', 'retry', '2026-01-01T00:00:00.000Z');
       metrics.deliveryAttempt(
         'webhook',
@@ -120,6 +121,7 @@ describe('EMF metrics (Powertools)', () => {
         { name: 'BotMinutes', unit: 'Count', value: 12.5, dimensions: service },
         { name: 'BotTaskFailures', unit: 'Count', value: 1, dimensions: service },
         { name: 'BotReplacements', unit: 'Count', value: 1, dimensions: service },
+        { name: 'TranscriptionUnavailable', unit: 'Count', value: 1, dimensions: service },
         { name: 'WebhookAttempts', unit: 'Count', value: 1, dimensions: { ...service, outcome: 'retry' } },
         {
           name: 'WebhookAttempts',

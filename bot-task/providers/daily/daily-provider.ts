@@ -15,6 +15,7 @@ import {
 } from '../../../core/ports/room-provider';
 import type { Speech } from '../../../core/ports/speech';
 import type { Synthesizer } from '../../../core/ports/synthesizer';
+import { transcriptionLanguageFor } from '../../../core/transcription-languages';
 import { RoomEventHub } from '../room-events';
 import { launchChromium } from './chromium';
 import type { HarnessEvent, HarnessJoinOptions, HarnessJoinResult } from './page/harness';
@@ -26,8 +27,6 @@ export interface DailyProviderOptions {
   synthesizer: Synthesizer;
   /** Local mode: the tile image may come from http or a private address (as ALLOW_INSECURE_WEBHOOKS). */
   allowInsecureFetch?: boolean;
-  /** Transcription language (Deepgram code). */
-  language?: string;
   launch?: () => Promise<Browser>;
   /** The token to join with (the caller's, or one the bot mints for itself: meeting-token.ts). */
   meetingToken?: (options: JoinOptions) => Promise<string | undefined>;
@@ -226,6 +225,13 @@ export class DailyRoomProvider implements RoomProvider {
         case 'audio-activity':
           emitter.emit(e.type, { participantId: e.participantId, active: e.active });
           break;
+        case 'transcription':
+          emitter.emit(e.type, {
+            state: e.state,
+            reason: e.reason,
+            ...(e.ours !== undefined && { ours: e.ours }),
+          });
+          break;
         case 'disconnected':
           // Reported once (RoomEventHub): a crashed page and then its browser going away are one disconnection.
           if (!closing) emitter.emit(e.type, { kind: e.kind, reason: e.reason });
@@ -268,7 +274,9 @@ export class DailyRoomProvider implements RoomProvider {
         token,
         userName: options.botName,
         videoMode: options.videoMode,
-        language: this.options.language ?? 'en',
+        language: options.transcription?.language ?? transcriptionLanguageFor(options.voice),
+        transcriptionRetryMs: options.transcription?.retryMs ?? 5000,
+        adoptTranscriptionOf: options.transcription?.adoptIfStartedBy,
       };
       expireIn(
         options.timeoutMs,
@@ -337,10 +345,10 @@ export class DailyRoomProvider implements RoomProvider {
       on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void) {
         emitter.on(event, listener);
       },
-      async leave() {
+      async leave(leaving) {
         closing = true;
         await Promise.race([
-          page.evaluate(() => window.bot.leave()),
+          page.evaluate((keep) => window.bot.leave(keep), Boolean(leaving?.keepTranscription)),
           new Promise((r) => setTimeout(r, 9000)),
         ]).catch((err) => log.warn('leaving the Daily call failed', { err }));
         await browser.close().catch(() => {});

@@ -54,6 +54,7 @@ const fieldToAttribute = {
   leftAt: 'left_at',
   exitReason: 'exit_reason',
   error: 'error',
+  errorCode: 'error_code',
   transcript: 'transcript',
   qaPairs: 'qa_pairs',
   insights: 'insights',

@@ -11,7 +11,9 @@ import type {
   DailyEventObjectParticipant,
   DailyEventObjectParticipantLeft,
   DailyEventObjectRemoteParticipantsAudioLevel,
+  DailyEventObjectTranscriptionError,
   DailyEventObjectTranscriptionMessage,
+  DailyEventObjectTranscriptionStarted,
   DailyEventObjectTranscriptionStopped,
   DailyParticipant,
 } from '@daily-co/daily-js';
@@ -25,7 +27,12 @@ export interface HarnessJoinOptions {
   videoMode: 'static' | 'off';
   /** A data: URL of the tile image, already fetched and checked in Node. */
   imageDataUrl?: string;
+  /** Transcription language, a Deepgram code (bot_config.language). */
   language: string;
+  /** While the room's transcription is not running, how often the bot tries to start it again. */
+  transcriptionRetryMs: number;
+  /** A replacement: a running transcription started by a participant of this name is its predecessor's, so its own. */
+  adoptTranscriptionOf?: string;
 }
 
 export type HarnessJoinResult =
@@ -37,6 +44,7 @@ export type HarnessEvent =
   | { type: 'participant-left'; participantId: string }
   | { type: 'utterance'; participantId: string; name: string; text: string; final: boolean; at: string }
   | { type: 'audio-activity'; participantId: string; active: boolean }
+  | { type: 'transcription'; state: 'running' | 'failed' | 'stopped'; reason: string; ours?: boolean }
   | { type: 'disconnected'; kind: DisconnectKind; reason: string }
   /** The bot is in the room's lobby (knocking) and has asked to be let in; the join goes on until it is decided. */
   | { type: 'waiting-room' }
@@ -49,7 +57,8 @@ declare global {
       /** Resolves once daily-js is loaded (the page starts loading it at once), rejects when it cannot be. */
       ready(): Promise<void>;
       join(o: HarnessJoinOptions): Promise<HarnessJoinResult>;
-      leave(): Promise<void>;
+      /** `keepTranscription`: leave a transcription the bot started running (its replacement uses it). */
+      leave(keepTranscription?: boolean): Promise<void>;
       play(pcmBase64: string, sampleRate: number): Promise<'done' | 'interrupted'>;
       stopSpeech(): void;
       /** Sends a line as a chat message to everyone in the call (the bot's voice failed). */
@@ -74,6 +83,17 @@ let playing: { source: AudioBufferSourceNode; done: (outcome: 'done' | 'interrup
 let tileTimer: ReturnType<typeof setInterval> | undefined;
 const names = new Map<string, string>();
 const lastActivity = new Map<string, number>();
+/**
+ * The room's transcription as the bot knows it: whether it runs, whether the bot started it (it stops only its own
+ * when it leaves), whether a person in the room stopped it (theirs to decide: not started again), and the pending
+ * attempt to start it again.
+ */
+const transcription = {
+  running: false,
+  ours: false,
+  stoppedByPerson: false,
+  retry: undefined as ReturnType<typeof setTimeout> | undefined,
+};
 
 function messageOf(err: unknown): string {
   if (err instanceof Error) return err.message;
@@ -203,7 +223,7 @@ function callOptions(
     audioSource: tracks.audio,
     videoSource: tracks.video,
     startVideoOff: tracks.video === false,
-    // The bot needs no one's media: transcription runs server-side and audio levels come as events.
+    // The bot chooses what it receives: each participant's audio, never video (subscribeToAudio).
     subscribeToTracksAutomatically: false,
   };
 }
@@ -253,6 +273,8 @@ function waitInLobby(c: DailyCall, name: string, fatal: () => { type: string; ms
 
 /** How often one call restarts a transcription stopped by someone gone (see `transcription-stopped` in join). */
 const maxTranscriptionRestarts = 5;
+/** How long after getting in the bot waits to hear of a transcription already running before it starts its own. */
+const alreadyRunningWaitMs = 1000;
 
 function transcriptionOptions(o: HarnessJoinOptions) {
   return { language: o.language, punctuate: true, includeRawResponse: true };
@@ -260,6 +282,24 @@ function transcriptionOptions(o: HarnessJoinOptions) {
 
 function remember(p: DailyParticipant) {
   names.set(p.session_id, p.user_name || 'Guest');
+}
+
+/**
+ * The bot receives each participant's audio and never their video (subscribeToTracksAutomatically is off): audio
+ * levels can only be measured on audio the bot receives, and video would cost CPU for nothing (notes/daily-bot.md).
+ */
+function subscribeToAudio(c: DailyCall, sessionId: string) {
+  try {
+    c.updateParticipant(sessionId, {
+      setSubscribedTracks: { audio: true, video: false, screenVideo: false },
+    });
+  } catch (err) {
+    emit({
+      type: 'log',
+      level: 'warn',
+      message: `could not subscribe to ${sessionId}'s audio: ${messageOf(err)}`,
+    });
+  }
 }
 
 /**
@@ -312,6 +352,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   call.on('participant-joined', (e: DailyEventObjectParticipant) => {
     if (e.participant.local) return;
     remember(e.participant);
+    subscribeToAudio(call!, e.participant.session_id);
     emit({
       type: 'participant-joined',
       participantId: e.participant.session_id,
@@ -344,44 +385,87 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
       emit({ type: 'audio-activity', participantId: id, active: true });
     }
   });
-  call.on('transcription-error', (e) =>
-    emit({ type: 'log', level: 'warn', message: `transcription error: ${JSON.stringify(e)}` }),
-  );
-  call.on('transcription-started', () =>
-    emit({ type: 'log', level: 'info', message: 'transcription started' }),
+  // The room's transcription is everything the bot hears (issue 20 §2): each change is reported to Node, which ends
+  // the session when it cannot get it running in time (TRANSCRIPTION_RECOVERY_MS). Until then the bot keeps trying.
+  const report = (state: 'running' | 'failed' | 'stopped', reason: string) =>
+    emit({ type: 'transcription', state, reason, ...(state === 'running' && { ours: transcription.ours }) });
+  const startTranscription = () => {
+    clearTimeout(transcription.retry);
+    transcription.retry = undefined;
+    if (!joined || leaving || disconnected || !call || transcription.running || transcription.stoppedByPerson)
+      return;
+    try {
+      // Throws only outside 'joined-meeting'; a refusal (no transcription rights) comes as `transcription-error`.
+      call.startTranscription(transcriptionOptions(o));
+    } catch (err) {
+      failed(`transcription could not be started: ${messageOf(err)}`);
+    }
+  };
+  const failed = (reason: string, retry = true) => {
+    transcription.running = false;
+    report('failed', reason);
+    if (retry && !transcription.retry)
+      transcription.retry = setTimeout(startTranscription, o.transcriptionRetryMs);
+  };
+  const selfSessionId = () => call?.participants().local?.session_id;
+  // Announced while the bot is still joining, a starter may not be remembered yet.
+  const nameOf = (sessionId: string) =>
+    names.get(sessionId) ??
+    Object.values(call?.participants() ?? {}).find((p) => p.session_id === sessionId)?.user_name;
+  call.on('transcription-started', (e: DailyEventObjectTranscriptionStarted) => {
+    clearTimeout(transcription.retry);
+    transcription.retry = undefined;
+    transcription.running = true;
+    transcription.stoppedByPerson = false;
+    const starter = nameOf(e.startedBy);
+    const self = e.startedBy === selfSessionId();
+    const predecessor = !self && o.adoptTranscriptionOf !== undefined && starter === o.adoptTranscriptionOf;
+    transcription.ours = self || predecessor;
+    report(
+      'running',
+      self
+        ? `started by the bot (${e.language})`
+        : predecessor
+          ? `already running, started by ${starter}, the bot this one replaces (${e.language}); taken over`
+          : `already running, started by ${starter ?? 'another participant'} (${e.language}); used as it is`,
+    );
+  });
+  call.on('transcription-error', (e: DailyEventObjectTranscriptionError) =>
+    failed(`Daily transcription error: ${e.errorMsg || 'no reason given'}`),
   );
   // Daily's transcription belongs to the room and was started by one participant. If it stops while the bot is in
   // the call — the bot that started it was replaced and has left (issue 13), its session ended — the bot starts it
   // again: a transcribing bot that hears nothing would end the meeting with an empty transcript. Unless a person who
   // is still in the room stopped it: that is theirs to decide, and the log says so. Bounded, so two parties that
-  // keep stopping it cannot make the bot loop.
+  // keep stopping it cannot make the bot loop (then it counts as failed, and Node ends the session in time).
   let restarts = 0;
   call.on('transcription-stopped', (e: DailyEventObjectTranscriptionStopped) => {
+    transcription.running = false;
     if (!joined || leaving || disconnected || !call) return;
     const stopper = Object.values(call.participants()).find((p) => !p.local && p.session_id === e.updatedBy);
     if (stopper) {
-      emit({
-        type: 'log',
-        level: 'warn',
-        message: `transcription stopped by ${stopper.user_name || 'a participant'} in the room; not restarted`,
-      });
+      transcription.stoppedByPerson = true;
+      const reason = `transcription stopped by ${stopper.user_name || 'a participant'} in the room; not restarted`;
+      emit({ type: 'log', level: 'warn', message: reason });
+      report('stopped', reason);
       return;
     }
     if (restarts >= maxTranscriptionRestarts) {
       emit({ type: 'log', level: 'warn', message: 'transcription stopped again; restarts used up' });
+      failed(
+        'transcription stopped again and again by someone no longer in the room; restarts used up',
+        false,
+      );
       return;
     }
     restarts++;
-    try {
-      call.startTranscription(transcriptionOptions(o));
-      emit({
-        type: 'log',
-        level: 'info',
-        message: 'transcription stopped by someone no longer here; restarted',
-      });
-    } catch (err) {
-      emit({ type: 'log', level: 'warn', message: `transcription not restarted: ${messageOf(err)}` });
-    }
+    failed('transcription stopped by someone no longer in the room', false);
+    startTranscription();
+    emit({
+      type: 'log',
+      level: 'info',
+      message: 'transcription stopped by someone no longer here; restarted',
+    });
   });
 
   try {
@@ -403,14 +487,15 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   const everyone = Object.values(call.participants());
   const self = everyone.find((p) => p.local);
   const others = everyone.filter((p) => !p.local);
-  for (const p of others) remember(p);
-  // Neither failure ends the call: the bot stays in the room (without transcript or activity) and says why.
-  try {
-    // Throws only outside 'joined-meeting'; a refusal (no transcription rights) comes as `transcription-error`.
-    call.startTranscription(transcriptionOptions(o));
-  } catch (err) {
-    emit({ type: 'log', level: 'warn', message: `transcription not started: ${messageOf(err)}` });
+  for (const p of others) {
+    remember(p);
+    subscribeToAudio(call, p.session_id);
   }
+  // A transcription the customer's app already runs is announced to a joiner with `transcription-started` (the event
+  // pipecat-ai/pipecat#2241 describes a bot mishandling): the bot uses it as it is, and starts its own only when
+  // none was announced shortly after it got in. Not restarting it keeps the customer's settings; the bot's own is
+  // the only one it stops when it leaves.
+  if (!transcription.running) setTimeout(startTranscription, alreadyRunningWaitMs);
   // Rejects with `{ error }`, not an Error, when the call machine refuses.
   await Promise.resolve(call.startRemoteParticipantsAudioLevelObserver(200)).catch((err: unknown) =>
     emit({ type: 'log', level: 'warn', message: `audio levels not observed: ${messageOf(err)}` }),
@@ -425,11 +510,20 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   };
 }
 
-async function leave(): Promise<void> {
+async function leave(keepTranscription = false): Promise<void> {
   leaving = true;
   stopSpeech();
   clearInterval(tileTimer);
+  clearTimeout(transcription.retry);
   if (!call) return;
+  if (transcription.running && transcription.ours && !keepTranscription) {
+    try {
+      call.stopTranscription();
+      emit({ type: 'log', level: 'info', message: 'stopped the transcription the bot started' });
+    } catch (err) {
+      emit({ type: 'log', level: 'warn', message: `transcription not stopped: ${messageOf(err)}` });
+    }
+  }
   // leave() and destroy() can hang (notes/daily-bot.md): bounded, then the browser is closed anyway.
   await withTimeout(call.leave(), 5000, 'leave').catch(() => {});
   await withTimeout(call.destroy(), 3000, 'destroy').catch(() => {});
