@@ -87,25 +87,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   const botId = session.botId;
   const joinStarted = Date.now();
   const replacing = ctx.attempt > 0;
-  // Each saved batch goes out as transcript.data when the webhook asked for it (at most 250 ms after the line).
-  const live =
-    session.webhookUrl && subscribes(session.webhookEvents, 'transcript.data')
-      ? (lines: { line: Utterance; seq: number }[]) =>
-          sendBotEvent(ctx, {
-            event: 'transcript.data',
-            key: `${ctx.attempt}.${lines[0]!.seq}`,
-            data: {
-              utterances: lines.map(({ line, seq }) => ({
-                speaker: line.speaker,
-                participant_id: line.participant_id,
-                text: line.text,
-                started_at: line.started_at,
-                seq,
-                is_bot: Boolean(line.is_bot),
-              })),
-            },
-          })
-      : undefined;
+  const live = liveTranscriptSender(ctx);
   const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log, ctx.attempt, live);
   // What the bot had to do without (a failed model or voice): on the session before the results stage reads it.
   const warnings = new SessionWarnings(botId, stores.sessions, log, session.warnings);
@@ -415,6 +397,32 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       } else await failLostBot(ctx, session, ending.error);
       return { kind: 'failed', error: ending.error };
   }
+}
+
+/**
+ * Each saved batch of lines as one `transcript.data` event, when the session's webhook asked for it (at most 250 ms
+ * after the line is heard); undefined when it did not.
+ */
+export function liveTranscriptSender(
+  ctx: Pick<BotContext, 'session' | 'results' | 'log' | 'attempt'>,
+): ((lines: { line: Utterance; seq: number }[]) => void) | undefined {
+  const { session } = ctx;
+  if (!session.webhookUrl || !subscribes(session.webhookEvents, 'transcript.data')) return undefined;
+  return (lines) =>
+    sendBotEvent(ctx, {
+      event: 'transcript.data',
+      key: `${ctx.attempt}.${lines[0]!.seq}`,
+      data: {
+        utterances: lines.map(({ line, seq }) => ({
+          speaker: line.speaker,
+          participant_id: line.participant_id,
+          text: line.text,
+          started_at: line.started_at,
+          seq,
+          is_bot: Boolean(line.is_bot),
+        })),
+      },
+    });
 }
 
 /** The end of the exit pipeline: record the exit, save the transcript, hand over to the results stage. */

@@ -2,7 +2,11 @@
 // log lines and metric records, per operation, through the local stack. Each count is held to a budget written here
 // with the reason for every call beside it. A change that adds a call changes its budget in the same commit, visibly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { liveTranscriptSender } from '../../bot-task/bot';
+import { TranscriptRecorder } from '../../bot-task/transcript-recorder';
 import { captureClientsWith } from '../../core/adapters/aws-clients';
+import type { BotSession } from '../../core/bots/session';
+import { createLogger } from '../../core/log';
 import { useMetricsSink } from '../../core/metrics';
 import type { TaskRunner } from '../../core/ports/task-runner';
 import { startTestStack, type TestStack } from '../support/local-stack';
@@ -183,5 +187,57 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
       logLines: 0,
       metricRecords: [],
     } satisfies Cost);
+  });
+
+  it('a transcript utterance, from the bot’s save to its signed transcript.data: 11 DynamoDB and 4 SQS calls', async () => {
+    const res = await stack.request('POST', '/api/bot/join', {
+      key,
+      body: {
+        room_url: `${stack.baseUrl}/rooms/demo`,
+        provider: 'local',
+        webhook_callback_url: receiver.url,
+        webhook_events: ['transcript.data'],
+      },
+    });
+    expect(res.status).toBe(201);
+    const session = (await stack.deps.sessions.get(res.body.bot_id)) as BotSession;
+    const log = createLogger('silent');
+    // The bot's own recorder and live sender (bot-task), on this stack's stores: the bot process's calls, counted here.
+    const live = liveTranscriptSender({ session, results: stack.resultsQueue, log, attempt: 0 });
+    const recorder = new TranscriptRecorder(session.botId, stack.deps, 60_000, log, 0, live);
+    const before = receiver.delivered(secret).length;
+    reset();
+    recorder.add({
+      speaker: 'Ada',
+      participant_id: 'p-ada',
+      started_at: new Date().toISOString(),
+      text: 'We ship on Friday.',
+    });
+    await recorder.flush();
+    await until(() => receiver.delivered(secret).length === before + 1, 10_000);
+    await until(() => (calls.get('SQSClient.DeleteMessageBatchCommand') ?? 0) >= 2, 5_000);
+    expect(receiver.delivered(secret).at(-1)).toMatchObject({
+      event: 'transcript.data',
+      data: { utterances: [{ text: 'We ship on Friday.', seq: 1 }] },
+    });
+    expect(cost()).toEqual({
+      calls: {
+        // Results stage: the session (webhook URL and events, to number the event); the delivery record of this
+        // batch (a redelivered message finds it), its re-read after creating it; delivery stage: the signing secret.
+        'DynamoDBClient.GetItemCommand': 4,
+        // Bot: the segment. Results stage: the delivery record, created once (conditional).
+        'DynamoDBClient.PutItemCommand': 2,
+        // Bot: the live transcript copy on the session. Results stage: the event number on the session. Delivery
+        // stage: the claim, the order mark, the attempt recorded.
+        'DynamoDBClient.UpdateItemCommand': 5,
+        // Each stage deletes the message it handled.
+        'SQSClient.DeleteMessageBatchCommand': 2,
+        // Bot: the batch's event to the results stage; results stage: the delivery job.
+        'SQSClient.SendMessageCommand': 2,
+      },
+      logLines: 1,
+      metricRecords: expect.any(Array),
+    } satisfies Cost);
+    await recorder.stop();
   });
 });
