@@ -181,6 +181,13 @@ export const configSchema = z.object({
    */
   BOT_POOL_PROVIDER: z.enum(providers).default('daily'),
   /**
+   * How the local stack runs a bot: `process`, a node child process of the bot bundle; `container`, a container of
+   * BOT_IMAGE (`npm run image`) run as Fargate runs the task (local/container-engine.ts). Unused on AWS.
+   */
+  BOT_RUNNER: z.enum(['process', 'container']).default('process'),
+  /** The bot image BOT_RUNNER=container runs. */
+  BOT_IMAGE: z.string().min(1).default('meeting-bot-task:local'),
+  /**
    * The bot runtime on ECS, set by the stack on the functions that start and stop bots (infra/constructs/
    * bot-runtime.ts runnerEnvironment); unused locally, where bots are child processes.
    */

@@ -16,6 +16,7 @@ import type { ResultsMessage } from '../core/results/messages';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
 import { type ApiServer, startApiServer } from './api-server';
+import { detectEngine } from './container-engine';
 import { startDynalite } from './dynalite';
 import { mailViewer } from './mail-viewer';
 import { QueuePoller } from './queue-poller';
@@ -66,6 +67,19 @@ export interface LocalStack {
 
 /** How long a bot has, once the stack shuts down, to save its transcript and ask for its replacement. */
 const botShutdownGraceMs = 2_000;
+
+/** BOT_RUNNER=container: the engine and image bots run in; undefined for bot processes. */
+function botContainer(config: Config, log: Logger) {
+  if (config.BOT_RUNNER !== 'container') return undefined;
+  const engine = detectEngine();
+  if (!engine) throw new Error('BOT_RUNNER=container needs docker (its daemon running) or podman');
+  if (config.BOT_POOL_SIZE > 0)
+    log.warn('BOT_RUNNER=container runs no warm pool: every join starts a container', {
+      bot_pool_size: config.BOT_POOL_SIZE,
+    });
+  log.info('bots run as containers', { engine: engine.kind, image: config.BOT_IMAGE });
+  return { engine, image: config.BOT_IMAGE };
+}
 
 /** What local mode changes from the AWS defaults. */
 const localDefaults: Record<string, string> = {
@@ -121,7 +135,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const botEnv = Object.fromEntries(
     Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'),
   );
+  const container = botContainer(config, log);
   const runner = new LocalTaskRunner({
+    ...(container && { container }),
     env: botEnv,
     logDir: join(dataDir ?? join(resolve('.data'), 'tmp'), 'bots'),
     onExit: (botId, code, signal, attempt, claimant) => {
