@@ -188,6 +188,11 @@ export const configSchema = z.object({
   /** The bot image BOT_RUNNER=container runs. */
   BOT_IMAGE: z.string().min(1).default('meeting-bot-task:local'),
   /**
+   * More `run` options for those containers, comma-separated, each as one `--option=value` argument: the task's size
+   * (`--memory=4g,--cpus=2`), or hosts to resolve elsewhere (`--add-host=c.daily.co:127.0.0.1`).
+   */
+  BOT_CONTAINER_ARGS: list(),
+  /**
    * The bot runtime on ECS, set by the stack on the functions that start and stop bots (infra/constructs/
    * bot-runtime.ts runnerEnvironment); unused locally, where bots are child processes.
    */

@@ -78,7 +78,7 @@ function botContainer(config: Config, log: Logger) {
       bot_pool_size: config.BOT_POOL_SIZE,
     });
   log.info('bots run as containers', { engine: engine.kind, image: config.BOT_IMAGE });
-  return { engine, image: config.BOT_IMAGE };
+  return { engine, image: config.BOT_IMAGE, runArgs: config.BOT_CONTAINER_ARGS };
 }
 
 /** What local mode changes from the AWS defaults. */

@@ -78,7 +78,14 @@ export interface LocalRunnerOptions {
    * Run each bot as a container of `image` (BOT_RUNNER=container) instead of a node process. Pooled bots report to
    * the runner over an IPC channel a container does not have: with this set the pool stays empty.
    */
-  container?: { engine: ContainerEngine; image: string };
+  container?: BotContainer;
+}
+
+/** Where BOT_RUNNER=container runs bots: the engine, the image and any extra `run` options (BOT_CONTAINER_ARGS). */
+export interface BotContainer {
+  engine: ContainerEngine;
+  image: string;
+  runArgs?: string[];
 }
 
 interface BotChild {
@@ -133,9 +140,15 @@ export class LocalTaskRunner implements TaskRunner {
     mkdirSync(options.logDir, { recursive: true });
   }
 
+  /** Where a bot's output goes (its bot id, or a pooled bot's pool id). */
+  logFile(name: string): string {
+    return join(this.options.logDir, `${name}.log`);
+  }
+
   /** Builds the bot bundle ahead of the first join (npm start does, so the first bot starts as fast as the rest). */
   prepare(): Promise<unknown> {
-    return botBundle();
+    // Containers run the bundle inside the image.
+    return this.options.container ? Promise.resolve() : botBundle();
   }
 
   async start(botId: string, options: TaskStartOptions = {}): Promise<{ taskRef: string }> {
@@ -154,7 +167,7 @@ export class LocalTaskRunner implements TaskRunner {
   }
 
   private async spawnBot(logName: string, env: Record<string, string>, ipc = false): Promise<ChildProcess> {
-    const log = createWriteStream(join(this.options.logDir, `${logName}.log`), { flags: 'a' });
+    const log = createWriteStream(this.logFile(logName), { flags: 'a' });
     const { container } = this.options;
     const child = container
       ? spawn(
@@ -179,20 +192,21 @@ export class LocalTaskRunner implements TaskRunner {
   }
 
   /**
-   * How to signal a bot. A container is signalled through its engine (`kill --signal`): the client process passes
-   * SIGTERM on but cannot pass SIGKILL, and killing the client would leave the container running.
+   * How to signal a bot. A container's engine client passes signals on to the container and exits with its exit code
+   * (sig-proxy), except SIGKILL, which would kill only the client: that one goes through the engine (`kill`).
    */
   private killer(child: ChildProcess, logName: string, attempt: number): (signal: NodeJS.Signals) => boolean {
     const { container } = this.options;
     if (!container) return (signal) => child.kill(signal);
     const name = containerName(logName, attempt > 0 ? { BOT_ATTEMPT: String(attempt) } : {});
     return (signal) => {
+      if (signal !== 'SIGKILL') return child.kill(signal);
       if (child.exitCode !== null || child.signalCode !== null) return false;
       const { command, globalArgs } = container.engine;
-      spawn(command, [...globalArgs, 'kill', '--signal', signal, name], { stdio: 'ignore' }).once(
+      spawn(command, [...globalArgs, 'kill', '--signal', 'KILL', name], { stdio: 'ignore' }).once(
         'exit',
-        // Not created yet (the engine still starting it): the client passes the signal on, or dies with SIGKILL.
-        (code) => code !== 0 && child.kill(signal),
+        // No such container yet (the engine still creating it): the client goes, and the container with it.
+        (code) => code !== 0 && child.kill('SIGKILL'),
       );
       return true;
     };
@@ -287,6 +301,17 @@ export class LocalTaskRunner implements TaskRunner {
     return this.childrenOf(botId).at(-1)?.process.pid;
   }
 
+  /** How the bot's newest process (or container) ends: its exit code or signal; undefined when none runs. */
+  exited(botId: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined {
+    const child = this.childrenOf(botId).at(-1)?.process;
+    if (!child) return undefined;
+    return new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null)
+        return resolve({ code: child.exitCode, signal: child.signalCode });
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
+  }
+
   /** Which task of the bot runs now (the newest attempt), or undefined when none does. */
   attempt(botId: string): number | undefined {
     return this.childrenOf(botId).at(-1)?.attempt;
@@ -331,11 +356,7 @@ function containerName(logName: string, env: Record<string, string>): string {
  * the host's environment (PATH, HOME, NODE_OPTIONS) is the container's business. DAILY_JS_MODULE_PATH, a file on the
  * host, is mounted read-only at the same path.
  */
-function containerRunArgs(
-  container: { engine: ContainerEngine; image: string },
-  name: string,
-  env: Record<string, string>,
-): string[] {
+function containerRunArgs(container: BotContainer, name: string, env: Record<string, string>): string[] {
   const settings = new Set([...Object.keys(configSchema.shape), 'BOT_ID', 'BOT_ATTEMPT', 'POOL_BOT_ID']);
   const passed = Object.keys(env).filter((k) => settings.has(k) || k.startsWith('AWS_'));
   const dailyModule = env.DAILY_JS_MODULE_PATH;
@@ -348,6 +369,7 @@ function containerRunArgs(
     ...fargateRunArgs(container.engine),
     ...(dailyModule ? ['--volume', `${dailyModule}:${dailyModule}:ro`] : []),
     ...passed.flatMap((k) => ['--env', k]),
+    ...(container.runArgs ?? []),
     container.image,
   ];
 }

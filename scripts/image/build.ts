@@ -2,12 +2,7 @@
 // making sure the engine has the base image it names (pulled, or assembled offline by assemble-base.sh).
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import {
-  type ContainerEngine,
-  defaultBotImage,
-  detectEngine,
-  imageSize,
-} from '../../local/container-engine';
+import { type ContainerEngine, defaultBotImage, detectEngine, imageSize } from '../../local/container-engine';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
