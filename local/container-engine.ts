@@ -2,6 +2,7 @@
 // as Fargate runs the task: `npm run image`, the local runner's BOT_RUNNER=container and the image tests share it.
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
+import { configSchema } from '../core/config';
 
 const run = promisify(execFile);
 
@@ -74,6 +75,42 @@ function podmanInitPath(): string[] {
   } catch {
     return [];
   }
+}
+
+/** Where BOT_RUNNER=container runs bots: the engine, the image and any extra `run` options (BOT_CONTAINER_ARGS). */
+export interface BotContainer {
+  engine: ContainerEngine;
+  image: string;
+  runArgs?: string[];
+}
+
+/**
+ * The engine's arguments that run one bot task as container `name`. It is given the settings core/config.ts reads,
+ * AWS's own variables (credentials, endpoint overrides) and the task's BOT_ID/BOT_ATTEMPT, as the task definition and
+ * RunTask give them on ECS; nothing else of the host's environment (PATH, HOME, NODE_OPTIONS) is its business. Only
+ * the names are on the command line (`--env NAME`): the values come from the client's environment, `env`.
+ * DAILY_JS_MODULE_PATH, a file on the host, is mounted read-only at the same path.
+ */
+export function botContainerArgs(
+  container: BotContainer,
+  name: string,
+  env: Record<string, string>,
+): string[] {
+  const settings = new Set([...Object.keys(configSchema.shape), 'BOT_ID', 'BOT_ATTEMPT', 'POOL_BOT_ID']);
+  const passed = Object.keys(env).filter((k) => settings.has(k) || k.startsWith('AWS_'));
+  const dailyModule = env.DAILY_JS_MODULE_PATH;
+  return [
+    ...container.engine.globalArgs,
+    'run',
+    '--rm',
+    '--name',
+    name,
+    ...fargateRunArgs(container.engine),
+    ...(dailyModule ? ['--volume', `${dailyModule}:${dailyModule}:ro`] : []),
+    ...passed.flatMap((k) => ['--env', k]),
+    ...(container.runArgs ?? []),
+    container.image,
+  ];
 }
 
 /** The image's size in bytes, or undefined when the engine has no such image. */

@@ -6,10 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { configSchema } from '../core/config';
 import type { TaskRunner, TaskStartOptions } from '../core/ports/task-runner';
 import { buildBotTaskBundle } from '../scripts/bundles';
-import { type ContainerEngine, fargateRunArgs } from './container-engine';
+import { type BotContainer, botContainerArgs } from './container-engine';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -79,13 +78,6 @@ export interface LocalRunnerOptions {
    * the runner over an IPC channel a container does not have: with this set the pool stays empty.
    */
   container?: BotContainer;
-}
-
-/** Where BOT_RUNNER=container runs bots: the engine, the image and any extra `run` options (BOT_CONTAINER_ARGS). */
-export interface BotContainer {
-  engine: ContainerEngine;
-  image: string;
-  runArgs?: string[];
 }
 
 interface BotChild {
@@ -172,7 +164,7 @@ export class LocalTaskRunner implements TaskRunner {
     const child = container
       ? spawn(
           container.engine.command,
-          containerRunArgs(container, containerName(logName, env), { ...this.options.env, ...env }),
+          botContainerArgs(container, containerName(logName, env), { ...this.options.env, ...env }),
           // The values reach the container through the client's environment (`-e NAME`), never its command line.
           { cwd: repoRoot, env: { ...this.options.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
         )
@@ -348,28 +340,4 @@ export class LocalTaskRunner implements TaskRunner {
 /** One container per bot task: named for its session and attempt, so the runner can signal it. */
 function containerName(logName: string, env: Record<string, string>): string {
   return `meeting-bot-${logName}${env.BOT_ATTEMPT ? `-${env.BOT_ATTEMPT}` : ''}`;
-}
-
-/**
- * What a bot container is given: the settings core/config.ts reads, AWS's own variables (credentials, endpoint
- * overrides) and the task's BOT_ID/BOT_ATTEMPT, as the task definition and RunTask give them on ECS. Nothing else of
- * the host's environment (PATH, HOME, NODE_OPTIONS) is the container's business. DAILY_JS_MODULE_PATH, a file on the
- * host, is mounted read-only at the same path.
- */
-function containerRunArgs(container: BotContainer, name: string, env: Record<string, string>): string[] {
-  const settings = new Set([...Object.keys(configSchema.shape), 'BOT_ID', 'BOT_ATTEMPT', 'POOL_BOT_ID']);
-  const passed = Object.keys(env).filter((k) => settings.has(k) || k.startsWith('AWS_'));
-  const dailyModule = env.DAILY_JS_MODULE_PATH;
-  return [
-    ...container.engine.globalArgs,
-    'run',
-    '--rm',
-    '--name',
-    name,
-    ...fargateRunArgs(container.engine),
-    ...(dailyModule ? ['--volume', `${dailyModule}:${dailyModule}:ro`] : []),
-    ...passed.flatMap((k) => ['--env', k]),
-    ...(container.runArgs ?? []),
-    container.image,
-  ];
 }

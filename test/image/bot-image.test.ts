@@ -2,6 +2,7 @@
 // a 64 MB /dev/shm, no capabilities, an init process — by a local stack on this machine (BOT_RUNNER=container, the
 // host's network so the stack on loopback is reachable). Nothing leaves the machine: Daily's hosts resolve to
 // loopback inside the containers (--add-host), where nothing answers.
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultsMessage } from '../../core/results/messages';
@@ -17,7 +18,7 @@ import { type NameCardReport, nameCardReportPrefix } from './name-card-report';
 const engine = detectEngine();
 const image = process.env.BOT_IMAGE || defaultBotImage;
 const noEngine = 'no container engine here (docker with its daemon running, or podman)';
-if (!engine) console.warn(`image tests skipped: ${noEngine}`);
+if (!engine && process.env.CI !== 'true') console.warn(`image tests skipped: ${noEngine}`);
 
 /** Where daily-js 0.92 reaches first (its call machine on 3 CDN hosts; Sentry for the failure) and the test room. */
 const dailyHosts = [
@@ -170,6 +171,27 @@ describe.skipIf(!engine)('the bot image, run as Fargate runs it', () => {
       }, 30_000);
       expect(ended).toMatchObject({ status: 'completed', exit_reason: 'force_leave' });
       expect(ended.transcript).toContain('Iris: Hello Dana');
+    });
+
+    it('a SIGKILL (a crash) ends the container itself, not only the engine’s client', async () => {
+      await personIn(stack, 'crash', 'Eve', []);
+      const botId = await join(stack, key, {
+        provider: 'local',
+        room_url: `${stack.baseUrl}/rooms/crash`,
+        bot_config: { name: 'Iris', bot_greeting: 'Hello Eve' },
+      });
+      await until(async () => (await statusOf(stack, key, botId)).transcript?.includes('Hello Eve'), 90_000);
+      const exited = stack.runner.exited(botId)!;
+      stack.runner.signal(botId, 'SIGKILL');
+      // The engine's client reports the container's end: killed by SIGKILL (128 + 9).
+      expect(await exited).toEqual({ code: 137, signal: null });
+      const { command, globalArgs } = engine!;
+      const names = execFileSync(command, [...globalArgs, 'ps', '--all', '--format', '{{.Names}}'], {
+        encoding: 'utf8',
+      });
+      expect(names.split('\n')).not.toContain(`meeting-bot-${botId}`);
+      // Its replacement (attempt 1) takes over; the leave stops it.
+      await stack.request('POST', `/v1/bots/leave/${botId}`, { key });
     });
   });
 
