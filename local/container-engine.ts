@@ -113,6 +113,28 @@ export function botContainerArgs(
   ];
 }
 
+/** A label of the image, or undefined when it has none or the engine has no such image. */
+export async function imageLabel(
+  engine: ContainerEngine,
+  image: string,
+  label: string,
+): Promise<string | undefined> {
+  try {
+    const { stdout } = await run(engine.command, [
+      ...engine.globalArgs,
+      'image',
+      'inspect',
+      '--format',
+      `{{index .Config.Labels "${label}"}}`,
+      image,
+    ]);
+    const value = stdout.trim();
+    return value && value !== '<no value>' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The image's size in bytes, or undefined when the engine has no such image. */
 export async function imageSize(engine: ContainerEngine, image: string): Promise<number | undefined> {
   try {

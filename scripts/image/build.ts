@@ -1,8 +1,17 @@
 // `npm run image`: builds bot-task/Dockerfile, unchanged, into meeting-bot-task:local with docker or podman, after
 // making sure the engine has the base image it names (pulled, or assembled offline by assemble-base.sh).
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ContainerEngine, defaultBotImage, detectEngine, imageSize } from '../../local/container-engine';
+import {
+  type ContainerEngine,
+  defaultBotImage,
+  detectEngine,
+  imageLabel,
+  imageSize,
+} from '../../local/container-engine';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -24,7 +33,15 @@ function step(command: string, args: string[]): Promise<void> {
  * pull would fail where Docker Hub is unreachable), and RUN steps reach Debian's mirror and the npm registry directly.
  */
 function buildArgs(engine: ContainerEngine, tag: string): string[] {
-  const common = ['-f', 'bot-task/Dockerfile', '-t', tag, '.'];
+  const common = [
+    '-f',
+    'bot-task/Dockerfile',
+    '-t',
+    tag,
+    '--label',
+    `${contextLabel}=${contextDigest()}`,
+    '.',
+  ];
   if (engine.kind === 'docker') return ['build', ...common];
   return [
     ...engine.globalArgs,
@@ -39,6 +56,43 @@ function buildArgs(engine: ContainerEngine, tag: string): string[] {
     'nproc=20000:20000',
     ...common,
   ];
+}
+
+/** The image label that records which build context it was built from. */
+const contextLabel = 'meeting-bot.context';
+
+/**
+ * A digest of the build context: every file (tracked or new, not ignored by git) under the paths /.dockerignore lets
+ * in, with its content. An image labelled with another digest was built from other sources.
+ */
+export function contextDigest(): string {
+  const allowed = readFileSync(join(repoRoot, '.dockerignore'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('!'))
+    .map((l) => l.slice(1).replace(/\/$/, ''));
+  const files = execFileSync(
+    'git',
+    ['ls-files', '--cached', '--others', '--exclude-standard', '--', ...allowed],
+    {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    },
+  )
+    .split('\n')
+    .filter((f) => f && existsSync(join(repoRoot, f)))
+    .sort();
+  const hash = createHash('sha256');
+  for (const f of files)
+    hash
+      .update(`${f}\0`)
+      .update(readFileSync(join(repoRoot, f)))
+      .update('\0');
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** True when `tag` exists and was built from the sources as they are now. */
+export async function imageIsCurrent(engine: ContainerEngine, tag = defaultBotImage): Promise<boolean> {
+  return (await imageLabel(engine, tag, contextLabel)) === contextDigest();
 }
 
 /** Builds the bot image and returns its size in bytes. */

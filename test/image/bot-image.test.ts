@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultsMessage } from '../../core/results/messages';
 import { botStopTimeoutSeconds } from '../../infra/constructs/bot-runtime';
 import { defaultBotImage, detectEngine, imageSize } from '../../local/container-engine';
-import { buildImage, maxImageBytes, megabytes } from '../../scripts/image/build';
+import { buildImage, imageIsCurrent, maxImageBytes, megabytes } from '../../scripts/image/build';
 import { stubbedDailyBots } from '../browser/daily-stub-module';
 import { freePort } from '../support/free-port';
 import { startTestStack, type TestStack } from '../support/local-stack';
@@ -79,7 +79,9 @@ describe.runIf(!engine && process.env.CI === 'true')('the bot image in CI', () =
 describe.skipIf(!engine)('the bot image, run as Fargate runs it', () => {
   let size: number;
   beforeAll(async () => {
-    size = (await imageSize(engine!, image)) ?? (await buildImage(engine!, image));
+    // The image `npm run image` built, when it was built from the sources as they are; else built now.
+    const current = await imageIsCurrent(engine!, image);
+    size = (current && (await imageSize(engine!, image))) || (await buildImage(engine!, image));
   });
 
   it('(e) is under 1.1 GB', () => {
