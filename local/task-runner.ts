@@ -159,8 +159,9 @@ export class LocalTaskRunner implements TaskRunner {
   }
 
   private async spawnBot(logName: string, env: Record<string, string>, ipc = false): Promise<ChildProcess> {
-    const log = createWriteStream(this.logFile(logName), { flags: 'a' });
     const { container } = this.options;
+    const entry = container ? '' : await botBundle();
+    const log = createWriteStream(this.logFile(logName), { flags: 'a' });
     const child = container
       ? spawn(
           container.engine.command,
@@ -168,7 +169,7 @@ export class LocalTaskRunner implements TaskRunner {
           // The values reach the container through the client's environment (`-e NAME`), never its command line.
           { cwd: repoRoot, env: { ...this.options.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
         )
-      : spawn(process.execPath, [await botBundle()], {
+      : spawn(process.execPath, [entry], {
           cwd: repoRoot,
           env: { ...this.options.env, ...env },
           stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? (['ipc'] as const) : [])],
@@ -197,7 +198,7 @@ export class LocalTaskRunner implements TaskRunner {
       const { command, globalArgs } = container.engine;
       spawn(command, [...globalArgs, 'kill', '--signal', 'KILL', name], { stdio: 'ignore' }).once(
         'exit',
-        // No such container yet (the engine still creating it): the client goes, and the container with it.
+        // No such container (the engine is still creating it): the client at least goes.
         (code) => code !== 0 && child.kill('SIGKILL'),
       );
       return true;

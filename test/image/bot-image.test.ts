@@ -146,7 +146,9 @@ describe.skipIf(!engine)('the bot image, run as Fargate runs it', () => {
       }, 30_000);
       expect(ended.status).toBe('failed');
       const log = readFileSync(stack.runner.logFile(botId), 'utf8');
-      expect(log).toMatch(/"msg":"could not join the room".*"error_message":"Failed to load call object bundle\."/);
+      expect(log).toMatch(
+        /"msg":"could not join the room".*"error_message":"Failed to load call object bundle\."/,
+      );
       expect(log).not.toMatch(/bot page error|crashed|ENOENT|EACCES|EROFS/);
     });
 
