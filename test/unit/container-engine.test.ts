@@ -1,7 +1,8 @@
 // What a bot container is given when the local stack runs bots in the image (BOT_RUNNER=container): the task's
 // environment and Fargate's limits, nothing of the host's own environment, and secrets never on the command line.
-import { describe, expect, it } from 'vitest';
-import { botContainerArgs, type ContainerEngine } from '../../local/container-engine';
+import { afterEach, describe, expect, it } from 'vitest';
+import { botContainerArgs, type ContainerEngine, detectEngine } from '../../local/container-engine';
+import { startLocalStack } from '../../local/stack';
 
 const podman: ContainerEngine = { kind: 'podman', command: 'podman', globalArgs: ['--runtime', 'runc'] };
 
@@ -59,5 +60,20 @@ describe('botContainerArgs', () => {
   it('mounts the daily-js module read-only at its path, and ends with the extra options, then the image', () => {
     expect(args.join(' ')).toContain(`--volume ${env.DAILY_JS_MODULE_PATH}:${env.DAILY_JS_MODULE_PATH}:ro`);
     expect(args.slice(-2)).toEqual(['--memory=4g', 'meeting-bot-task:local']);
+  });
+});
+
+describe('without a container engine', () => {
+  const path = process.env.PATH;
+  afterEach(() => {
+    process.env.PATH = path;
+  });
+
+  it('finds none, and a stack asked for bot containers refuses to start (before starting anything)', async () => {
+    process.env.PATH = '/nonexistent';
+    expect(detectEngine()).toBeUndefined();
+    await expect(
+      startLocalStack({ port: 0, dataDir: null, env: { BOT_RUNNER: 'container', LOG_LEVEL: 'silent' } }),
+    ).rejects.toThrow('BOT_RUNNER=container needs docker (its daemon running) or podman');
   });
 });
