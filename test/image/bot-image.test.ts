@@ -56,6 +56,14 @@ async function statusOf(stack: TestStack, key: string, botId: string) {
   return (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
 }
 
+/** The session's status once it has ended. */
+function endOf(stack: TestStack, key: string, botId: string) {
+  return until(async () => {
+    const s = await statusOf(stack, key, botId);
+    return s.status !== 'running' && s;
+  }, 60_000);
+}
+
 async function join(stack: TestStack, key: string, body: Record<string, unknown>): Promise<string> {
   const res = await stack.request('POST', '/api/bot/join', { key, body });
   expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -117,10 +125,7 @@ describe.skipIf(!engine)('the bot image, run as Fargate runs it', () => {
       expect(done.transcript).toContain('Casey: I restore lost data for our customers.');
       expect(done.transcript).toContain('Iris: Hi Casey, thanks for joining.');
       await stack.request('POST', `/v1/bots/leave/${botId}`, { key });
-      const ended = await until(async () => {
-        const s = await statusOf(stack, key, botId);
-        return s.status !== 'running' && s;
-      }, 60_000);
+      const ended = await endOf(stack, key, botId);
       expect(ended).toMatchObject({ status: 'completed', exit_reason: 'force_leave', error: null });
       expect(ended.transcript).toContain('Casey: I restore lost data for our customers.');
     });
@@ -140,10 +145,7 @@ describe.skipIf(!engine)('the bot image, run as Fargate runs it', () => {
       // daily-js loaded, Chromium ran them, join() began and met the network. Not the join deadline, not a crash.
       expect(failed.event.error_message).toContain('Failed to load call object bundle');
       expect(Date.now() - started).toBeLessThan(45_000);
-      const ended = await until(async () => {
-        const s = await statusOf(stack, key, botId);
-        return s.status !== 'running' && s;
-      }, 30_000);
+      const ended = await endOf(stack, key, botId);
       expect(ended.status).toBe('failed');
       const log = readFileSync(stack.runner.logFile(botId), 'utf8');
       expect(log).toMatch(
@@ -170,10 +172,7 @@ describe.skipIf(!engine)('the bot image, run as Fargate runs it', () => {
       const seconds = (Date.now() - stopped) / 1000;
       console.info(`SIGTERM to exit: ${seconds.toFixed(1)} s (stop timeout ${botStopTimeoutSeconds} s)`);
       expect(seconds).toBeLessThan(botStopTimeoutSeconds);
-      const ended = await until(async () => {
-        const s = await statusOf(stack, key, botId);
-        return s.status !== 'running' && s;
-      }, 30_000);
+      const ended = await endOf(stack, key, botId);
       expect(ended).toMatchObject({ status: 'completed', exit_reason: 'force_leave' });
       expect(ended.transcript).toContain('Iris: Hello Dana');
     });
