@@ -1,7 +1,7 @@
 // The bot-task image (`npm run image`), run as Fargate runs the task — uid 1000, read-only root with a tmpfs /tmp,
 // a 64 MB /dev/shm, no capabilities, an init process — by a local stack on this machine (BOT_RUNNER=container, the
 // host's network so the stack on loopback is reachable). Nothing leaves the machine: Daily's hosts resolve to
-// loopback inside the containers (--add-host), where nothing answers.
+// loopback inside the containers (--add-host), so no request of daily-js reaches Daily.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
