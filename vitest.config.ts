@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // Projects so a quick run of unit tests takes seconds (STYLE.md): unit, integration (dynalite, the local
-// stack over real HTTP), browser (Playwright + Chromium).
+// stack over real HTTP), browser (Playwright + Chromium), image (the bot-task container).
 export default defineConfig({
   test: {
     // Two test files at a time. Vitest's default on a 2-core machine (CI's and ours) is one (cores − 1), and most of
@@ -37,6 +37,18 @@ export default defineConfig({
           include: ['test/aws/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 300_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          // The bot-task image (`npm run image`) run by the local stack as Fargate runs it (test/image): skipped where
+          // no container engine is installed, except in CI. One file at a time: each test starts containers.
+          name: 'image',
+          include: ['test/image/**/*.test.ts'],
+          fileParallelism: false,
+          testTimeout: 240_000,
+          hookTimeout: 900_000,
         },
       },
       {

@@ -200,6 +200,18 @@ export const configSchema = z.object({
    */
   BOT_POOL_PROVIDER: z.enum(providers).default('daily'),
   /**
+   * How the local stack runs a bot: `process`, a node child process of the bot bundle; `container`, a container of
+   * BOT_IMAGE (`npm run image`) run as Fargate runs the task (local/container-engine.ts). Unused on AWS.
+   */
+  BOT_RUNNER: z.enum(['process', 'container']).default('process'),
+  /** The bot image BOT_RUNNER=container runs. */
+  BOT_IMAGE: z.string().min(1).default('meeting-bot-task:local'),
+  /**
+   * More `run` options for those containers, comma-separated, each as one `--option=value` argument: the task's size
+   * (`--memory=4g,--cpus=2`), or hosts to resolve elsewhere (`--add-host=c.daily.co:127.0.0.1`).
+   */
+  BOT_CONTAINER_ARGS: list(),
+  /**
    * The bot runtime on ECS, set by the stack on the functions that start and stop bots (infra/constructs/
    * bot-runtime.ts runnerEnvironment); unused locally, where bots are child processes.
    */

@@ -16,6 +16,7 @@ import type { ResultsMessage } from '../core/results/messages';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
 import { type ApiServer, startApiServer } from './api-server';
+import { type BotContainer, detectEngine } from './container-engine';
 import { startDynalite } from './dynalite';
 import { mailViewer } from './mail-viewer';
 import { QueuePoller } from './queue-poller';
@@ -67,6 +68,14 @@ export interface LocalStack {
 /** How long a bot has, once the stack shuts down, to save its transcript and ask for its replacement. */
 const botShutdownGraceMs = 2_000;
 
+/** BOT_RUNNER=container: the engine and image bots run in; undefined for bot processes. */
+function botContainer(config: Config): BotContainer | undefined {
+  if (config.BOT_RUNNER !== 'container') return undefined;
+  const engine = detectEngine();
+  if (!engine) throw new Error('BOT_RUNNER=container needs docker (its daemon running) or podman');
+  return { engine, image: config.BOT_IMAGE, runArgs: config.BOT_CONTAINER_ARGS };
+}
+
 /** What local mode changes from the AWS defaults. */
 const localDefaults: Record<string, string> = {
   ALLOW_INSECURE_WEBHOOKS: 'true',
@@ -84,6 +93,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const dataDir = options.dataDir === undefined ? resolve(process.env.DATA_DIR ?? '.data') : options.dataDir;
   // Before the first SDK client (the local queues build one): the SDK reads this when a client is created.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  // Before anything starts: without a container engine there is nothing to close.
+  const container = botContainer(loadConfig({ ...localDefaults, ...process.env, ...options.env }));
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
   const queues = await startLocalQueues({ stateFile: dataDir ? join(dataDir, 'queues.json') : undefined });
   const ses = await startLocalSes();
@@ -121,7 +132,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const botEnv = Object.fromEntries(
     Object.entries(env).filter((e): e is [string, string] => typeof e[1] === 'string'),
   );
+  if (container) {
+    log.info('bots run as containers', { engine: container.engine.kind, image: container.image });
+    if (config.BOT_POOL_SIZE > 0)
+      log.warn('BOT_RUNNER=container runs no warm pool: every join starts a container', {
+        bot_pool_size: config.BOT_POOL_SIZE,
+      });
+  }
   const runner = new LocalTaskRunner({
+    ...(container && { container }),
     env: botEnv,
     logDir: join(dataDir ?? join(resolve('.data'), 'tmp'), 'bots'),
     onExit: (botId, code, signal, attempt, claimant) => {

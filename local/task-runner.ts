@@ -1,5 +1,6 @@
-// TaskRunner for the local stack: one bot-task child process per bot, with the same environment contract as ECS, and
-// the warm pool (issue 15): BOT_POOL_SIZE idle bot processes started without a BOT_ID, refilled as they join or die.
+// TaskRunner for the local stack: one bot-task child process per bot (or one container of the bot image), with the
+// same environment contract as ECS, and the warm pool (issue 15): BOT_POOL_SIZE idle bot processes started without a
+// BOT_ID, refilled as they join or die.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
@@ -7,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TaskRunner, TaskStartOptions } from '../core/ports/task-runner';
 import { buildBotTaskBundle } from '../scripts/bundles';
+import { type BotContainer, botContainerArgs } from './container-engine';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -71,6 +73,11 @@ export interface LocalRunnerOptions {
   poolSize?: number;
   /** Told when an idle pooled bot could not be started (the pool tries again). */
   onPoolError?: (err: unknown) => void;
+  /**
+   * Run each bot as a container of `image` (BOT_RUNNER=container) instead of a node process. Pooled bots report to
+   * the runner over an IPC channel a container does not have: with this set the pool stays empty.
+   */
+  container?: BotContainer;
 }
 
 interface BotChild {
@@ -78,6 +85,8 @@ interface BotChild {
   botId?: string;
   attempt: number;
   process: ChildProcess;
+  /** Sends the bot a signal (a container's goes through the engine: the client process cannot pass on SIGKILL). */
+  kill(signal: NodeJS.Signals): boolean;
   /** Set on a pooled bot: its id in the pool, and the session it is trying to claim. */
   poolBotId?: string;
   claiming?: string;
@@ -123,9 +132,15 @@ export class LocalTaskRunner implements TaskRunner {
     mkdirSync(options.logDir, { recursive: true });
   }
 
+  /** Where a bot's output goes (its bot id, or a pooled bot's pool id). */
+  logFile(name: string): string {
+    return join(this.options.logDir, `${name}.log`);
+  }
+
   /** Builds the bot bundle ahead of the first join (npm start does, so the first bot starts as fast as the rest). */
   prepare(): Promise<unknown> {
-    return botBundle();
+    // Containers run the bundle inside the image.
+    return this.options.container ? Promise.resolve() : botBundle();
   }
 
   async start(botId: string, options: TaskStartOptions = {}): Promise<{ taskRef: string }> {
@@ -135,7 +150,7 @@ export class LocalTaskRunner implements TaskRunner {
       ...(attempt > 0 && { BOT_ATTEMPT: String(attempt) }),
     });
     const key = `${botId}#${attempt}`;
-    this.children.set(key, { botId, attempt, process: child });
+    this.children.set(key, { botId, attempt, process: child, kill: this.killer(child, botId, attempt) });
     child.once('exit', (code, signal) => {
       this.children.delete(key);
       this.options.onExit?.(botId, code, signal, attempt);
@@ -158,13 +173,21 @@ export class LocalTaskRunner implements TaskRunner {
   }
 
   private async spawnBot(logName: string, env: Record<string, string>, ipc = false): Promise<ChildProcess> {
-    const entry = await botBundle();
-    const log = createWriteStream(join(this.options.logDir, `${logName}.log`), { flags: 'a' });
-    const child = spawn(process.execPath, [entry], {
-      cwd: repoRoot,
-      env: { ...this.options.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? (['ipc'] as const) : [])],
-    });
+    const { container } = this.options;
+    const entry = container ? '' : await botBundle();
+    const log = createWriteStream(this.logFile(logName), { flags: 'a' });
+    const child = container
+      ? spawn(
+          container.engine.command,
+          botContainerArgs(container, containerName(logName, env), { ...this.options.env, ...env }),
+          // The values reach the container through the client's environment (`-e NAME`), never its command line.
+          { cwd: repoRoot, env: { ...this.options.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+        )
+      : spawn(process.execPath, [entry], {
+          cwd: repoRoot,
+          env: { ...this.options.env, ...env },
+          stdio: ['ignore', 'pipe', 'pipe', ...(ipc ? (['ipc'] as const) : [])],
+        });
     child.stdout?.pipe(log);
     child.stderr?.pipe(log);
     child.once('exit', () => log.end());
@@ -175,9 +198,30 @@ export class LocalTaskRunner implements TaskRunner {
     return child;
   }
 
+  /**
+   * How to signal a bot. A container's engine client passes signals on to the container and exits with its exit code
+   * (sig-proxy), except SIGKILL, which would kill only the client: that one goes through the engine (`kill`).
+   */
+  private killer(child: ChildProcess, logName: string, attempt: number): (signal: NodeJS.Signals) => boolean {
+    const { container } = this.options;
+    if (!container) return (signal) => child.kill(signal);
+    const name = containerName(logName, attempt > 0 ? { BOT_ATTEMPT: String(attempt) } : {});
+    return (signal) => {
+      if (signal !== 'SIGKILL') return child.kill(signal);
+      if (child.exitCode !== null || child.signalCode !== null) return false;
+      const { command, globalArgs } = container.engine;
+      spawn(command, [...globalArgs, 'kill', '--signal', 'KILL', name], { stdio: 'ignore' }).once(
+        'exit',
+        // No such container (the engine is still creating it): the client at least goes.
+        (code) => code !== 0 && child.kill('SIGKILL'),
+      );
+      return true;
+    };
+  }
+
   /** Starts idle pooled bots until BOT_POOL_SIZE wait (the stack calls it once; exits and joins refill). */
   fillPool(): void {
-    const size = this.options.poolSize ?? 0;
+    const size = this.options.container ? 0 : (this.options.poolSize ?? 0);
     const places = [...this.children.values()].filter((c) => c.poolBotId && !c.released).length;
     for (let n = places + this.spawning; n < size && !this.closing; n++) {
       this.spawning++;
@@ -205,7 +249,7 @@ export class LocalTaskRunner implements TaskRunner {
 
   /** Sends a signal to a pooled bot (tests: SIGKILL one that is idle). */
   signalPooled(poolBotId: string, signal: NodeJS.Signals): boolean {
-    return this.children.get(`pool#${poolBotId}`)?.process.kill(signal) ?? false;
+    return this.children.get(`pool#${poolBotId}`)?.kill(signal) ?? false;
   }
 
   private refillDelayMs(): number {
@@ -216,7 +260,7 @@ export class LocalTaskRunner implements TaskRunner {
     const poolBotId = `pool-${randomUUID()}`;
     const child = await this.spawnBot(poolBotId, { POOL_BOT_ID: poolBotId }, true);
     const key = `pool#${poolBotId}`;
-    const bot: BotChild = { attempt: 0, process: child, poolBotId };
+    const bot: BotChild = { attempt: 0, process: child, poolBotId, kill: (signal) => child.kill(signal) };
     if (this.closing) child.kill('SIGTERM');
     this.children.set(key, bot);
     let backstop: NodeJS.Timeout | undefined;
@@ -252,17 +296,28 @@ export class LocalTaskRunner implements TaskRunner {
   }
 
   async stop(botId: string): Promise<void> {
-    for (const child of this.childrenOf(botId)) child.process.kill('SIGTERM');
+    for (const child of this.childrenOf(botId)) child.kill('SIGTERM');
   }
 
   /** Sends a signal to the bot's newest process (tests use SIGKILL to simulate a crash, SIGTERM a platform stop). */
   signal(botId: string, signal: NodeJS.Signals): boolean {
-    return this.childrenOf(botId).at(-1)?.process.kill(signal) ?? false;
+    return this.childrenOf(botId).at(-1)?.kill(signal) ?? false;
   }
 
   /** The OS process id of a bot's newest running child (benchmarks read its /proc figures); undefined once gone. */
   pid(botId: string): number | undefined {
     return this.childrenOf(botId).at(-1)?.process.pid;
+  }
+
+  /** How the bot's newest process (or container) ends: its exit code or signal; undefined when none runs. */
+  exited(botId: string): Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined {
+    const child = this.childrenOf(botId).at(-1)?.process;
+    if (!child) return undefined;
+    return new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null)
+        return resolve({ code: child.exitCode, signal: child.signalCode });
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+    });
   }
 
   /** Which task of the bot runs now (the newest attempt), or undefined when none does. */
@@ -283,17 +338,22 @@ export class LocalTaskRunner implements TaskRunner {
   async closeAll(graceMs = 5000): Promise<void> {
     this.closing = true;
     const waits = [...this.children.values()].map(
-      ({ process: child }) =>
+      ({ process: child, kill }) =>
         new Promise<void>((resolve) => {
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+          const timer = setTimeout(() => kill('SIGKILL'), graceMs);
           child.once('exit', () => {
             clearTimeout(timer);
             resolve();
           });
-          child.kill('SIGTERM');
+          kill('SIGTERM');
         }),
     );
     await Promise.all(waits);
   }
+}
+
+/** One container per bot task: named for its session and attempt, so the runner can signal it. */
+function containerName(logName: string, env: Record<string, string>): string {
+  return `meeting-bot-${logName}${env.BOT_ATTEMPT ? `-${env.BOT_ATTEMPT}` : ''}`;
 }

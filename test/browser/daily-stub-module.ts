@@ -10,13 +10,14 @@ import type { StubScenario } from './daily-stub';
 
 /**
  * The stub as one ES module. With `scenario`, that is the room it plays unless the page sets
- * `window.__dailyStubScenario` first (a bot process started by the local stack has no test to set it).
+ * `window.__dailyStubScenario` first (a bot process started by the local stack has no test to set it). `module`: a
+ * module exporting a stub of its own (one that wraps this one), relative to this folder.
  */
-export async function dailyStubModule(scenario?: StubScenario): Promise<string> {
+export async function dailyStubModule(scenario?: StubScenario, module = './daily-stub'): Promise<string> {
   const preset = scenario ? `window.__dailyStubScenario ??= ${JSON.stringify(scenario)};` : '';
   const out = await build({
     stdin: {
-      contents: `import stub from './daily-stub';\n${preset}\nexport default stub;`,
+      contents: `import stub from '${module}';\n${preset}\nexport default stub;`,
       resolveDir: new URL('.', import.meta.url).pathname,
       loader: 'ts',
     },
@@ -29,17 +30,22 @@ export async function dailyStubModule(scenario?: StubScenario): Promise<string> 
 }
 
 /**
- * The environment under which the local stack's bots run the Daily provider against the stand-in, with a person
- * (Ann) in every room (and what else `scenario` says): Daily's servers, its REST API and Polly are past the network,
- * so none of them is reached. No DAILY_API_KEY: the bot joins with the caller's token, no REST call. Polly's endpoint
- * is a closed local port: a greeting fails at once, after the join. `close()` removes the module file.
+ * The environment under which the local stack's bots run the Daily provider against the stand-in (`module`: another
+ * stub, as in dailyStubModule), with a person (Ann) in every room (and what else `scenario` says): Daily's servers,
+ * its REST API and Polly are past the network, so none of them is reached. No DAILY_API_KEY: the bot joins with the
+ * caller's token, no REST call. Polly's endpoint is a closed local port: a greeting fails at once, after the join.
+ * `close()` removes the module file.
  */
 export async function stubbedDailyBots(
   scenario: StubScenario = {},
+  module?: string,
 ): Promise<{ env: Record<string, string>; close(): void }> {
   const dir = mkdtempSync(join(tmpdir(), 'daily-stub-'));
   const modulePath = join(dir, 'daily-stub.js');
-  writeFileSync(modulePath, await dailyStubModule({ present: [{ id: 'p-ann', name: 'Ann' }], ...scenario }));
+  writeFileSync(
+    modulePath,
+    await dailyStubModule({ present: [{ id: 'p-ann', name: 'Ann' }], ...scenario }, module),
+  );
   return {
     env: {
       DAILY_JS_MODULE_PATH: modulePath,

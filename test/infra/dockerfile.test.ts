@@ -1,5 +1,5 @@
-// bot-task/Dockerfile and its build context (/.dockerignore), read as text: the image is built by `cdk deploy`, never
-// here, so these are the checks that keep it small, pinned and unprivileged.
+// bot-task/Dockerfile and its build context (/.dockerignore), read as text: the checks that keep it small, pinned and
+// unprivileged. The image itself is built and run by the image project (`npm run image`, test/image).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
