@@ -393,7 +393,13 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
           error_code: ending.code,
           error: ending.error,
         });
-        await failBotInRoom(ctx, session, { error: ending.error, chargeUsage: false, code: ending.code });
+        // Retried: lost, this write would leave the task-stopped path to fail the session charged and without its
+        // code. A repeat sends nothing twice (failSession acts only on a running session).
+        await retry(
+          () => failBotInRoom(ctx, session, { error: ending.error, chargeUsage: false, code: ending.code }),
+          3,
+          log,
+        );
       } else await failLostBot(ctx, session, ending.error);
       return { kind: 'failed', error: ending.error };
   }

@@ -227,8 +227,9 @@ export const configSchema = z.object({
   /**
    * How long one bot start keeps retrying RunTask when ECS throttles it (20 calls/s per account and region), a launch
    * limit or quota is reached, ECS has a server fault, or no capacity provider has room. The join waits this long at
-   * most (its Lambda must answer within 29 s), then answers 503 capacity_unavailable; the pool's fallback and a
-   * replacement fail their session, not charged.
+   * most (its Lambda must answer within 29 s), then answers 503 capacity_unavailable; the pool's fallback fails its
+   * session, not charged; a replacement that cannot launch fails its session with the minutes the lost bot was in the
+   * room charged, as any lost bot that is not replaced.
    */
   RUN_TASK_RETRY_BUDGET_MS: int(15_000, 0).pipe(z.number().max(25_000)),
   /** The first RunTask retry's delay; each next one doubles (up to 5 s), half of it random (equal jitter). */

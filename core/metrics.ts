@@ -46,7 +46,8 @@ export const metricNames = {
   runTaskRefusals: 'RunTaskRefusals',
   /**
    * Bot starts given up because ECS would not launch the task within RUN_TASK_RETRY_BUDGET_MS, by `stage`: join (a
-   * 503), pool_fallback and replacement (the session fails, not charged).
+   * 503), pool_fallback (the session fails, not charged) and replacement (the session fails; the minutes the lost bot
+   * was in the room are charged).
    */
   launchFailures: 'LaunchFailures',
   /** Deliveries parked in the delivery DLQ, by `channel`. */

@@ -94,7 +94,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // Before the first SDK client (the local queues build one): the SDK reads this when a client is created.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // Before anything starts: without a container engine there is nothing to close.
-  const container = botContainer(loadConfig({ ...localDefaults, ...process.env, ...options.env }));
+  const requested = loadConfig({ ...localDefaults, ...process.env, ...options.env });
+  const container = botContainer(requested);
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
   const queues = await startLocalQueues({ stateFile: dataDir ? join(dataDir, 'queues.json') : undefined });
   const ses = await startLocalSes();
@@ -109,6 +110,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     DELIVERY_DLQ_URL: queues.deliveryDlq.url,
     POOL_QUEUE_URL: queues.pool.url,
     SES_ENDPOINT: ses.endpoint,
+    // Containers cannot be pooled (see LocalTaskRunner): with no pool, a join starts its bot at once instead of
+    // offering the session to nobody and falling back after POOL_CLAIM_TIMEOUT_MS.
+    ...(container && { BOT_POOL_SIZE: '0' }),
   };
   const config = loadConfig(env);
   const log =
@@ -134,9 +138,9 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   );
   if (container) {
     log.info('bots run as containers', { engine: container.engine.kind, image: container.image });
-    if (config.BOT_POOL_SIZE > 0)
+    if (requested.BOT_POOL_SIZE > 0)
       log.warn('BOT_RUNNER=container runs no warm pool: every join starts a container', {
-        bot_pool_size: config.BOT_POOL_SIZE,
+        bot_pool_size: requested.BOT_POOL_SIZE,
       });
   }
   const runner = new LocalTaskRunner({

@@ -132,7 +132,7 @@ export class LocalTaskRunner implements TaskRunner {
     mkdirSync(options.logDir, { recursive: true });
   }
 
-  /** Where a bot's output goes (its bot id, or a pooled bot's pool id). */
+  /** Where a bot's output goes (its bot id, or a pooled bot's pool id; a claimed pooled bot's is at both). */
   logFile(name: string): string {
     return join(this.options.logDir, `${name}.log`);
   }
@@ -158,15 +158,10 @@ export class LocalTaskRunner implements TaskRunner {
     return { taskRef: `local:${child.pid}` };
   }
 
-  /** Where a bot's log is: <logDir>/<bot_id>.log, for a pooled bot too (from its claim on). */
-  logFileOf(botId: string): string {
-    return join(this.options.logDir, `${botId}.log`);
-  }
-
   /** A pooled bot logs under its pool id from its start: its session's log name points there once it claims. */
   private linkLog(poolBotId: string, botId: string): void {
     try {
-      symlinkSync(`${poolBotId}.log`, this.logFileOf(botId));
+      symlinkSync(`${poolBotId}.log`, this.logFile(botId));
     } catch {
       // Already there (a cold start of the same session wrote it): the pool's own log keeps this bot's lines.
     }

@@ -36,12 +36,12 @@ const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
  * Connection reuse: without a keep-alive agent every call opens a new connection, which measured at about
  * twice the CPU per DynamoDB call (bench/api-latency). Sockets are capped so a burst cannot exhaust ports.
  */
-function connectionOptions(endpoint: string | undefined) {
+function connectionOptions(endpoint: string | undefined, requestTimeout = 10_000) {
   const requestHandler = new NodeHttpHandler({
     httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 64 }),
     httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 64 }),
     connectionTimeout: 3_000,
-    requestTimeout: 10_000,
+    requestTimeout,
   });
   if (!endpoint) return { requestHandler };
   // A fixed endpoint skips per-call endpoint-rule evaluation for the local stand-ins.
@@ -90,8 +90,15 @@ export function ecsClient(config: Pick<Config, 'AWS_REGION'>) {
   return capture(new ECSClient({ region: config.AWS_REGION, ...connectionOptions(undefined) }));
 }
 
+/**
+ * One line of speech takes Polly well under a second. The conversation retries a failed line once and then goes on
+ * in text (bot-task/conversation.ts), so the SDK makes one attempt with a short timeout: a hanging Polly costs the
+ * meeting seconds of silence, not the SDK's three 10-second tries.
+ */
 export function pollyClient(config: Pick<Config, 'AWS_REGION'>) {
-  return capture(new PollyClient({ region: config.AWS_REGION, ...connectionOptions(undefined) }));
+  return capture(
+    new PollyClient({ region: config.AWS_REGION, maxAttempts: 1, ...connectionOptions(undefined, 5_000) }),
+  );
 }
 
 /**

@@ -6,9 +6,10 @@ import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
 import type { MessageQueue } from '../ports/queue';
-import { TaskCapacityError, type TaskRunner } from '../ports/task-runner';
+import type { TaskRunner } from '../ports/task-runner';
 import { type ResultsMessage, sessionEnded } from '../results/messages';
 import { failNeverJoined } from './finish-session';
+import { launchFailureOf } from './launch-failure';
 import { coldClaimant } from './session';
 
 /** Log lines of the pool's fallbacks (dashboards count them: how often the pool was empty or lost a bot). */
@@ -75,19 +76,16 @@ export async function startColdIfUnclaimed(
   } catch (err) {
     // Ends loudly either way: the session fails (not charged) and bot_join_failed goes out; a start the platform
     // throttled or had no room for (after the runner's retries) says so with error_code capacity_unavailable.
-    const capacity = err instanceof TaskCapacityError;
+    const { capacity, error, code } = launchFailureOf(err);
     log.error(capacity ? poolLogMessages.noCapacity : 'bot task could not be started', {
       err,
       account_id: session.accountId,
     });
     if (capacity) metrics.launchFailed('pool_fallback');
-    const error = capacity
-      ? `no bot could be launched: ${err.message}; no credits were charged`
-      : 'the bot could not be started; no credits were charged';
     const failed = await failNeverJoined(
       { ...deps.stores, config: deps.config, results: deps.results },
       session,
-      { error, ...(capacity && { code: 'capacity_unavailable' as const }) },
+      { error, ...(code && { code }) },
       now,
     );
     return failed ? 'failed' : 'ended';

@@ -16,6 +16,7 @@ import { type StartRequest, startRequestSchema } from '../schemas/start-request'
 import { parseOrThrow } from '../schemas/validate';
 import { normalizeBotConfig } from './automatic-leave';
 import { failSession } from './finish-session';
+import { launchFailureOf } from './launch-failure';
 import { startColdRequest } from './pool-fallback';
 import { type BotSession, coldClaimant } from './session';
 
@@ -123,14 +124,11 @@ export async function startBot(
   try {
     await startServing(deps, botId, pooled);
   } catch (err) {
-    const capacity = err instanceof TaskCapacityError;
+    const { capacity, error, code } = launchFailureOf(err);
     log.error(capacity ? joinLogMessages.noCapacity : 'bot task could not be started', { err });
-    const error = capacity
-      ? `no bot could be launched: ${err.message}; no credits were charged`
-      : 'the bot could not be started; no credits were charged';
-    await failSession(deps, botId, { error, chargeUsage: false }, deps.now());
+    await failSession(deps, botId, { error, chargeUsage: false, errorCode: code }, deps.now());
     if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
-    if (capacity) {
+    if (err instanceof TaskCapacityError) {
       // Throttling or capacity is ours to absorb, not a fault to report as a 500: the caller is told to come back,
       // holding nothing (the hold is returned, the Idempotency-Key freed; the session stays failed, unseen).
       metrics.launchFailed('join');

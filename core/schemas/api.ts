@@ -402,7 +402,9 @@ export const statusViewSchema = z
       .nullable()
       .describe(
         'Of a failed session, what failed when we know more than `error` says (an addition to spec §2.1): ' +
-          '`waiting_room_timeout` (nobody let the bot in from the waiting room in time) or ' +
+          '`waiting_room_timeout` (nobody let the bot in from the waiting room in time), `capacity_unavailable` ' +
+          '(the platform would not launch the bot within RUN_TASK_RETRY_BUDGET_MS: throttled, at a quota, or no ' +
+          'capacity; nothing is charged) or ' +
           "`transcription_unavailable` (the room's transcription could not start, or stopped with an error and could " +
           'not be restarted within TRANSCRIPTION_RECOVERY_MS; nothing is charged). Null otherwise.',
       ),

@@ -137,7 +137,8 @@ $('joinForm').onsubmit = (e) => {
     else if (e.type === 'utterance' && e.final) {
       const p = people.get(e.participant_id); const isBot = p && p.kind === 'bot';
       line(isBot ? 'bot' : '', e.name, e.text);
-      if (isBot && e.participant_id !== me) speak(e.text, e.voice);
+      // Only what the bot said aloud is spoken here: a line it wrote (its voice failed) stays a chat line.
+      if (isBot && e.participant_id !== me && e.voice) speak(e.text, e.voice);
     } else if (e.type === 'speaking') { const p = people.get(e.participant_id); if (p) { p.speaking = e.active; renderPeople(); } }
     else if (e.type === 'waiting-participant-added') { waiting.set(e.participant.id, e.participant); renderLobby(); }
     else if (e.type === 'waiting-participant-removed') { waiting.delete(e.participant_id); renderLobby(); }

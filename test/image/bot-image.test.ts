@@ -128,6 +128,10 @@ describe.skipIf(!engine)('the bot image, run as Fargate runs it', () => {
       const ended = await endOf(stack, key, botId);
       expect(ended).toMatchObject({ status: 'completed', exit_reason: 'force_leave', error: null });
       expect(ended.transcript).toContain('Casey: I restore lost data for our customers.');
+      // Started at once as its own container: containers are never pooled, so the join offers the session to nobody.
+      const session = await stack.deps.sessions.get(botId);
+      expect(session).toMatchObject({ startPath: 'cold' });
+      expect(session?.poolOfferedAt).toBeUndefined();
     });
 
     it('(b) with provider "daily" loads the page and the real daily-js in its Chromium, and fails only at Daily’s network', async () => {

@@ -60,8 +60,8 @@ describe('warm pool (local)', () => {
     // Claimed by the pooled bot, so before the fallback's timeout (how fast: npm run bench -- join-latency).
     expect(s).toMatchObject({ startPath: 'pool', claimedBy: expect.stringMatching(/^pool-/) });
     // Its log is where the docs say a bot's log is, under its bot id: the pooled process's log, written from its start.
-    expect(realpathSync(stack.runner.logFileOf(botId))).toBe(
-      realpathSync(stack.runner.logFileOf(s.claimedBy as string)),
+    expect(realpathSync(stack.runner.logFile(botId))).toBe(
+      realpathSync(stack.runner.logFile(s.claimedBy as string)),
     );
     expect(Date.parse(s.claimedAt!)).toBeGreaterThanOrEqual(Date.parse(s.createdAt));
     expect(stack.runner.pool.find((b) => b.botId === botId)?.poolBotId).toBe(s.claimedBy);

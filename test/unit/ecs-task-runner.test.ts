@@ -430,6 +430,8 @@ describe('join and leave Lambdas on ECS', () => {
     expect(Object.values(failed!.ExpressionAttributeValues!)).toContainEqual(
       expect.stringMatching(/no bot could be launched: .*Capacity is unavailable.*; no credits were charged/),
     );
+    // The session says why in error_code too, as a pool fallback that cannot launch does.
+    expect(Object.values(failed!.ExpressionAttributeValues!)).toContain('capacity_unavailable');
     // The hold goes back in full: the net change of the balance is the whole hold, nothing is charged.
     const settle = sent.find(
       (u) => String(u.Key?.pk).startsWith('ACCOUNT#') && u.UpdateExpression?.includes('REMOVE holds'),

@@ -46,6 +46,9 @@ const realClock: RunnerClock = {
   random: Math.random,
 };
 
+/** A RunTask call always gets at least this long, even when the budget is nearly spent. */
+const minCallMs = 1_000;
+
 /** One wait between RunTask calls is never longer than this, so a long budget still polls for room. */
 const maxRetryDelayMs = 5_000;
 
@@ -71,8 +74,12 @@ export class EcsTaskRunner implements TaskRunner {
       for (let noCapacity = 0; noCapacity < attempts; ) {
         let kind: 'throttled' | 'unavailable' | 'capacity';
         try {
+          // One call (with the SDK's own retries) never outlives the budget: a hanging call would otherwise hold the
+          // join past its Lambda's timeout, where the caller gets a gateway error instead of our 503. An aborted
+          // call may still have launched the task: the retry carries the same client token, so ECS starts one.
           const { tasks = [], failures = [] } = await this.ecs.send(
             new RunTaskCommand(this.input(botId, provider, options.attempt ?? 0)),
+            { abortSignal: AbortSignal.timeout(Math.max(minCallMs, deadline - this.clock.now())) },
           );
           const arn = tasks[0]?.taskArn;
           if (arn) return { taskRef: arn };

@@ -1,5 +1,6 @@
 // Which RunTask refusals are worth trying again: throttling, launch limits and server faults are; a bad request is not.
 import type { Failure } from '@aws-sdk/client-ecs';
+import { sdkErrorOf } from '../sdk-error';
 
 /**
  * - `throttled`: the account's API rate or a launch limit (RunTask is limited per account and region; Fargate
@@ -29,17 +30,8 @@ const throttledNames = new Set([
 const limitMessage =
   /rate exceeded|request limit exceeded|throttl|too many requests|reached the limit on the number of|limit exceeded/i;
 
-/** The parts of an AWS SDK v3 service error this reads (a plain Error from the network has only name and message). */
-interface SdkErrorShape {
-  name?: string;
-  message?: string;
-  $fault?: 'client' | 'server';
-  $metadata?: { httpStatusCode?: number };
-  code?: string;
-}
-
 export function runTaskErrorKind(err: unknown): RunTaskErrorKind {
-  const e = (err ?? {}) as SdkErrorShape;
+  const e = sdkErrorOf(err);
   const name = e.name ?? '';
   const status = e.$metadata?.httpStatusCode;
   if (throttledNames.has(name) || status === 429 || limitMessage.test(e.message ?? '')) return 'throttled';

@@ -1,5 +1,6 @@
 // Which SES SendEmail refusals are final (recorded failed once) and which pass (retried on the delivery schedule).
 import { MailRefusedError } from '../../ports/mailer';
+import { sdkErrorOf } from '../sdk-error';
 
 /**
  * SES v2 SendEmail's errors (API reference, SendEmail "Errors"): the account, the sender or the recipient is not
@@ -25,16 +26,9 @@ const limitMessage = /rate exceeded|quota exceeded|throttl|too many requests/i;
 /** What the sandbox (or an unverified sender) says; the reason then says what the operator must do. */
 const notVerified = /not verified/i;
 
-interface SdkErrorShape {
-  name?: string;
-  message?: string;
-  $fault?: 'client' | 'server';
-  $metadata?: { httpStatusCode?: number };
-}
-
 /** The refusal an SDK error is; anything that is not an answer from SES (network, timeout) stays a plain error. */
 export function sesRefusalOf(err: unknown): MailRefusedError | undefined {
-  const e = (err ?? {}) as SdkErrorShape;
+  const e = sdkErrorOf(err);
   const status = e.$metadata?.httpStatusCode;
   if (status === undefined || !e.name) return undefined;
   const message = e.message ?? '';

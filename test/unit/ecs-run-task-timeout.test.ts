@@ -1,0 +1,52 @@
+// A RunTask call that never answers is given up within the join's retry budget (a 503 then, not the join Lambda's
+// timeout): the real ECS client against a local endpoint that accepts the request and never replies.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ECSClient } from '@aws-sdk/client-ecs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EcsTaskRunner } from '../../core/adapters/ecs/ecs-task-runner';
+import { TaskCapacityError } from '../../core/ports/task-runner';
+
+let server: Server;
+let endpoint: string;
+let calls = 0;
+beforeAll(async () => {
+  server = createServer(() => {
+    calls++; // never answered
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+});
+
+describe('EcsTaskRunner with a RunTask call that hangs', () => {
+  it('gives up within the retry budget with a TaskCapacityError', async () => {
+    const runner = new EcsTaskRunner(
+      new ECSClient({
+        region: 'eu-west-1',
+        endpoint,
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      }),
+      {
+        cluster: 'bots',
+        taskDefinition: 'bot:1',
+        containerName: 'bot',
+        subnets: ['subnet-a'],
+        securityGroups: ['sg-1'],
+        assignPublicIp: true,
+        capacityProviders: ['FARGATE'],
+        retryBudgetMs: 1_500,
+      },
+    );
+    const started = Date.now();
+    await expect(runner.start('5b0c2d8e-4f1a-4c3b-9d2e-7a6f5e4d3c2b')).rejects.toBeInstanceOf(
+      TaskCapacityError,
+    );
+    // The SDK's own request timeout is 10 s per try: only the budget's abort ends it this soon.
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(calls).toBeGreaterThanOrEqual(1);
+  }, 20_000);
+});
