@@ -56,6 +56,8 @@ export class ConversationController {
   private interrupted = false;
   private stopped = false;
   private turn: Promise<void> = Promise.resolve();
+  /** How many of the participants' lines had been heard when a reply was last asked of an engine. */
+  private repliedUpTo = 0;
   /** Lines of the bot from before this controller (a replaced task continuing a transcript) come from `heard`. */
   private readonly startedAt = new Date().toISOString();
   /** The model's failed turns since its last success. */
@@ -176,6 +178,10 @@ export class ConversationController {
     };
   }
 
+  private participantLines(): number {
+    return this.heard().filter((u) => !u.is_bot).length;
+  }
+
   /** One turn at a time: a reply never starts while the previous one is still being spoken. */
   private enqueue(kind: TurnKind): void {
     this.turn = this.turn
@@ -190,9 +196,15 @@ export class ConversationController {
    * fallback engine answers this turn and every later one. A success ends the streak.
    */
   private async take(kind: TurnKind): Promise<void> {
+    // Replies queued while a turn was retrying (a failing model backs off for seconds) would each be answered in a
+    // row once it recovers, though the retried turn already read what they were queued for: a reply with nothing new
+    // heard since the last attempt is dropped.
+    if (kind === 'reply' && this.participantLines() > 0 && this.participantLines() <= this.repliedUpTo)
+      return;
     for (;;) {
       if (this.stopped) return;
       const engine = this.onFallbackEngine ? this.fallbackEngine : this.engine;
+      if (kind === 'reply') this.repliedUpTo = this.participantLines();
       try {
         await this.speak(() => engine[kind](this.context()));
         if (this.modelFailures > 0 && !this.onFallbackEngine) {

@@ -135,6 +135,31 @@ describe('a failing conversation model', () => {
     c.stop();
   });
 
+  it('replies queued while a turn backs off are not answered again once the model recovers', async () => {
+    const room = new FakeRoom([{ participantId: 'ann', name: 'Ann' }]);
+    // The greeting answers; the first reply fails twice, then the model recovers.
+    const model = flakyModel((n) => (n === 2 || n === 3 ? 'start' : false));
+    const c = controller(room, model.engine);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(room.spoken).toEqual(['Hello from the model.']);
+    annSays(room, 'I built a billing system.');
+    await vi.advanceTimersByTimeAsync(10);
+    // During the backoff Ann goes on, twice: each final line queues a reply.
+    annSays(room, 'It moved invoices to a queue.');
+    await vi.advanceTimersByTimeAsync(100);
+    annSays(room, 'And it cut costs.');
+    await vi.advanceTimersByTimeAsync(10 + 3_000);
+    // The retried turn read all three lines and answered once; the two queued replies had nothing new to answer.
+    expect(room.spoken).toEqual(['Hello from the model.', holdingLine, 'Hello from the model.']);
+    expect(model.calls).toHaveLength(4);
+    // Something new said later is answered as always.
+    annSays(room, 'We shipped it in May.');
+    await vi.advanceTimersByTimeAsync(20);
+    expect(model.calls).toHaveLength(5);
+    expect(room.spoken.at(-1)).toBe('Hello from the model.');
+    c.stop();
+  });
+
   it('a failure mid-reply counts too; the engine is shown what was said before the break, never the holding line', async () => {
     const room = new FakeRoom([{ participantId: 'ann', name: 'Ann' }]);
     const seen: string[][] = [];
