@@ -31,4 +31,35 @@ describe('room events', () => {
     await Promise.resolve();
     expect(heard).toEqual([{ kind: 'room_ended', reason: 'the room was deleted' }]);
   });
+
+  it('utterances heard before anyone listened go, in order, to the first listener (a transcript loses no line)', async () => {
+    const hub = new RoomEventHub();
+    // The room's welcome and the first words can arrive in one socket read, before the bot attaches its listener.
+    const say = (text: string) =>
+      hub.emit('utterance', {
+        participantId: 'ada',
+        name: 'Ada',
+        text,
+        final: true,
+        at: new Date().toISOString(),
+      });
+    say('First point: we ship on Friday.');
+    say('Second point: Ben writes the notes.');
+    const transcript: string[] = [];
+    const later: string[] = [];
+    hub.on('utterance', (u) => transcript.push(u.text));
+    expect(transcript).toEqual([]);
+    await Promise.resolve();
+    say('Third point.');
+    hub.on('utterance', (u) => later.push(u.text));
+    await Promise.resolve();
+    expect(transcript).toEqual([
+      'First point: we ship on Friday.',
+      'Second point: Ben writes the notes.',
+      'Third point.',
+    ]);
+    // Told once: a later listener hears what comes from its time on.
+    say('Fourth point.');
+    expect(later).toEqual(['Fourth point.']);
+  });
 });
