@@ -123,8 +123,6 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       transcription: {
         language: session.botConfig.language ?? transcriptionLanguageFor(session.botConfig.voice),
         retryMs: config.TRANSCRIPTION_RETRY_MS,
-        // The bot it replaces left its transcription running for it (keepTranscription): the session's, so its own.
-        ...(replacing && { adoptIfStartedBy: session.botConfig.name }),
       },
       timeoutMs: config.JOIN_TIMEOUT_MS,
       waitingRoomTimeoutMs: waitingRoomTimeoutMs(session, config),
