@@ -579,7 +579,7 @@ async function leave(keepTranscription = false): Promise<void> {
       emit({ type: 'log', level: 'warn', message: `transcription not stopped: ${messageOf(err)}` });
     }
   }
-  // leave() and destroy() can hang (seen with daily-js: they wait on the call machine): bounded, then the browser is closed anyway.
+  // The promises leave() and destroy() return can hang: bounded, then the browser is closed anyway.
   await withTimeout(call.leave(), 5000, 'leave').catch(() => {});
   await withTimeout(call.destroy(), 3000, 'destroy').catch(() => {});
   await audioContext?.close().catch(() => {});
