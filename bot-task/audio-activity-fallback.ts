@@ -1,7 +1,9 @@
 // Audio activity the bot can rely on (issue 20 §4): Daily's audio levels are computed in its call machine, and only
 // for audio the bot receives; if none arrive for AUDIO_LEVELS_MISSING_MS while transcription messages do, each
 // message (interim or final) counts as its speaker's audio activity, so turn-taking, barge-in and the idle timer
-// still see people talk. Levels arriving again end the fallback.
+// still see people talk. Levels arriving again end the fallback. "Arrive" is measured on the provider's raw levels
+// (`audio-levels`, quiet ones included), not on `audio-activity`, which only loud levels make: a quiet room is not a
+// room without levels.
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../core/log';
 import type { RoomConnection, RoomEventName, RoomEvents } from '../core/ports/room-provider';
@@ -16,12 +18,16 @@ export function withActivityFallback(
   const activity = new EventEmitter();
   let lastLevelAt = now();
   let fallingBack = false;
-  room.on('audio-activity', (a) => {
+  const levelsArrive = () => {
     lastLevelAt = now();
     if (fallingBack) {
       fallingBack = false;
       log.info('audio levels arrive again; activity from them');
     }
+  };
+  room.on('audio-levels', levelsArrive);
+  room.on('audio-activity', (a) => {
+    levelsArrive();
     activity.emit('audio-activity', a);
   });
   room.on('utterance', (u) => {

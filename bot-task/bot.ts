@@ -123,8 +123,6 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       transcription: {
         language: session.botConfig.language ?? transcriptionLanguageFor(session.botConfig.voice),
         retryMs: config.TRANSCRIPTION_RETRY_MS,
-        // The bot it replaces left its transcription running for it (keepTranscription): the session's, so its own.
-        ...(replacing && { adoptIfStartedBy: session.botConfig.name }),
       },
       timeoutMs: config.JOIN_TIMEOUT_MS,
       waitingRoomTimeoutMs: waitingRoomTimeoutMs(session, config),
@@ -255,6 +253,8 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   const inRoomSince = replacing && session.joinedAt ? Date.parse(session.joinedAt) : Date.now();
   const maxDurationMs = Math.max(0, leave.max_duration_seconds * 1000 - (Date.now() - inRoomSince));
 
+  /** The replacement's joinedAt was seen: only then is there a bot left to use (and stop) this one's transcription. */
+  let replacementInRoom = false;
   const ending = await new Promise<Ending>((resolve) => {
     let decided = false;
     /** Told to stop by the platform: the replacement takes over, and no exit reason is this bot's to decide. */
@@ -312,10 +312,12 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
         if (current === null || (current && current.status !== 'running')) break;
         if (current?.replacements?.[ctx.attempt]?.joinedAt) {
           log.info('the replacement is in the room; leaving');
+          replacementInRoom = true;
           break;
         }
         await new Promise((r) => setTimeout(r, config.STOP_POLL_MS));
       }
+      if (!replacementInRoom) log.warn('leaving before the replacement was seen in the room');
       end({ kind: 'handed_over' });
     };
 
@@ -361,8 +363,9 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   // Exit pipeline (ARCHITECTURE.md §4): leave first, then save, then hand over.
   const triggeredAt = Date.now();
   conversation.stop();
-  // A bot handing over leaves its transcription running: its replacement, already in the room, uses it.
-  const leaving = room.leave({ keepTranscription: ending.kind === 'handed_over' });
+  // A bot handing over leaves its transcription running for its replacement, but only one seen in the room: after a
+  // failed handover (no replacement in time, the session already over) nobody would own it, so it is stopped.
+  const leaving = room.leave({ keepTranscription: ending.kind === 'handed_over' && replacementInRoom });
   await Promise.race([leaving, new Promise((r) => setTimeout(r, config.LEAVE_TIMEOUT_MS))]).catch((err) =>
     log.warn('leave failed', { err }),
   );

@@ -19,12 +19,18 @@ export interface RoomEvents {
   /** Someone's audio is active (the idle timer and barge-in read it). */
   'audio-activity': { participantId: string; active: boolean };
   /**
+   * The provider's audio levels arrive, loud or quiet (at most about once a second; providers that measure no levels
+   * never send it): what tells a silent room from levels that are missing (audio-activity-fallback.ts).
+   */
+  'audio-levels': Record<string, never>;
+  /**
    * The room's transcription, which everything the bot hears comes from (issue 20 §2). `running`: it runs, started by
    * the bot or already running when it joined (`ours` says which: the bot stops only its own when it leaves).
    * `failed`: it could not start or stopped with an error; `reason` is the provider's words. The provider keeps
    * trying to start it again; how long the bot waits is the bot's business (TRANSCRIPTION_RECOVERY_MS).
-   * `stopped`: a person in the room stopped it, their decision: not started again. A listener added late is told
-   * the latest state at once.
+   * `stopped`: a person who stays in the room stopped it, their decision: not started again (a stopper who leaves
+   * soon after was a departing bot: the provider restarts it, reporting `failed` meanwhile). A listener added late is
+   * told the latest state at once.
    */
   transcription: { state: 'running' | 'failed' | 'stopped'; reason: string; ours?: boolean };
   /**
@@ -68,10 +74,10 @@ export interface JoinOptions {
     language?: string;
     retryMs?: number;
     /**
-     * A replacement (issue 13): a transcription already running that a participant of this name started (the bot it
-     * replaces, which left it running for it) is taken over as the bot's own, so the session's bot still stops it.
+     * How long someone in the room who stopped the transcription has to leave for the stop to count as a departing
+     * bot's, restarted (default 10 s).
      */
-    adoptIfStartedBy?: string;
+    stopperLeaveGraceMs?: number;
   };
   /**
    * Give up getting to the room after this long (daily-js retries its CDN for about a minute on its own). Reaching a

@@ -225,6 +225,9 @@ export class DailyRoomProvider implements RoomProvider {
         case 'audio-activity':
           emitter.emit(e.type, { participantId: e.participantId, active: e.active });
           break;
+        case 'audio-levels':
+          emitter.emit(e.type, {});
+          break;
         case 'transcription':
           emitter.emit(e.type, {
             state: e.state,
@@ -276,7 +279,9 @@ export class DailyRoomProvider implements RoomProvider {
         videoMode: options.videoMode,
         language: options.transcription?.language ?? transcriptionLanguageFor(options.voice),
         transcriptionRetryMs: options.transcription?.retryMs ?? 5000,
-        adoptTranscriptionOf: options.transcription?.adoptIfStartedBy,
+        ...(options.transcription?.stopperLeaveGraceMs !== undefined && {
+          stopperLeaveGraceMs: options.transcription.stopperLeaveGraceMs,
+        }),
       };
       expireIn(
         options.timeoutMs,

@@ -31,8 +31,11 @@ export interface HarnessJoinOptions {
   language: string;
   /** While the room's transcription is not running, how often the bot tries to start it again. */
   transcriptionRetryMs: number;
-  /** A replacement: a running transcription started by a participant of this name is its predecessor's, so its own. */
-  adoptTranscriptionOf?: string;
+  /**
+   * How long a participant who stopped the transcription has to leave the room for the stop to count as a departing
+   * bot's (restarted), not a person's decision (left stopped).
+   */
+  stopperLeaveGraceMs?: number;
 }
 
 export type HarnessJoinResult =
@@ -44,6 +47,8 @@ export type HarnessEvent =
   | { type: 'participant-left'; participantId: string }
   | { type: 'utterance'; participantId: string; name: string; text: string; final: boolean; at: string }
   | { type: 'audio-activity'; participantId: string; active: boolean }
+  /** Daily's audio levels arrive (at most once a second), loud or not: the activity above is only the loud ones. */
+  | { type: 'audio-levels' }
   | { type: 'transcription'; state: 'running' | 'failed' | 'stopped'; reason: string; ours?: boolean }
   | { type: 'disconnected'; kind: DisconnectKind; reason: string }
   /** The bot is in the room's lobby (knocking) and has asked to be let in; the join goes on until it is decided. */
@@ -74,6 +79,8 @@ const dailyModuleUrl = '/vendor/daily-esm.js';
 
 /** Audio level above which a remote participant counts as active (daily-js reports 0..1). */
 const activityLevel = 0.02;
+/** How often at most Node is told that audio levels arrive (`audio-levels`). */
+const levelsHeartbeatMs = 1000;
 
 let call: DailyCall | undefined;
 let leaving = false;
@@ -81,18 +88,21 @@ let audioContext: AudioContext | undefined;
 let microphone: MediaStreamAudioDestinationNode | undefined;
 let playing: { source: AudioBufferSourceNode; done: (outcome: 'done' | 'interrupted') => void } | undefined;
 let tileTimer: ReturnType<typeof setInterval> | undefined;
+let lastLevelsAt = 0;
 const names = new Map<string, string>();
 const lastActivity = new Map<string, number>();
 /**
  * The room's transcription as the bot knows it: whether it runs, whether the bot started it (it stops only its own
- * when it leaves), whether a person in the room stopped it (theirs to decide: not started again), and the pending
- * attempt to start it again.
+ * when it leaves), whether a person in the room stopped it (theirs to decide: not started again), the pending
+ * attempt to start it again, and a stop by someone still in the room who may be a bot about to leave (`stopper`).
  */
 const transcription = {
   running: false,
   ours: false,
   stoppedByPerson: false,
   retry: undefined as ReturnType<typeof setTimeout> | undefined,
+  stopper: undefined as { id: string; decided: ReturnType<typeof setTimeout> } | undefined,
+  stoppedAt: 0,
 };
 
 function messageOf(err: unknown): string {
@@ -275,6 +285,13 @@ function waitInLobby(c: DailyCall, name: string, fatal: () => { type: string; ms
 const maxTranscriptionRestarts = 5;
 /** How long after getting in the bot waits to hear of a transcription already running before it starts its own. */
 const alreadyRunningWaitMs = 1000;
+/**
+ * A bot stops its own transcription and then leaves (leave() below: its call.leave() is bounded at 5 s), so a stopper
+ * gone within this long was a departing bot, not a person deciding.
+ */
+const defaultStopperLeaveGraceMs = 10_000;
+/** How long after a stop transcription messages may still be the stopped transcription's last words. */
+const lateMessageMs = 3000;
 
 function transcriptionOptions(o: HarnessJoinOptions) {
   return { language: o.language, punctuate: true, includeRawResponse: true };
@@ -286,7 +303,7 @@ function remember(p: DailyParticipant) {
 
 /**
  * The bot receives each participant's audio and never their video (subscribeToTracksAutomatically is off): audio
- * levels can only be measured on audio the bot receives, and video would cost CPU for nothing (notes/daily-bot.md).
+ * levels can only be measured on audio the bot receives, and video would cost CPU for nothing.
  */
 function subscribeToAudio(c: DailyCall, sessionId: string) {
   try {
@@ -334,6 +351,8 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
     }),
   );
 
+  const selfSessionId = () => call?.participants().local?.session_id;
+
   call.on('error', (e: DailyEventObjectFatalError) => {
     fatal = { type: e.error?.type ?? 'unknown', msg: e.error?.msg ?? e.errorMsg };
     disconnect();
@@ -364,9 +383,23 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   });
   call.on('participant-left', (e: DailyEventObjectParticipantLeft) => {
     emit({ type: 'participant-left', participantId: e.participant.session_id });
+    if (transcription.stopper?.id === e.participant.session_id) stopperLeft();
   });
   call.on('transcription-message', (e: DailyEventObjectTranscriptionMessage) => {
-    // Finality is only in Deepgram's raw response (notes/daily-bot.md); without it a message is final.
+    // Words from someone else prove the room's transcription runs, whether or not Daily announced it (a transcription
+    // already running, a non-fatal transcription-error): the bot stops trying to start one, and never stops this one.
+    // Not while a stop is being decided, nor just after one: words said before a stop can arrive after it.
+    const settled = !transcription.stopper && Date.now() - transcription.stoppedAt > lateMessageMs;
+    if (!transcription.running && settled && e.participantId !== selfSessionId()) {
+      clearTimeout(transcription.retry);
+      transcription.retry = undefined;
+      transcription.running = true;
+      transcription.ours = false;
+      transcription.stoppedByPerson = false;
+      report('running', 'transcription messages arrive from the room; used as it is');
+    }
+    // Finality is only in Deepgram's raw response (the `rawResponse.is_final` of Deepgram's streaming results,
+    // https://developers.deepgram.com/docs/interim-results); without it a message is final.
     const final = e.rawResponse?.is_final !== false;
     emit({
       type: 'utterance',
@@ -379,6 +412,10 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   });
   call.on('remote-participants-audio-level', (e: DailyEventObjectRemoteParticipantsAudioLevel) => {
     const now = Date.now();
+    if (now - lastLevelsAt >= levelsHeartbeatMs) {
+      lastLevelsAt = now;
+      emit({ type: 'audio-levels' });
+    }
     for (const [id, level] of Object.entries(e.participantsAudioLevel)) {
       if (level < activityLevel || now - (lastActivity.get(id) ?? 0) < 1000) continue;
       lastActivity.set(id, now);
@@ -407,27 +444,26 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
     if (retry && !transcription.retry)
       transcription.retry = setTimeout(startTranscription, o.transcriptionRetryMs);
   };
-  const selfSessionId = () => call?.participants().local?.session_id;
   // Announced while the bot is still joining, a starter may not be remembered yet.
   const nameOf = (sessionId: string) =>
     names.get(sessionId) ??
     Object.values(call?.participants() ?? {}).find((p) => p.session_id === sessionId)?.user_name;
+  // A transcription someone else started is used and never stopped, also the one a replaced bot left running for its
+  // replacement: a display name cannot tell that bot from another bot or a person of the same name (the default
+  // "Meeting Bot"), and stopping theirs would deafen them. So it may run on after the session until the room empties.
   call.on('transcription-started', (e: DailyEventObjectTranscriptionStarted) => {
     clearTimeout(transcription.retry);
     transcription.retry = undefined;
+    forgetStopper();
     transcription.running = true;
     transcription.stoppedByPerson = false;
-    const starter = nameOf(e.startedBy);
     const self = e.startedBy === selfSessionId();
-    const predecessor = !self && o.adoptTranscriptionOf !== undefined && starter === o.adoptTranscriptionOf;
-    transcription.ours = self || predecessor;
+    transcription.ours = self;
     report(
       'running',
       self
         ? `started by the bot (${e.language})`
-        : predecessor
-          ? `already running, started by ${starter}, the bot this one replaces (${e.language}); taken over`
-          : `already running, started by ${starter ?? 'another participant'} (${e.language}); used as it is`,
+        : `already running, started by ${nameOf(e.startedBy) ?? 'another participant'} (${e.language}); used as it is`,
     );
   });
   call.on('transcription-error', (e: DailyEventObjectTranscriptionError) =>
@@ -435,21 +471,17 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   );
   // Daily's transcription belongs to the room and was started by one participant. If it stops while the bot is in
   // the call — the bot that started it was replaced and has left (issue 13), its session ended — the bot starts it
-  // again: a transcribing bot that hears nothing would end the meeting with an empty transcript. Unless a person who
-  // is still in the room stopped it: that is theirs to decide, and the log says so. Bounded, so two parties that
-  // keep stopping it cannot make the bot loop (then it counts as failed, and Node ends the session in time).
+  // again: a transcribing bot that hears nothing would end the meeting with an empty transcript. A bot stops its own
+  // just before it leaves, so a stopper still in the room is given `stopperLeaveGraceMs` to go: gone by then, the stop
+  // was a departing bot's and the bot restarts it; still there, it was a person's decision: left stopped, reported
+  // `stopped` and logged. Meanwhile it counts as failed (Node's recovery clock runs). Bounded, so two parties that keep
+  // stopping it cannot make the bot loop (then it counts as failed, and Node ends the session in time).
   let restarts = 0;
-  call.on('transcription-stopped', (e: DailyEventObjectTranscriptionStopped) => {
-    transcription.running = false;
-    if (!joined || leaving || disconnected || !call) return;
-    const stopper = Object.values(call.participants()).find((p) => !p.local && p.session_id === e.updatedBy);
-    if (stopper) {
-      transcription.stoppedByPerson = true;
-      const reason = `transcription stopped by ${stopper.user_name || 'a participant'} in the room; not restarted`;
-      emit({ type: 'log', level: 'warn', message: reason });
-      report('stopped', reason);
-      return;
-    }
+  const forgetStopper = () => {
+    clearTimeout(transcription.stopper?.decided);
+    transcription.stopper = undefined;
+  };
+  const restartAfterStop = (by: string) => {
     if (restarts >= maxTranscriptionRestarts) {
       emit({ type: 'log', level: 'warn', message: 'transcription stopped again; restarts used up' });
       failed(
@@ -459,13 +491,35 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
       return;
     }
     restarts++;
-    failed('transcription stopped by someone no longer in the room', false);
+    failed(`transcription stopped by ${by}`, false);
     startTranscription();
-    emit({
-      type: 'log',
-      level: 'info',
-      message: 'transcription stopped by someone no longer here; restarted',
-    });
+    emit({ type: 'log', level: 'info', message: `transcription stopped by ${by}; restarted` });
+  };
+  const stopperLeft = () => {
+    forgetStopper();
+    if (!transcription.running && !leaving && !disconnected)
+      restartAfterStop('a participant who left the room right after');
+  };
+  call.on('transcription-stopped', (e: DailyEventObjectTranscriptionStopped) => {
+    transcription.running = false;
+    transcription.stoppedAt = Date.now();
+    forgetStopper();
+    if (!joined || leaving || disconnected || !call) return;
+    const stopper = Object.values(call.participants()).find((p) => !p.local && p.session_id === e.updatedBy);
+    if (!stopper) return restartAfterStop('someone no longer in the room');
+    const who = stopper.user_name || 'a participant';
+    failed(`transcription stopped by ${who}; restarted if they leave the room soon`, false);
+    transcription.stopper = {
+      id: stopper.session_id,
+      decided: setTimeout(() => {
+        transcription.stopper = undefined;
+        if (transcription.running || leaving || disconnected) return;
+        transcription.stoppedByPerson = true;
+        const reason = `transcription stopped by ${who}, who stays in the room; not restarted`;
+        emit({ type: 'log', level: 'warn', message: reason });
+        report('stopped', reason);
+      }, o.stopperLeaveGraceMs ?? defaultStopperLeaveGraceMs),
+    };
   });
 
   try {
@@ -515,6 +569,7 @@ async function leave(keepTranscription = false): Promise<void> {
   stopSpeech();
   clearInterval(tileTimer);
   clearTimeout(transcription.retry);
+  clearTimeout(transcription.stopper?.decided);
   if (!call) return;
   if (transcription.running && transcription.ours && !keepTranscription) {
     try {
@@ -524,7 +579,7 @@ async function leave(keepTranscription = false): Promise<void> {
       emit({ type: 'log', level: 'warn', message: `transcription not stopped: ${messageOf(err)}` });
     }
   }
-  // leave() and destroy() can hang (notes/daily-bot.md): bounded, then the browser is closed anyway.
+  // The promises leave() and destroy() return can hang: bounded, then the browser is closed anyway.
   await withTimeout(call.leave(), 5000, 'leave').catch(() => {});
   await withTimeout(call.destroy(), 3000, 'destroy').catch(() => {});
   await audioContext?.close().catch(() => {});

@@ -1,0 +1,86 @@
+// Issue 13: a bot stopped by its platform leaves its transcription running for its replacement only once that
+// replacement was seen in the room; a failed handover (none in time) stops it, so no transcription runs on unowned.
+import { describe, expect, it } from 'vitest';
+import { runBot } from '../../bot-task/bot';
+import type { BotSession } from '../../core/bots/session';
+import { loadConfig } from '../../core/config';
+import { createLogger } from '../../core/log';
+import type { RoomProvider } from '../../core/ports/room-provider';
+import { botConfigSchema } from '../../core/schemas/api';
+import { FakeRoom } from '../support/fake-room';
+
+class LeavingRoom extends FakeRoom {
+  leftWith: { keepTranscription?: boolean } | undefined;
+  override async leave(options?: { keepTranscription?: boolean }) {
+    this.leftWith = options ?? {};
+    this.left = true;
+  }
+}
+
+async function handOver(replacementJoins: boolean) {
+  const now = new Date().toISOString();
+  const session = {
+    botId: 'bot-1',
+    accountId: 'acc-1',
+    status: 'running',
+    provider: 'daily',
+    roomUrl: 'https://example.daily.co/room',
+    roomName: 'room',
+    botConfig: botConfigSchema.parse({ name: 'Scribe' }),
+    processInsights: false,
+    holdCredits: 1,
+    createdAt: now,
+    startedAt: now,
+    completedAt: null,
+    joinedAt: now,
+  } as BotSession;
+  const stored: BotSession = { ...session };
+  const sessions = {
+    get: async () => ({ ...stored }),
+    updateRunning: async () => true,
+    updateReplacement: async () => true,
+    addWarning: async () => true,
+  };
+  const room = new LeavingRoom([{ participantId: 'ann', name: 'Ann' }]);
+  const provider = { join: async () => room } as unknown as RoomProvider;
+  let terminate = () => {};
+  const terminated = new Promise<void>((r) => {
+    terminate = r;
+  });
+  const config = loadConfig({ REPLACEMENT_HANDOFF_MS: '300', STOP_POLL_MS: '20', LOG_LEVEL: 'silent' });
+  const outcome = runBot({
+    session,
+    stores: {
+      sessions,
+      ledger: {},
+      transcripts: { saveSegment: async () => {}, loadAttempts: async () => [] },
+    } as never,
+    config,
+    provider,
+    conversation: { greet: async function* () {}, reply: async function* () {} },
+    results: {
+      send: async (m: { kind?: string }) => {
+        // The results stage records the replacement the bot asked for; it joins (or not).
+        if (m.kind === 'replace_bot')
+          stored.replacements = [{ at: now, reason: 'sigterm', ...(replacementJoins && { joinedAt: now }) }];
+      },
+    } as never,
+    log: createLogger('silent'),
+    terminated,
+    attempt: 0,
+  });
+  await new Promise((r) => setTimeout(r, 50));
+  terminate();
+  expect(await outcome).toEqual({ kind: 'handed_over' });
+  return room.leftWith;
+}
+
+describe('the transcription a bot leaves behind when it hands over', () => {
+  it('the replacement seen in the room: left running for it', async () => {
+    expect(await handOver(true)).toEqual({ keepTranscription: true });
+  });
+
+  it('no replacement in the room by REPLACEMENT_HANDOFF_MS: stopped (nobody would own it)', async () => {
+    expect(await handOver(false)).toEqual({ keepTranscription: false });
+  });
+});
