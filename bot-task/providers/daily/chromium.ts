@@ -5,7 +5,7 @@ export const chromiumFlags = [
   '--headless',
   '--no-sandbox',
   '--disable-gpu',
-  // Fargate cannot size /dev/shm (notes/daily-bot.md).
+  // Fargate cannot size /dev/shm.
   '--disable-dev-shm-usage',
   '--disable-background-networking',
   '--disable-component-update',

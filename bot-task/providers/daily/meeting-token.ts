@@ -1,5 +1,5 @@
 // The token the bot joins a Daily room with. Starting transcription needs an owner token or one whose
-// permissions include canAdmin: ['transcription'] (notes/daily-bot.md). For a room of the service's own Daily
+// permissions include canAdmin: ['transcription']. For a room of the service's own Daily
 // domain the bot mints such a token with DAILY_API_KEY; for any other room (another domain, or no key) it
 // joins with the caller's meeting_token as given. A Daily REST failure never fails the join: it falls back too.
 

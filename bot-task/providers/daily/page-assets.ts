@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** A real https origin (notes/daily-bot.md: daily-js breaks on about:blank), answered by page.route. */
+/** A real https origin (daily-js breaks on about:blank), answered by page.route. */
 export const botOrigin = 'https://bot-harness.invalid';
 
 const here = dirname(fileURLToPath(import.meta.url));
