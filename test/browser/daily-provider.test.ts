@@ -426,11 +426,14 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
         { transcription: { retryMs: 300 } },
       );
       const starts = async () => (await t.calls()).filter((c) => c === 'startTranscription').length;
-      await until(() => t.states.length === 1);
+      await until(() => t.states.length >= 1);
       expect(t.states[0]!.state).toBe('failed');
       await t.h.page().evaluate(() => window.__dailyStub!.transcribe('p-ann', 'Can everyone hear me?', true));
-      await until(() => t.states.length === 2);
-      expect(t.states[1]).toEqual({
+      // Each refused retry (every 300 ms) is reported failed until the words arrive: how many depends on the machine.
+      await until(() => t.states.some((s) => s.state === 'running'));
+      const running = t.states.findIndex((s) => s.state === 'running');
+      expect(t.states.slice(0, running).every((s) => s.state === 'failed')).toBe(true);
+      expect(t.states[running]).toEqual({
         state: 'running',
         reason: 'transcription messages arrive from the room; used as it is',
         ours: false,
@@ -438,7 +441,7 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
       const before = await starts();
       await new Promise((r) => setTimeout(r, 900));
       expect(await starts()).toBe(before);
-      expect(t.states).toHaveLength(2);
+      expect(t.states).toHaveLength(running + 1);
       open = undefined;
       expect(await callsWhenLeaving(t.h.page(), t.conn)).not.toContain('stopTranscription');
     });
