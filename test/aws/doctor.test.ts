@@ -3,9 +3,7 @@
 // unverified SES identity, no ECS service-linked role) and fixed. Bedrock's model catalogue, SES GetAccount and
 // Service Quotas' Fargate quota are not served by moto 5.2.1: each is shown reported as "could not check" with
 // moto's answer (their verdicts: test/unit/doctor.test.ts). Daily's API is a refused loopback port (no internet).
-import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { CloudFormationClient, CreateStackCommand } from '@aws-sdk/client-cloudformation';
 import { CreateRoleCommand, IAMClient } from '@aws-sdk/client-iam';
 import {
@@ -18,11 +16,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CheckResult } from '../../admin/doctor';
 import { doctorOutputKeys } from '../../infra/outputs';
 import { synthStack } from '../infra/synth-stack';
+import { type CliRun, runAdminCli } from '../support/admin-cli';
 import { freePort } from '../support/free-port';
 import { clientConfig, TemplateResolver } from './support/deployed-stack';
 import { type Moto, motoMissing, motoRegion, skipReason, startMoto } from './support/moto';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const skip = skipReason([motoMissing()]);
 
 interface Report {
@@ -38,31 +36,16 @@ describe.skipIf(skip)('doctor --aws against moto', () => {
   const secretName = 'meeting-bot/daily-api-key';
 
   /** The CLI in its own process, as the operator's shell would run it, pointed at moto by the SDK's own setting. */
-  function doctor(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'admin/cli.ts', 'doctor', '--aws', ...args], {
-        cwd: repoRoot,
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          AWS_REGION: motoRegion,
-          AWS_ACCESS_KEY_ID: 'operator',
-          AWS_SECRET_ACCESS_KEY: 'moto',
-          AWS_ENDPOINT_URL: moto.endpoint,
-          AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-          DAILY_API_URL: dailyApiUrl,
-        },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => {
-        stdout += d;
-      });
-      child.stderr.on('data', (d) => {
-        stderr += d;
-      });
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
+  function doctor(...args: string[]): Promise<CliRun> {
+    return runAdminCli(['doctor', '--aws', ...args], {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      AWS_REGION: motoRegion,
+      AWS_ACCESS_KEY_ID: 'operator',
+      AWS_SECRET_ACCESS_KEY: 'moto',
+      AWS_ENDPOINT_URL: moto.endpoint,
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+      DAILY_API_URL: dailyApiUrl,
     });
   }
 
@@ -222,14 +205,7 @@ describe.skipIf(skip)('doctor --aws against moto', () => {
   });
 
   it('refuses to run without --aws, and names a bad stage', async () => {
-    const run = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'admin/cli.ts', 'doctor'], { cwd: repoRoot });
-      let stderr = '';
-      child.stderr.on('data', (d) => {
-        stderr += d;
-      });
-      child.on('close', (code) => resolve({ code, stderr }));
-    });
+    const run = await runAdminCli(['doctor'], process.env);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("'doctor' checks a deployed stage: add --aws");
     const bad = await doctor('--stage', 'Prod!');

@@ -1,40 +1,14 @@
 // The admin CLI as an operator runs it: a child process on its own DATA_DIR database, or beside a running local stack.
-import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { type LocalStack, startLocalStack } from '../../local/stack';
+import { type CliRun, runAdminCliOn } from '../support/admin-cli';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(dataDir: string, ...args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
-  delete env.DYNAMODB_ENDPOINT;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'admin/cli.ts', ...args], {
-      cwd: repoRoot,
-      env,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(dataDir: string, ...args: string[]): Promise<CliRun> {
+  return runAdminCliOn(dataDir, args);
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON fields

@@ -1,35 +1,14 @@
 // `credits add --request-id`: an operator's retried grant (a timeout, a re-run script) adds the credits once.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, expect, test } from 'vitest';
+import { runAdminCliOn } from '../support/admin-cli';
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const dataDir = mkdtempSync(join(tmpdir(), 'admin-request-id-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
-  delete env.DYNAMODB_ENDPOINT;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'admin/cli.ts', ...args], {
-      cwd: repoRoot,
-      env,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const cli = (...args: string[]) => runAdminCliOn(dataDir, args);
 
 test('a retried credits add with the same --request-id grants once; another id grants again', async () => {
   const created = await cli('accounts', 'create', '--name', 'Retry Ltd', '--credits', '10', '--json');
