@@ -113,11 +113,11 @@ export function botContainerArgs(
   ];
 }
 
-/** A label of the image, or undefined when it has none or the engine has no such image. */
-export async function imageLabel(
+/** `image inspect --format` of the image, trimmed; undefined when the engine has no such image. */
+async function inspectImage(
   engine: ContainerEngine,
   image: string,
-  label: string,
+  format: string,
 ): Promise<string | undefined> {
   try {
     const { stdout } = await run(engine.command, [
@@ -125,29 +125,27 @@ export async function imageLabel(
       'image',
       'inspect',
       '--format',
-      `{{index .Config.Labels "${label}"}}`,
+      format,
       image,
     ]);
-    const value = stdout.trim();
-    return value && value !== '<no value>' ? value : undefined;
+    return stdout.trim();
   } catch {
     return undefined;
   }
 }
 
+/** A label of the image, or undefined when it has none or the engine has no such image. */
+export async function imageLabel(
+  engine: ContainerEngine,
+  image: string,
+  label: string,
+): Promise<string | undefined> {
+  const value = await inspectImage(engine, image, `{{index .Config.Labels "${label}"}}`);
+  return value && value !== '<no value>' ? value : undefined;
+}
+
 /** The image's size in bytes, or undefined when the engine has no such image. */
 export async function imageSize(engine: ContainerEngine, image: string): Promise<number | undefined> {
-  try {
-    const { stdout } = await run(engine.command, [
-      ...engine.globalArgs,
-      'image',
-      'inspect',
-      '--format',
-      '{{.Size}}',
-      image,
-    ]);
-    return Number(stdout.trim());
-  } catch {
-    return undefined;
-  }
+  const value = await inspectImage(engine, image, '{{.Size}}');
+  return value === undefined ? undefined : Number(value);
 }

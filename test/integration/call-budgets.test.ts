@@ -103,18 +103,22 @@ afterAll(async () => {
   await receiver?.close();
 });
 
+/** A join of a bot in the demo room whose webhook is this test's receiver, for `events`. */
+const joinWith = (events: string[]) =>
+  stack.request('POST', '/api/bot/join', {
+    key,
+    body: {
+      room_url: `${stack.baseUrl}/rooms/demo`,
+      provider: 'local',
+      webhook_callback_url: receiver.url,
+      webhook_events: events,
+    },
+  });
+
 describe('hot-path budgets (calls, log lines, metric records per operation)', () => {
   it('join: the conditional credit hold and one batched session write; the pool is off, so nothing is queued', async () => {
     reset();
-    const res = await stack.request('POST', '/api/bot/join', {
-      key,
-      body: {
-        room_url: `${stack.baseUrl}/rooms/demo`,
-        provider: 'local',
-        webhook_callback_url: receiver.url,
-        webhook_events: ['bot.in_call'],
-      },
-    });
+    const res = await joinWith(['bot.in_call']);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     botId = res.body.bot_id;
     expect(cost()).toEqual({
@@ -190,15 +194,7 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
   });
 
   it('a transcript utterance, from the bot’s save to its signed transcript.data: 11 DynamoDB and 4 SQS calls', async () => {
-    const res = await stack.request('POST', '/api/bot/join', {
-      key,
-      body: {
-        room_url: `${stack.baseUrl}/rooms/demo`,
-        provider: 'local',
-        webhook_callback_url: receiver.url,
-        webhook_events: ['transcript.data'],
-      },
-    });
+    const res = await joinWith(['transcript.data']);
     expect(res.status).toBe(201);
     const session = (await stack.deps.sessions.get(res.body.bot_id)) as BotSession;
     const log = createLogger('silent');
