@@ -2,6 +2,7 @@
 import type { Caller } from '../accounts/authenticate';
 import type { ServiceDeps } from '../deps';
 import { ApiError, notFound } from '../errors';
+import { JsonText } from '../json-text';
 import { botIdSchema, type DeliveriesView, type StatusView } from '../schemas/api';
 import { type BotSession, toStatusView } from './session';
 
@@ -23,17 +24,21 @@ export async function findOwnSession(
   return session;
 }
 
-/** Status reads go through the in-process session cache (final sessions kept, running ones for a moment). */
+/**
+ * Status reads go through the in-process session cache (final sessions kept, running ones for a moment). The view is
+ * rendered once per cached session, not once per read: a poller's repeated reads cost a lookup and the ownership
+ * check.
+ */
 export async function getBotStatus(
   deps: ServiceDeps,
   caller: Caller,
   rawBotId: string | undefined,
-): Promise<StatusView> {
+): Promise<JsonText<StatusView>> {
   const botId = parseBotId(rawBotId);
   const nowMs = deps.now().getTime();
   const session = await deps.statusCache.load(botId, nowMs, () => deps.sessions.get(botId));
   if (!session || session.accountId !== caller.accountId) throw notFound(botId);
-  return toStatusView(session);
+  return deps.statusCache.rendered(session, () => new JsonText(toStatusView(session)));
 }
 
 export async function getBotDeliveries(

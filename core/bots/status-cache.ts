@@ -7,6 +7,8 @@ export class SessionCache {
   private bytes = 0;
   /** Reads in flight: concurrent misses for one bot share a single read (no stampede when an entry expires). */
   private readonly loading = new Map<string, Promise<BotSession | null>>();
+  /** Each cached session's rendered answer, made on first read; it goes when its session leaves the cache. */
+  private readonly renders = new WeakMap<BotSession, unknown>();
 
   constructor(
     private readonly runningTtlMs: number,
@@ -39,6 +41,18 @@ export class SessionCache {
       this.loading.set(botId, pending);
     }
     return pending;
+  }
+
+  /** What `render` makes of this session, made once per cached session (a session not cached is rendered anew). */
+  rendered<T>(session: BotSession, render: () => T): T {
+    const cached = this.entries.get(session.botId)?.session === session;
+    if (!cached) return render();
+    let out = this.renders.get(session) as T | undefined;
+    if (out === undefined) {
+      out = render();
+      this.renders.set(session, out);
+    }
+    return out;
   }
 
   get(botId: string, nowMs: number): BotSession | undefined {
@@ -79,8 +93,11 @@ export class SessionCache {
   }
 }
 
-/** Roughly what a session holds in memory: its transcript (UTF-16), results, and a fixed overhead. */
+/**
+ * Roughly what a session holds in memory: its transcript and results (UTF-16) twice, as stored and in the rendered
+ * answer, and a fixed overhead.
+ */
 function estimateBytes(s: BotSession): number {
   const results = s.qaPairs || s.insights ? JSON.stringify({ q: s.qaPairs, i: s.insights }).length : 0;
-  return 2 * ((s.transcript?.length ?? 0) + results) + 2048;
+  return 4 * ((s.transcript?.length ?? 0) + results) + 4096;
 }

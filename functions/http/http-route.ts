@@ -5,6 +5,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import type { Caller } from '../../core/accounts/authenticate';
 import type { ServiceDeps } from '../../core/deps';
 import { ApiError } from '../../core/errors';
+import { JsonText } from '../../core/json-text';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
@@ -89,7 +90,7 @@ function toResult(reply: Reply, requestId: string): HttpResult {
   return {
     statusCode: reply.status,
     headers: { ...baseHeaders, 'x-request-id': requestId, ...reply.headers },
-    body: JSON.stringify(reply.body),
+    body: reply.body instanceof JsonText ? reply.body.text : JSON.stringify(reply.body),
   };
 }
 

@@ -33,10 +33,10 @@ describe('session cache for the status endpoint', () => {
 
 describe('session cache memory bound', () => {
   it('evicts the oldest sessions to stay under its byte budget and skips one larger than it', () => {
-    const cache = new SessionCache(1000, 10_000, 100_000);
+    const cache = new SessionCache(1000, 10_000, 200_000);
     const big = (id: string) =>
       ({ botId: id, status: 'completed', transcript: 'x'.repeat(20_000) }) as BotSession;
-    // Each is about 42 KB: two fit in 100 KB, a third pushes out the oldest.
+    // Each is about 84 KB (its text held twice, stored and rendered): two fit in 200 KB, a third pushes out the oldest.
     for (const id of ['a', 'b']) cache.put(big(id), 0);
     expect(cache.get('a', 0)).toBeDefined();
     cache.put(big('d'), 0);
@@ -46,6 +46,24 @@ describe('session cache memory bound', () => {
     cache.put({ botId: 'huge', status: 'completed', transcript: 'x'.repeat(60_000) } as BotSession, 0);
     expect(cache.get('huge', 0)).toBeUndefined();
     expect(cache.get('d', 0)).toBeDefined();
+  });
+});
+
+describe('session cache rendered answers', () => {
+  it('renders a cached session once, anew when the session is replaced, and always for one not cached', () => {
+    const cache = new SessionCache(1000);
+    let renders = 0;
+    const render = () => ({ n: ++renders });
+    const first = session('a', 'running');
+    cache.put(first, 0);
+    expect(cache.rendered(first, render)).toEqual({ n: 1 });
+    expect(cache.rendered(first, render)).toEqual({ n: 1 });
+    const second = session('a', 'completed');
+    cache.put(second, 10);
+    expect(cache.rendered(second, render)).toEqual({ n: 2 });
+    const stranger = session('x', 'running');
+    expect(cache.rendered(stranger, render)).toEqual({ n: 3 });
+    expect(cache.rendered(stranger, render)).toEqual({ n: 4 });
   });
 });
 

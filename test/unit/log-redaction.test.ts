@@ -168,6 +168,24 @@ describe('redactText', () => {
     );
   });
 
+  it('redacts whatever the case of the words around a secret, and skips lines below the level unread', () => {
+    expect(redactText(`authorization: BEARER ${'a'.repeat(20)}`)).toBe('authorization: BEARER [redacted]');
+    expect(redactText('https://x.test/?API_KEY=abc')).toBe('https://x.test/?API_KEY=[redacted]');
+    const log = createLogger('info');
+    let reads = 0;
+    const fields = {
+      get costly() {
+        reads++;
+        return 'x';
+      },
+    };
+    log.debug('below the level', fields);
+    expect(reads).toBe(0);
+    log.info('at the level', fields);
+    expect(reads).toBe(1);
+    expect(written(1)).not.toContain('below the level');
+  });
+
   it('keeps ids and counts whose names mention a key or token', () => {
     const log = createLogger('info');
     log.info('key rotated', { key_id: 'key_0123abcd', token_count: 3, apiKeyId: 'key_9' });
