@@ -36,7 +36,7 @@ const keyCacheModes = [
 ] as const;
 
 /**
- * The limits the join accounts are sized against: the shipped defaults (README "Configuration"), whatever the stack
+ * The limits the join accounts are sized against: the shipped defaults (docs/configuration.md), whatever the stack
  * under test allows, so no join case depends on a raised limit. Each account gets at most half of either.
  */
 const shippedLimits = { ratePerMinutePerKey: 600, runningBotsPerAccount: 100 };

@@ -1,4 +1,4 @@
-// Audio activity the bot can rely on (issue 20 §4): Daily's audio levels are computed in its call machine, and only
+// Audio activity the bot can rely on: Daily's audio levels are computed in its call machine, and only
 // for audio the bot receives; if none arrive for AUDIO_LEVELS_MISSING_MS while transcription messages do, each
 // message (interim or final) counts as its speaker's audio activity, so turn-taking, barge-in and the idle timer
 // still see people talk. Levels arriving again end the fallback. "Arrive" is measured on the provider's raw levels

@@ -47,12 +47,12 @@ export interface BotContext {
   /**
    * Resolves when the task is told to stop (SIGTERM). Sent by our leave endpoint (the session holds the stop
    * request): force_leave. Otherwise the platform is taking the machine back (Spot, scale-in, the local stack
-   * shutting down): a warning — the bot asks for its replacement and hands over (issue 13 §1).
+   * shutting down): a warning — the bot asks for its replacement and hands over.
    */
   terminated: Promise<void>;
   /** Which task of the session this is (BOT_ATTEMPT): 0 the first, n the n-th replacement of a lost bot. */
   attempt: number;
-  /** The bot was put in the room's waiting room and asked to be let in (issue #14 §3: `bot.in_waiting_room`). */
+  /** The bot was put in the room's waiting room and asked to be let in (`bot.in_waiting_room`). */
   onWaitingRoom?: () => void;
   /** The bot is in the room (a pooled bot's runner refills the pool only now: local/task-runner.ts). */
   onJoined?: () => void;
@@ -161,7 +161,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       }
       if (platformStop) {
         // A cold bot stopped by its platform before it got in (a Spot interruption, the local stack shutting down):
-        // nobody asked it to leave, so not force_leave — a bot that never got into the room (spec §6.2).
+        // nobody asked it to leave, so not force_leave — a bot that never got into the room.
         const error = new RoomJoinError(
           'unknown',
           'the bot was stopped by its platform before it got into the room',
@@ -360,7 +360,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     });
   });
 
-  // Exit pipeline (ARCHITECTURE.md §4): leave first, then save, then hand over.
+  // Exit pipeline (ARCHITECTURE.md): leave first, then save, then hand over.
   const triggeredAt = Date.now();
   conversation.stop();
   // A bot handing over leaves its transcription running for its replacement, but only one seen in the room: after a
@@ -389,7 +389,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     case 'failed':
       await retry(() => recorder.stop(), 5, log);
       if (ending.code === 'transcription_unavailable') {
-        // Loud (issue 20 §2): the customer learns it from the status, bot_failed and its error_code; operators from
+        // Loud: the customer learns it from the status, bot_failed and its error_code; operators from
         // the metric and this line. A bot that could hear nobody costs nothing.
         metrics.transcriptionUnavailable();
         log.error('transcription unavailable; the bot left', {
@@ -480,7 +480,7 @@ function waitingRoomTimeoutMs(session: BotSession, config: Config): number {
 }
 
 /**
- * Tells the results stage a step of the bot's life (issue 14): it records the status change and sends the webhook
+ * Tells the results stage a step of the bot's life: it records the status change and sends the webhook
  * event when asked for. In the background: the bot never waits for it, and its loss loses no result.
  */
 export function sendBotEvent(

@@ -1,6 +1,6 @@
 // Turn-taking: the bot greets once someone is there to hear it, then speaks only after a participant has finished (final words plus a short
 // silence), sentence by sentence as the engine streams, and stops the moment someone talks over it (barge-in).
-// It never goes mute when something outside fails (issue 20 §2): a failed model turn is retried with backoff after one
+// It never goes mute when something outside fails: a failed model turn is retried with backoff after one
 // neutral line, and after CONVERSATION_MODEL_MAX_FAILURES in a row the local engine finishes the interview; a line the
 // voice cannot speak is retried once, then the bot goes on in text only. Each fallback is a session warning.
 import type { SessionWarning } from '../core/bots/session';

@@ -1,5 +1,5 @@
 // The bot task's view of its own ECS task: its ARN (the task metadata endpoint v4) and scale-in protection (the ECS
-// agent's endpoint), for a pooled bot (issue 15). Both endpoints are local to the task; off ECS (locally, in tests
+// agent's endpoint), for a pooled bot. Both endpoints are local to the task; off ECS (locally, in tests
 // without the variables) each call is a no-op.
 // https://docs.aws.amazon.com/AmazonECS/latest/developerguide/task-metadata-endpoint-v4-fargate.html
 // https://docs.aws.amazon.com/AmazonECS/latest/developerguide/task-scale-in-protection-endpoint.html

@@ -1,6 +1,6 @@
 // The bot runtime's entry (ECS container command; a child process locally). Started with only BOT_ID set:
 // everything else — room, bot_config, meeting token — comes from the session record. Started without BOT_ID, it is a
-// pooled bot (issue 15): it gets ready, claims one offered session (pool.ts), serves it and exits.
+// pooled bot: it gets ready, claims one offered session (pool.ts), serves it and exits.
 import { randomUUID } from 'node:crypto';
 import { languageEngines } from '../core/adapters/language-engines';
 import { useEmfMetrics } from '../core/adapters/metrics/emf-metrics';
@@ -32,7 +32,7 @@ const pooledTaskArn = assignedBotId ? undefined : await ecsTaskArn().catch(() =>
 const poolBotId = assignedBotId
   ? undefined
   : (process.env.POOL_BOT_ID ?? pooledTaskArn ?? `pool-${randomUUID()}`);
-/** Which task of the session this is: 0 the first, n the n-th replacement of a lost bot (issue 13). */
+/** Which task of the session this is: 0 the first, n the n-th replacement of a lost bot. */
 const attempt = Number(process.env.BOT_ATTEMPT ?? 0);
 const config = loadConfig();
 const baseLog = createLogger(
@@ -97,7 +97,7 @@ let warmed: { kind: Provider; provider: RoomProvider } | undefined;
 let claimed: BotSession | undefined;
 
 /**
- * Gets the provider a pooled bot expects ready before it waits (issue 15): for Daily, Chromium with the bot page and
+ * Gets the provider a pooled bot expects ready before it waits: for Daily, Chromium with the bot page and
  * daily-js loaded. A failed warm-up is logged and the bot waits anyway: the join then starts its browser itself.
  */
 async function warmPoolProvider(): Promise<void> {
@@ -151,7 +151,7 @@ async function assignedSession(): Promise<BotSession | null> {
   }
   report({ ready: true });
   log.info('pooled bot ready; waiting for a session');
-  // Counted while idle, once a minute: the pool's scaling keeps BOT_POOL_SIZE of these (infra, docs/deploy.md).
+  // Counted while idle, once a minute: the pool's scaling keeps BOT_POOL_SIZE of these (infra, docs/warm-pool.md).
   metrics.pooledBotIdle();
   const idle = setInterval(() => metrics.pooledBotIdle(), poolIdleEveryMs);
   const session = await claimFromPool(

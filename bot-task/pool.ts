@@ -1,4 +1,4 @@
-// A pooled bot's wait for its one session (issue 15): started warm without a BOT_ID, it waits for sessions the join
+// A pooled bot's wait for its one session: started warm without a BOT_ID, it waits for sessions the join
 // offered to the pool and claims one with a conditional write — of all pooled bots and the join's fallback, exactly
 // one wins each session — then runs it as an ordinary bot and exits; the pool refills behind it.
 //

@@ -1,4 +1,4 @@
-// The session's warnings as the bot raises them (issue 20 §2): each one is recorded on the session once (status view,
+// The session's warnings as the bot raises them: each one is recorded on the session once (status view,
 // session_complete, the results e-mail; a replacement sees it there too), counted as a metric and logged.
 import type { SessionWarning } from '../core/bots/session';
 import type { Logger } from '../core/log';

@@ -43,7 +43,7 @@ export class TranscriptRecorder {
     private readonly attempt = 0,
     /**
      * Called with the lines of each successful save and their positions in the transcript (1 the first line): the
-     * live transcript.data event (issue 14 §2). Lines are saved within 250 ms of being heard.
+     * live transcript.data event. Lines are saved within 250 ms of being heard.
      */
     private readonly onSaved?: (lines: { line: Utterance; seq: number }[]) => void,
   ) {}

@@ -1,4 +1,4 @@
-// Typed, validated deployment settings read from the environment; every knob has a default (README "Configuration").
+// Typed, validated deployment settings read from the environment; every knob has a default (docs/configuration.md).
 import { z } from 'zod';
 import { providers } from './schemas/api';
 
@@ -90,13 +90,13 @@ export const configSchema = z.object({
   MAX_BODY_BYTES: int(64 * 1024, 1024),
   /*
    * EVERYONE_LEFT_TIMEOUT_MS, IDLE_TIMEOUT_MS, WAITING_ROOM_TIMEOUT_MS and MAX_DURATION_MS are the deployment's
-   * defaults of a bot's leave settings (bot_config.automatic_leave, issue 14 §4): the join fills in those the
+   * defaults of a bot's leave settings (bot_config.automatic_leave): the join fills in those the
    * request leaves out and stores them with the session (core/bots/automatic-leave.ts). The API bounds a bot's own
    * values (core/schemas/api.ts); a deployment may set shorter defaults (the tests do).
    */
   /** The last participant gone this long ends the session (participant_left); someone joining within it does not. */
   EVERYONE_LEFT_TIMEOUT_MS: int(2_000, 0).pipe(z.number().max(3_600_000)),
-  /** No audio from anyone but the bot this long ends the session (idle_timeout; spec §8: 5 minutes). */
+  /** No audio from anyone but the bot this long ends the session (idle_timeout; the interface's 5 minutes). */
   IDLE_TIMEOUT_MS: int(300_000, 1).pipe(z.number().max(86_400_000)),
   /** The safety cap on a bot's time in the room (max_duration); at most the API's 4 hours. */
   MAX_DURATION_MS: int(14_400_000, 1000).pipe(z.number().max(14_400_000)),
@@ -110,14 +110,14 @@ export const configSchema = z.object({
   /**
    * How long a bot in the room may go without a running transcription (it did not start, or it stopped with an
    * error) while it tries to start it again; then it leaves and the session fails with error_code
-   * transcription_unavailable, not charged (issue 20 §2).
+   * transcription_unavailable, not charged.
    */
   TRANSCRIPTION_RECOVERY_MS: int(30_000, 100),
   /** While transcription is not running, the bot tries to start it again this often (within the recovery time). */
   TRANSCRIPTION_RETRY_MS: int(5_000, 100),
   /**
    * No audio levels for this long while transcription messages arrive: turn-taking, barge-in and the idle timer take
-   * each transcription message as its speaker's audio activity instead (issue 20 §4).
+   * each transcription message as its speaker's audio activity instead.
    */
   AUDIO_LEVELS_MISSING_MS: int(10_000, 100),
   /** The bot replies after a participant's final words plus this much silence (turn-taking). */
@@ -173,9 +173,9 @@ export const configSchema = z.object({
   DAILY_JS_MODULE_PATH: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
   HEARTBEAT_MS: int(15_000, 100),
   /**
-   * Warm pool (issue 15): idle bots kept ready, each serving one session. 0 turns it off: every join starts a fresh
+   * Warm pool: idle bots kept ready, each serving one session. 0 turns it off: every join starts a fresh
    * task. The local stack defaults to 1 (its task runner keeps that many bot processes); on AWS the stack sets it
-   * on the join function from the `botPoolSize` context (the pool service keeps that many idle: docs/deploy.md).
+   * on the join function from the `botPoolSize` context (the pool service keeps that many idle: docs/warm-pool.md).
    */
   BOT_POOL_SIZE: int(0, 0).pipe(z.number().max(100)),
   /**

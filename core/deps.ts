@@ -30,9 +30,9 @@ export interface ServiceDeps extends Stores {
   auth: Authenticator;
   statusCache: SessionCache;
   runner: TaskRunner;
-  /** The results queue: with the warm pool on, a join leaves its cold-start fallback there, delayed (issue 15). */
+  /** The results queue: with the warm pool on, a join leaves its cold-start fallback there, delayed. */
   results: MessageQueue;
-  /** The warm pool's wake-up (issue 15); absent without a pool queue, when pooled bots find offers by scanning. */
+  /** The warm pool's wake-up; absent without a pool queue, when pooled bots find offers by scanning. */
   poolQueue?: PoolQueue;
   log: Logger;
   now: () => Date;

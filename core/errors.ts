@@ -1,4 +1,4 @@
-// The one domain error type; its `error` code maps to the HTTP status of ARCHITECTURE.md §4 in one table.
+// The one domain error type; its `error` code maps to the HTTP status of ARCHITECTURE.md in one table.
 
 export const errorStatus = {
   validation_error: 400,
@@ -53,7 +53,7 @@ export class ApiError extends Error {
     this.userMessage = extras.message ?? defaultMessages[code];
   }
 
-  /** The spec §2.4 error body. */
+  /** The interface's error body: error, detail, message (+ balance). */
   toBody(): ErrorBody {
     const body: ErrorBody = { error: this.code, detail: this.detail, message: this.userMessage };
     if (this.extras.balance !== undefined) body.balance = this.extras.balance;

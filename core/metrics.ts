@@ -14,7 +14,7 @@ export const metricNames = {
   joins: 'JoinRequests',
   /** Sessions running (joining or in the room), sampled by the heartbeat sweeper every minute. */
   runningBots: 'RunningBots',
-  /** Bots that did not get into the room, by `error_type` (spec §6.2). */
+  /** Bots that did not get into the room, by `error_type`. */
   joinFailures: 'JoinFailures',
   /** From the join request to the bot in the room. */
   joinLatency: 'JoinLatency',
@@ -56,7 +56,7 @@ export const metricNames = {
   insightsLatency: 'InsightsLatency',
   insightsFailures: 'InsightsFailures',
   /**
-   * Warm pool (issue 15): each idle pooled bot records 1 when it is ready and then every minute while idle, so the
+   * Warm pool: each idle pooled bot records 1 when it is ready and then every minute while idle, so the
    * Sum over a minute is the number of idle bots (the pool's scaling and its empty-pool alarm read it).
    */
   poolIdleBots: 'PoolIdleBots',

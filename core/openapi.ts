@@ -112,7 +112,7 @@ const commonErrors = {
 export function buildOpenApiDocument() {
   const stop = (alias: boolean) => ({
     operationId: alias ? 'stopBotAlias' : 'stopBot',
-    summary: alias ? 'Stop a bot (alias cited by spec §6.1)' : 'Stop a bot',
+    summary: alias ? "Stop a bot (alias the interface's webhook text cites)" : 'Stop a bot',
     description:
       'Records the stop request; the bot leaves the room (typically within 1 s) and runs the full exit pipeline.',
     tags: ['bots'],

@@ -7,7 +7,7 @@ export function applyNagSuppressions(stack: MeetingBotStack): void {
   Validations.of(stack.api.httpApi).acknowledge({
     id: 'AwsSolutions-APIG4',
     reason:
-      'Authentication runs inside the handlers (ARCHITECTURE.md §4): API keys are checked against their SHA-256 ' +
+      'Authentication runs inside the handlers (ARCHITECTURE.md): API keys are checked against their SHA-256 ' +
       'hash in DynamoDB so that every 401 carries the API error body and WWW-Authenticate; GET /openapi.json is ' +
       'public by design. An API Gateway authorizer would answer 401/403 with its own body.',
   });

@@ -87,7 +87,7 @@ const contextSchema = z.object({
   /** FARGATE_SPOT first with FARGATE as the fallback (true), or FARGATE only (false). */
   useFargateSpot: bool(true),
   /**
-   * Warm pool (issue 15): idle bot tasks kept ready to claim a join within seconds; 0 turns the pool off (every join
+   * Warm pool: idle bot tasks kept ready to claim a join within seconds; 0 turns the pool off (every join
    * starts a task, 30–90 s). At most core/config.ts's BOT_POOL_SIZE limit.
    */
   botPoolSize: number(2, 0, 100),

@@ -22,7 +22,7 @@ export class MeetingBotStack extends Stack {
   readonly data: BotData;
   readonly delivery: Delivery;
   readonly runtime: BotRuntime;
-  /** The warm pool (issue 15); none when `botPoolSize` is 0. */
+  /** The warm pool; none when `botPoolSize` is 0. */
   readonly pool?: BotPool;
   readonly api: Api;
   readonly operations: Operations;
@@ -44,7 +44,7 @@ export class MeetingBotStack extends Stack {
       data: this.data,
       resultsQueue: this.delivery.resultsQueue,
     });
-    // A lost bot's replacement (issue 13) is an ECS task the results function starts on replace_bot messages.
+    // A lost bot's replacement is an ECS task the results function starts on replace_bot messages.
     const results = this.delivery.resultsFunction;
     for (const [name, value] of Object.entries(this.runtime.runnerEnvironment())) {
       results.function.addEnvironment(name, value);

@@ -1,4 +1,4 @@
-// The local results e-mails, one click away (issue 16): GET /mail lists the mails the local SES accepted, newest first
+// The local results e-mails, one click away: GET /mail lists the mails the local SES accepted, newest first
 // (HTML, or JSON for `Accept: application/json`); GET /mail/<id> shows one as its recipient sees it, with its text
 // part. The mail's own HTML is shown in a sandboxed frame: no script of it runs, nothing of it reaches this page.
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -1,4 +1,4 @@
-// The embedded default: the whole service on one machine, no cloud account, no network (ARCHITECTURE.md §3).
+// The embedded default: the whole service on one machine, no cloud account, no network (ARCHITECTURE.md).
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
@@ -81,7 +81,7 @@ const localDefaults: Record<string, string> = {
   ALLOW_INSECURE_WEBHOOKS: 'true',
   ALLOW_LOCAL_ROOMS: 'true',
   AWS_REGION: 'local',
-  // One warm bot process, so `npm start` shows the pool's join time (issue 15); BOT_POOL_SIZE=0 turns it off.
+  // One warm bot process, so `npm start` shows the pool's join time; BOT_POOL_SIZE=0 turns it off.
   BOT_POOL_SIZE: '1',
   // Its pooled bots expect local rooms (npm start's demo room); BOT_POOL_PROVIDER=daily warms Chromium instead.
   BOT_POOL_PROVIDER: 'local',
@@ -250,7 +250,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       closing ??= (async () => {
         clearInterval(sweeper);
         // The stack going away stops its bots as the platform would (Spot, scale-in): each asks for a replacement
-        // and saves its transcript (issue 13). The results stage stops first, so no replacement starts now: the
+        // and saves its transcript. The results stage stops first, so no replacement starts now: the
         // requests wait in the queue (kept in DATA_DIR) and the next start replaces the bots — in the demo room the
         // conversation goes on; a room that went with this process is gone, and that session fails with its
         // partial transcript.

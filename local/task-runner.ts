@@ -1,5 +1,5 @@
 // TaskRunner for the local stack: one bot-task child process per bot (or one container of the bot image), with the
-// same environment contract as ECS, and the warm pool (issue 15): BOT_POOL_SIZE idle bot processes started without a
+// same environment contract as ECS, and the warm pool: BOT_POOL_SIZE idle bot processes started without a
 // BOT_ID, refilled as they join or die.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

@@ -1,4 +1,4 @@
-// Exit reason idle_timeout: no audio activity from anyone but the bot for IDLE_TIMEOUT_MS (spec §8: 5 minutes).
+// Exit reason idle_timeout: no audio activity from anyone but the bot for IDLE_TIMEOUT_MS (the interface's 5 minutes).
 import type { ExitTrigger, RoomSignals, Watcher } from './watcher';
 
 export function idleTimeoutWatcher(room: RoomSignals, timeoutMs: number, exit: ExitTrigger): Watcher {

@@ -1,4 +1,4 @@
-// Exit reason max_duration: the safety cap bot_config.max_duration_seconds (ARCHITECTURE.md §4).
+// Exit reason max_duration: the safety cap bot_config.max_duration_seconds (ARCHITECTURE.md).
 import type { ExitTrigger, Watcher } from './watcher';
 
 export function maxDurationWatcher(limitMs: number, exit: ExitTrigger): Watcher {

@@ -1,6 +1,6 @@
 // Exit reason participant_left: the last human left and only the bot remains — only after someone was there, and
 // only once the room has stayed empty for the bot's everyone-left timeout (a dropped connection that comes back
-// within it does not end the session: issue 14 §4).
+// within it does not end the session).
 import type { ExitTrigger, RoomSignals, Watcher } from './watcher';
 
 export interface ParticipantLeftOptions {
@@ -11,7 +11,7 @@ export interface ParticipantLeftOptions {
    */
   everyoneLeftTimeoutMs?: number;
   /**
-   * A replacement rejoining a meeting that already had people (issue 13): when it finds nobody, everyone left while
+   * A replacement rejoining a meeting that already had people: when it finds nobody, everyone left while
    * it was away, and it ends after this grace (or the everyone-left timeout, whichever is longer) unless someone
    * comes. Unset: a first bot waits for people to come.
    */

@@ -1,4 +1,4 @@
-// The room's transcription is everything the bot hears (issue 20 §2): when it does not start, or stops with an error
+// The room's transcription is everything the bot hears: when it does not start, or stops with an error
 // and is not running again within TRANSCRIPTION_RECOVERY_MS, the bot gives up instead of sitting in the room deaf.
 import type { RoomSignals, Watcher } from './watcher';
 

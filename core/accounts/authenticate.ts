@@ -1,4 +1,4 @@
-// Bearer API-key authentication (spec §5) and the per-key rate limit; every failure is one 401 body.
+// Bearer API-key authentication and the per-key rate limit; every failure is one 401 body.
 import { ApiError } from '../errors';
 import type { AccountsStore, ApiKeyRecord } from '../ports/accounts-store';
 import type { RateLimiter } from '../ports/rate-limiter';

@@ -1,4 +1,4 @@
-// What a session costs: credits per started minute (ARCHITECTURE.md §4 "Credits").
+// What a session costs: credits per started minute (ARCHITECTURE.md).
 
 /** Started minutes between two instants: 0 s → 0, 1 ms … 60 s → 1, 60.001 s → 2. */
 export function startedMinutes(startedAt: string, endedAt: string): number {

@@ -1,4 +1,4 @@
-// A bot's leave settings (issue 14 §4): bot_config.automatic_leave with the deployment's defaults filled in.
+// A bot's leave settings: bot_config.automatic_leave with the deployment's defaults filled in.
 import type { Config } from '../config';
 import type { AutomaticLeave, BotConfig, BotConfigRequest } from '../schemas/api';
 
@@ -40,7 +40,7 @@ export function normalizeBotConfig(botConfig: BotConfigRequest, config: LeaveDef
 }
 
 /**
- * The leave settings a bot goes by: its session's. A session stored before automatic_leave existed (issue 14) has
+ * The leave settings a bot goes by: its session's. A session stored before automatic_leave existed has
  * only the older max_duration_seconds; it gets the rest from the bot's own configuration.
  */
 export function automaticLeaveOf(botConfig: BotConfig, config: LeaveDefaults): AutomaticLeave {

@@ -91,7 +91,7 @@ export async function failSession(
 }
 
 /**
- * Ends a session whose bot never got into the room: failed, not charged, and bot_join_failed (spec §6.2, error_type
+ * Ends a session whose bot never got into the room: failed, not charged, and bot_join_failed (error_type
  * unknown) with `error` as its message. False, sending nothing, when the session had already ended.
  */
 export async function failNeverJoined(

@@ -1,4 +1,4 @@
-// daily-js fatal error types → spec §6.2 error_type; the local room uses the same names.
+// daily-js fatal error types → bot_join_failed error_type (docs/webhooks.md); the local room uses the same names.
 import type { JoinErrorType } from '../schemas/webhooks';
 
 const roomGone = new Set(['no-room', 'exp-room', 'nbf-room', 'end-of-life']);

@@ -1,4 +1,4 @@
-// Use case: the warm pool's fallback (issue 15) — a session no pooled bot claimed within POOL_CLAIM_TIMEOUT_MS, or
+// Use case: the warm pool's fallback — a session no pooled bot claimed within POOL_CLAIM_TIMEOUT_MS, or
 // whose pooled bot was lost before it got into the room, gets a fresh (cold) task, as every join did before the pool.
 // The fallback takes the session's claim itself with a conditional write first, so a pooled bot that comes late
 // cannot take it too, and a pooled bot that won the race keeps it.

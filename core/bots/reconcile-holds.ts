@@ -1,4 +1,4 @@
-// The hold reconciler: a credit hold whose session was never written is released (issue #13 §3).
+// The hold reconciler: a credit hold whose session was never written is released.
 //
 // Join holds credits on the account item first and writes the session (with the hold's ledger entry) second; when
 // that write fails it undoes the hold. If the undo fails too (or the process dies between the two writes), the

@@ -1,6 +1,6 @@
 // Use case: a bot that was in the room is lost — its process crashed, the platform stopped its machine, or it lost
 // its connection for good — and a new task takes over the same session (same bot_id, room and bot_config): it
-// rejoins, continues the saved transcript and the conversation where they stand (issue 13 §1). At most
+// rejoins, continues the saved transcript and the conversation where they stand. At most
 // MAX_REPLACEMENTS times; after that, or when no replacement can start, the session fails with its partial
 // transcript and bot_failed, as a lost bot did before.
 import type { Config } from '../config';
@@ -26,7 +26,7 @@ export interface ReplaceDeps {
   log: Logger;
 }
 
-/** The log line each replacement writes; docs/deploy.md names it for operators: renaming it must change both. */
+/** The log line each replacement writes; docs/lost-bots.md names it for operators: renaming it must change both. */
 export const replacementLogMessages = {
   replaced: 'bot replaced',
 } as const;

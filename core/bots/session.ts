@@ -1,4 +1,4 @@
-// The bot session as the domain sees it, and its public status view (spec §2.1).
+// The bot session as the domain sees it, and its public status view.
 import type {
   BotConfig,
   BotStatus,
@@ -60,9 +60,9 @@ export interface BotSession {
   webhookSeq?: number;
   /** The join's request id: every stage of the bot's life logs it as correlation_id (core/correlation.ts). */
   correlationId?: string;
-  /** Each time the bot was lost and a new task took over (issue 13): the current task is attempt `length`. */
+  /** Each time the bot was lost and a new task took over: the current task is attempt `length`. */
   replacements?: Replacement[];
-  /** The join offered the session to the warm pool (issue 15): a pooled bot may claim it until someone has. */
+  /** The join offered the session to the warm pool: a pooled bot may claim it until someone has. */
   poolOfferedAt?: string;
   /** Who took the session: a pooled bot's id, or `cold` (a task started for it). Set once, conditionally. */
   claimedBy?: string;

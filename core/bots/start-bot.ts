@@ -147,7 +147,7 @@ export async function startBot(
 }
 
 /**
- * Gets a bot to the session. Without the pool: a fresh task, as always. With it (issue 15): idle pooled bots see the
+ * Gets a bot to the session. Without the pool: a fresh task, as always. With it: idle pooled bots see the
  * offer written with the session (the pool queue wakes one) and one claims it (bot-task/pool.ts); the fallback, a
  * queue message delayed by POOL_CLAIM_TIMEOUT_MS, starts a cold task if none did. When that message cannot be sent,
  * the cold start is now.

@@ -15,7 +15,7 @@ export async function stopBot(deps: ServiceDeps, caller: Caller, rawBotId: strin
       `bot ${session.botId} has already ${session.status === 'failed' ? 'failed' : 'finished'}`,
     );
   }
-  // The bot watches its session record (ARCHITECTURE.md §4), so the request above is the durable signal; the
+  // The bot watches its session record (ARCHITECTURE.md), so the request above is the durable signal; the
   // runner's signal only shortens the wait. Its failure is logged, not returned: the bot will still stop.
   try {
     await deps.runner.stop(session.botId, session.taskRef);

@@ -33,7 +33,7 @@ export interface TaskStopped {
    */
   attempt?: number;
   /**
-   * The pooled bot that stopped, when it had claimed (or was claiming) this session (issue 15): a stop of a pooled bot
+   * The pooled bot that stopped, when it had claimed (or was claiming) this session: a stop of a pooled bot
    * that does not hold the session changes nothing; one that holds it but never got in falls back to a cold start.
    */
   claimant?: string;
@@ -78,7 +78,7 @@ export async function onTaskStopped(
   }
   if (session.startPath === 'pool' && !session.joinedAt && session.claimedBy) {
     // A pooled bot lost after claiming, before it got into the room: the session falls back to a cold start, as if
-    // no pooled bot had claimed it; nothing is lost (issue 15). The fallback moves the claim only from this bot.
+    // no pooled bot had claimed it; nothing is lost. The fallback moves the claim only from this bot.
     await deps.results.send(startColdRequest(session.botId, stopped.reason, session.claimedBy));
     deps.log.warn(poolLogMessages.claimantLost, { bot_id: stopped.botId, reason: stopped.reason });
     return 'falling_back';
@@ -106,7 +106,7 @@ export async function onTaskStopped(
     }
     return failed ? 'failed' : 'already_ended';
   }
-  // A bot that never got into the room failed to join (spec §6.2), whatever ended its task, and is not charged.
+  // A bot that never got into the room failed to join, whatever ended its task, and is not charged.
   const error = `the bot stopped before it joined the room: ${stopped.reason}`;
   const failed = await failNeverJoined(
     { ...deps.stores, config: deps.config, results: deps.results },

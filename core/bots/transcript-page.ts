@@ -1,4 +1,4 @@
-// Use case: a bot's transcript a page at a time by `seq`, so a client can follow it without webhooks (issue 14 §2).
+// Use case: a bot's transcript a page at a time by `seq`, so a client can follow it without webhooks.
 import type { Caller } from '../accounts/authenticate';
 import type { ServiceDeps } from '../deps';
 import type { LiveUtterance } from '../events/registry';

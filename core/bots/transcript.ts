@@ -6,7 +6,7 @@ export interface Utterance {
   /** When the line was spoken (ISO 8601). */
   started_at: string;
   text: string;
-  /** Spoken by our bot (issue #4): labelled with its name, never a trigger for the stop phrase or idle timer. */
+  /** Spoken by our bot: labelled with its name, never a trigger for the stop phrase or idle timer. */
   is_bot?: boolean;
 }
 

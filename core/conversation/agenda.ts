@@ -22,7 +22,7 @@ export interface Agenda {
 
 /** More topics than this is not an interview the prompt meant; the rest is ignored. */
 export const maxAgendaTopics = 30;
-/** Prompts are at most 8,000 characters (ARCHITECTURE.md §4); anything longer is cut, so parsing stays linear. */
+/** Prompts are at most 8,000 characters (ARCHITECTURE.md); anything longer is cut, so parsing stays linear. */
 const maxPromptChars = 20_000;
 const maxTopicWords = 40;
 

@@ -21,7 +21,7 @@ export interface DeliveryJob {
 }
 
 /**
- * How long a numbered webhook event waits for the first attempt of the bot's earlier ones (issue 14: in order, as
+ * How long a numbered webhook event waits for the first attempt of the bot's earlier ones (in order, as
  * far as a receiver that answers can tell). Past it, it goes anyway: a predecessor whose delivery record was never
  * written must not hold the rest back; the receiver still has `seq`.
  */

@@ -1,4 +1,5 @@
-// Webhook bodies built from a finished session (spec §6.1 plus ARCHITECTURE.md §4 additions), validated by schema.
+// Webhook bodies built from a finished session (the interface's session_complete plus our additions,
+// docs/webhooks.md), validated by schema.
 import { type BotSession, replacementViews, warningViews } from '../bots/session';
 import { type SessionCompleteEvent, sessionCompleteSchema } from '../schemas/webhooks';
 
@@ -24,7 +25,7 @@ export function sessionCompletePayload(s: BotSession): SessionCompleteEvent {
     replacements: replacementViews(s),
     warnings: warningViews(s),
   };
-  // Spec §6.1: insights omitted when disabled or failed; insights_error only when processing failed.
+  // As the interface has it: insights omitted when disabled or failed; insights_error only when processing failed.
   if (s.insights) event.insights = s.insights;
   if (s.insightsError) event.insights_error = s.insightsError;
   return sessionCompleteSchema.parse(event);

@@ -1,5 +1,5 @@
 // When a failed delivery is tried again: exponential backoff with upward jitter, Retry-After honoured, capped at
-// SQS's 12-hour visibility limit — 15 attempts spread over about 76 hours (issue #5: ≥ 12 attempts over ≥ 72 h).
+// SQS's 12-hour visibility limit — 15 attempts spread over about 76 hours (≥ 12 attempts over ≥ 72 h).
 
 /** Seconds to wait after the n-th failed attempt (1-based), before jitter. */
 export const baseDelaysSeconds = [

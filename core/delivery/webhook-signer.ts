@@ -1,5 +1,5 @@
 // Standard Webhooks signatures (https://www.standardwebhooks.com): HMAC-SHA256 over "id.timestamp.body" with the
-// account's whsec_ secret; during a secret rotation's overlap both signatures are sent (ARCHITECTURE.md §4).
+// account's whsec_ secret; during a secret rotation's overlap both signatures are sent (ARCHITECTURE.md).
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**

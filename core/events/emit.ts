@@ -1,4 +1,4 @@
-// Use case: something happened in a bot's life (issue 14). It is recorded as a status change when it is one, and
+// Use case: something happened in a bot's life. It is recorded as a status change when it is one, and
 // when the bot's webhook asked for it, it gets the bot's next event number and one delivery job (signed and retried
 // like every webhook, with one webhook-id per event however often it is tried).
 import type { BotSession } from '../bots/session';

@@ -1,6 +1,6 @@
-// Every event a bot's webhook can carry, defined once (issue 14 §1): its name, body schema, description, whether it is
+// Every event a bot's webhook can carry, defined once: its name, body schema, description, whether it is
 // sent without being asked for, and whether it is a step of the bot's life (a status change). The zod body types,
-// the OpenAPI `webhooks` section, the README's event table and the validation of `webhook_events` all come from here:
+// the OpenAPI `webhooks` section, docs/webhooks.md's event table and the validation of `webhook_events` all come from here:
 // adding an event is one entry plus the code that emits it.
 import { z } from 'zod';
 import { exitReasons } from '../schemas/api';
@@ -58,12 +58,12 @@ interface EventDefinition {
 export const eventRegistry = {
   session_complete: {
     schema: sessionCompleteSchema,
-    description: 'The call ended and the results are processed (spec §6.1).',
+    description: 'The call ended and the results are processed.',
     defaultOn: true,
   },
   bot_join_failed: {
     schema: botJoinFailedSchema,
-    description: 'The bot could not join the room (spec §6.2).',
+    description: 'The bot could not join the room.',
     defaultOn: true,
   },
   bot_failed: {
@@ -173,7 +173,7 @@ export function subscribes(webhookEvents: readonly string[] | undefined, name: E
   return (webhookEvents ?? defaultEvents).includes(name);
 }
 
-/** The README's event table, one row per event (a test keeps the README equal to it). */
+/** The event table of docs/webhooks.md, one row per event (a test keeps the guide equal to it). */
 export function eventTableMarkdown(): string {
   const rows = eventNames.map((n) => {
     const d = eventRegistry[n] as EventDefinition;

@@ -1,4 +1,4 @@
-// Which network addresses a webhook may reach: public unicast only (SSRF guard; ARCHITECTURE.md §4 webhooks).
+// Which network addresses a webhook may reach: public unicast only (SSRF guard; docs/webhooks.md).
 import { BlockList, isIP } from 'node:net';
 
 const blocked = new BlockList();

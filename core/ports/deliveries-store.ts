@@ -28,7 +28,7 @@ export interface Delivery {
   nextAttemptAt?: string;
   /** Epoch ms until which a worker holds the send (0 or absent: nobody). */
   claimUntil?: number;
-  /** The bot's event number of an event of ours (issue 14): its webhook deliveries go out in this order. */
+  /** The bot's event number of an event of ours: its webhook deliveries go out in this order. */
   seq?: number;
 }
 

@@ -1,4 +1,4 @@
-// Port: idempotency records for POST /api/bot/join (ARCHITECTURE.md §4), one per account and key.
+// Port: idempotency records for POST /api/bot/join (ARCHITECTURE.md), one per account and key.
 
 /** A response as the join gave it, kept for replay. */
 export interface StoredResponse {

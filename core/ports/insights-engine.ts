@@ -39,7 +39,7 @@ export type InsightsErrorCode =
   | 'deadline_exceeded';
 
 /**
- * Why insights could not be produced. `message` is written for the webhook's `insights_error` (spec §6.1):
+ * Why insights could not be produced. `message` is written for the webhook's `insights_error`:
  * no stack, no model ids, no internal names. `retryable`: the same request may succeed later (throttling,
  * a transient service fault), so the results stage may let its queue redeliver.
  */

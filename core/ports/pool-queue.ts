@@ -1,4 +1,4 @@
-// Port: the warm pool's wake-up (issue 15). The join rings it for each session it offers to the pool; an idle pooled
+// Port: the warm pool's wake-up. The join rings it for each session it offers to the pool; an idle pooled
 // bot waits on it, so a burst of joins wakes one bot per session at once instead of every bot scanning the offers.
 // It only wakes: the claim itself is the session's conditional write (sessions-store.ts), and a bot that scans the
 // offers (bot-task/pool.ts) still finds a session whose wake-up was lost. SQS on AWS; fauxqs locally.

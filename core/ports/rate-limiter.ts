@@ -1,4 +1,4 @@
-// Port: per-API-key request rate limiting (429 rate_limited, ARCHITECTURE.md §4).
+// Port: per-API-key request rate limiting (429 rate_limited, ARCHITECTURE.md).
 
 export interface RateDecision {
   allowed: boolean;

@@ -24,7 +24,7 @@ export interface RoomEvents {
    */
   'audio-levels': Record<string, never>;
   /**
-   * The room's transcription, which everything the bot hears comes from (issue 20 §2). `running`: it runs, started by
+   * The room's transcription, which everything the bot hears comes from. `running`: it runs, started by
    * the bot or already running when it joined (`ours` says which: the bot stops only its own when it leaves).
    * `failed`: it could not start or stopped with an error; `reason` is the provider's words. The provider keeps
    * trying to start it again; how long the bot waits is the bot's business (TRANSCRIPTION_RECOVERY_MS).
@@ -35,7 +35,7 @@ export interface RoomEvents {
   transcription: { state: 'running' | 'failed' | 'stopped'; reason: string; ours?: boolean };
   /**
    * The bot is out of the room without having asked to leave (never after `leave()`), at most once per connection.
-   * `kind` says what happened, so the bot can decide how to end (issue #13 §2); `reason` is the provider's words, for
+   * `kind` says what happened, so the bot can decide how to end; `reason` is the provider's words, for
    * logs and error_message.
    */
   disconnected: { kind: DisconnectKind; reason: string };
@@ -86,8 +86,8 @@ export interface JoinOptions {
   timeoutMs: number;
   /**
    * How long to wait in a waiting room (a Daily room with knocking, a local room created with `knocking`) for the
-   * host to let the bot in; then the join fails with RoomJoinError `unknown`, code `waiting_room_timeout` (issue #14
-   * §3). The host denying entry fails it with `auth_error`.
+   * host to let the bot in; then the join fails with RoomJoinError `unknown`, code `waiting_room_timeout`. The
+   * host denying entry fails it with `auth_error`.
    */
   waitingRoomTimeoutMs: number;
   /** Called once when the bot is put in a waiting room and has asked to be let in. */
@@ -129,8 +129,8 @@ export interface RoomConnection {
 
 export interface RoomProvider {
   /**
-   * Optional: does ahead of time what every join needs before the room is known (a pooled bot waiting for its session,
-   * issue 15: the Daily provider launches its browser and loads daily-js), so that the next join() only joins. At
+   * Optional: does ahead of time what every join needs before the room is known (a pooled bot waiting for its session:
+   * the Daily provider launches its browser and loads daily-js), so that the next join() only joins. At
    * most one join() uses what it prepared. Rejects when the preparing failed; join() then starts from scratch, as it
    * does when warm() was never called.
    */
@@ -147,7 +147,7 @@ export interface RoomProvider {
 export class RoomJoinError extends Error {
   constructor(
     readonly type: JoinErrorType,
-    /** The provider's own words, for error_message (spec §6.2). */
+    /** The provider's own words, for error_message. */
     readonly providerMessage: string,
     /** What happened more precisely than `type` can say (bot_join_failed `error_code`, our addition). */
     readonly code?: JoinErrorCode,

@@ -65,7 +65,7 @@ export interface SessionsStore {
    */
   listPoolOffers(since: string): Promise<string[]>;
   /**
-   * Takes a running session, exactly once (issue 15): a pooled bot only while it is offered, unclaimed and not asked
+   * Takes a running session, exactly once: a pooled bot only while it is offered, unclaimed and not asked
    * to stop; a cold start while unclaimed, or (`from`) from a pooled bot lost before it joined. False when someone
    * else has it (or it ended). Whoever wins withdraws the offer.
    */

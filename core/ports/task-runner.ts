@@ -2,7 +2,7 @@
 
 export interface TaskStartOptions {
   /**
-   * Which task of the session this is: 0 the first, n the n-th replacement of a lost bot (issue 13). The task gets it
+   * Which task of the session this is: 0 the first, n the n-th replacement of a lost bot. The task gets it
    * as BOT_ATTEMPT, and the runner reports it back when the task stops, so a stop of a task already replaced is told
    * apart from a stop of the one serving the session.
    */

@@ -11,7 +11,7 @@ export const resultsMessageSchema = z.discriminatedUnion('kind', [
     left_at: z.iso.datetime({ offset: true }),
   }),
   z.object({ kind: z.literal('bot_join_failed'), bot_id: z.uuid(), event: botJoinFailedSchema }),
-  // A step of the bot's life or a transcript batch (issue 14): recorded, and sent when the webhook asked for it.
+  // A step of the bot's life or a transcript batch: recorded, and sent when the webhook asked for it.
   z.object({
     kind: z.literal('bot_event'),
     bot_id: z.uuid(),
@@ -21,7 +21,7 @@ export const resultsMessageSchema = z.discriminatedUnion('kind', [
     detail: z.string().max(1000).optional(),
     data: z.record(z.string(), z.unknown()),
   }),
-  // A bot that was in the room is lost (crash, platform stop, lost connection): start its replacement (issue 13).
+  // A bot that was in the room is lost (crash, platform stop, lost connection): start its replacement.
   z.object({
     kind: z.literal('replace_bot'),
     bot_id: z.uuid(),
@@ -33,7 +33,7 @@ export const resultsMessageSchema = z.discriminatedUnion('kind', [
     alive: z.boolean(),
   }),
   // Nobody from the warm pool took the session in time, or the pooled bot that took it was lost before it got into
-  // the room: start a fresh task for it, unless a pooled bot has it (issue 15, core/bots/pool-fallback.ts).
+  // the room: start a fresh task for it, unless a pooled bot has it (core/bots/pool-fallback.ts).
   z.object({
     kind: z.literal('start_cold'),
     bot_id: z.uuid(),
@@ -61,7 +61,7 @@ export function sessionEnded(
   return { kind: 'session_ended', bot_id: botId, exit_reason: exitReason, left_at: leftAt };
 }
 
-/** spec §6.2: the bot never got into the room (`workflow_thread_id` is the bot id). */
+/** bot_join_failed: the bot never got into the room (`workflow_thread_id` is the bot id). */
 export function joinFailed(
   session: { botId: string; roomUrl: string },
   failure: {

@@ -141,15 +141,16 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
       metrics.insights(Date.now() - insightsStarted, true);
     } catch (err) {
       metrics.insights(Date.now() - insightsStarted, false);
-      // Throttling is retried by the queue (ARCHITECTURE.md §2), not by waiting here; after that, and for any other
-      // failure, the session completes without insights: the transcript is never lost (spec §6.1).
+      // Throttling is retried by the queue (ARCHITECTURE.md), not by waiting here; after that, and for any other
+      // failure, the session completes without insights: the transcript is never lost.
       if (err instanceof InsightsError && err.retryable && receiveCount < insightsDeliveryAttempts) throw err;
       if (session.processInsights) {
         insightsError = err instanceof InsightsError ? err.message : 'Insights could not be generated.';
         log.error('insights failed; completing without them', { err });
       } else {
-        // Insights were not asked for, so nothing failed that the client asked for: no insights_error (spec §6.1
-        // names it only for failed insight processing). The Q&A pairs come from the rule-based extraction instead.
+        // Insights were not asked for, so nothing failed that the client asked for: no insights_error (the
+        // interface names it only for failed insight processing). The Q&A pairs come from the rule-based extraction
+        // instead.
         qaPairs = ruleBasedQaPairs(utterances, session.botConfig.name);
         log.error('Q&A extraction failed; completing with rule-based Q&A pairs', { err });
       }

@@ -1,4 +1,5 @@
-// Zod schemas of the HTTP API (spec §2, §4; ARCHITECTURE.md §4): what handlers validate with and OpenAPI is built from.
+// Zod schemas of the HTTP API (docs/api.md; our decisions in ARCHITECTURE.md): what handlers validate with and
+// OpenAPI is built from.
 import { z } from 'zod';
 import { isLocalHostName, isPublicAddress } from '../net/address-policy';
 import { transcriptionLanguages } from '../transcription-languages';
@@ -45,7 +46,7 @@ export type BotStatus = (typeof botStatuses)[number];
 const prompt = (what: string) => z.string().max(limits.promptChars).describe(what);
 
 /**
- * Bounds of each bot_config.automatic_leave member, in seconds (issue 14 §4). Their defaults are the deployment's
+ * Bounds of each bot_config.automatic_leave member, in seconds. Their defaults are the deployment's
  * configuration (core/config.ts), filled in by the join (core/bots/automatic-leave.ts), not by this schema.
  */
 export const automaticLeaveBounds = {
@@ -70,7 +71,7 @@ export const automaticLeaveSchema = z
     ),
     silence_timeout_seconds: seconds(
       'silence_timeout_seconds',
-      'The bot leaves (idle_timeout) after this long without audio from anyone but itself. Default 300 (spec §8).',
+      'The bot leaves (idle_timeout) after this long without audio from anyone but itself. Default 300.',
     ),
     waiting_room_timeout_seconds: seconds(
       'waiting_room_timeout_seconds',
@@ -82,7 +83,7 @@ export const automaticLeaveSchema = z
     ),
   })
   .describe(
-    'When the bot leaves on its own. Members left out take the deployment\'s defaults (README, "Configuration").',
+    "When the bot leaves on its own. Members left out take the deployment's defaults (docs/configuration.md).",
   );
 
 export const botConfigSchema = z
@@ -112,14 +113,17 @@ export const botConfigSchema = z
       .max(limits.stopPhraseChars)
       .optional()
       .describe('Phrase that makes the bot leave when a participant says it.'),
-    voice: z.enum(voiceIds).default(defaultVoice).describe('Amazon Polly voice id (see README, "Voices").'),
+    voice: z
+      .enum(voiceIds)
+      .default(defaultVoice)
+      .describe('Amazon Polly voice id (see docs/api.md, "Voices").'),
     language: z
       .enum(transcriptionLanguages, {
         error: `must be one of the supported transcription languages: ${transcriptionLanguages.join(', ')}`,
       })
       .optional()
       .describe(
-        'Language the room is transcribed in (a Deepgram code, README "Transcription languages"). Default: the ' +
+        'Language the room is transcribed in (a Deepgram code, docs/api.md, "Transcription languages"). Default: the ' +
           "voice's language (en-US for Joanna, fr for Lea), or en.",
       ),
     automatic_leave: automaticLeaveSchema.optional(),
@@ -275,7 +279,7 @@ export function buildStartRequestSchema<E extends z.ZodType>(policy: RequestPoli
         if (problem) ctx.addIssue({ code: 'custom', path: ['webhook_callback_url'], message: problem });
       }
     })
-    .describe('Start a bot in an existing room (spec §2.2).');
+    .describe('Start a bot in an existing room.');
 }
 
 export const botIdSchema = z.uuid().describe('The bot id returned by the start operation.');
@@ -335,7 +339,7 @@ export const insightsSchema = z
     score_basis: z
       .enum(scoreBases)
       .optional()
-      .describe('The rubric overall_score follows (an addition to spec §2.1).'),
+      .describe('The rubric overall_score follows (an addition to the interface).'),
     question_assessments: z
       .array(questionAssessmentSchema)
       .optional()
@@ -401,18 +405,18 @@ export const statusViewSchema = z
       .enum(sessionErrorCodes)
       .nullable()
       .describe(
-        'Of a failed session, what failed when we know more than `error` says (an addition to spec §2.1): ' +
+        'Of a failed session, what failed when we know more than `error` says (an addition to the interface): ' +
           '`waiting_room_timeout` (nobody let the bot in from the waiting room in time), `capacity_unavailable` ' +
           '(the platform would not launch the bot within RUN_TASK_RETRY_BUDGET_MS: throttled, at a quota, or no ' +
           'capacity; nothing is charged) or ' +
           "`transcription_unavailable` (the room's transcription could not start, or stopped with an error and could " +
           'not be restarted within TRANSCRIPTION_RECOVERY_MS; nothing is charged). Null otherwise.',
       ),
-    exit_reason: z.enum(exitReasons).nullable().describe('Why the bot left (an addition to spec §2.1).'),
+    exit_reason: z.enum(exitReasons).nullable().describe('Why the bot left (an addition to the interface).'),
     replacements: z
       .array(replacementSchema)
       .describe(
-        'Each time the bot was lost and replaced, in order; empty when it never was (an addition to spec §2.1).',
+        'Each time the bot was lost and replaced, in order; empty when it never was (an addition to the interface).',
       ),
     status_changes: z
       .array(
@@ -438,19 +442,21 @@ export const statusViewSchema = z
         'What the bot had to do without, in the order it happened; empty when nothing (an addition).',
       ),
   })
-  .describe('Status and results of a bot session (spec §2.1).');
+  .describe('Status and results of a bot session.');
 export type StatusView = z.infer<typeof statusViewSchema>;
 
 export const errorBodySchema = z
   .strictObject({
-    error: z.string().describe('Error type (ARCHITECTURE.md §4 table).'),
+    error: z
+      .string()
+      .describe('The stable error code, e.g. validation_error or not_found (docs/api.md, Errors).'),
     detail: z.string(),
     message: z.string(),
     balance: z.number().optional().describe('Current balance, with insufficient_credits.'),
   })
-  .describe('Error body (spec §2.4).');
+  .describe('Error body.');
 
-/** Idempotency-Key header (ARCHITECTURE.md §4): printable ASCII, 1–255 characters. */
+/** Idempotency-Key header (ARCHITECTURE.md): printable ASCII, 1–255 characters. */
 export const idempotencyKeySchema = z
   .string()
   .regex(/^[\x21-\x7e]{1,255}$/, 'must be 1 to 255 printable ASCII characters without spaces');

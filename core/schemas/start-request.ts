@@ -1,5 +1,5 @@
-// The start request (spec §2.2 plus our additions), with `webhook_events` from the event registry; built once per
-// webhook policy (zod schemas are costly to build). Kept apart from api.ts because the registry builds on api.ts.
+// The start request (the interface's fields plus our additions), with `webhook_events` from the event registry;
+// built once per webhook policy (zod schemas are costly to build). Kept apart from api.ts because the registry builds on api.ts.
 import type { z } from 'zod';
 import { webhookEventsSchema } from '../events/registry';
 import { buildStartRequestSchema, type RequestPolicy } from './api';

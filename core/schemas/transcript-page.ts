@@ -1,4 +1,4 @@
-// The query and the reply of `GET /api/bot/{bot_id}/transcript` (issue 14 §2): the transcript a page at a time.
+// The query and the reply of `GET /api/bot/{bot_id}/transcript`: the transcript a page at a time.
 import { z } from 'zod';
 import { liveUtteranceSchema } from '../events/registry';
 import { botStatuses } from './api';

@@ -1,4 +1,5 @@
-// Zod schemas of the webhook payloads (spec §6 plus ARCHITECTURE.md §4 additions: bot_id, qa_pairs, started_at, completed_at, bot_failed).
+// Zod schemas of the webhook payloads (the interface's two plus our additions: bot_id, qa_pairs, started_at,
+// completed_at, bot_failed; docs/webhooks.md).
 import { z } from 'zod';
 import { exitReasons, insightsSchema, qaPairSchema, replacementSchema, warningSchema } from './api';
 
@@ -32,11 +33,11 @@ export const sessionCompleteSchema = z
         'What the bot had to do without (the status view’s warnings); empty when nothing (an addition).',
       ),
   })
-  .describe('Sent after the call ends and the results are processed (spec §6.1).');
+  .describe('Sent after the call ends and the results are processed.');
 
 export const joinErrorTypes = ['room_not_found', 'auth_error', 'unknown'] as const;
 export type JoinErrorType = (typeof joinErrorTypes)[number];
-/** Finer reasons than `error_type` (our addition to spec §6.2); `unknown` stays the type, as the spec allows. */
+/** Finer reasons than `error_type` (our addition to the interface); `unknown` stays the type, as the interface allows. */
 export const joinErrorCodes = ['waiting_room_timeout', 'capacity_unavailable'] as const;
 export type JoinErrorCode = (typeof joinErrorCodes)[number];
 /** Why a bot that had joined failed, when we know more than error_message says (our addition). */
@@ -55,7 +56,7 @@ export const botJoinFailedSchema = z
       .enum(joinErrorCodes)
       .optional()
       .describe(
-        'An addition to spec §6.2, present when we know more than error_type says: `waiting_room_timeout` (with ' +
+        'Our addition to bot_join_failed, present when we know more than error_type says: `waiting_room_timeout` (with ' +
           'error_type `unknown`) when nobody let the bot in from the waiting room in time ' +
           '(bot_config.automatic_leave.waiting_room_timeout_seconds); `capacity_unavailable` (error_type `unknown`) when ' +
           'the platform would not launch the bot (throttled, at a launch limit or out of capacity) within ' +
@@ -64,7 +65,7 @@ export const botJoinFailedSchema = z
     timestamp: dateTime,
     duration_seconds: z.number().nonnegative(),
   })
-  .describe('Sent when the bot fails to join the room (spec §6.2).');
+  .describe('Sent when the bot fails to join the room.');
 
 export const botFailedSchema = z
   .object({

@@ -13,7 +13,7 @@ export const routeTable: readonly RouteSpec[] = [
   { method: 'POST', path: '/v1/bots/leave/{bot_id}', name: 'leave' },
   { method: 'POST', path: '/v1/bot/{bot_id}/stop', name: 'leave' },
   { method: 'GET', path: '/api/bot/{bot_id}/status', name: 'status' },
-  // Served by the status function too: the same reads of the same bot, so no function of its own (issue 14 §2).
+  // Served by the status function too: the same reads of the same bot, so no function of its own.
   { method: 'GET', path: '/api/bot/{bot_id}/transcript', name: 'status' },
   { method: 'GET', path: '/api/bot/{bot_id}/deliveries', name: 'deliveries' },
   { method: 'GET', path: '/api/bots', name: 'list' },

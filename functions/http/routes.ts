@@ -1,4 +1,4 @@
-// The API's routes (spec §4 plus ARCHITECTURE.md §4): each one line from HTTP to a use case.
+// The API's routes (docs/api.md): each one line from HTTP to a use case.
 import { getBotDeliveries, getBotStatus } from '../../core/bots/get-status';
 import { listBots } from '../../core/bots/list-bots';
 import { startBot } from '../../core/bots/start-bot';

@@ -31,7 +31,7 @@ export function makeTaskStoppedHandler(deps: TaskStoppedDeps, containerName: str
   return async (event: EventBridgeEvent<'ECS Task State Change', EcsTaskStateDetail>) => {
     const d = event.detail;
     if (d.lastStatus !== 'STOPPED') return { outcome: 'ignored' as const };
-    // A task RunTask started for a bot names it (startedBy); a pooled task (issue 15), started by the pool's service
+    // A task RunTask started for a bot names it (startedBy); a pooled task, started by the pool's service
     // with no BOT_ID, serves the session it claimed under its task ARN, if it claimed one at all.
     const started = d.startedBy && uuid.test(d.startedBy) ? d.startedBy : undefined;
     const botId = started ?? (await deps.stores.sessions.sessionClaimedBy(d.taskArn));

@@ -1,5 +1,5 @@
 // The HTTP API: every route of functions/http/route-table.ts (plus deliveries once it exists) to its own function,
-// with stage throttling and JSON access logs. Authentication runs in the handlers (ARCHITECTURE §4).
+// with stage throttling and JSON access logs. Authentication runs in the handlers (ARCHITECTURE.md).
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
@@ -12,7 +12,7 @@ import type { BotRuntime } from './bot-runtime';
 import { type BotData, type ItemAction, readWriteItems } from './data';
 import { entryExists, ServiceFunction } from './service-function';
 
-/** Issue #5's route: added when the route table does not list it yet. */
+/** The deliveries route: added when the route table does not list it yet. */
 export const deliveriesRoute = {
   method: 'GET',
   path: '/api/bot/{bot_id}/deliveries',

@@ -1,4 +1,4 @@
-// The warm pool (issue 15): an ECS service of bot tasks started without a BOT_ID, which warm up, wait for a session
+// The warm pool: an ECS service of bot tasks started without a BOT_ID, which warm up, wait for a session
 // offered by the join, claim it (bot-task/pool.ts) and serve it; its size follows the pool's idle count.
 import { Duration, Stack, Tags, Validations } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';

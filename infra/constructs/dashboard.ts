@@ -167,7 +167,7 @@ export class Dashboard extends Construct {
         ],
         { right: [metric('insightsFailures', { label: 'failures' })] },
       ),
-      // A bot that carried on without its model or its voice (issue 20 §2): the customer got a warning.
+      // A bot that carried on without its model or its voice: the customer got a warning.
       graph(dashboardWidgets.degraded, [
         byDimension('sessionWarnings', 'code'),
         byDimension('conversationModelFailures', 'error'),

@@ -12,7 +12,7 @@ import { entryExists, ServiceFunction } from './service-function';
 
 /**
  * Receives before SQS dead-letters a delivery job. The delivery function retries a webhook by hiding the message
- * (visibility, backoff up to 12 h) about 15 times over ~76 h (ARCHITECTURE §4: at least 12 over 72 h) and parks a
+ * (visibility, backoff up to 12 h) about 15 times over ~76 h (ARCHITECTURE.md: at least 12 over 72 h) and parks a
  * job that gives up in the DLQ itself; SQS's own redrive sits above that, so crashes never cut retries short.
  */
 export const deliveryMaxReceiveCount = 20;
@@ -45,7 +45,7 @@ export class Delivery extends Construct {
   readonly resultsFunction: ServiceFunction;
   /** The model that extracts insights (INSIGHTS_MODEL_ID). */
   readonly insightsModel: BedrockModel;
-  /** Absent until functions/delivery/handler.ts exists (issue #5). */
+  /** Absent until functions/delivery/handler.ts exists. */
   readonly deliveryFunction?: ServiceFunction;
 
   constructor(scope: Construct, id: string, props: DeliveryProps) {

@@ -203,7 +203,7 @@ export class Operations extends Construct {
         'answered 503 capacity_unavailable or sessions failed',
     });
 
-    // A bot that cannot get the room's transcription running leaves and fails its session (issue 20 §2). One is the
+    // A bot that cannot get the room's transcription running leaves and fails its session. One is the
     // customer's token or room; many in a row are the service's: its Daily key, domain or account.
     this.alarm('TranscriptionUnavailable', {
       metric: serviceMetric(settings.stage, 'transcriptionUnavailable', { period: fiveMinutes }),

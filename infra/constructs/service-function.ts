@@ -18,7 +18,7 @@ export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 /** True when a Lambda entry file exists (functions added by other issues are wired only once they exist). */
 export const entryExists = (entry: string) => existsSync(join(repoRoot, entry));
 
-/** Node.js 24: the newest Lambda runtime (cdk-nag AwsSolutions-L1), ≥ 22 as issue #6 asks. */
+/** Node.js 24: the newest Lambda runtime (cdk-nag AwsSolutions-L1), at least Node.js 22. */
 export const lambdaRuntime = lambda.Runtime.NODEJS_24_X;
 
 /** Powertools' `service` in every log line and X-Ray's service annotation (functions/tracing.ts). */

@@ -280,7 +280,7 @@ export function createRoomServer(options: {
       return reply(res, 201, { participant_id: addScripted(room, parsed.data) });
     }
     // The owner's powers over a running meeting, as Daily's REST API has them (POST /rooms/:name/eject, DELETE
-    // /rooms/:name): the bot's provider sees them as an ejection and as the meeting ending (issue #13 §2).
+    // /rooms/:name): the bot's provider sees them as an ejection and as the meeting ending.
     if (req.method === 'POST' && parts[2] === 'participants' && parts[4] === 'eject' && parts.length === 5) {
       const id = decodePathSegment(parts[3]!);
       if (!room.eject(id))
@@ -288,7 +288,7 @@ export function createRoomServer(options: {
       return reply(res, 200, { participant_id: id, ejected: true });
     }
     // A network failure on demand: the participant's socket is cut without a word, as a lost connection looks to it
-    // (the bot treats it as connection_lost and is replaced, issue #13 §2). Scripted participants have no socket.
+    // (the bot treats it as connection_lost and is replaced). Scripted participants have no socket.
     if (req.method === 'POST' && parts[2] === 'participants' && parts[4] === 'drop' && parts.length === 5) {
       const id = decodePathSegment(parts[3]!);
       const socket = sockets.get(id);
@@ -312,7 +312,7 @@ export function createRoomServer(options: {
         );
       return reply(res, 200, { participant_id: id, [answer === 'admit' ? 'admitted' : 'denied']: true });
     }
-    // Fault injection (issue 20 §2): the room's transcription fails from now on, as Daily's transcription-error, or
+    // Fault injection: the room's transcription fails from now on, as Daily's transcription-error, or
     // works again; the bots in the room are told, and hear nothing while it has failed.
     if (req.method === 'POST' && parts[2] === 'transcription' && parts.length === 3) {
       const parsed = transcriptionFaultSchema.safeParse(await readJson(req));
@@ -336,7 +336,7 @@ export function createRoomServer(options: {
       // Never throw here: this runs in the HTTP server's 'upgrade' listener, where an exception ends the process.
       const room = rooms.get(decodePathSegment(m[1]!));
       const send = (e: unknown) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(e));
-      // Refusals mirror daily-js's fatal errors so the bot maps them the same way (spec §6.2).
+      // Refusals mirror daily-js's fatal errors so the bot maps them the same way.
       if (!room) {
         send({ type: 'error', error_type: 'no-room', message: `the room ${m[1]} does not exist` });
         return ws.close(4404, 'no-room');

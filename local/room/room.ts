@@ -63,7 +63,7 @@ export class Room {
   private idleSinceMs: number | undefined;
   private closed = false;
   /**
-   * Fault injection (issue 20 §2): while set, the room's transcription has failed with this reason (Daily's words
+   * Fault injection: while set, the room's transcription has failed with this reason (Daily's words
    * for it), so bots hear nothing. The room has no real transcription: typed lines are its transcript.
    */
   private failedTranscription: string | undefined;

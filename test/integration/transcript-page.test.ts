@@ -141,7 +141,7 @@ describe('a 3-hour transcript', () => {
       timings[shape] = { load_ms: Math.round(median(load)), page_ms: Math.round(median(http)) };
     }
     // Medians on the in-memory dynalite; DynamoDB answers a ~0.5 MB query in tens of ms. Bounds far above what was
-    // measured (see the README), to catch a regression to something quadratic, not to time the machine.
+    // measured (see docs/api.md), to catch a regression to something quadratic, not to time the machine.
     for (const t of Object.values(timings)) expect(t.page_ms).toBeLessThan(1_500);
     if (process.env.TRANSCRIPT_TIMINGS) console.info('transcript page timings (median of 7)', timings);
   });

@@ -1,4 +1,4 @@
-// The event registry is the one definition of every webhook event: the README's table, the OpenAPI document's
+// The event registry is the one definition of every webhook event: docs/webhooks.md's table, the OpenAPI document's
 // `webhooks` and the start request's `webhook_events` validation all come from it (issue 14 §1).
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -25,10 +25,10 @@ const rows = (table: string) =>
     );
 
 describe('event registry', () => {
-  it('the README’s event table is the registry’s, row for row', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = /<!-- events:start -->([\s\S]*?)<!-- events:end -->/.exec(readme)?.[1];
-    expect(section, 'README has the events table between its markers').toBeTruthy();
+  it('the webhooks guide’s event table is the registry’s, row for row', () => {
+    const guide = readFileSync(new URL('../../docs/webhooks.md', import.meta.url), 'utf8');
+    const section = /<!-- events:start -->([\s\S]*?)<!-- events:end -->/.exec(guide)?.[1];
+    expect(section, 'docs/webhooks.md has the events table between its markers').toBeTruthy();
     expect(rows(section!)).toEqual(rows(eventTableMarkdown()));
   });
 

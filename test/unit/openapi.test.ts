@@ -18,9 +18,9 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it("the README's API table lists every route of the route table", () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const api = readme.slice(readme.indexOf('## The API'), readme.indexOf('### Errors'));
+  it("the API guide's endpoint table lists every route of the route table", () => {
+    const guide = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
+    const api = guide.slice(guide.indexOf('## Endpoints'), guide.indexOf('## Start a bot'));
     for (const r of routeTable) expect(api, `${r.method} ${r.path}`).toContain(`| \`${r.method} ${r.path}\``);
   });
 

@@ -26,7 +26,7 @@ export async function launchChromium(
     headless: true,
     args: chromiumFlags,
     // SIGTERM is the task's to handle (main.ts): a leave request leaves the call first, a platform stop keeps
-    // transcribing while the replacement joins (issue 13). Playwright's default would close the browser at once,
+    // transcribing while the replacement joins. Playwright's default would close the browser at once,
     // dropping the bot out of the call before either. On exit Playwright still kills the browser.
     handleSIGTERM: false,
   });

@@ -58,7 +58,7 @@ export class DailyRoomProvider implements RoomProvider {
   constructor(private readonly options: DailyProviderOptions) {}
 
   /**
-   * Launches the browser and loads the bot page with daily-js before the room is known (a pooled bot, issue 15): the
+   * Launches the browser and loads the bot page with daily-js before the room is known (a pooled bot): the
    * next join() uses this page. One browser serves one session: each join launches a fresh one, so customers never
    * share a browser's state.
    */
@@ -181,7 +181,7 @@ export class DailyRoomProvider implements RoomProvider {
     const people = new Map<string, RoomParticipant>();
     let closing = false;
     // Getting to the room (or its lobby) is bounded by timeoutMs, waiting in the lobby by waitingRoomTimeoutMs: the
-    // page says when it is in the lobby, and the deadline starts again (issue #14 §3).
+    // page says when it is in the lobby, and the deadline starts again.
     let giveUp: (err: RoomJoinError) => void = () => {};
     const expired = new Promise<never>((_, reject) => {
       giveUp = reject;

@@ -1,4 +1,4 @@
-// Idempotency records for POST /api/bot/join (ARCHITECTURE.md §4): one per account and key, kept 24 h.
+// Idempotency records for POST /api/bot/join (ARCHITECTURE.md): one per account and key, kept 24 h.
 
 import { createHash } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';

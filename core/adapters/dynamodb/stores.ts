@@ -1,4 +1,4 @@
-// The service's stores on its one DynamoDB table (README "Data model"), each the adapter of its port in core/ports.
+// The service's stores on its one DynamoDB table (docs/data-model.md), each the adapter of its port in core/ports.
 import type { Config } from '../../config';
 import type { Stores } from '../../deps';
 import { DynamoAccountsStore } from './accounts-store';

@@ -1,4 +1,4 @@
-// The single-table key schema (README "Data model"): every item's pk/sk is built here and nowhere else.
+// The single-table key schema (docs/data-model.md): every item's pk/sk is built here and nowhere else.
 import {
   ConditionalCheckFailedException,
   CreateTableCommand,
@@ -32,7 +32,7 @@ export const keys = {
   }),
   rateWindow: (subject: string, window: number) => ({ pk: `RATE#${subject}#${window}`, sk: 'RATE' }),
   /**
-   * A session offered to the warm pool, oldest first in key order (issue 15). One partition: idle pooled bots read it
+   * A session offered to the warm pool, oldest first in key order. One partition: idle pooled bots read it
    * with one strongly consistent Query, which a GSI could not give; offers live seconds, so it stays small.
    */
   poolOffer: (createdAt: string, botId: string) => ({ pk: poolOffersPk, sk: `${createdAt}#${botId}` }),

@@ -1,5 +1,5 @@
 // TaskRunner on ECS Fargate: RunTask per bot (clientToken = bot id, so a retried join starts one task) and StopTask
-// (the tasks found by startedBy = bot id). A replacement of a lost bot (issue 13) is a task of the same bot id with
+// (the tasks found by startedBy = bot id). A replacement of a lost bot is a task of the same bot id with
 // BOT_ATTEMPT set, on on-demand capacity. Throttling, launch limits and server faults are retried with jittered
 // backoff inside a time budget (the join's: its Lambda answers within 29 s); past it the start is a TaskCapacityError.
 import {
@@ -175,8 +175,8 @@ export class EcsTaskRunner implements TaskRunner {
           assignPublicIp: this.settings.assignPublicIp ? 'ENABLED' : 'DISABLED',
         },
       },
-      // Only the bot id (and which replacement it is): the task reads everything else (and secrets) itself (issue 3:
-      // no secrets in overrides).
+      // Only the bot id (and which replacement it is): the task reads everything else (and secrets) itself (no
+      // secrets in overrides, where DescribeTasks would show them).
       overrides: { containerOverrides: [{ name: this.settings.containerName, environment }] },
     };
   }

@@ -411,8 +411,8 @@ export function qaDigest(pairs: readonly ModelQaPair[], budget: number): string 
 // --- Output budget -------------------------------------------------------------------------------------------
 
 /**
- * Output tokens a call needs, estimated from what it must write (README "Bedrock engine"): a fixed part for the
- * insights or the notes, and per asking line one Q&A pair with its answer and assessment. English JSON runs at
+ * Output tokens a call needs, estimated from what it must write (core/insights/README.md, "Bedrock engine"): a
+ * fixed part for the insights or the notes, and per asking line one Q&A pair with its answer and assessment. English JSON runs at
  * about 1.4 tokens a word.
  */
 const tokens = {

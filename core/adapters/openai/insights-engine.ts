@@ -39,7 +39,7 @@ export const openAIInsightsDefaults = {
   chunkChars: 24_000,
   overlapLines: 4,
   maxOutputTokens: 4096,
-  // As Bedrock's: the deployed results function may run 2 minutes. A slow local model needs more (README "Any LLM").
+  // As Bedrock's: the deployed results function may run 2 minutes. A slow local model needs more (docs/ai-engines.md).
   deadlineMs: 90_000,
   temperature: 0,
   maxRetries: 5,

@@ -117,7 +117,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   ]);
 }
 
-/** The bot's microphone: a WebAudio destination whose track Daily sends (speech is played into it, issue #4). */
+/** The bot's microphone: a WebAudio destination whose track Daily sends (speech is played into it). */
 function microphoneTrack(): MediaStreamTrack {
   audioContext = new AudioContext({ sampleRate: 48_000 });
   microphone = audioContext.createMediaStreamDestination();
@@ -320,7 +320,7 @@ function subscribeToAudio(c: DailyCall, sessionId: string) {
 }
 
 /**
- * daily-js loads with the page, not on join: a page prepared ahead of its room (a pooled bot, issue 15) has it ready.
+ * daily-js loads with the page, not on join: a page prepared ahead of its room (a pooled bot) has it ready.
  * A failure is seen by ready() and join(), not as an unhandled rejection.
  */
 const daily: Promise<DailyCallFactory> = import(/* @vite-ignore */ dailyModuleUrl).then((m) => m.default);
@@ -422,7 +422,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
       emit({ type: 'audio-activity', participantId: id, active: true });
     }
   });
-  // The room's transcription is everything the bot hears (issue 20 §2): each change is reported to Node, which ends
+  // The room's transcription is everything the bot hears: each change is reported to Node, which ends
   // the session when it cannot get it running in time (TRANSCRIPTION_RECOVERY_MS). Until then the bot keeps trying.
   const report = (state: 'running' | 'failed' | 'stopped', reason: string) =>
     emit({ type: 'transcription', state, reason, ...(state === 'running' && { ours: transcription.ours }) });
@@ -470,7 +470,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
     failed(`Daily transcription error: ${e.errorMsg || 'no reason given'}`),
   );
   // Daily's transcription belongs to the room and was started by one participant. If it stops while the bot is in
-  // the call — the bot that started it was replaced and has left (issue 13), its session ended — the bot starts it
+  // the call — the bot that started it was replaced and has left, its session ended — the bot starts it
   // again: a transcribing bot that hears nothing would end the meeting with an empty transcript. A bot stops its own
   // just before it leaves, so a stopper still in the room is given `stopperLeaveGraceMs` to go: gone by then, the stop
   // was a departing bot's and the bot restarts it; still there, it was a person's decision: left stopped, reported
