@@ -89,7 +89,7 @@ describe('warm pool (local)', () => {
 
   it('a pooled bot that dies while idle is replaced; no session is touched', async () => {
     const [victim] = await idlePool(stack, 2);
-    const seen = stack.resultsSeen.length;
+    const seen = stack.messagesSeen.length;
     expect(stack.runner.signalPooled(victim!.poolBotId, 'SIGKILL')).toBe(true);
     const refilled = await until(() => {
       const idle = stack.runner.pool.filter((b) => !b.botId);
@@ -98,7 +98,7 @@ describe('warm pool (local)', () => {
     expect(refilled).toHaveLength(2);
     // No lost-claimant fallback, failure or replacement followed (the earlier tests' sessions may still be handing
     // over, and their joins' delayed fallbacks come due, finding the session claimed).
-    const repairs = stack.resultsSeen
+    const repairs = stack.messagesSeen
       .slice(seen)
       .filter((m) =>
         m.kind === 'start_cold'
@@ -139,7 +139,9 @@ describe('warm pool (local)', () => {
       expect(botsIn(roomName)).toHaveLength(1);
       const ended = await leave(botId);
       expect(ended).toMatchObject({ status: 'completed', exitReason: 'force_leave' });
-      expect(stack.resultsSeen.filter((m) => m.bot_id === botId && m.kind === 'bot_join_failed')).toEqual([]);
+      expect(stack.messagesSeen.filter((m) => m.bot_id === botId && m.kind === 'bot_join_failed')).toEqual(
+        [],
+      );
     },
   );
 
