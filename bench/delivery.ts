@@ -106,7 +106,7 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
         targets,
         notes: [
           'webhooks: pending deliveries queued in batches of 10; the local poller (as the Lambda event source) drives the delivery handler: signing, SSRF-guarded POST, attempt recorded.',
-          'exit → webhook: the bot leaves when its guest does; measured from the room log’s "left" to the receiver getting session_complete (results queue, local insights, delivery queue).',
+          'exit → webhook: the bot leaves when its guest does; measured from the room log’s "left" to the receiver getting session_complete (results queue, local insights, bot-events queue, delivery queue).',
         ],
       };
     });

@@ -1,5 +1,5 @@
 // Live transcript (issue 14 §2): an utterance final in the local room → its transcript.data webhook received, p50/p95,
-// through the whole path: the bot hears it, saves it (within 250 ms), a bot_event on the results queue, the results
+// through the whole path: the bot hears it, saves it (within 250 ms), a bot_event on the bot-events queue, the control
 // stage numbers it and queues its delivery, the delivery stage signs and POSTs it to a local receiver.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -87,7 +87,7 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
         },
         notes: [
           `One bot, one participant saying ${lines} lines ${spacingMs} ms apart in a local room; a local receiver records when each line first arrives. Latency: the room's timestamp of the final utterance → the webhook's arrival.`,
-          'The path: the bot hears the line, saves it within 250 ms, sends a bot_event to the results queue (1 s long poll), the results stage numbers it and queues the delivery, the delivery stage signs and POSTs it.',
+          'The path: the bot hears the line, saves it within 250 ms, sends a bot_event to the bot-events queue (FIFO per bot, 1 s long poll), the control stage numbers it and queues the delivery, the delivery stage signs and POSTs it.',
         ],
       };
     });

@@ -1,7 +1,7 @@
 // Replacement time (issue 13 §1): a bot in a local room with a person in it is lost again and again — SIGKILL (a
 // crash) and SIGTERM (the platform taking the machine back) — and each time a replacement with the same bot_id
 // rejoins. Measured: loss → replacement in the room (the session's replacement joined_at), p50/p95, through the
-// local stack's real path (runner exit → task-stopped → results queue → replace_bot → new bot process → join).
+// local stack's real path (runner exit → task-stopped → control queue → replace_bot → new bot process → join).
 // Between losses a participant says a numbered line; at the end each must be in the transcript exactly once.
 import type { BotSession } from '../core/bots/session';
 import type { Table } from './run';
@@ -98,7 +98,7 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
         valid: final.status === 'completed' && missing.length === 0 && twice.length === 0,
         notes: [
           'One bot in one local room with a person who stays; before each loss a guest says a numbered line (saved first), then the bot process gets the signal. Loss → in the room: from the signal to the replacement’s joined_at on the session.',
-          'SIGKILL path: the runner sees the exit → task-stopped → replace_bot on the results queue (1 s long poll) → a new bot process (Node start, DynamoDB read, join). SIGTERM path: the bot asks for its replacement itself and leaves once it is in.',
+          'SIGKILL path: the runner sees the exit → task-stopped → replace_bot on the control queue (1 s long poll) → a new bot process (Node start, DynamoDB read, join). SIGTERM path: the bot asks for its replacement itself and leaves once it is in.',
           `MAX_REPLACEMENTS raised to ${losses} for the run (2 by default).`,
         ],
       };

@@ -7,19 +7,20 @@ import { canReplace, failBotInRoom, failLostBot, replaceRequest } from '../core/
 import { type BotSession, currentAttempt } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
 import type { Config } from '../core/config';
+import { joinFailed, type LifecycleEventMessage, lifecycleEvent } from '../core/control/messages';
+import type { Outbox } from '../core/control/outbox';
 import type { Stores } from '../core/deps';
 import { subscribes } from '../core/events/registry';
 import type { Logger } from '../core/log';
 import { metrics } from '../core/metrics';
 import type { ConversationEngine } from '../core/ports/conversation-engine';
-import type { MessageQueue } from '../core/ports/queue';
 import {
   JoinAbortedError,
   type RoomConnection,
   RoomJoinError,
   type RoomProvider,
 } from '../core/ports/room-provider';
-import { joinFailed, type ResultsMessage, sessionEnded } from '../core/results/messages';
+import { sessionEnded } from '../core/results/messages';
 import type { ExitReason } from '../core/schemas/api';
 import type { BotFailedErrorCode } from '../core/schemas/webhooks';
 import { transcriptionLanguageFor } from '../core/transcription-languages';
@@ -42,7 +43,8 @@ export interface BotContext {
   config: Config;
   provider: RoomProvider;
   conversation: ConversationEngine;
-  results: MessageQueue;
+  /** Where its messages go: events and failures (bot-events queue), requests (control), the hand-over (results). */
+  outbox: Outbox;
   log: Logger;
   /**
    * Resolves when the task is told to stop (SIGTERM). Sent by our leave endpoint (the session holds the stop
@@ -110,7 +112,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   );
   void ctx.terminated.then(() => joinAbort.abort());
 
-  if (!replacing) sendBotEvent(ctx, { event: 'bot.joining', data: { room_url: session.roomUrl } });
+  if (!replacing) void sendBotEvent(ctx, { event: 'bot.joining', data: { room_url: session.roomUrl } });
   let room: RoomConnection;
   try {
     room = await ctx.provider.join({
@@ -128,7 +130,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       waitingRoomTimeoutMs: waitingRoomTimeoutMs(session, config),
       onWaitingRoom: () => {
         log.info('in the waiting room; asked to be let in');
-        sendBotEvent(ctx, {
+        void sendBotEvent(ctx, {
           event: 'bot.in_waiting_room',
           key: String(ctx.attempt),
           data: { timeout_seconds: Math.round(waitingRoomTimeoutMs(session, config) / 1000) },
@@ -144,7 +146,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
         // The platform stopped a replacement before it was in: the session still needs a bot.
         const reason = 'the replacement was stopped by the platform while rejoining';
         await retry(
-          () => ctx.results.send(replaceRequest(botId, { attempt: ctx.attempt, reason, alive: false })),
+          () => ctx.outbox.send(replaceRequest(botId, { attempt: ctx.attempt, reason, alive: false })),
           3,
           log,
         );
@@ -156,7 +158,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
         // claim moves only from this bot, only while nobody is in the room.
         const reason = 'the pooled bot was stopped by the platform before it was in the room';
         log.warn(reason);
-        await retry(() => ctx.results.send(startColdRequest(botId, reason, session.claimedBy)), 3, log);
+        await retry(() => ctx.outbox.send(startColdRequest(botId, reason, session.claimedBy)), 3, log);
         return { kind: 'lost', reason };
       }
       if (platformStop) {
@@ -204,7 +206,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     // The lost bot may have saved lines while this one was joining.
     void recorder.restore().catch((err) => log.warn('could not re-read the saved transcript', { err }));
   } else {
-    sendBotEvent(ctx, { event: 'bot.in_call', data: {} });
+    void sendBotEvent(ctx, { event: 'bot.in_call', data: {} });
     metrics.botInRoom(session.createdAt);
     // In the room: from now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt). If
     // this write fails, the heartbeat (heartbeat.ts) carries the join time on every beat until it is written.
@@ -300,7 +302,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       if (!replacementAsked) {
         const reason = 'stopped by the platform (SIGTERM)';
         await retry(
-          () => ctx.results.send(replaceRequest(botId, { attempt: ctx.attempt, reason, alive: true })),
+          () => ctx.outbox.send(replaceRequest(botId, { attempt: ctx.attempt, reason, alive: true })),
           5,
           log,
         ).catch((err) => log.error('could not ask for a replacement; the task-stopped path will', { err }));
@@ -381,7 +383,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     case 'lost': {
       await retry(() => recorder.stop(), 3, log).catch((err) => log.error('transcript not saved', { err }));
       const request = replaceRequest(botId, { attempt: ctx.attempt, reason: ending.reason, alive: false });
-      await retry(() => ctx.results.send(request), 3, log).catch((err) =>
+      await retry(() => ctx.outbox.send(request), 3, log).catch((err) =>
         log.error('could not ask for a replacement; the task-stopped path will', { err }),
       );
       return { kind: 'lost', reason: ending.reason };
@@ -413,12 +415,12 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
  * after the line is heard); undefined when it did not.
  */
 export function liveTranscriptSender(
-  ctx: Pick<BotContext, 'session' | 'results' | 'log' | 'attempt'>,
+  ctx: Pick<BotContext, 'session' | 'outbox' | 'log' | 'attempt'>,
 ): ((lines: { line: Utterance; seq: number }[]) => void) | undefined {
   const { session } = ctx;
   if (!session.webhookUrl || !subscribes(session.webhookEvents, 'transcript.data')) return undefined;
   return (lines) =>
-    sendBotEvent(ctx, {
+    void sendBotEvent(ctx, {
       event: 'transcript.data',
       key: `${ctx.attempt}.${lines[0]!.seq}`,
       data: {
@@ -443,12 +445,18 @@ async function handOver(
 ): Promise<BotOutcome> {
   const { stores, log } = ctx;
   const botId = ctx.session.botId;
-  sendBotEvent(ctx, { event: 'bot.left', detail: exitReason, data: { exit_reason: exitReason } });
+  // Queued before the hand-over below: bot.done, which the results stage causes, then comes after it in the bot's order.
+  const left = sendBotEvent(ctx, {
+    event: 'bot.left',
+    detail: exitReason,
+    data: { exit_reason: exitReason },
+  });
   // The transcript is saved even if recording the exit fails; the task-stopped path then hands over instead.
   const recorded = retry(() => stores.sessions.updateRunning(botId, { exitReason, leftAt }), 5, log);
   if (recorder) await retry(() => recorder.stop(), 5, log);
   await recorded;
-  await retry(() => ctx.results.send(sessionEnded(botId, exitReason, leftAt)), 5, log);
+  await left;
+  await retry(() => ctx.outbox.send(sessionEnded(botId, exitReason, leftAt)), 5, log);
   return { kind: 'ended', exitReason, leftAt };
 }
 
@@ -471,7 +479,7 @@ async function reportJoinFailure(ctx: BotContext, error: RoomJoinError, triedSec
     code: error.code,
     durationSeconds: triedSeconds,
   });
-  await retry(() => ctx.results.send(message), 5, log);
+  await retry(() => ctx.outbox.send(message), 5, log);
 }
 
 /** How long the bot waits in a waiting room to be let in: bot_config.automatic_leave.waiting_room_timeout_seconds. */
@@ -480,28 +488,16 @@ function waitingRoomTimeoutMs(session: BotSession, config: Config): number {
 }
 
 /**
- * Tells the results stage a step of the bot's life: it records the status change and sends the webhook
- * event when asked for. In the background: the bot never waits for it, and its loss loses no result.
+ * Tells the control plane a step of the bot's life: it records the status change and sends the webhook event when
+ * asked for. In the background: the bot never waits for it, and its loss loses no result. Resolves once it is queued
+ * (or given up).
  */
 export function sendBotEvent(
-  ctx: Pick<BotContext, 'session' | 'results' | 'log'>,
-  e: {
-    event: Extract<ResultsMessage, { kind: 'bot_event' }>['event'];
-    data: Record<string, unknown>;
-    key?: string;
-    detail?: string;
-  },
-): void {
-  const message: ResultsMessage = {
-    kind: 'bot_event',
-    bot_id: ctx.session.botId,
-    event: e.event,
-    at: new Date().toISOString(),
-    data: e.data,
-    ...(e.key !== undefined && { key: e.key }),
-    ...(e.detail !== undefined && { detail: e.detail }),
-  };
-  void retry(() => ctx.results.send(message), 3, ctx.log).catch((err) =>
+  ctx: Pick<BotContext, 'session' | 'outbox' | 'log'>,
+  e: Pick<LifecycleEventMessage, 'event' | 'data' | 'key' | 'detail'>,
+): Promise<void> {
+  const message = lifecycleEvent(ctx.session, e);
+  return retry(() => ctx.outbox.send(message), 3, ctx.log).catch((err) =>
     ctx.log.warn('could not send a lifecycle event', { event: e.event, err }),
   );
 }

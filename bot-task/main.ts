@@ -220,8 +220,8 @@ async function main(): Promise<number> {
       config,
       provider: await sessionProvider(session),
       conversation: engines.conversation,
-      // The results and delivery stages log the same correlation_id: it travels in every message the bot sends.
-      results: correlatedQueue(adapters.resultsQueue, session.correlationId),
+      // The control, results and delivery stages log the same correlation_id: it travels in every message it sends.
+      outbox: correlatedQueue(adapters.outbox, session.correlationId),
       log,
       terminated,
       attempt,

@@ -26,8 +26,12 @@ export const configSchema = z.object({
   /** Endpoint overrides: set by the local stack (dynalite, fauxqs, local SES); unset in AWS. */
   DYNAMODB_ENDPOINT: z.url().optional(),
   SQS_ENDPOINT: z.url().optional(),
-  /** Where the bot-task hands its results (and failure events) for processing. */
+  /** Where a bot that left the room hands over its session for results (transcript, insights, completion). */
   RESULTS_QUEUE_URL: z.string().default(''),
+  /** The control plane's decisions about bot tasks: cold starts (the warm pool's fallback) and replacements. */
+  CONTROL_QUEUE_URL: z.string().default(''),
+  /** Events of a bot's life, in order per bot (a FIFO queue, its name ending in `.fifo`). */
+  BOT_EVENTS_QUEUE_URL: z.string().default(''),
   /** One job per channel (webhook, e-mail) of a finished session; its DLQ holds deliveries that gave up. */
   DELIVERY_QUEUE_URL: z.string().default(''),
   DELIVERY_DLQ_URL: z.string().default(''),

@@ -18,16 +18,15 @@ export function correlatedLog(log: Logger, id: string | undefined): Logger {
   return id ? log.child({ [correlationKey]: id }) : log;
 }
 
-/** A queue whose messages carry the correlation id to the next stage (the queue itself when there is none). */
-export function correlatedQueue(queue: MessageQueue, id: string | undefined): MessageQueue {
+/** A queue (or outbox) whose messages carry the correlation id to the next stage (itself when there is none). */
+export function correlatedQueue<Q extends Pick<MessageQueue, 'send'>>(queue: Q, id: string | undefined): Q {
   if (!id) return queue;
-  return {
-    send: (body, options) =>
-      queue.send(
-        body !== null && typeof body === 'object' && !Array.isArray(body)
-          ? { ...(body as Record<string, unknown>), [correlationKey]: id }
-          : body,
-        options,
-      ),
-  };
+  const send: MessageQueue['send'] = (body, options) =>
+    (queue.send as MessageQueue['send'])(
+      body !== null && typeof body === 'object' && !Array.isArray(body)
+        ? { ...(body as Record<string, unknown>), [correlationKey]: id }
+        : body,
+      options,
+    );
+  return { ...queue, send } as Q;
 }

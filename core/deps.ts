@@ -3,13 +3,13 @@
 import { Authenticator } from './accounts/authenticate';
 import { SessionCache } from './bots/status-cache';
 import type { Config } from './config';
+import type { Outbox } from './control/outbox';
 import type { Logger } from './log';
 import type { AccountsStore } from './ports/accounts-store';
 import type { CreditLedger } from './ports/credit-ledger';
 import type { DeliveriesStore } from './ports/deliveries-store';
 import type { IdempotencyStore } from './ports/idempotency-store';
 import type { PoolQueue } from './ports/pool-queue';
-import type { MessageQueue } from './ports/queue';
 import type { RateLimiter } from './ports/rate-limiter';
 import type { SessionsStore } from './ports/sessions-store';
 import type { TaskRunner } from './ports/task-runner';
@@ -30,9 +30,9 @@ export interface ServiceDeps extends Stores {
   auth: Authenticator;
   statusCache: SessionCache;
   runner: TaskRunner;
-  /** The results queue: with the warm pool on, a join leaves its cold-start fallback there, delayed. */
-  results: MessageQueue;
-  /** The warm pool's wake-up; absent without a pool queue, when pooled bots find offers by scanning. */
+  /** With the warm pool on, a join leaves its cold-start fallback on the control queue, delayed. */
+  outbox: Outbox;
+  /** The warm pool's wake-up (issue 15); absent without a pool queue, when pooled bots find offers by scanning. */
   poolQueue?: PoolQueue;
   log: Logger;
   now: () => Date;
@@ -44,7 +44,7 @@ export function buildServiceDeps(
   parts: {
     stores: Stores;
     runner: TaskRunner;
-    results: MessageQueue;
+    outbox: Outbox;
     poolQueue?: PoolQueue;
     rateLimiter: RateLimiter;
     log: Logger;
@@ -56,7 +56,7 @@ export function buildServiceDeps(
     ...stores,
     config,
     runner: parts.runner,
-    results: parts.results,
+    outbox: parts.outbox,
     ...(parts.poolQueue && { poolQueue: parts.poolQueue }),
     log: parts.log,
     rateLimiter,

@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import { Api } from './constructs/api';
 import { BotPool } from './constructs/bot-pool';
 import { BotRuntime } from './constructs/bot-runtime';
+import { ControlPlane } from './constructs/control-plane';
 import { Dashboard } from './constructs/dashboard';
 import { BotData } from './constructs/data';
 import { Delivery } from './constructs/delivery';
@@ -21,6 +22,7 @@ export { stackName } from './outputs';
 export class MeetingBotStack extends Stack {
   readonly data: BotData;
   readonly delivery: Delivery;
+  readonly controlPlane: ControlPlane;
   readonly runtime: BotRuntime;
   /** The warm pool; none when `botPoolSize` is 0. */
   readonly pool?: BotPool;
@@ -39,24 +41,36 @@ export class MeetingBotStack extends Stack {
 
     this.data = new BotData(this, 'Data', { settings });
     this.delivery = new Delivery(this, 'Delivery', { settings, data: this.data });
+    this.controlPlane = new ControlPlane(this, 'ControlPlane', {
+      settings,
+      data: this.data,
+      delivery: this.delivery,
+    });
     this.runtime = new BotRuntime(this, 'BotRuntime', {
       settings,
       data: this.data,
       resultsQueue: this.delivery.resultsQueue,
+      controlPlane: this.controlPlane,
     });
-    // A lost bot's replacement is an ECS task the results function starts on replace_bot messages.
-    const results = this.delivery.resultsFunction;
+    // A lost bot's replacement and the warm pool's cold fallback are ECS tasks the control function starts.
+    const control = this.controlPlane.function;
     for (const [name, value] of Object.entries(this.runtime.runnerEnvironment())) {
+      control.function.addEnvironment(name, value);
+    }
+    this.runtime.grantRunTask(control.role);
+    // The results stage hands bot.done and session_complete to the bot's ordered events.
+    const results = this.delivery.resultsFunction;
+    for (const [name, value] of Object.entries(this.controlPlane.environment(['botEvents']))) {
       results.function.addEnvironment(name, value);
     }
-    this.runtime.grantRunTask(results.role);
+    this.controlPlane.grantSend(results.role, ['botEvents']);
     this.api = new Api(this, 'Api', { settings, data: this.data, runtime: this.runtime });
     const join = this.api.functions.get('join');
     if (settings.botPoolSize > 0) {
       this.pool = new BotPool(this, 'BotPool', { settings, data: this.data, runtime: this.runtime });
-      if (join) this.pool.wireJoin(join, this.delivery.resultsQueue);
-      // The results stage's cold fallback withdraws the offer it took over (sessions-store.ts claim).
-      this.data.grantItems(results.role, ['dynamodb:DeleteItem']);
+      if (join) this.pool.wireJoin(join, this.controlPlane.controlQueue);
+      // The control plane's cold fallback withdraws the offer it took over (sessions-store.ts claim).
+      this.data.grantItems(control.role, ['dynamodb:DeleteItem']);
     } else {
       join?.function.addEnvironment('BOT_POOL_SIZE', '0');
     }
@@ -65,6 +79,7 @@ export class MeetingBotStack extends Stack {
       data: this.data,
       runtime: this.runtime,
       delivery: this.delivery,
+      controlPlane: this.controlPlane,
       api: this.api,
       pool: this.pool,
     });
@@ -73,6 +88,7 @@ export class MeetingBotStack extends Stack {
       settings,
       api: this.api,
       delivery: this.delivery,
+      controlPlane: this.controlPlane,
       operations: this.operations,
       pool: this.pool,
     });

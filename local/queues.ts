@@ -4,6 +4,7 @@
 // are saved every second and on stop, and sent again on the next start, each due when it was: a delivery waiting
 // hours for its next retry (a message kept invisible) is not lost by restarting `npm start`. A message that was
 // being handled when the process died comes back when its visibility would have ended, as SQS would redeliver it.
+import { randomUUID } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
@@ -18,6 +19,12 @@ export interface LocalQueues {
   endpoint: string;
   results: LocalQueue;
   resultsDlq: LocalQueue;
+  /** The control plane's decisions (cold starts, replacements). */
+  control: LocalQueue;
+  controlDlq: LocalQueue;
+  /** Events of a bot's life: FIFO, one group per bot (fauxqs keeps a group's order and holds it while one is in flight). */
+  botEvents: LocalQueue;
+  botEventsDlq: LocalQueue;
   delivery: LocalQueue;
   deliveryDlq: LocalQueue;
   /** The warm pool's wake-up (POOL_QUEUE_URL): not saved across restarts, an offer is stale in seconds. */
@@ -35,6 +42,8 @@ interface SavedMessage {
   body: string;
   /** String and Number attributes (the service sends no binary ones). */
   attributes?: Record<string, { DataType: string; StringValue: string }>;
+  /** A FIFO queue's message group. */
+  group?: string;
   due_at: number;
 }
 
@@ -61,10 +70,15 @@ export async function startLocalQueues(
     typeof startFauxqs
   >[0]);
   const urls = new Map<string, string>();
-  const withDlq = (name: string, visibilitySeconds: number, maxReceiveCount: number) => {
-    const dlq = server.createQueue(`${name}-dlq`);
+  const withDlq = (name: string, visibilitySeconds: number, maxReceiveCount: number, fifo = false) => {
+    // A FIFO queue's name ends in .fifo, and so does its DLQ's (SQS requires a FIFO DLQ for it).
+    const suffix = fifo ? '.fifo' : '';
+    const fifoAttributes: Record<string, string> = fifo ? { FifoQueue: 'true' } : {};
+    const dlq = server.createQueue(`${name}-dlq${suffix}`, { attributes: fifoAttributes });
+    name = `${name}${suffix}`;
     const queue = server.createQueue(name, {
       attributes: {
+        ...fifoAttributes,
         VisibilityTimeout: String(visibilitySeconds),
         RedrivePolicy: JSON.stringify({
           deadLetterTargetArn: dlq.queueArn,
@@ -73,13 +87,16 @@ export async function startLocalQueues(
       },
     });
     urls.set(name, queue.queueUrl);
-    urls.set(`${name}-dlq`, dlq.queueUrl);
+    urls.set(dlq.queueName, dlq.queueUrl);
     return [
       { url: queue.queueUrl, arn: queue.queueArn },
       { url: dlq.queueUrl, arn: dlq.queueArn },
     ] as const;
   };
   const [results, resultsDlq] = withDlq('results', 10, 5);
+  const [control, controlDlq] = withDlq('control', 10, 5);
+  // A failed event holds its bot's later ones until it is retried: a short visibility keeps that wait short.
+  const [botEvents, botEventsDlq] = withDlq('bot-events', 5, 5, true);
   // Above the 15 delivery attempts, so only a message that keeps crashing its handler lands here by redrive.
   const [delivery, deliveryDlq] = withDlq('delivery', 30, 25);
   // As the stack's: no DLQ (a wake-up that keeps failing only wakes again until it expires), short retention, and
@@ -102,7 +119,15 @@ export async function startLocalQueues(
       new SendMessageCommand({
         QueueUrl: url,
         MessageBody: m.body,
-        DelaySeconds: Math.min(maxDelayMs / 1000, Math.max(0, Math.ceil((m.due_at - Date.now()) / 1000))),
+        // A FIFO queue takes no per-message delay: its saved messages (at most in flight when saved) go back at once.
+        ...(m.group
+          ? { MessageGroupId: m.group, MessageDeduplicationId: randomUUID() }
+          : {
+              DelaySeconds: Math.min(
+                maxDelayMs / 1000,
+                Math.max(0, Math.ceil((m.due_at - Date.now()) / 1000)),
+              ),
+            }),
         ...(m.attributes && Object.keys(m.attributes).length > 0 && { MessageAttributes: m.attributes }),
       }),
     );
@@ -148,6 +173,7 @@ export async function startLocalQueues(
           queue: name,
           body: m.body,
           ...(Object.keys(attributes).length > 0 && { attributes }),
+          ...(m.messageGroupId && { group: m.messageGroupId }),
           due_at: due,
         };
       };
@@ -183,6 +209,10 @@ export async function startLocalQueues(
     endpoint: server.address,
     results,
     resultsDlq,
+    control,
+    controlDlq,
+    botEvents,
+    botEventsDlq,
     delivery,
     deliveryDlq,
     pool,

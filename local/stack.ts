@@ -9,10 +9,10 @@ import { reconcileHolds, reconcileSettings } from '../core/bots/reconcile-holds'
 import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
+import type { Outbox, OutboxMessage } from '../core/control/outbox';
 import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
-import type { MessageQueue } from '../core/ports/queue';
-import type { ResultsMessage } from '../core/results/messages';
+import { makeControlHandler } from '../functions/control/handler';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
 import { type ApiServer, startApiServer } from './api-server';
@@ -54,10 +54,10 @@ export interface LocalStack {
   queues: LocalQueues;
   /** Local SES v2 endpoint; GET <sesEndpoint>/store lists the mails sent. */
   sesEndpoint: string;
-  /** The last results-queue messages processed (newest last). */
-  resultsSeen: ResultsMessage[];
-  /** The results queue (bots hand over through it; so does a replacement request). */
-  resultsQueue: MessageQueue;
+  /** The last messages the control and results stages processed, in the order they were (newest last). */
+  messagesSeen: OutboxMessage[];
+  /** Where a bot's messages go, each to its queue (the bots' own outbox, on this stack's queues). */
+  outbox: Outbox;
   dynamoEndpoint: string;
   /** OS thread id of the dynalite worker (Linux only; for benchmarks' CPU accounting). */
   dynamoThreadId?: number;
@@ -106,6 +106,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     SQS_ENDPOINT: queues.endpoint,
     RESULTS_QUEUE_URL: queues.results.url,
+    CONTROL_QUEUE_URL: queues.control.url,
+    BOT_EVENTS_QUEUE_URL: queues.botEvents.url,
     DELIVERY_QUEUE_URL: queues.delivery.url,
     DELIVERY_DLQ_URL: queues.deliveryDlq.url,
     POOL_QUEUE_URL: queues.pool.url,
@@ -130,7 +132,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     conversation: describeEngine(config, 'conversation'),
     insights: describeEngine(config, 'insights'),
   });
-  const { table, stores, sqs, resultsQueue: results } = adapters;
+  const { table, stores, sqs, outbox } = adapters;
   await ensureTable(table);
 
   const botEnv = Object.fromEntries(
@@ -150,7 +152,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     onExit: (botId, code, signal, attempt, claimant) => {
       const reason = signal ? `killed by ${signal}` : `exited with code ${code}`;
       void onTaskStopped(
-        { stores, config, results, log },
+        { stores, config, outbox, log },
         { botId, reason, clean: code === 0, attempt, ...(claimant && { claimant }) },
       ).catch((err) => log.error('task-stopped handling failed', { bot_id: botId, err }));
     },
@@ -160,29 +162,57 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // One process serves every request here, so counting in memory is exact (Lambda counts in DynamoDB).
   const deps = adapters.serviceDeps({ runner, rateLimiter: new MemoryRateLimiter() });
 
-  const resultsSeen: ResultsMessage[] = [];
+  const messagesSeen: OutboxMessage[] = [];
+  const seen = (m: OutboxMessage) => {
+    messagesSeen.push(m);
+    if (messagesSeen.length > 400) messagesSeen.shift();
+  };
   const resultsPoller = new QueuePoller(
     sqs,
     config.RESULTS_QUEUE_URL,
     makeResultsHandler({
       stores,
       config,
-      // Replacements of lost bots start here, as the results function starts them on ECS.
-      runner,
-      results,
+      outbox,
       insights: languageEngines(adapters).insights,
       deliveryQueue: adapters.deliveryQueue,
       log,
       now: () => new Date(),
-      onProcessed: (m) => {
-        resultsSeen.push(m);
-        if (resultsSeen.length > 200) resultsSeen.shift();
-      },
+      onProcessed: seen,
     }),
     { queueArn: queues.results.arn, region: config.AWS_REGION, waitSeconds: 1 },
     log,
   );
   resultsPoller.start();
+  // The control function's two event sources: cold starts and replacements (started here as child processes, as the
+  // control function starts ECS tasks), and the bots' events, FIFO per bot.
+  const control = makeControlHandler({
+    stores,
+    config,
+    runner,
+    outbox,
+    deliveryQueue: adapters.deliveryQueue,
+    log,
+    now: () => new Date(),
+    onProcessed: seen,
+  });
+  const controlPollers = [
+    new QueuePoller(
+      sqs,
+      config.CONTROL_QUEUE_URL,
+      control,
+      { queueArn: queues.control.arn, region: config.AWS_REGION, waitSeconds: 1 },
+      log,
+    ),
+    new QueuePoller(
+      sqs,
+      config.BOT_EVENTS_QUEUE_URL,
+      control,
+      { queueArn: queues.botEvents.arn, region: config.AWS_REGION, waitSeconds: 1, concurrency: 2 },
+      log,
+    ),
+  ];
+  for (const p of controlPollers) p.start();
   const deliveryPoller = new QueuePoller(
     sqs,
     config.DELIVERY_QUEUE_URL,
@@ -195,7 +225,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   );
   deliveryPoller.start();
   const sweeper = setInterval(() => {
-    void sweepStaleSessions({ stores, config, results, log }, sweepSettings(config))
+    void sweepStaleSessions({ stores, config, outbox, log }, sweepSettings(config))
       .catch((err) => log.warn('heartbeat sweep failed', { err }))
       // With the sweep: holds whose session was never written (a join that died half-way) are released.
       .then(() => reconcileHolds({ stores, log }, reconcileSettings(config)))
@@ -241,8 +271,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     rooms,
     queues,
     sesEndpoint: ses.endpoint,
-    resultsSeen,
-    resultsQueue: results,
+    messagesSeen,
+    outbox,
     dynamoEndpoint: dynamo.endpoint,
     dynamoThreadId: dynamo.threadId,
     devAccount,
@@ -250,11 +280,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       closing ??= (async () => {
         clearInterval(sweeper);
         // The stack going away stops its bots as the platform would (Spot, scale-in): each asks for a replacement
-        // and saves its transcript. The results stage stops first, so no replacement starts now: the
+        // and saves its transcript. The control and results stages stop first, so no replacement starts now: the
         // requests wait in the queue (kept in DATA_DIR) and the next start replaces the bots — in the demo room the
         // conversation goes on; a room that went with this process is gone, and that session fails with its
         // partial transcript.
-        await resultsPoller.stop();
+        await Promise.all([resultsPoller.stop(), ...controlPollers.map((p) => p.stop())]);
         await runner.closeAll(botShutdownGraceMs);
         // The rooms' sockets go before the API server, which waits for every connection to end.
         rooms.close();

@@ -8,6 +8,7 @@ const lambdaEntries = [
   ...new Set(routeTable.map((r) => `functions/http/${r.name}.ts`)),
   'functions/http/not-found.ts',
   'functions/results/handler.ts',
+  'functions/control/handler.ts',
   'functions/delivery/handler.ts',
   'functions/ops/task-stopped.ts',
   'functions/ops/sweep-heartbeats.ts',

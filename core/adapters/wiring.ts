@@ -5,6 +5,7 @@
 // stand-ins differ only in the endpoints of the configuration (STYLE.md: one place builds SDK clients).
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import type { Config } from '../config';
+import { type Outbox, routedOutbox } from '../control/outbox';
 import { buildServiceDeps, type ServiceDeps, type Stores } from '../deps';
 import type { Logger } from '../log';
 import type { Mailer } from '../ports/mailer';
@@ -34,8 +35,14 @@ export interface Adapters {
   readonly table: TableHandle;
   readonly stores: Stores;
   readonly sqs: SQSClient;
-  /** Where bot-tasks (and the failure paths) hand a session's results. */
+  /** Where a bot that left hands over its session for results. */
   readonly resultsQueue: MessageQueue;
+  /** Decisions about bot tasks (cold starts, replacements). */
+  readonly controlQueue: MessageQueue;
+  /** Events of a bot's life, FIFO per bot. */
+  readonly botEventsQueue: MessageQueue;
+  /** Every message of a bot's life, each to its queue (core/control/outbox.ts). */
+  readonly outbox: Outbox;
   /** One job per channel of a finished session. */
   readonly deliveryQueue: MessageQueue;
   readonly deliveryQueues: DeliveryQueues;
@@ -87,6 +94,21 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
     },
     get resultsQueue() {
       return once('resultsQueue', () => new SqsQueue(adapters.sqs, config.RESULTS_QUEUE_URL));
+    },
+    get controlQueue() {
+      return once('controlQueue', () => new SqsQueue(adapters.sqs, config.CONTROL_QUEUE_URL));
+    },
+    get botEventsQueue() {
+      return once('botEventsQueue', () => new SqsQueue(adapters.sqs, config.BOT_EVENTS_QUEUE_URL));
+    },
+    get outbox() {
+      return once('outbox', () =>
+        routedOutbox({
+          control: adapters.controlQueue,
+          botEvents: adapters.botEventsQueue,
+          results: adapters.resultsQueue,
+        }),
+      );
     },
     get deliveryQueue() {
       return once('deliveryQueue', () => new SqsQueue(adapters.sqs, config.DELIVERY_QUEUE_URL));
@@ -142,7 +164,7 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
       return buildServiceDeps(config, {
         stores: adapters.stores,
         runner: parts.runner ?? adapters.ecsRunner,
-        results: adapters.resultsQueue,
+        outbox: adapters.outbox,
         ...(adapters.poolQueue && { poolQueue: adapters.poolQueue }),
         log: parts.log ?? log,
         rateLimiter: parts.rateLimiter ?? new DynamoRateLimiter(adapters.table),

@@ -1,10 +1,10 @@
 // Use cases that end a session: completed (with results) or failed; both settle the credit hold exactly once.
 import { usageCharge } from '../accounts/pricing';
 import type { Config } from '../config';
+import { joinFailed } from '../control/messages';
+import type { Outbox } from '../control/outbox';
 import type { Stores } from '../deps';
 import { metrics } from '../metrics';
-import type { MessageQueue } from '../ports/queue';
-import { joinFailed } from '../results/messages';
 import type { ExitReason, Insights, QaPair, SessionErrorCode } from '../schemas/api';
 import type { JoinErrorCode } from '../schemas/webhooks';
 import { type BotSession, secondsSinceStart } from './session';
@@ -95,7 +95,7 @@ export async function failSession(
  * unknown) with `error` as its message. False, sending nothing, when the session had already ended.
  */
 export async function failNeverJoined(
-  deps: Deps & { results: MessageQueue },
+  deps: Deps & { outbox: Outbox },
   session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt'>,
   failure: { error: string; transcript?: string; code?: JoinErrorCode },
   now = new Date(),
@@ -108,7 +108,7 @@ export async function failNeverJoined(
     now,
   );
   if (!failed) return false;
-  await deps.results.send(
+  await deps.outbox.send(
     joinFailed(
       session,
       {

@@ -2,12 +2,14 @@
 // whose pooled bot was lost before it got into the room, gets a fresh (cold) task, as every join did before the pool.
 // The fallback takes the session's claim itself with a conditional write first, so a pooled bot that comes late
 // cannot take it too, and a pooled bot that won the race keeps it.
+
+import type { ControlMessage } from '../control/messages';
+import type { Outbox } from '../control/outbox';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
-import type { MessageQueue } from '../ports/queue';
 import type { TaskRunner } from '../ports/task-runner';
-import { type ResultsMessage, sessionEnded } from '../results/messages';
+import { sessionEnded } from '../results/messages';
 import { failNeverJoined } from './finish-session';
 import { launchFailureOf } from './launch-failure';
 import { coldClaimant } from './session';
@@ -19,17 +21,17 @@ export const poolLogMessages = {
   noCapacity: 'pool fallback: no bot could be launched within the retry budget; session failed',
 } as const;
 
-export type StartColdRequest = Extract<ResultsMessage, { kind: 'start_cold' }>;
+export type StartColdRequest = Extract<ControlMessage, { kind: 'start_cold' }>;
 
 export interface PoolFallbackDeps {
   stores: Pick<Stores, 'sessions' | 'ledger'>;
   config: { CREDITS_PER_MINUTE: number };
   runner: TaskRunner;
-  results: MessageQueue;
+  outbox: Outbox;
   log: Logger;
 }
 
-/** The request that makes the results stage start a cold task unless a pooled bot has the session by then. */
+/** The request that makes the control plane start a cold task unless a pooled bot has the session by then. */
 export function startColdRequest(botId: string, reason: string, claimant?: string): StartColdRequest {
   return {
     kind: 'start_cold',
@@ -59,7 +61,7 @@ export async function startColdIfUnclaimed(
   if (session?.status !== 'running') return 'ended';
   if (session.stopRequestedAt) {
     // Asked to leave before any bot had it: no bot starts; it ends as the leave asked, never in the room, not charged.
-    await deps.results.send(sessionEnded(session.botId, 'force_leave', now.toISOString()));
+    await deps.outbox.send(sessionEnded(session.botId, 'force_leave', now.toISOString()));
     return 'left';
   }
   try {
@@ -83,7 +85,7 @@ export async function startColdIfUnclaimed(
     });
     if (capacity) metrics.launchFailed('pool_fallback');
     const failed = await failNeverJoined(
-      { ...deps.stores, config: deps.config, results: deps.results },
+      { ...deps.stores, config: deps.config, outbox: deps.outbox },
       session,
       { error, ...(code && { code }) },
       now,

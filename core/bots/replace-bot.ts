@@ -4,25 +4,26 @@
 // MAX_REPLACEMENTS times; after that, or when no replacement can start, the session fails with its partial
 // transcript and bot_failed, as a lost bot did before.
 import type { Config } from '../config';
+import { type BotEventMessage, type ControlMessage, lifecycleEvent } from '../control/messages';
+import type { Outbox } from '../control/outbox';
 import { correlatedLog, correlatedQueue } from '../correlation';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
-import type { MessageQueue } from '../ports/queue';
 import { TaskCapacityError, type TaskRunner } from '../ports/task-runner';
-import { type ResultsMessage, sessionEnded } from '../results/messages';
+import { sessionEnded } from '../results/messages';
 import type { BotFailedErrorCode } from '../schemas/webhooks';
 import { failSession } from './finish-session';
 import { type BotSession, currentAttempt, secondsSinceStart } from './session';
 import { transcriptText } from './transcript';
 
-export type ReplaceRequest = Extract<ResultsMessage, { kind: 'replace_bot' }>;
+export type ReplaceRequest = Extract<ControlMessage, { kind: 'replace_bot' }>;
 
 export interface ReplaceDeps {
   stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts'>;
   config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'>;
   runner: TaskRunner;
-  results: MessageQueue;
+  outbox: Outbox;
   log: Logger;
 }
 
@@ -39,7 +40,7 @@ export function canReplace(
   return Boolean(session.joinedAt) && currentAttempt(session) < config.MAX_REPLACEMENTS;
 }
 
-/** The request that asks the results stage to replace a lost bot. */
+/** The request that asks the control plane to replace a lost bot. */
 export function replaceRequest(
   botId: string,
   lost: { attempt: number; reason: string; alive: boolean },
@@ -66,7 +67,7 @@ export async function replaceBot(
   const deps: ReplaceDeps = {
     ...given,
     log: correlatedLog(given.log, session.correlationId),
-    results: correlatedQueue(given.results, session.correlationId),
+    outbox: correlatedQueue(given.outbox, session.correlationId),
   };
   const log = deps.log.child({ bot_id: request.bot_id });
   const attempt = currentAttempt(session);
@@ -77,7 +78,7 @@ export async function replaceBot(
     // Asked to leave while its bot was lost: nothing to replace. A bot still in the room ends it itself (its stop
     // watcher); for a lost one, the session ends here as the leave asked.
     if (!request.alive) {
-      await deps.results.send(sessionEnded(session.botId, 'force_leave', request.lost_at));
+      await deps.outbox.send(sessionEnded(session.botId, 'force_leave', request.lost_at));
     }
     return 'ended';
   }
@@ -102,6 +103,17 @@ export async function replaceBot(
       task_ref: taskRef,
     });
     metrics.replaced();
+    // After the start: a retry of this request finds the replacement recorded (superseded) and would not send it.
+    await deps.outbox
+      .send(
+        lifecycleEvent(session, {
+          event: 'bot.replaced',
+          key: String(attempt + 1),
+          detail: request.reason,
+          data: { reason: request.reason, lost_at: request.lost_at, attempt: attempt + 1 },
+        }),
+      )
+      .catch((err) => log.warn('could not send bot.replaced', { err }));
     return 'replaced';
   } catch (err) {
     log.error('could not start a replacement', { err });
@@ -127,7 +139,7 @@ function lostError(reason: string, replacements: number): string {
  * minutes, and a bot_failed event. False when the session had already ended.
  */
 export function failLostBot(
-  deps: Pick<ReplaceDeps, 'stores' | 'config' | 'results'>,
+  deps: Pick<ReplaceDeps, 'stores' | 'config' | 'outbox'>,
   session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt'>,
   error: string,
   now = new Date(),
@@ -141,7 +153,7 @@ export function failLostBot(
  * the customer nothing. False when the session had already ended.
  */
 export async function failBotInRoom(
-  deps: Pick<ReplaceDeps, 'stores' | 'config' | 'results'>,
+  deps: Pick<ReplaceDeps, 'stores' | 'config' | 'outbox'>,
   session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt'>,
   failure: { error: string; chargeUsage: boolean; code?: BotFailedErrorCode },
   now = new Date(),
@@ -154,7 +166,7 @@ export async function failBotInRoom(
     now,
   );
   if (!failed) return false;
-  await deps.results.send({
+  await deps.outbox.send({
     kind: 'bot_failed',
     bot_id: session.botId,
     event: {
@@ -166,6 +178,6 @@ export async function failBotInRoom(
       timestamp: now.toISOString(),
       duration_seconds: secondsSinceStart(session, now),
     },
-  } satisfies ResultsMessage);
+  } satisfies BotEventMessage);
   return true;
 }

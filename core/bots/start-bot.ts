@@ -149,13 +149,13 @@ export async function startBot(
 /**
  * Gets a bot to the session. Without the pool: a fresh task, as always. With it: idle pooled bots see the
  * offer written with the session (the pool queue wakes one) and one claims it (bot-task/pool.ts); the fallback, a
- * queue message delayed by POOL_CLAIM_TIMEOUT_MS, starts a cold task if none did. When that message cannot be sent,
+ * control-queue message delayed by POOL_CLAIM_TIMEOUT_MS, starts a cold task if none did. When that message cannot be sent,
  * the cold start is now.
  */
 async function startServing(deps: ServiceDeps, botId: string, pooled: boolean): Promise<void> {
   if (pooled) {
     try {
-      await deps.results.send(startColdRequest(botId, 'no pooled bot claimed the session in time'), {
+      await deps.outbox.send(startColdRequest(botId, 'no pooled bot claimed the session in time'), {
         delaySeconds: Math.ceil(deps.config.POOL_CLAIM_TIMEOUT_MS / 1000),
       });
       // Wakes one idle pooled bot now. A lost wake-up costs time, not the session: bots also scan the offers, and

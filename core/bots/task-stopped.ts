@@ -2,11 +2,11 @@
 // room is replaced while replacements are left (replace-bot.ts); otherwise a session still running is failed,
 // keeping its partial transcript, with bot_failed (bot_join_failed when the bot never got into the room).
 import type { Config } from '../config';
+import type { Outbox } from '../control/outbox';
 import { correlatedLog, correlatedQueue } from '../correlation';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
-import type { MessageQueue } from '../ports/queue';
 import { sessionEnded } from '../results/messages';
 import { failNeverJoined } from './finish-session';
 import { poolLogMessages, startColdRequest } from './pool-fallback';
@@ -42,7 +42,7 @@ export interface TaskStopped {
 export interface TaskStoppedDeps {
   stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts'>;
   config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'>;
-  results: MessageQueue;
+  outbox: Outbox;
   log: Logger;
 }
 
@@ -57,7 +57,7 @@ export async function onTaskStopped(
   const deps: TaskStoppedDeps = {
     ...given,
     log: correlatedLog(given.log, session.correlationId),
-    results: correlatedQueue(given.results, session.correlationId),
+    outbox: correlatedQueue(given.outbox, session.correlationId),
   };
   if (session.status !== 'running') return 'already_ended';
   const attempt = currentAttempt(session);
@@ -68,24 +68,24 @@ export async function onTaskStopped(
   if (stopped.clean) return 'already_ended';
   if (session.leftAt && session.exitReason) {
     // It left the room but died around the hand-over: hand over again (processing is idempotent).
-    await deps.results.send(sessionEnded(session.botId, session.exitReason, session.leftAt));
+    await deps.outbox.send(sessionEnded(session.botId, session.exitReason, session.leftAt));
     return 'already_ended';
   }
   if (session.stopRequestedAt) {
     // It was asked to leave and is gone: that is a force_leave, even if it went before it could say so.
-    await deps.results.send(sessionEnded(session.botId, 'force_leave', now.toISOString()));
+    await deps.outbox.send(sessionEnded(session.botId, 'force_leave', now.toISOString()));
     return 'already_ended';
   }
   if (session.startPath === 'pool' && !session.joinedAt && session.claimedBy) {
     // A pooled bot lost after claiming, before it got into the room: the session falls back to a cold start, as if
-    // no pooled bot had claimed it; nothing is lost. The fallback moves the claim only from this bot.
-    await deps.results.send(startColdRequest(session.botId, stopped.reason, session.claimedBy));
+    // no pooled bot had claimed it; nothing is lost (issue 15). The fallback moves the claim only from this bot.
+    await deps.outbox.send(startColdRequest(session.botId, stopped.reason, session.claimedBy));
     deps.log.warn(poolLogMessages.claimantLost, { bot_id: stopped.botId, reason: stopped.reason });
     return 'falling_back';
   }
   if (canReplace(session, deps.config)) {
-    // A bot that was in the room is replaced, not failed: the results stage starts the new task (replace-bot.ts).
-    await deps.results.send(
+    // A bot that was in the room is replaced, not failed: the control plane starts the new task (replace-bot.ts).
+    await deps.outbox.send(
       replaceRequest(session.botId, { attempt, reason: stopped.reason, alive: false }, now),
     );
     deps.log.warn(alarmLogMessages.taskLost, { bot_id: stopped.botId, reason: stopped.reason, attempt });
@@ -109,7 +109,7 @@ export async function onTaskStopped(
   // A bot that never got into the room failed to join, whatever ended its task, and is not charged.
   const error = `the bot stopped before it joined the room: ${stopped.reason}`;
   const failed = await failNeverJoined(
-    { ...deps.stores, config: deps.config, results: deps.results },
+    { ...deps.stores, config: deps.config, outbox: deps.outbox },
     session,
     { error, transcript: '' },
     now,

@@ -48,15 +48,22 @@ export interface DeliveryDeps {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-/** Records a delivery to make and queues its job; a repeat (duplicate results message) only re-queues a pending one. */
+/** Records a delivery to make and queues its job; a repeat (duplicate message) only re-queues a pending one. */
 export async function scheduleDelivery(
   stores: { deliveries: DeliveriesStore },
   queue: MessageQueue,
   d: Omit<Delivery, 'status' | 'attempts' | 'messageId' | 'createdAt'>,
   now: Date,
 ): Promise<void> {
-  await stores.deliveries.create({ ...d, messageId: newWebhookMessageId(), createdAt: now.toISOString() });
-  const current = await stores.deliveries.get(d.botId, d.channel, d.event);
+  const created = await stores.deliveries.create({
+    ...d,
+    messageId: newWebhookMessageId(),
+    createdAt: now.toISOString(),
+  });
+  // Created now: it is what we wrote. Otherwise an earlier try made it (and keeps its webhook-id and seq).
+  const current = created
+    ? { ...d, status: 'pending' }
+    : await stores.deliveries.get(d.botId, d.channel, d.event);
   if (current?.status === 'pending')
     await queue.send({
       bot_id: d.botId,

@@ -1,6 +1,7 @@
-// Use case: something happened in a bot's life. It is recorded as a status change when it is one, and
-// when the bot's webhook asked for it, it gets the bot's next event number and one delivery job (signed and retried
-// like every webhook, with one webhook-id per event however often it is tried).
+// Use case: something happened in a bot's life. It is recorded as a status change when it is one, and when the bot's
+// webhook asked for it, it gets the bot's next event number and one delivery job (signed and retried like every
+// webhook, with one webhook-id per event however often it is tried). The control function calls it for the
+// bot-events queue, which hands one bot's events over one at a time, in order: numbering them here is their order.
 import type { BotSession } from '../bots/session';
 import { scheduleDelivery } from '../delivery/deliver';
 import type { Stores } from '../deps';
@@ -29,41 +30,69 @@ export interface BotEvent<N extends LifecycleEventName = LifecycleEventName> {
 export const deliveryEventKey = (e: Pick<BotEvent, 'name' | 'key'>) =>
   e.key ? `${e.name}#${e.key}` : e.name;
 
+/** Whom a bot's events are for: its account, and its webhook (URL and the events it asked for) or none. */
+export interface EventTarget {
+  botId: string;
+  accountId: string;
+  webhook: { url: string; events?: readonly string[] } | null;
+  /** The session's status changes, when the caller has read the session (they tell a repeat apart). */
+  statusChanges?: BotSession['statusChanges'];
+}
+
+/** The event target of a session (for callers that have read it). */
+export const targetOf = (
+  s: Pick<BotSession, 'botId' | 'accountId' | 'webhookUrl' | 'webhookEvents' | 'statusChanges'>,
+): EventTarget => ({
+  botId: s.botId,
+  accountId: s.accountId,
+  webhook: s.webhookUrl ? { url: s.webhookUrl, ...(s.webhookEvents && { events: s.webhookEvents }) } : null,
+  statusChanges: s.statusChanges ?? [],
+});
+
+/**
+ * Records one event and queues its webhook delivery. `repeat`: the same event may have been handled before (a
+ * redelivered queue message, a hand-over sent twice), so what was done is looked up and not done again; on a first
+ * receipt nothing is read: the bot-events queue hands each message over once, in order (core/control/messages.ts).
+ */
 export async function emitEvent(
   deps: EmitDeps,
-  session: Pick<BotSession, 'botId' | 'accountId' | 'webhookUrl' | 'webhookEvents' | 'statusChanges'>,
+  target: EventTarget,
   event: BotEvent,
   now: Date,
+  options: { repeat?: boolean } = {},
 ): Promise<void> {
   const code = statusCodeOf(event.name);
-  const webhook =
-    session.webhookUrl && subscribes(session.webhookEvents, event.name) ? session.webhookUrl : null;
+  const webhook = target.webhook && subscribes(target.webhook.events, event.name) ? target.webhook.url : null;
   const eventKey = deliveryEventKey(event);
-  // A once-per-bot step recorded already (the same message processed twice) is not recorded again.
-  const recorded = !event.key && code && session.statusChanges?.some((c) => c.code === code);
-  if (recorded && !webhook) return;
-  if (webhook) {
-    // Processed before (a redelivered message): its delivery exists; make sure it is queued, number nothing again.
-    const existing = await deps.stores.deliveries.get(session.botId, 'webhook', eventKey);
-    if (existing) {
-      if (existing.status === 'pending')
-        await scheduleDelivery(deps.stores, deps.deliveryQueue, existing, now);
-      return;
+  if (options.repeat) {
+    if (webhook) {
+      // Its delivery exists: make sure it is queued, number nothing again.
+      const existing = await deps.stores.deliveries.get(target.botId, 'webhook', eventKey);
+      if (existing) {
+        if (existing.status === 'pending')
+          await scheduleDelivery(deps.stores, deps.deliveryQueue, existing, now);
+        return;
+      }
+    } else if (code && !event.key) {
+      // A once-per-bot step recorded already is not recorded again.
+      const changes =
+        target.statusChanges ?? (await deps.stores.sessions.get(target.botId))?.statusChanges ?? [];
+      if (changes.some((c) => c.code === code)) return;
     }
   }
-  const seq = await deps.stores.sessions.recordEvent(session.botId, {
+  const seq = await deps.stores.sessions.recordEvent(target.botId, {
     statusChange: code ? { code, at: event.at, detail: event.detail } : undefined,
     numbered: Boolean(webhook),
   });
   if (!webhook || seq === undefined) return;
   const body = eventRegistry[event.name].schema.parse({
     event: event.name,
-    bot_id: session.botId,
+    bot_id: target.botId,
     timestamp: event.at,
     seq,
     data: event.data,
   });
-  await scheduleWebhook(deps, session, { event: eventKey, target: webhook, body, seq }, now);
+  await scheduleWebhook(deps, target, { event: eventKey, target: webhook, body, seq }, now);
 }
 
 type SpecEventName = 'session_complete' | 'bot_join_failed' | 'bot_failed';

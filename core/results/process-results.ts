@@ -1,33 +1,29 @@
-// The results stage: a bot's hand-over becomes a completed session (Q&A pairs, insights, credits settled) and one
-// delivery job per channel; failure events become webhook deliveries. Every step is idempotent, so a duplicate or
-// redelivered message completes nothing twice and sends nothing twice.
+// The results stage: a bot's hand-over becomes a completed session (Q&A pairs, insights, credits settled), its
+// e-mail, and a session_completed message to the bot-events queue, which sends bot.done and session_complete after
+// the bot's earlier events (core/control/). Every step is idempotent, so a duplicate or redelivered message completes
+// nothing twice and sends nothing twice.
 
 import { completeSession } from '../bots/finish-session';
-import { startColdIfUnclaimed } from '../bots/pool-fallback';
-import { replaceBot } from '../bots/replace-bot';
 import type { BotSession } from '../bots/session';
 import { transcriptText, type Utterance } from '../bots/transcript';
 import type { Config } from '../config';
+import type { Outbox } from '../control/outbox';
 import { scheduleDelivery } from '../delivery/deliver';
 import { sessionCompletePayload } from '../delivery/payloads';
 import type { Stores } from '../deps';
-import { emitEvent, sendSpecEvent } from '../events/emit';
 import { analyseLocally } from '../insights/local-engine';
 import type { Logger } from '../log';
 import { renderResultsEmail } from '../mail/results-email';
 import { metrics } from '../metrics';
 import { type InsightsEngine, InsightsError } from '../ports/insights-engine';
 import type { MessageQueue } from '../ports/queue';
-import type { TaskRunner } from '../ports/task-runner';
 import type { ResultsMessage } from './messages';
 
 export interface ResultsDeps {
   stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries'>;
-  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'>;
-  /** Starts the replacement of a lost bot (replace_bot messages) and the warm pool's cold fallback (start_cold). */
-  runner: TaskRunner;
-  /** The results queue itself: a replacement that cannot start fails the session with a bot_failed message. */
-  results: MessageQueue;
+  config: Pick<Config, 'CREDITS_PER_MINUTE'>;
+  /** Where session_completed goes (the bot-events queue: bot.done and session_complete in the bot's order). */
+  outbox: Outbox;
   insights: InsightsEngine;
   deliveryQueue: MessageQueue;
   log: Logger;
@@ -50,73 +46,6 @@ export async function processResults(
 
 async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: number): Promise<void> {
   const log = deps.log.child({ bot_id: message.bot_id });
-  if (message.kind === 'bot_event') {
-    const session = await deps.stores.sessions.get(message.bot_id);
-    if (!session) return log.warn('an event of an unknown session', { event: message.event });
-    await emitEvent(
-      deps,
-      session,
-      { name: message.event, at: message.at, data: message.data, key: message.key, detail: message.detail },
-      deps.now(),
-    );
-    return;
-  }
-  if (message.kind === 'replace_bot') {
-    const outcome = await replaceBot(deps, message, deps.now());
-    log.info('replacement request processed', { outcome, attempt: message.attempt, alive: message.alive });
-    if (outcome === 'replaced') {
-      const session = await deps.stores.sessions.get(message.bot_id);
-      const attempt = message.attempt + 1;
-      if (session) {
-        await emitEvent(
-          deps,
-          session,
-          {
-            name: 'bot.replaced',
-            at: deps.now().toISOString(),
-            key: String(attempt),
-            detail: message.reason,
-            data: { reason: message.reason, lost_at: message.lost_at, attempt },
-          },
-          deps.now(),
-        );
-      }
-    }
-    return;
-  }
-  if (message.kind === 'start_cold') {
-    const outcome = await startColdIfUnclaimed(deps, message, deps.now());
-    log.info('pool fallback processed', { outcome, reason: message.reason });
-    return;
-  }
-  if (message.kind !== 'session_ended') {
-    const session = await deps.stores.sessions.get(message.bot_id);
-    // bot_failed travels without its partial transcript (queue message size); the failed session holds it.
-    const event =
-      message.kind === 'bot_failed'
-        ? { ...message.event, transcript_text: session?.transcript ?? '' }
-        : message.event;
-    if (session) {
-      await emitEvent(
-        deps,
-        session,
-        {
-          name: 'bot.failed',
-          at: event.timestamp,
-          detail: event.error_message,
-          data: { error: event.error_message },
-        },
-        deps.now(),
-      );
-    }
-    if (session) await sendSpecEvent(deps, session, message.kind, event, deps.now());
-    log.info('failure event processed', {
-      event_type: message.event.event_type,
-      webhook: Boolean(session?.webhookUrl),
-    });
-    return;
-  }
-
   let session = await deps.stores.sessions.get(message.bot_id);
   if (!session) {
     log.warn('results for an unknown session');
@@ -173,13 +102,8 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
     session = (await deps.stores.sessions.get(message.bot_id)) ?? session;
   }
   if (session.status !== 'completed') return;
-  await emitEvent(
-    deps,
-    session,
-    { name: 'bot.done', at: session.completedAt ?? deps.now().toISOString(), data: { status: 'completed' } },
-    deps.now(),
-  );
-  await scheduleResultDeliveries(deps, session);
+  await scheduleResultsEmail(deps, session);
+  await deps.outbox.send({ kind: 'session_completed', bot_id: session.botId });
   log.info('session completed', { exit_reason: session.exitReason });
 }
 
@@ -192,28 +116,32 @@ function ruleBasedQaPairs(utterances: Utterance[], botName: string | undefined):
   }
 }
 
-async function scheduleResultDeliveries(deps: ResultsDeps, session: BotSession): Promise<void> {
+async function scheduleResultsEmail(deps: ResultsDeps, session: BotSession): Promise<void> {
+  if (!session.email) return;
   const payload = sessionCompletePayload(session);
-  const base = { botId: session.botId, accountId: session.accountId, event: 'session_complete' };
-  await sendSpecEvent(deps, session, 'session_complete', payload, deps.now());
-  if (session.email) {
-    const mail = renderResultsEmail({
-      roomName: session.roomName,
-      startedAt: payload.started_at,
-      completedAt: payload.completed_at,
-      exitReason: payload.exit_reason,
-      durationSeconds: payload.duration_seconds,
-      transcript: payload.transcript_text,
-      qaPairs: payload.qa_pairs,
-      insights: session.insights ?? null,
-      insightsError: session.insightsError,
-      warnings: payload.warnings,
-    });
-    await scheduleDelivery(
-      deps.stores,
-      deps.deliveryQueue,
-      { ...base, channel: 'email', target: session.email, payload: JSON.stringify(mail) },
-      deps.now(),
-    );
-  }
+  const mail = renderResultsEmail({
+    roomName: session.roomName,
+    startedAt: payload.started_at,
+    completedAt: payload.completed_at,
+    exitReason: payload.exit_reason,
+    durationSeconds: payload.duration_seconds,
+    transcript: payload.transcript_text,
+    qaPairs: payload.qa_pairs,
+    insights: session.insights ?? null,
+    insightsError: session.insightsError,
+    warnings: payload.warnings,
+  });
+  await scheduleDelivery(
+    deps.stores,
+    deps.deliveryQueue,
+    {
+      botId: session.botId,
+      accountId: session.accountId,
+      channel: 'email',
+      event: 'session_complete',
+      target: session.email,
+      payload: JSON.stringify(mail),
+    },
+    deps.now(),
+  );
 }

@@ -7,8 +7,8 @@ import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
 export const handler = lambdaEntry(
   'sweeper',
   flushingMetrics(async () => {
-    const { stores, config, resultsQueue: results, log } = lambdaAdapters('sweeper');
-    const failed = await sweepStaleSessions({ stores, config, results, log }, sweepSettings(config));
+    const { stores, config, outbox, log } = lambdaAdapters('sweeper');
+    const failed = await sweepStaleSessions({ stores, config, outbox, log }, sweepSettings(config));
     log.info(alarmLogMessages.sweepDone, { failed: failed.length });
     // Holds whose session was never written (a join that died half-way) go back to their accounts.
     const released = await reconcileHolds({ stores, log }, reconcileSettings(config));

@@ -67,7 +67,7 @@ export const handler = lambdaEntry(
     if (!instance) {
       const a = lambdaAdapters('task-stopped');
       instance = makeTaskStoppedHandler(
-        { stores: a.stores, config: a.config, results: a.resultsQueue, log: a.log },
+        { stores: a.stores, config: a.config, outbox: a.outbox, log: a.log },
         a.config.BOT_CONTAINER_NAME,
       );
     }

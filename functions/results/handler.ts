@@ -13,7 +13,7 @@ function correlatedDeps(deps: ResultsDeps, id: string | undefined): ResultsDeps 
   return {
     ...deps,
     log: correlatedLog(deps.log, id),
-    results: correlatedQueue(deps.results, id),
+    outbox: correlatedQueue(deps.outbox, id),
     deliveryQueue: correlatedQueue(deps.deliveryQueue, id),
   };
 }
@@ -52,9 +52,7 @@ export const handler = lambdaEntry(
       handlerInstance = makeResultsHandler({
         stores: a.stores,
         config: a.config,
-        // A lost bot's replacement is an ECS task like any bot (replace_bot messages).
-        runner: a.ecsRunner,
-        results: a.resultsQueue,
+        outbox: a.outbox,
         insights: languageEngines(a).insights,
         deliveryQueue: a.deliveryQueue,
         log: a.log,

@@ -64,7 +64,7 @@ export class BotPool extends Construct {
       id: 'AwsSolutions-SQS3',
       reason:
         'A wake-up call for idle pooled bots, worthless after seconds: a message no bot could take has nothing to ' +
-        'replay (the session fell back to a cold start through the results queue, which has its DLQ), so a DLQ ' +
+        'replay (the session fell back to a cold start through the control queue, which has its DLQ), so a DLQ ' +
         'would only collect noise. Pooled bots also scan the offers in the table as a backstop.',
     });
 
@@ -207,16 +207,16 @@ export class BotPool extends Construct {
 
   /**
    * The join offers each session to the pool: its size (BOT_POOL_SIZE turns the offer on), a wake-up on the pool
-   * queue, and the delayed cold-start fallback on the results queue (core/bots/start-bot.ts).
+   * queue, and the delayed cold-start fallback on the control queue (core/bots/start-bot.ts).
    */
-  wireJoin(join: ServiceFunction, resultsQueue: sqs.IQueue): void {
+  wireJoin(join: ServiceFunction, controlQueue: sqs.IQueue): void {
     join.function.addEnvironment('BOT_POOL_SIZE', String(this.settings.botPoolSize));
     join.function.addEnvironment('POOL_QUEUE_URL', this.queue.queueUrl);
-    join.function.addEnvironment('RESULTS_QUEUE_URL', resultsQueue.queueUrl);
+    join.function.addEnvironment('CONTROL_QUEUE_URL', controlQueue.queueUrl);
     join.role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
     );
-    resultsQueue.grantSendMessages(join.role);
+    controlQueue.grantSendMessages(join.role);
   }
 
   /** ECS Container Insights' task counts of the pool's service (idle and busy bots together). */

@@ -10,6 +10,7 @@ import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import type { MeetingBotSettings } from '../settings';
+import type { ControlPlane } from './control-plane';
 import type { BotData } from './data';
 import { type BedrockModel, bedrockModel, grantBedrockInvoke, grantSpeechSynthesis } from './model-access';
 import { repoRoot } from './service-function';
@@ -26,6 +27,8 @@ export interface BotRuntimeProps {
   settings: MeetingBotSettings;
   data: BotData;
   resultsQueue: sqs.IQueue;
+  /** A bot sends its events and its requests (replacement, cold start) to the control plane. */
+  controlPlane: ControlPlane;
 }
 
 export class BotRuntime extends Construct {
@@ -44,7 +47,7 @@ export class BotRuntime extends Construct {
 
   constructor(scope: Construct, id: string, props: BotRuntimeProps) {
     super(scope, id);
-    const { settings, data, resultsQueue } = props;
+    const { settings, data, resultsQueue, controlPlane } = props;
     this.settings = settings;
     const stack = Stack.of(this);
     const removalPolicy = settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
@@ -130,6 +133,7 @@ export class BotRuntime extends Construct {
         AWS_REGION: stack.region,
         TABLE_NAME: data.table.tableName,
         RESULTS_QUEUE_URL: resultsQueue.queueUrl,
+        ...controlPlane.environment(['control', 'botEvents']),
         LOG_LEVEL: settings.logLevel,
         // Metrics are EMF lines on stdout: the awslogs driver above carries them to CloudWatch (no PutMetricData).
         ...metricsEnvironment(settings),
@@ -147,6 +151,7 @@ export class BotRuntime extends Construct {
       'dynamodb:Query',
     ]);
     resultsQueue.grantSendMessages(taskRole);
+    controlPlane.grantSend(taskRole, ['control', 'botEvents']);
     grantBedrockInvoke(taskRole, this.conversationModel);
     grantSpeechSynthesis(taskRole, stack);
   }

@@ -8,6 +8,7 @@ import { metricNames, metricsService } from '../../core/metrics';
 import type { MeetingBotSettings } from '../settings';
 import type { Api } from './api';
 import type { BotPool } from './bot-pool';
+import type { ControlPlane } from './control-plane';
 import type { Delivery } from './delivery';
 import type { Operations } from './operations';
 import { metricsNamespace, type ServiceMetricName, serviceMetric } from './service-metrics';
@@ -16,6 +17,7 @@ export interface DashboardProps {
   settings: MeetingBotSettings;
   api: Api;
   delivery: Delivery;
+  controlPlane: ControlPlane;
   operations: Operations;
   pool?: BotPool;
 }
@@ -49,7 +51,7 @@ export class Dashboard extends Construct {
 
   constructor(scope: Construct, id: string, props: DashboardProps) {
     super(scope, id);
-    const { settings, api, delivery, operations, pool } = props;
+    const { settings, api, delivery, controlPlane, operations, pool } = props;
     const stage = settings.stage;
     const metric = (name: ServiceMetricName, options: Parameters<typeof serviceMetric>[2] = {}) =>
       serviceMetric(stage, name, { period, ...options });
@@ -149,6 +151,8 @@ export class Dashboard extends Construct {
         dashboardWidgets.dlqDepths,
         [
           ['results DLQ', delivery.resultsDlq],
+          ['control DLQ', controlPlane.controlDlq],
+          ['bot events DLQ', controlPlane.botEventsDlq],
           ['delivery DLQ', delivery.deliveryDlq],
           ['events DLQ', operations.eventsDlq],
         ].map(([label, queue]) =>

@@ -23,7 +23,7 @@ export const resultsEntry = 'functions/results/handler.ts';
 export const deliveryEntry = 'functions/delivery/handler.ts';
 
 /** SSE with SQS-owned keys, TLS-only access; 14 days so a parked message outlives a long weekend. */
-function queue(scope: Construct, id: string, props: Partial<sqs.QueueProps> = {}): sqs.Queue {
+export function queue(scope: Construct, id: string, props: Partial<sqs.QueueProps> = {}): sqs.Queue {
   return new sqs.Queue(scope, id, {
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
@@ -72,13 +72,11 @@ export class Delivery extends Construct {
     this.resultsFunction = new ServiceFunction(this, 'Results', {
       entry: resultsEntry,
       settings,
-      description: 'Results queue consumer: transcript, insights, status completed, credits, delivery jobs',
+      description: 'Results queue consumer: transcript, insights, status completed, credits, the e-mail',
       timeout: resultsTimeout,
       environment: {
         TABLE_NAME: data.table.tableName,
         DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,
-        // A replacement that cannot start fails its session with a bot_failed message on this queue.
-        RESULTS_QUEUE_URL: this.resultsQueue.queueUrl,
         INSIGHTS_MODEL_ID: this.insightsModel.id,
       },
     });
@@ -93,7 +91,6 @@ export class Delivery extends Construct {
       'dynamodb:Query',
     ]);
     this.deliveryQueue.grantSendMessages(this.resultsFunction.role);
-    this.resultsQueue.grantSendMessages(this.resultsFunction.role);
     grantBedrockInvoke(this.resultsFunction.role, this.insightsModel);
 
     if (entryExists(deliveryEntry)) {

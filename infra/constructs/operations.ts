@@ -17,6 +17,7 @@ import type { MeetingBotSettings } from '../settings';
 import type { Api } from './api';
 import type { BotPool } from './bot-pool';
 import { type BotRuntime, botContainerName } from './bot-runtime';
+import type { ControlPlane } from './control-plane';
 import type { BotData } from './data';
 import type { Delivery } from './delivery';
 import { ServiceFunction } from './service-function';
@@ -33,6 +34,7 @@ export interface OperationsProps {
   data: BotData;
   runtime: BotRuntime;
   delivery: Delivery;
+  controlPlane: ControlPlane;
   api: Api;
   pool?: BotPool;
 }
@@ -52,9 +54,14 @@ export class Operations extends Construct {
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
-    const { settings, data, runtime, delivery, api, pool } = props;
+    const { settings, data, runtime, delivery, controlPlane, api, pool } = props;
     this.stage = settings.stage;
-    const opsEnv = { TABLE_NAME: data.table.tableName, RESULTS_QUEUE_URL: delivery.resultsQueue.queueUrl };
+    // A stopped task leads to a replacement or cold start (control), a failure (bot events) or a hand-over (results).
+    const opsEnv = {
+      TABLE_NAME: data.table.tableName,
+      RESULTS_QUEUE_URL: delivery.resultsQueue.queueUrl,
+      ...controlPlane.environment(['control', 'botEvents']),
+    };
     const sessionActions = [
       'dynamodb:GetItem',
       'dynamodb:PutItem',
@@ -79,6 +86,7 @@ export class Operations extends Construct {
     this.taskStopped.function.configureAsyncInvoke(asyncFailures);
     data.grantItems(this.taskStopped.role, [...sessionActions]);
     delivery.resultsQueue.grantSendMessages(this.taskStopped.role);
+    controlPlane.grantSend(this.taskStopped.role, ['control', 'botEvents']);
 
     this.taskStateRule = new events.Rule(this, 'TaskStoppedRule', {
       description: 'Bot tasks of this cluster that stopped',
@@ -106,6 +114,7 @@ export class Operations extends Construct {
     this.sweeper.function.configureAsyncInvoke(asyncFailures);
     data.grantItems(this.sweeper.role, [...sessionActions], { runningIndex: true });
     delivery.resultsQueue.grantSendMessages(this.sweeper.role);
+    controlPlane.grantSend(this.sweeper.role, ['control', 'botEvents']);
     this.sweepRule = new events.Rule(this, 'SweepSchedule', {
       description: 'Sweeps stale bot heartbeats',
       schedule: events.Schedule.rate(sweepInterval),
@@ -139,6 +148,8 @@ export class Operations extends Construct {
     const fiveMinutes = Duration.minutes(5);
     const queues: [string, sqs.IQueue][] = [
       ['ResultsDlq', delivery.resultsDlq],
+      ['ControlDlq', controlPlane.controlDlq],
+      ['BotEventsDlq', controlPlane.botEventsDlq],
       ['DeliveryDlq', delivery.deliveryDlq],
       ['EventsDlq', this.eventsDlq],
     ];
@@ -154,6 +165,7 @@ export class Operations extends Construct {
       ...[...api.functions].map(([name, fn]) => [`${name}Function`, fn] as [string, ServiceFunction]),
       ['notFoundFunction', api.notFoundFunction] as [string, ServiceFunction],
       ['ResultsFunction', delivery.resultsFunction],
+      ['ControlFunction', controlPlane.function],
       ...(delivery.deliveryFunction
         ? [['DeliveryFunction', delivery.deliveryFunction] as [string, ServiceFunction]]
         : []),

@@ -57,6 +57,7 @@ describe.skipIf(skip)(
     const fn: DeployedLife['fn'] = (part) => life.fn(part);
     const api: DeployedLife['api'] = (...args) => life.api(...args);
     const results = () => life.results();
+    const botEvents = () => life.botEvents();
     const deliveries = () => life.deliveries();
     const joinBody = (path: string) => life.joinBody(path);
     const callsOf: DeployedLife['callsOf'] = (...args) => life.callsOf(...args);
@@ -141,8 +142,13 @@ describe.skipIf(skip)(
 
     it('results function: the session completes; delivery function: a signed webhook and an SES e-mail', async () => {
       const before = proxy.calls.length;
-      // The bot's hand-over, and its bot.joining and bot.left steps (recorded as status_changes; no webhook asked).
-      expect(await results(), JSON.stringify(callsOf('ReceiveMessage', before).map((c) => c.output))).toBe(3);
+      // Its bot.joining and bot.left steps (recorded as status_changes; no webhook asked), from the bot-events queue;
+      // the bot's hand-over; then bot.done and session_complete, which the results stage handed to the bot's events.
+      expect(await botEvents(), JSON.stringify(callsOf('ReceiveMessage', before).map((c) => c.output))).toBe(
+        2,
+      );
+      expect(await results()).toBe(1);
+      expect(await botEvents()).toBe(1);
       expect((await api('GET', `/api/bot/${botId}/status`)).json.status_changes).toMatchObject([
         { code: 'joining' },
         { code: 'left', detail: 'force_leave' },
@@ -208,6 +214,15 @@ describe.skipIf(skip)(
         'bot_event',
         'session_ended',
       ]);
+      // Each to its own queue: the steps to the bot-events queue (FIFO, grouped by the bot), the hand-over to results.
+      expect(sent.map((c) => c.input.QueueUrl).sort()).toEqual(
+        [stack.queues.botEvents.url, stack.queues.botEvents.url, stack.queues.results.url].sort(),
+      );
+      expect(
+        sent
+          .filter((c) => c.input.QueueUrl === stack.queues.botEvents.url)
+          .map((c) => c.input.MessageGroupId),
+      ).toEqual([stopped, stopped]);
       expect(
         sent.map((c) => JSON.parse(c.input.MessageBody)).find((m) => m.kind === 'session_ended'),
       ).toMatchObject({
@@ -215,7 +230,9 @@ describe.skipIf(skip)(
         bot_id: stopped,
         exit_reason: 'force_leave',
       });
-      expect(await results()).toBe(3);
+      expect(await botEvents()).toBe(2);
+      expect(await results()).toBe(1);
+      expect(await botEvents()).toBe(1);
       expect((await api('GET', `/api/bot/${stopped}/status`)).json).toMatchObject({
         status: 'completed',
         exit_reason: 'force_leave',
@@ -316,7 +333,7 @@ describe.skipIf(skip)(
       expect(event.detail).toEqual(detail);
       const out = await host.invoke<{ outcome: string }>(fn('TaskStopped'), event);
       expect(out.outcome).toBe('failed');
-      expect(await results()).toBe(1);
+      expect(await botEvents()).toBe(1);
       expect(await deliveries()).toBe(1);
       const hook = receiver.received.find((r) => r.path === '/hooks/crash');
       const payload = new Webhook(account.webhookSecret).verify(hook!.body, hook!.headers) as Record<
@@ -359,10 +376,10 @@ describe.skipIf(skip)(
         const out = await host.invoke<{ outcome: string }>(fn('TaskStopped'), event);
         expect(out.outcome).toBe('replacing');
         const before = proxy.calls.length;
-        // The results function (its role, its template environment) starts the replacement.
-        expect(await results()).toBe(1);
+        // The control function (its role, its template environment) starts the replacement.
+        expect(await life.control()).toBe(1);
         const [run] = callsOf('RunTask', before);
-        expect(run?.principal).toBe(fn('DeliveryResults').role);
+        expect(run?.principal).toBe(fn('ControlPlaneControl').role);
         expect(run?.input).toMatchObject({
           cluster: stack.clusterArn,
           taskDefinition: stack.taskDefinitionArn,
@@ -423,7 +440,7 @@ describe.skipIf(skip)(
       });
       const out = await host.invoke<{ failed: string[] }>(fn('Sweeper'), {});
       expect(out.failed).toContain(stale);
-      expect(await results()).toBe(1);
+      expect(await botEvents()).toBeGreaterThanOrEqual(1);
       expect((await api('GET', `/api/bot/${stale}/status`)).json.status).toBe('failed');
       expect(await deliveries()).toBe(1);
     });
@@ -444,6 +461,7 @@ describe.skipIf(skip)(
         left_at: new Date().toISOString(),
       });
       expect(await results()).toBe(1);
+      expect(await botEvents()).toBe(1);
       const deliver = fn('DeliveryDeliver');
       const asRole = new SQSClient(clientConfig(proxy.endpoint, deliver.role));
       try {
@@ -544,6 +562,7 @@ describe.skipIf(skip)(
         new SendMessageCommand({ QueueUrl: stack.queues.results.url, MessageBody: JSON.stringify(ended) }),
       );
       expect(await results()).toBe(1);
+      expect(await botEvents()).toBe(1);
       return id;
     }
 

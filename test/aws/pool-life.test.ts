@@ -82,7 +82,7 @@ describe.skipIf(skip)(
       return life.stack.resolver.resolve({ 'Fn::GetAtt': [id, 'Arn'] }) as string;
     };
 
-    it('join with the pool on: the session is offered, its cold-start fallback delayed on the results queue, no RunTask', async () => {
+    it('join with the pool on: the session is offered, its cold-start fallback delayed on the control queue, no RunTask', async () => {
       // A pooled bot waiting: the bundle as the task role, with the container's environment and no BOT_ID.
       pooled = life.runBotTask(endpoints.env);
       await until(
@@ -97,7 +97,11 @@ describe.skipIf(skip)(
       // (The wake-up on the pool queue, when the join sends one, is judged with every call in the IAM test below.)
       const fallback = life
         .callsOf('SendMessage', before)
-        .find((c) => c.input.QueueUrl === life.stack.queues.results.url);
+        .find((c) => c.input.QueueUrl === life.stack.queues.control.url);
+      // Nothing on the results queue: a join is not a result.
+      expect(
+        life.callsOf('SendMessage', before).filter((c) => c.input.QueueUrl === life.stack.queues.results.url),
+      ).toEqual([]);
       expect(fallback?.principal).toBe(life.fn('ApiJoin').role);
       expect(fallback?.input).toMatchObject({ DelaySeconds: 2 });
       expect(JSON.parse(fallback!.input.MessageBody)).toMatchObject({ kind: 'start_cold', bot_id: botId });
@@ -123,7 +127,7 @@ describe.skipIf(skip)(
       expect((await life.operator.stores.sessions.get(botId))?.joinedAt).toBeUndefined();
     });
 
-    it('its task stopped: task-stopped finds the session by the task ARN, and the results function cold-starts it', async () => {
+    it('its task stopped: task-stopped finds the session by the task ARN, and the control function cold-starts it', async () => {
       const stopped = (arn: string, exitCode: number) => ({
         clusterArn: life.stack.clusterArn,
         taskArn: arn,
@@ -140,10 +144,10 @@ describe.skipIf(skip)(
       // The join's own fallback is due after 2 s: both start_cold requests are drained, one task starts.
       await new Promise((r) => setTimeout(r, 2_500));
       const before = life.proxy.calls.length;
-      expect(await life.results()).toBe(2);
+      expect(await life.control()).toBe(2);
       const runs = life.callsOf('RunTask', before);
       expect(runs).toHaveLength(1);
-      expect(runs[0]!.principal).toBe(life.fn('DeliveryResults').role);
+      expect(runs[0]!.principal).toBe(life.fn('ControlPlaneControl').role);
       expect(runs[0]!.input).toMatchObject({
         startedBy: botId,
         taskDefinition: life.stack.taskDefinitionArn,
@@ -166,14 +170,14 @@ describe.skipIf(skip)(
       return String(res.json.bot_id);
     }
 
-    it('the fallback’s RunTask throttled 5 times: the results function retries it and the cold task starts', async () => {
+    it('the fallback’s RunTask throttled 5 times: the control function retries it and the cold task starts', async () => {
       const id = await unclaimedJoin('/hooks/pool-throttled');
       const before = life.proxy.calls.length;
       life.proxy.fail('RunTask', throttling, 5);
-      expect(await life.results()).toBe(1);
+      expect(await life.control()).toBe(1);
       const runs = life.callsOf('RunTask', before);
       expect(runs.map((r) => r.status)).toEqual([400, 400, 400, 400, 400, 200]);
-      expect(runs.every((r) => r.principal === life.fn('DeliveryResults').role)).toBe(true);
+      expect(runs.every((r) => r.principal === life.fn('ControlPlaneControl').role)).toBe(true);
       expect(await life.operator.stores.sessions.get(id)).toMatchObject({
         status: 'running',
         startPath: 'cold',
@@ -187,8 +191,9 @@ describe.skipIf(skip)(
       const before = life.proxy.calls.length;
       life.proxy.fail('RunTask', throttling);
       try {
-        // The fallback, then the bot_join_failed it queued.
-        expect(await life.results()).toBe(2);
+        // The fallback, then the bot_join_failed it queued on the bot's events.
+        expect(await life.control()).toBe(1);
+        expect(await life.botEvents()).toBe(1);
       } finally {
         life.proxy.fail('RunTask', undefined);
       }
@@ -210,13 +215,13 @@ describe.skipIf(skip)(
       });
     }, 90_000);
 
-    it('IAM: every call the join, the pooled bot, task-stopped and the results function made is allowed', async () => {
+    it('IAM: every call the join, the pooled bot, task-stopped and the control function made is allowed', async () => {
       const judged = roleCalls(life.proxy.calls, life.template);
       const byTask = judged.filter((c) => c.principal === life.stack.task.role).map((c) => c.operation);
       // The claim (a conditional update), its record, the withdrawn offer, the offers' query.
       for (const op of ['Query', 'UpdateItem', 'PutItem', 'DeleteItem']) expect(byTask).toContain(op);
       const principals = new Set(judged.map((c) => c.principal));
-      for (const fn of ['ApiJoin', 'TaskStopped', 'DeliveryResults'])
+      for (const fn of ['ApiJoin', 'TaskStopped', 'ControlPlaneControl'])
         expect(principals).toContain(life.fn(fn).role);
       const requests = judged.flatMap((c) => iamRequestsOf(c, life.stack));
       expect(denials(await simulate(life.template, life.stack.resolver, requests))).toEqual([]);
@@ -236,7 +241,9 @@ describe.skipIf(skip)(
       });
       const taskRole = life.stack.task.role;
       const join = life.fn('ApiJoin').role;
-      const others = ['ApiLeave', 'DeliveryResults', 'TaskStopped', 'Sweeper'].map((f) => life.fn(f).role);
+      const others = ['ApiLeave', 'DeliveryResults', 'ControlPlaneControl', 'TaskStopped', 'Sweeper'].map(
+        (f) => life.fn(f).role,
+      );
       const allowed = [
         request(join, 'sqs:SendMessage', queue),
         request(taskRole, 'sqs:ReceiveMessage', queue),

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResultsMessage } from '../../core/results/messages';
+import type { OutboxMessage } from '../../core/control/outbox';
 import { botStopTimeoutSeconds } from '../../infra/constructs/bot-runtime';
 import { defaultBotImage, detectEngine, imageSize } from '../../local/container-engine';
 import { buildImage, imageIsCurrent, maxImageBytes, megabytes } from '../../scripts/image/build';
@@ -139,8 +139,8 @@ describe.skipIf(!engine)('the bot image, run as Fargate runs it', () => {
       const botId = await join(stack, key, { room_url: dailyRoom, bot_config: { name: 'Iris' } });
       const failed = await until(
         () =>
-          stack.resultsSeen.find(
-            (m): m is Extract<ResultsMessage, { kind: 'bot_join_failed' }> =>
+          stack.messagesSeen.find(
+            (m): m is Extract<OutboxMessage, { kind: 'bot_join_failed' }> =>
               m.kind === 'bot_join_failed' && m.event.bot_id === botId,
           ),
         90_000,

@@ -11,6 +11,7 @@ import { runningIndex, ttlAttribute } from '../../core/adapters/dynamodb/table';
 import { metricNames, metricsService } from '../../core/metrics';
 import { deployedRoutes } from '../../infra/constructs/api';
 import { botContainerName } from '../../infra/constructs/bot-runtime';
+import { controlMaxReceiveCount } from '../../infra/constructs/control-plane';
 import { dashboardWidgets } from '../../infra/constructs/dashboard';
 import { deliveryMaxReceiveCount, resultsMaxReceiveCount } from '../../infra/constructs/delivery';
 import {
@@ -138,6 +139,7 @@ describe('the Lambda functions', () => {
   const serviceFunctions = () => [
     ...s.stack.api.functions.values(),
     s.stack.delivery.resultsFunction,
+    s.stack.controlPlane.function,
     ...(s.stack.delivery.deliveryFunction ? [s.stack.delivery.deliveryFunction] : []),
     s.stack.operations.taskStopped,
     s.stack.operations.sweeper,
@@ -227,13 +229,15 @@ describe('the Lambda functions', () => {
       );
     }
     const d = s.stack.delivery;
-    // The results function also starts the replacement of a lost bot (issue 13): RunTask like the join.
-    const runTask = ['ecs:RunTask', 'ecs:TagResource', 'iam:PassRole'];
-    // With the warm pool it also withdraws the offer of a session its cold fallback takes over (DeleteItem).
+    // The results function only makes results: no RunTask, no PassRole, no offer to withdraw.
     expect([...actionsOf(roleOfFunction(fnId(d.resultsFunction)))].sort()).toEqual(
-      [
-        ...new Set([...logs, ...consume, ...send, ...items, ...bedrock, ...runTask, 'dynamodb:DeleteItem']),
-      ].sort(),
+      [...new Set([...logs, ...consume, ...send, ...items, ...bedrock])].sort(),
+    );
+    // The control function starts cold tasks and replacements (RunTask like the join) and, with the warm pool,
+    // withdraws the offer of a session its cold fallback takes over (DeleteItem). No model.
+    const runTask = ['ecs:RunTask', 'ecs:TagResource', 'iam:PassRole'];
+    expect([...actionsOf(roleOfFunction(fnId(s.stack.controlPlane.function)))].sort()).toEqual(
+      [...new Set([...logs, ...consume, ...send, ...items, ...runTask, 'dynamodb:DeleteItem'])].sort(),
     );
     if (d.deliveryFunction) {
       expect([...actionsOf(roleOfFunction(fnId(d.deliveryFunction)))].sort()).toEqual(
@@ -277,6 +281,31 @@ describe('the Lambda functions', () => {
     const results = statementsOfRole(roleOfFunction(fnId(s.stack.delivery.resultsFunction)));
     const model = results.find((x) => x.Action.includes('bedrock:InvokeModel'))!;
     expect(JSON.stringify(model.Resource)).toContain('::foundation-model/amazon.nova-pro-v1:0');
+
+    // Which queues each role may send to: decisions and events go to the control plane, never through results.
+    const c = s.stack.controlPlane;
+    const d = s.stack.delivery;
+    const sendsOf = (role: string) =>
+      statementsOfRole(role)
+        .filter((st) => st.Action.includes('sqs:SendMessage'))
+        .flatMap((st) => st.Resource.map(refTarget))
+        .sort();
+    const ids = (...qs: IConstruct[]) => qs.map(logicalId).sort();
+    expect(sendsOf(roleOfFunction(fnId(d.resultsFunction)))).toEqual(ids(d.deliveryQueue, c.botEventsQueue));
+    expect(sendsOf(roleOfFunction(fnId(c.function)))).toEqual(
+      ids(c.botEventsQueue, d.resultsQueue, d.deliveryQueue),
+    );
+    for (const fn of [s.stack.operations.taskStopped, s.stack.operations.sweeper]) {
+      // And their own failed invocations to the events DLQ (async invoke destination).
+      expect(sendsOf(roleOfFunction(fnId(fn)))).toEqual(
+        ids(c.controlQueue, c.botEventsQueue, d.resultsQueue, s.stack.operations.eventsDlq),
+      );
+    }
+    expect(
+      sendsOf(logicalId(s.stack.runtime.taskDefinition.taskRole)).filter(
+        (id) => id !== logicalId(s.stack.pool!.queue),
+      ),
+    ).toEqual(ids(c.controlQueue, c.botEventsQueue, d.resultsQueue));
 
     if (s.stack.delivery.deliveryFunction) {
       const delivery = statementsOfRole(roleOfFunction(fnId(s.stack.delivery.deliveryFunction)));
@@ -404,6 +433,26 @@ describe('queues', () => {
     });
     // Above the delivery function's own 15 attempts (core/delivery): SQS never cuts its retries short.
     expect(deliveryMaxReceiveCount).toBeGreaterThan(15);
+    const c = s.stack.controlPlane;
+    for (const [q, dlq] of [
+      [c.controlQueue, c.controlDlq],
+      [c.botEventsQueue, c.botEventsDlq],
+    ] as const) {
+      expect(queue(q).RedrivePolicy).toEqual({
+        deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(dlq), 'Arn'] },
+        maxReceiveCount: controlMaxReceiveCount,
+      });
+    }
+    // A bot's events in order: FIFO grouped per bot (throughput per group), its DLQ FIFO as SQS requires; the
+    // control queue standard, because the warm pool's fallback is a delayed message (FIFO takes no per-message delay).
+    for (const q of [c.botEventsQueue, c.botEventsDlq]) {
+      expect(queue(q)).toMatchObject({ FifoQueue: true });
+    }
+    expect(queue(c.botEventsQueue)).toMatchObject({
+      DeduplicationScope: 'messageGroup',
+      FifoThroughputLimit: 'perMessageGroupId',
+    });
+    expect(queue(c.controlQueue).FifoQueue).toBeUndefined();
     const poolQueue = logicalId(s.stack.pool!.queue);
     for (const [id, q] of resourcesOfType(s.json, 'AWS::SQS::Queue')) {
       expect(q.Properties!.SqsManagedSseEnabled, id).toBe(true);
@@ -419,7 +468,12 @@ describe('queues', () => {
 
   it('feed their consumers with ReportBatchItemFailures, visibility ≥ 6 × the function timeout', () => {
     const d = s.stack.delivery;
-    const pairs = [[d.resultsQueue, d.resultsFunction] as const];
+    const c = s.stack.controlPlane;
+    const pairs = [
+      [d.resultsQueue, d.resultsFunction] as const,
+      [c.controlQueue, c.function] as const,
+      [c.botEventsQueue, c.function] as const,
+    ];
     if (d.deliveryFunction) pairs.push([d.deliveryQueue, d.deliveryFunction] as const);
     for (const [q, fn] of pairs) {
       s.template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
@@ -574,7 +628,13 @@ describe('operations', () => {
       .map(([, a]) => a.Properties!);
     for (const a of alarms) expect(a.AlarmActions).toEqual([{ Ref: topicId }]);
     const dlqAlarms = alarms.filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible');
-    const dlqs = [s.stack.delivery.resultsDlq, s.stack.delivery.deliveryDlq, s.stack.operations.eventsDlq];
+    const dlqs = [
+      s.stack.delivery.resultsDlq,
+      s.stack.delivery.deliveryDlq,
+      s.stack.operations.eventsDlq,
+      s.stack.controlPlane.controlDlq,
+      s.stack.controlPlane.botEventsDlq,
+    ];
     expect(dlqAlarms.map((a) => refTarget(a.Dimensions[0].Value)).sort()).toEqual(
       dlqs.map((q) => `${logicalId(q)}`).sort(),
     );
@@ -733,8 +793,9 @@ describe('the warm pool (issue 15)', () => {
     expect(join).toMatchObject({
       BOT_POOL_SIZE: '2',
       POOL_QUEUE_URL: { Ref: poolQueueId() },
-      RESULTS_QUEUE_URL: { Ref: logicalId(s.stack.delivery.resultsQueue) },
+      CONTROL_QUEUE_URL: { Ref: logicalId(s.stack.controlPlane.controlQueue) },
     });
+    expect(join.RESULTS_QUEUE_URL).toBeUndefined();
     const queue = props(poolQueueId());
     expect(queue.VisibilityTimeout).toBe(10);
     expect(queue.RedrivePolicy).toBeUndefined();
@@ -753,10 +814,10 @@ describe('the warm pool (issue 15)', () => {
     expect(JSON.stringify(protection.Resource)).toContain(
       `:task/",{"Ref":"${logicalId(s.stack.runtime.cluster)}"},"/*"`,
     );
-    // The join's results-queue send is the delayed cold-start fallback, on that queue only.
+    // The join's other send is the delayed cold-start fallback, on the control queue only (never results).
     const joinSends = statementsOfRole(joinRoleId()).filter((st) => st.Action.includes('sqs:SendMessage'));
     expect(joinSends.flatMap((st) => st.Resource.map(refTarget)).sort()).toEqual(
-      [poolQueueId(), logicalId(s.stack.delivery.resultsQueue)].sort(),
+      [poolQueueId(), logicalId(s.stack.controlPlane.controlQueue)].sort(),
     );
   });
 

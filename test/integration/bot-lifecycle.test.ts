@@ -173,7 +173,7 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
         return Object.keys(a?.holds ?? {}).length === 0 && a;
       });
       expect(account?.balance).toBe(10);
-      expect(stack.resultsSeen.find((m) => m.bot_id === botId && m.kind !== 'bot_event')).toMatchObject({
+      expect(stack.messagesSeen.find((m) => m.bot_id === botId && m.kind !== 'bot_event')).toMatchObject({
         kind: 'session_ended',
         exit_reason: 'force_leave',
       });
@@ -216,7 +216,7 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
     expect(done.status).toBe('failed');
     expect(done.error).toMatch(/room_not_found/);
     const event = await until(async () =>
-      stack.resultsSeen.find((m) => m.bot_id === botId && m.kind !== 'bot_event'),
+      stack.messagesSeen.find((m) => m.bot_id === botId && m.kind !== 'bot_event'),
     );
     expect(event).toMatchObject({
       kind: 'bot_join_failed',
@@ -238,7 +238,7 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
     const bad = await startBot({ room_url, meeting_token: 'wrong' });
     expect((await ended(bad)).status).toBe('failed');
     expect(
-      await until(async () => stack.resultsSeen.find((m) => m.bot_id === bad && m.kind !== 'bot_event')),
+      await until(async () => stack.messagesSeen.find((m) => m.bot_id === bad && m.kind !== 'bot_event')),
     ).toMatchObject({
       event: { error_type: 'auth_error' },
     });

@@ -6,6 +6,7 @@ import { liveTranscriptSender } from '../../bot-task/bot';
 import { TranscriptRecorder } from '../../bot-task/transcript-recorder';
 import { captureClientsWith } from '../../core/adapters/aws-clients';
 import type { BotSession } from '../../core/bots/session';
+import { lifecycleEvent } from '../../core/control/messages';
 import { createLogger } from '../../core/log';
 import { useMetricsSink } from '../../core/metrics';
 import type { TaskRunner } from '../../core/ports/task-runner';
@@ -15,6 +16,8 @@ import { webhookReceiver } from '../support/webhook-receiver';
 
 /** `Client.Command` → how many calls, since the last reset. Pollers' long polls are not an operation's cost. */
 const calls = new Map<string, number>();
+/** Queue name → messages sent to it, since the last reset (which stage's queue an operation loads). */
+const sentTo = new Map<string, number>();
 const ignored = new Set(['SQSClient.ReceiveMessageCommand']);
 captureClientsWith((client) => {
   const stack = (client as { middlewareStack?: { add: (m: unknown, o: unknown) => void } }).middlewareStack;
@@ -23,6 +26,11 @@ captureClientsWith((client) => {
       (args: unknown) => {
         const kind = `${context.clientName}.${context.commandName}`;
         if (!ignored.has(kind)) calls.set(kind, (calls.get(kind) ?? 0) + 1);
+        const queueUrl = (args as { input?: { QueueUrl?: string } }).input?.QueueUrl;
+        if (kind === 'SQSClient.SendMessageCommand' && queueUrl) {
+          const queue = queueUrl.slice(queueUrl.lastIndexOf('/') + 1);
+          sentTo.set(queue, (sentTo.get(queue) ?? 0) + 1);
+        }
         return next(args);
       },
     { step: 'initialize', name: 'callBudgetCounter' },
@@ -58,6 +66,7 @@ interface Cost {
 function reset() {
   logged.length = 0;
   calls.clear();
+  sentTo.clear();
   logLines = 0;
   metricRecords.length = 0;
 }
@@ -89,6 +98,8 @@ beforeAll(async () => {
     // The key and status caches as shipped; no background sweep inside the measured windows.
     KEY_CACHE_TTL_MS: '5000',
     HEARTBEAT_MS: '3600000',
+    // The pooled join's fallback stays queued (delayed) until the stack closes: no cold start inside a window.
+    POOL_CLAIM_TIMEOUT_MS: '600000',
   });
   stack.deps.runner = noopRunner;
   const account = await stack.account(50);
@@ -146,33 +157,29 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
     expect(hit).toEqual({ calls: {}, logLines: 0, metricRecords: [] });
   });
 
-  it('a lifecycle event, from the bot’s message to the signed POST: 9 DynamoDB and 4 SQS calls', async () => {
+  it('a lifecycle event, from the bot’s message to the signed POST: 6 DynamoDB and 4 SQS calls', async () => {
+    const session = (await stack.deps.sessions.get(botId)) as BotSession;
     reset();
-    // What the bot sends (bot-task/bot.ts sendBotEvent): one message on the results queue.
-    await stack.resultsQueue.send({
-      kind: 'bot_event',
-      bot_id: botId,
-      event: 'bot.in_call',
-      at: new Date().toISOString(),
-      data: {},
-    });
+    // What the bot sends (bot-task/bot.ts sendBotEvent): one message on the bot-events queue, addressed by the bot.
+    await stack.outbox.send(lifecycleEvent(session, { event: 'bot.in_call', data: {} }));
     await until(() => receiver.delivered(secret).length === 1, 10_000);
     // The delivery stage deletes its message after the POST: give it the moment.
     await until(() => (calls.get('SQSClient.DeleteMessageBatchCommand') ?? 0) >= 2, 5_000);
     expect(cost()).toEqual({
       calls: {
-        // Results stage: the session (its webhook URL, events, status changes); the delivery record of this event
-        // (a redelivered message finds it and numbers nothing again); after creating it, its re-read (a duplicate
-        // create keeps the first); delivery stage: the account's signing secret.
-        'DynamoDBClient.GetItemCommand': 4,
-        // Results stage: the delivery record, created once (conditional).
+        // Was 4: the control stage no longer reads the session (the bot wrote the webhook URL and events into its
+        // message), nor the delivery record before it (a first receipt from the FIFO queue was never handled
+        // before; a redelivered one looks), nor after creating it (created: it is what was written). Left: the
+        // delivery stage's read of the account's signing secret.
+        'DynamoDBClient.GetItemCommand': 1,
+        // Control stage: the delivery record, created once (conditional).
         'DynamoDBClient.PutItemCommand': 1,
-        // Results stage: status change and event number on the session. Delivery stage: the claim, the order mark
+        // Control stage: status change and event number on the session. Delivery stage: the claim, the order mark
         // (first attempts in seq order), the attempt recorded.
         'DynamoDBClient.UpdateItemCommand': 4,
         // Each stage deletes the message it handled.
         'SQSClient.DeleteMessageBatchCommand': 2,
-        // The bot's message to the results stage; the delivery job.
+        // The bot's message to the bot-events queue; the delivery job.
         'SQSClient.SendMessageCommand': 2,
       },
       // The delivery stage's line for the attempt.
@@ -181,6 +188,7 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
       metricRecords: expect.any(Array),
     } satisfies Cost);
     expect(cost().metricRecords).toHaveLength(2);
+    expect(Object.fromEntries(sentTo)).toEqual({ 'bot-events.fifo': 1, delivery: 1 });
   });
 
   it('leave: the session read (its owner, its state) and the stop request recorded', async () => {
@@ -193,13 +201,13 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
     } satisfies Cost);
   });
 
-  it('a transcript utterance, from the bot’s save to its signed transcript.data: 11 DynamoDB and 4 SQS calls', async () => {
+  it('a transcript utterance, from the bot’s save to its signed transcript.data: 8 DynamoDB and 4 SQS calls', async () => {
     const res = await joinWith(['transcript.data']);
     expect(res.status).toBe(201);
     const session = (await stack.deps.sessions.get(res.body.bot_id)) as BotSession;
     const log = createLogger('silent');
     // The bot's own recorder and live sender (bot-task), on this stack's stores: the bot process's calls, counted here.
-    const live = liveTranscriptSender({ session, results: stack.resultsQueue, log, attempt: 0 });
+    const live = liveTranscriptSender({ session, outbox: stack.outbox, log, attempt: 0 });
     const recorder = new TranscriptRecorder(session.botId, stack.deps, 60_000, log, 0, live);
     const before = receiver.delivered(secret).length;
     reset();
@@ -218,22 +226,51 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
     });
     expect(cost()).toEqual({
       calls: {
-        // Results stage: the session (webhook URL and events, to number the event); the delivery record of this
-        // batch (a redelivered message finds it), its re-read after creating it; delivery stage: the signing secret.
-        'DynamoDBClient.GetItemCommand': 4,
-        // Bot: the segment. Results stage: the delivery record, created once (conditional).
+        // Was 4 (the session, the delivery record before and after creating it): as for a lifecycle event, only the
+        // delivery stage's read of the signing secret is left.
+        'DynamoDBClient.GetItemCommand': 1,
+        // Bot: the segment. Control stage: the delivery record, created once (conditional).
         'DynamoDBClient.PutItemCommand': 2,
-        // Bot: the live transcript copy on the session. Results stage: the event number on the session. Delivery
+        // Bot: the live transcript copy on the session. Control stage: the event number on the session. Delivery
         // stage: the claim, the order mark, the attempt recorded.
         'DynamoDBClient.UpdateItemCommand': 5,
         // Each stage deletes the message it handled.
         'SQSClient.DeleteMessageBatchCommand': 2,
-        // Bot: the batch's event to the results stage; results stage: the delivery job.
+        // Bot: the batch's event to the bot-events queue; control stage: the delivery job.
         'SQSClient.SendMessageCommand': 2,
       },
       logLines: 1,
       metricRecords: expect.any(Array),
     } satisfies Cost);
+    expect(Object.fromEntries(sentTo)).toEqual({ 'bot-events.fifo': 1, delivery: 1 });
     await recorder.stop();
+  });
+
+  it('join with the warm pool on: the same two writes, the offer’s wake-up and its fallback; nothing on the results queue', async () => {
+    const { config } = stack.deps;
+    stack.deps.config = { ...config, BOT_POOL_SIZE: 1 };
+    try {
+      // The key into its cache again (the windows before took longer than its 5 s), as in the first join's window.
+      await stack.request('GET', '/api/bots', { key });
+      reset();
+      const res = await joinWith(['bot.in_call']);
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(cost()).toEqual({
+        calls: {
+          // The hold, then the session (offered to the pool), its list entry and the hold's entry in one batch.
+          'DynamoDBClient.UpdateItemCommand': 1,
+          'DynamoDBClient.BatchWriteItemCommand': 1,
+          // The cold-start fallback, delayed by POOL_CLAIM_TIMEOUT_MS; the wake-up of an idle pooled bot.
+          'SQSClient.SendMessageCommand': 2,
+        },
+        logLines: 1,
+        metricRecords: [],
+      } satisfies Cost);
+      // Was `results: 1` (the fallback rode the results queue and its Lambda just to find the session claimed):
+      // the fallback is the control plane's, on its own queue.
+      expect(Object.fromEntries(sentTo)).toEqual({ control: 1, pool: 1 });
+    } finally {
+      stack.deps.config = config;
+    }
   });
 });

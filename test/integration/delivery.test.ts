@@ -439,7 +439,6 @@ describe('insights failure', () => {
 
 describe('bot_failed', () => {
   it('the webhook carries the partial transcript from the failed session, not from the queue message', async () => {
-    const { processResults } = await import('../../core/results/process-results');
     const { failSession } = await import('../../core/bots/finish-session');
     stack.deps.runner = { start: async (id) => ({ taskRef: `t:${id}` }), stop: async () => {} };
     const res = await stack.request('POST', '/api/bot/join', {
@@ -467,10 +466,8 @@ describe('bot_failed', () => {
       timestamp: now.toISOString(),
       duration_seconds: 61,
     };
-    await processResults(
-      stack.resultsDeps({ analyse: async () => ({ qaPairs: [], insights: null }) }, queued),
-      { kind: 'bot_failed', bot_id: botId, event },
-    );
+    const { processControl } = await import('../../core/control/process-control');
+    await processControl(stack.controlDeps(queued), { kind: 'bot_failed', bot_id: botId, event });
     expect(queued).toEqual([{ bot_id: botId, channel: 'webhook', event: 'bot_failed' }]);
     const payload = JSON.parse((await stack.deps.deliveries.get(botId, 'webhook', 'bot_failed'))!.payload);
     expect(payload).toEqual({ ...event, transcript_text: 'Ann: half a thought' });

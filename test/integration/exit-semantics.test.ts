@@ -5,10 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryMetrics } from '../../core/adapters/metrics/memory-metrics';
 import { onTaskStopped, type TaskStoppedDeps } from '../../core/bots/task-stopped';
 import type { Utterance } from '../../core/bots/transcript';
+import type { ControlPlaneMessage } from '../../core/control/messages';
+import type { OutboxMessage } from '../../core/control/outbox';
+import { processControl } from '../../core/control/process-control';
 import { createLogger } from '../../core/log';
 import { metricNames, useMetricsSink } from '../../core/metrics';
 import { InsightsError } from '../../core/ports/insights-engine';
-import type { ResultsMessage } from '../../core/results/messages';
 import { processResults } from '../../core/results/process-results';
 import { botJoinFailedSchema } from '../../core/schemas/webhooks';
 import { startTestStack, type TestStack } from '../support/local-stack';
@@ -125,14 +127,12 @@ describe('process_insights false: insights_error never appears', () => {
 });
 
 describe('a bot that dies or is lost before it ever joined the room', () => {
-  const deps = (sent: ResultsMessage[]): TaskStoppedDeps => ({
+  const deps = (sent: OutboxMessage[]): TaskStoppedDeps => ({
     stores: stack.deps,
     config: stack.config,
-    results: { send: async (m) => void sent.push(m as ResultsMessage) },
+    outbox: { send: async (m) => void sent.push(m as OutboxMessage) },
     log: createLogger('silent'),
   });
-  const results = (queued: unknown[]) =>
-    stack.resultsDeps({ analyse: async () => ({ qaPairs: [], insights: null }) }, queued);
   const ends: [string, string][] = [
     ['its task crashed', 'EssentialContainerExited: OutOfMemoryError (exit code 137)'],
     ['the platform stopped it (Spot interruption)', 'SpotInterruption: Your Spot Task was interrupted.'],
@@ -143,7 +143,7 @@ describe('a bot that dies or is lost before it ever joined the room', () => {
   it.each(ends)('sends bot_join_failed (spec §6.2), not bot_failed, when %s', async (_, reason) => {
     const botId = await startedBot(`never-joined-${Math.random().toString(36).slice(2)}`);
     const session = (await stack.deps.sessions.get(botId))!;
-    const sent: ResultsMessage[] = [];
+    const sent: OutboxMessage[] = [];
     const now = new Date(Date.parse(session.startedAt ?? session.createdAt) + 42_000);
     expect(await onTaskStopped(deps(sent), { botId, reason, clean: false }, now)).toBe('failed');
 
@@ -168,7 +168,7 @@ describe('a bot that dies or is lost before it ever joined the room', () => {
 
     // Through the results stage: the webhook carries exactly the spec's bot_join_failed fields (plus bot_id).
     const queued: unknown[] = [];
-    await processResults(results(queued), sent[0]!);
+    await processControl(stack.controlDeps(queued), sent[0] as ControlPlaneMessage);
     expect(queued).toEqual([{ bot_id: botId, channel: 'webhook', event: 'bot_join_failed' }]);
     expect(await stack.deps.deliveries.get(botId, 'webhook', 'bot_failed')).toBeFalsy();
     const payload = JSON.parse(
@@ -199,7 +199,7 @@ describe('a bot that dies or is lost before it ever joined the room', () => {
       ],
     });
     await stack.deps.transcripts.saveSegment(botId, 1, interview);
-    const sent: ResultsMessage[] = [];
+    const sent: OutboxMessage[] = [];
     // The BotTaskFailures alarm counts it (infra/constructs/operations.ts, docs/operations.md).
     const recorded = new MemoryMetrics();
     useMetricsSink(recorded);
@@ -213,7 +213,7 @@ describe('a bot that dies or is lost before it ever joined the room', () => {
     expect(recorded.named(metricNames.botTaskFailures)).toMatchObject([{ unit: 'Count', value: 1 }]);
     expect(sent).toMatchObject([{ kind: 'bot_failed', event: { event_type: 'bot_failed' } }]);
     const queued: unknown[] = [];
-    await processResults(results(queued), sent[0]!);
+    await processControl(stack.controlDeps(queued), sent[0] as ControlPlaneMessage);
     const payload = JSON.parse((await stack.deps.deliveries.get(botId, 'webhook', 'bot_failed'))!.payload);
     expect(payload.transcript_text).toContain('I like solving problems for people.');
   });
@@ -221,7 +221,7 @@ describe('a bot that dies or is lost before it ever joined the room', () => {
   it('a stop requested before it joined stays force_leave (session_ended), not a failure', async () => {
     const botId = await startedBot('stopped-while-joining');
     await stack.deps.sessions.updateRunning(botId, { stopRequestedAt: new Date().toISOString() });
-    const sent: ResultsMessage[] = [];
+    const sent: OutboxMessage[] = [];
     expect(await onTaskStopped(deps(sent), { botId, reason: 'SIGTERM', clean: false })).toBe('already_ended');
     expect(sent).toMatchObject([{ kind: 'session_ended', bot_id: botId, exit_reason: 'force_leave' }]);
   });

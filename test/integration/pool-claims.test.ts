@@ -34,14 +34,14 @@ function poolDeps(timeoutMs: number) {
     ...stack.deps,
     config: { ...stack.deps.config, BOT_POOL_SIZE: 5, POOL_CLAIM_TIMEOUT_MS: timeoutMs },
     runner,
-    results: {
+    outbox: {
       send: async (body, options) => {
         fallbacks.push({ request: body as StartColdRequest, delaySeconds: options?.delaySeconds });
       },
     },
     log,
   };
-  const fallbackDeps = { stores: stack.deps, config: deps.config, runner, results: deps.results, log };
+  const fallbackDeps = { stores: stack.deps, config: deps.config, runner, outbox: deps.outbox, log };
   return { deps, coldStarts, fallbacks, fallbackDeps };
 }
 

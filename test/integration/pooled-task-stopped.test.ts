@@ -7,25 +7,25 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { coldClaimant } from '../../core/bots/session';
 import { startBot } from '../../core/bots/start-bot';
 import type { TaskStoppedDeps } from '../../core/bots/task-stopped';
+import type { OutboxMessage } from '../../core/control/outbox';
 import type { ServiceDeps } from '../../core/deps';
 import { createLogger } from '../../core/log';
-import type { ResultsMessage } from '../../core/results/messages';
 import { type EcsTaskStateDetail, makeTaskStoppedHandler } from '../../functions/ops/task-stopped';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 let stack: TestStack;
 let accountId: string;
 let poolJoin: ServiceDeps;
-const sent: ResultsMessage[] = [];
+const sent: OutboxMessage[] = [];
 let deps: TaskStoppedDeps;
 
 beforeAll(async () => {
   stack = await startTestStack();
   ({ accountId } = await stack.account(50));
-  const results = { send: async (m: unknown) => void sent.push(m as ResultsMessage) };
+  const outbox = { send: async (m: unknown) => void sent.push(m as OutboxMessage) };
   // The join with the pool on: it offers the session; the fallback message is only recorded.
-  poolJoin = { ...stack.deps, config: { ...stack.deps.config, BOT_POOL_SIZE: 2 }, results };
-  deps = { stores: stack.deps, config: stack.config, results, log: createLogger('silent') };
+  poolJoin = { ...stack.deps, config: { ...stack.deps.config, BOT_POOL_SIZE: 2 }, outbox };
+  deps = { stores: stack.deps, config: stack.config, outbox, log: createLogger('silent') };
 });
 afterAll(() => stack?.close());
 beforeEach(() => {

@@ -126,11 +126,11 @@ describe('replacement of a lost bot', () => {
 
     // One session_complete, and the credits settled once: the hold back, the minutes since the first join charged.
     const completions = await until(async () => {
-      const c = stack.resultsSeen.filter((m) => m.bot_id === botId && m.kind === 'session_ended');
+      const c = stack.messagesSeen.filter((m) => m.bot_id === botId && m.kind === 'session_ended');
       return c.length > 0 && c;
     });
     expect(completions).toHaveLength(1);
-    expect(stack.resultsSeen.filter((m) => m.bot_id === botId && m.kind === 'bot_failed')).toEqual([]);
+    expect(stack.messagesSeen.filter((m) => m.bot_id === botId && m.kind === 'bot_failed')).toEqual([]);
     const s = await session(botId);
     const minutes = Math.ceil((Date.parse(s.leftAt!) - Date.parse(s.startedAt!)) / 60_000);
     const after = await until(async () => {
@@ -197,7 +197,7 @@ describe('replacement of a lost bot', () => {
     expect(final.replacements).toHaveLength(2);
     expect(final.transcript).toContain(`Casey: ${answers[0]}`);
     const event = await until(async () =>
-      stack.resultsSeen.find((m) => m.bot_id === botId && m.kind === 'bot_failed'),
+      stack.messagesSeen.find((m) => m.bot_id === botId && m.kind === 'bot_failed'),
     );
     expect(event).toMatchObject({ event: { event_type: 'bot_failed', bot_id: botId } });
     expect(stack.runner.pid(botId)).toBeUndefined();
@@ -217,7 +217,7 @@ describe('replacement of a lost bot', () => {
     expect(final.error).toMatch(/replacement could not rejoin the room \(room_not_found\)/);
     expect(final.transcript).toContain(`Casey: ${answers[0]}`);
     expect(final.replacements).toHaveLength(1);
-    await until(async () => stack.resultsSeen.find((m) => m.bot_id === botId && m.kind === 'bot_failed'));
+    await until(async () => stack.messagesSeen.find((m) => m.bot_id === botId && m.kind === 'bot_failed'));
   });
 });
 
@@ -254,7 +254,7 @@ describe('how the bot is put out of the room decides how the session ends (issue
     expect(final).toMatchObject({ status: 'failed', error: 'removed from the room', replacements: [] });
     expect(final.transcript).toContain('Dana: Dana was here.');
     const event = await until(async () =>
-      stack.resultsSeen.find((m) => m.bot_id === botId && m.kind === 'bot_failed'),
+      stack.messagesSeen.find((m) => m.bot_id === botId && m.kind === 'bot_failed'),
     );
     expect(event).toMatchObject({ event: { error_message: 'removed from the room' } });
   });

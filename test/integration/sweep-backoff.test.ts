@@ -2,12 +2,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { resendSpacingMs, sweepStaleSessions } from '../../core/bots/sweep-stale';
 import type { TaskStoppedDeps } from '../../core/bots/task-stopped';
+import type { OutboxMessage } from '../../core/control/outbox';
 import { createLogger } from '../../core/log';
-import type { ResultsMessage } from '../../core/results/messages';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 let stack: TestStack;
-const sent: ResultsMessage[] = [];
+const sent: OutboxMessage[] = [];
 let deps: TaskStoppedDeps;
 
 beforeAll(async () => {
@@ -16,7 +16,7 @@ beforeAll(async () => {
   deps = {
     stores: stack.deps,
     config: stack.config,
-    results: { send: async (m) => void sent.push(m as ResultsMessage) },
+    outbox: { send: async (m) => void sent.push(m as OutboxMessage) },
     log: createLogger('silent'),
   };
 });

@@ -4,14 +4,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replaceBot, replaceRequest } from '../../core/bots/replace-bot';
 import { sweepStaleSessions } from '../../core/bots/sweep-stale';
 import type { TaskStoppedDeps } from '../../core/bots/task-stopped';
+import type { OutboxMessage } from '../../core/control/outbox';
 import { createLogger } from '../../core/log';
-import type { ResultsMessage } from '../../core/results/messages';
 import { type EcsTaskStateDetail, makeTaskStoppedHandler } from '../../functions/ops/task-stopped';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 let stack: TestStack;
 let key: string;
-const sent: ResultsMessage[] = [];
+const sent: OutboxMessage[] = [];
 let deps: TaskStoppedDeps;
 
 beforeAll(async () => {
@@ -21,7 +21,7 @@ beforeAll(async () => {
   deps = {
     stores: stack.deps,
     config: stack.config,
-    results: { send: async (m) => void sent.push(m as ResultsMessage) },
+    outbox: { send: async (m) => void sent.push(m as OutboxMessage) },
     log: createLogger('silent'),
   };
 });

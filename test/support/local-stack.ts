@@ -1,4 +1,8 @@
 // Test helper: a local stack with an in-memory database on a free port, plus a small HTTP client.
+
+import type { ControlPlaneMessage } from '../../core/control/messages';
+import type { Outbox } from '../../core/control/outbox';
+import { type ControlDeps, processControl } from '../../core/control/process-control';
 import { createLogger } from '../../core/log';
 import type { InsightsEngine } from '../../core/ports/insights-engine';
 import type { ResultsDeps } from '../../core/results/process-results';
@@ -12,9 +16,12 @@ export interface TestStack extends LocalStack {
   ): Promise<{ accountId: string; apiKey: string; keyId: string; webhookSecret: string }>;
   /**
    * The results stage's dependencies on this stack, with the insights engine a test chooses; delivery jobs are
-   * recorded in `queued` (when given) instead of being queued.
+   * recorded in `queued` (when given) instead of being queued. What it sends the control plane (session_completed)
+   * is handled at once, in process, with controlDeps(queued): a test awaits the whole way to the delivery jobs.
    */
   resultsDeps(insights: InsightsEngine, queued?: unknown[]): ResultsDeps;
+  /** The control plane's dependencies on this stack; delivery jobs recorded in `queued` as for resultsDeps. */
+  controlDeps(queued?: unknown[]): ControlDeps;
   request(
     method: string,
     path: string,
@@ -37,7 +44,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
     // cold unless a test asks for the warm pool (warm-pool.test.ts), so each test's processes are its own.
     env: { LOG_LEVEL: 'silent', STOP_POLL_MS: '100', KEY_CACHE_TTL_MS: '0', BOT_POOL_SIZE: '0', ...env },
   });
-  return {
+  const testStack: TestStack = {
     ...stack,
     async account(credits = 10, name = 'Test account') {
       const { account, apiKey, keyId } = await stack.deps.accounts.create(name);
@@ -45,12 +52,29 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
       return { accountId: account.accountId, apiKey, keyId, webhookSecret: account.webhookSecret };
     },
     resultsDeps(insights, queued) {
+      const control = testStack.controlDeps(queued);
+      const outbox: Outbox = {
+        send: async (m) => {
+          if (m.kind === 'session_ended') return stack.outbox.send(m);
+          await processControl(control, m as ControlPlaneMessage);
+        },
+      };
+      return {
+        stores: stack.deps,
+        config: stack.config,
+        outbox,
+        insights,
+        deliveryQueue: control.deliveryQueue,
+        log: createLogger('silent'),
+        now: () => new Date(),
+      };
+    },
+    controlDeps(queued) {
       return {
         stores: stack.deps,
         config: stack.config,
         runner: stack.runner,
-        results: stack.resultsQueue,
-        insights,
+        outbox: stack.outbox,
         deliveryQueue: { send: async (m) => void queued?.push(m) },
         log: createLogger('silent'),
         now: () => new Date(),
@@ -73,4 +97,5 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
       return { status: res.status, headers: res.headers, body: parsed };
     },
   };
+  return testStack;
 }

@@ -559,6 +559,8 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
       AWS_REGION: 'eu-west-1',
       TABLE_NAME: 'meeting-bot-test',
       RESULTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/results',
+      CONTROL_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/control',
+      BOT_EVENTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/bot-events.fifo',
       BOT_CONTAINER_NAME: 'bot',
     });
     // Each Lambda is its own process: a fresh module graph, so the function builds its adapters from this env.
@@ -619,7 +621,8 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
     expect(updates().filter((u) => u.Key?.pk === `BOT#${died}`)).toEqual([]);
     const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
     expect(sent).toHaveLength(1);
-    expect(sent[0]!.QueueUrl).toBe(process.env.RESULTS_QUEUE_URL);
+    // A decision about the task: the control queue, not results.
+    expect(sent[0]!.QueueUrl).toBe(process.env.CONTROL_QUEUE_URL);
     expect(JSON.parse(sent[0]!.MessageBody!)).toMatchObject({
       kind: 'replace_bot',
       bot_id: died,

@@ -58,9 +58,9 @@ async function handOver(replacementJoins: boolean) {
     config,
     provider,
     conversation: { greet: async function* () {}, reply: async function* () {} },
-    results: {
+    outbox: {
       send: async (m: { kind?: string }) => {
-        // The results stage records the replacement the bot asked for; it joins (or not).
+        // The control plane records the replacement the bot asked for; it joins (or not).
         if (m.kind === 'replace_bot')
           stored.replacements = [{ at: now, reason: 'sigterm', ...(replacementJoins && { joinedAt: now }) }];
       },

@@ -137,7 +137,7 @@ describe.each<LogFormat>(['json', 'pretty'])('logs (%s) never carry a secret', (
       config: {},
       log,
       now: () => new Date(),
-      results: { send: async () => {} },
+      outbox: { send: async () => {} },
       deliveryQueue: { send: async () => {} },
     } as never;
     const results = makeResultsHandler(deps);

@@ -55,6 +55,10 @@ export interface DeployedLife {
   /** Plays the SQS event source mapping of a function once, receiving and deleting as that function's role. */
   drain(queueUrl: string, consumer: DeployedFunction, batchSize: number): Promise<number>;
   results(): Promise<number>;
+  /** The control function on the control queue (cold starts, replacements). */
+  control(): Promise<number>;
+  /** The control function on the bot-events queue (a bot's events, in order). */
+  botEvents(): Promise<number>;
   deliveries(): Promise<number>;
   joinBody(path: string): Record<string, unknown>;
   callsOf(operation: string, since?: number): AwsCall[];
@@ -98,6 +102,8 @@ export async function startDeployedLife(settings: SettingsInput = {}): Promise<D
       DYNAMODB_ENDPOINT: moto.endpoint,
       SQS_ENDPOINT: moto.endpoint,
       RESULTS_QUEUE_URL: stack.queues.results.url,
+      CONTROL_QUEUE_URL: stack.queues.control.url,
+      BOT_EVENTS_QUEUE_URL: stack.queues.botEvents.url,
     }),
     createLogger('silent'),
   );
@@ -242,6 +248,8 @@ export async function startDeployedLife(settings: SettingsInput = {}): Promise<D
     api,
     drain,
     results: () => drain(stack.queues.results.url, fn('DeliveryResults'), 1),
+    control: () => drain(stack.queues.control.url, fn('ControlPlaneControl'), 10),
+    botEvents: () => drain(stack.queues.botEvents.url, fn('ControlPlaneControl'), 10),
     deliveries: () => drain(stack.queues.delivery.url, fn('DeliveryDeliver'), 5),
     joinBody: (path) => ({
       room_url: 'https://acme.daily.co/standup',

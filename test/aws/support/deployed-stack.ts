@@ -159,7 +159,17 @@ export interface DeployedFunction {
 export interface DeployedStack {
   resolver: TemplateResolver;
   tableName: string;
-  queues: Record<'results' | 'resultsDlq' | 'delivery' | 'deliveryDlq', { url: string; arn: string }>;
+  queues: Record<
+    | 'results'
+    | 'resultsDlq'
+    | 'control'
+    | 'controlDlq'
+    | 'botEvents'
+    | 'botEventsDlq'
+    | 'delivery'
+    | 'deliveryDlq',
+    { url: string; arn: string }
+  >;
   clusterArn: string;
   taskDefinitionArn: string;
   /** The task role (the bot-task's principal) and its environment from the container definition. */
@@ -340,6 +350,10 @@ export async function deployToMoto(
       queues: {
         results: queue(/ResultsQueue/),
         resultsDlq: queue(/ResultsDlq/),
+        control: queue(/ControlQueue/),
+        controlDlq: queue(/ControlDlq/),
+        botEvents: queue(/BotEventsQueue/),
+        botEventsDlq: queue(/BotEventsDlq/),
         delivery: queue(/DeliveryQueue/),
         deliveryDlq: queue(/DeliveryDlq/),
       },

@@ -1,0 +1,108 @@
+// The control plane's use case: decisions about a bot's task (start a cold task for the warm pool's fallback, replace
+// a lost bot) from the control queue, and the events of its life from the bot-events queue, recorded and sent to
+// its webhook in the order they happened. The results stage is not involved in any of it (core/results/).
+import { startColdIfUnclaimed } from '../bots/pool-fallback';
+import { replaceBot } from '../bots/replace-bot';
+import type { Config } from '../config';
+import { sessionCompletePayload } from '../delivery/payloads';
+import type { Stores } from '../deps';
+import { emitEvent, sendSpecEvent, targetOf } from '../events/emit';
+import type { Logger } from '../log';
+import type { MessageQueue } from '../ports/queue';
+import type { TaskRunner } from '../ports/task-runner';
+import type { ControlPlaneMessage } from './messages';
+import type { Outbox } from './outbox';
+
+export interface ControlDeps {
+  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries'>;
+  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'>;
+  /** Starts cold tasks and replacements (ECS RunTask on AWS, a child process locally). */
+  runner: TaskRunner;
+  /** What a decision leads to: a session that ends (results queue), a failure or bot.replaced (bot events). */
+  outbox: Outbox;
+  deliveryQueue: MessageQueue;
+  log: Logger;
+  now: () => Date;
+  /** Called after each message is processed (the local stack keeps a short list for tests and the dev). */
+  onProcessed?: (message: ControlPlaneMessage) => void;
+}
+
+export async function processControl(
+  deps: ControlDeps,
+  message: ControlPlaneMessage,
+  receiveCount = 1,
+): Promise<void> {
+  await handle(deps, message, receiveCount);
+  deps.onProcessed?.(message);
+}
+
+async function handle(deps: ControlDeps, message: ControlPlaneMessage, receiveCount: number): Promise<void> {
+  const log = deps.log.child({ bot_id: message.bot_id });
+  switch (message.kind) {
+    case 'start_cold': {
+      const outcome = await startColdIfUnclaimed(deps, message, deps.now());
+      log.info('pool fallback processed', { outcome, reason: message.reason });
+      return;
+    }
+    case 'replace_bot': {
+      const outcome = await replaceBot(deps, message, deps.now());
+      log.info('replacement request processed', { outcome, attempt: message.attempt, alive: message.alive });
+      return;
+    }
+    case 'bot_event':
+      // Addressed by the sender (account and webhook): no session read on a first receipt.
+      return emitEvent(
+        deps,
+        { botId: message.bot_id, accountId: message.account_id, webhook: message.webhook },
+        { name: message.event, at: message.at, data: message.data, key: message.key, detail: message.detail },
+        deps.now(),
+        { repeat: receiveCount > 1 },
+      );
+    case 'session_completed': {
+      const session = await deps.stores.sessions.get(message.bot_id);
+      if (session?.status !== 'completed') return log.warn('session_completed of a session not completed');
+      // The results stage sends this again when it sees a completed session again: each step looks first.
+      await emitEvent(
+        deps,
+        targetOf(session),
+        {
+          name: 'bot.done',
+          at: session.completedAt ?? deps.now().toISOString(),
+          data: { status: 'completed' },
+        },
+        deps.now(),
+        { repeat: true },
+      );
+      await sendSpecEvent(deps, session, 'session_complete', sessionCompletePayload(session), deps.now());
+      return;
+    }
+    case 'bot_join_failed':
+    case 'bot_failed': {
+      const session = await deps.stores.sessions.get(message.bot_id);
+      if (!session) return log.warn('a failure event of an unknown session');
+      // bot_failed travels without its partial transcript (queue message size); the failed session holds it.
+      const event =
+        message.kind === 'bot_failed'
+          ? { ...message.event, transcript_text: session.transcript ?? '' }
+          : message.event;
+      await emitEvent(
+        deps,
+        targetOf(session),
+        {
+          name: 'bot.failed',
+          at: event.timestamp,
+          detail: event.error_message,
+          data: { error: event.error_message },
+        },
+        deps.now(),
+        { repeat: receiveCount > 1 },
+      );
+      await sendSpecEvent(deps, session, message.kind, event, deps.now());
+      log.info('failure event processed', {
+        event_type: message.event.event_type,
+        webhook: Boolean(session.webhookUrl),
+      });
+      return;
+    }
+  }
+}
