@@ -32,7 +32,7 @@ export interface ServiceDeps extends Stores {
   runner: TaskRunner;
   /** With the warm pool on, a join leaves its cold-start fallback on the control queue, delayed. */
   outbox: Outbox;
-  /** The warm pool's wake-up (issue 15); absent without a pool queue, when pooled bots find offers by scanning. */
+  /** The warm pool's wake-up; absent without a pool queue, when pooled bots find offers by scanning. */
   poolQueue?: PoolQueue;
   log: Logger;
   now: () => Date;

@@ -78,7 +78,7 @@ export async function onTaskStopped(
   }
   if (session.startPath === 'pool' && !session.joinedAt && session.claimedBy) {
     // A pooled bot lost after claiming, before it got into the room: the session falls back to a cold start, as if
-    // no pooled bot had claimed it; nothing is lost (issue 15). The fallback moves the claim only from this bot.
+    // no pooled bot had claimed it; nothing is lost. The fallback moves the claim only from this bot.
     await deps.outbox.send(startColdRequest(session.botId, stopped.reason, session.claimedBy));
     deps.log.warn(poolLogMessages.claimantLost, { bot_id: stopped.botId, reason: stopped.reason });
     return 'falling_back';

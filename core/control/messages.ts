@@ -75,7 +75,7 @@ export type LifecycleEventMessage = Extract<BotEventMessage, { kind: 'bot_event'
 export const controlPlaneMessageSchema = z.union([controlMessageSchema, botEventMessageSchema]);
 export type ControlPlaneMessage = ControlMessage | BotEventMessage;
 
-/** spec §6.2: the bot never got into the room (`workflow_thread_id` is the bot id). */
+/** bot_join_failed: the bot never got into the room (`workflow_thread_id` is the bot id). */
 export function joinFailed(
   session: { botId: string; roomUrl: string },
   failure: {
