@@ -186,7 +186,8 @@ describe('admin CLI beside a running local stack', () => {
   });
 });
 
-describe('npm run admin -- … --json, as a user types it', () => {
+// npm, then tsx, then the CLI: several seconds each on a busy machine.
+describe('npm run admin -- … --json, as a user types it', { timeout: 120_000 }, () => {
   test('stdout is the JSON alone: npm’s banner goes to stderr (the repository’s .npmrc)', async () => {
     const dataDir = tempDir();
     const run = await runNpmAdmin(dataDir, [
