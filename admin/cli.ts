@@ -7,7 +7,7 @@ import { type Config, loadConfig } from '../core/config';
 import { redriveDeliveries } from '../core/delivery/redrive';
 import type { Stores } from '../core/deps';
 import { doctorReport, runDoctor } from './doctor';
-import { openTarget, type Target } from './target';
+import { NoDatabaseError, openTarget, otherDatabases, type Target } from './target';
 
 // Node 20 is supported here; the SDK's notice about its future Node 22 floor would only clutter the output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -46,6 +46,8 @@ interface Command {
   about: string;
   /** Validates the flags before any database is touched, and returns the work to do. */
   prepare(flags: Flags): Work | { check: Check };
+  /** Creates what it works on (an account), so it may start a database in an empty DATA_DIR; the others find nothing. */
+  createsData?: true;
 }
 
 class UsageError extends Error {}
@@ -117,6 +119,7 @@ const commands: Record<string, Command> = {
   'accounts create': {
     args: '--name NAME --credits N',
     about: 'Create an account; prints its API key (shown once) and webhook secret',
+    createsData: true,
     prepare(flags) {
       const name = required(flags, 'name').trim();
       if (!name || name.length > 100) throw new UsageError('--name must be 1 to 100 characters');
@@ -308,7 +311,7 @@ const commands: Record<string, Command> = {
 function usage(): string {
   const width = Math.max(...Object.entries(commands).map(([name, c]) => name.length + c.args.length + 1));
   return lines(
-    'Usage: npm run -s admin -- <command> [flags]',
+    'Usage: npm run admin -- <command> [flags]',
     '',
     'Commands:',
     ...Object.entries(commands).map(([name, c]) => `  ${`${name} ${c.args}`.padEnd(width)}  ${c.about}`),
@@ -375,7 +378,7 @@ function joinNegativeValues(args: string[]): string[] {
 }
 
 /** Parses and validates everything up front, so a usage error never opens a database. */
-function plan(args: string[]): { flags: Flags; work?: ReturnType<Command['prepare']> } {
+function plan(args: string[]): { flags: Flags; work?: ReturnType<Command['prepare']>; command?: Command } {
   let parsed: { values: Flags; positionals: string[] };
   try {
     parsed = parseArgs({ args: joinNegativeValues(args), options, allowPositionals: true, strict: true });
@@ -401,14 +404,39 @@ function plan(args: string[]): { flags: Flags; work?: ReturnType<Command['prepar
       throw new UsageError(`'${name}' does not take --${flag}`);
     }
   }
-  return { flags, work: command.prepare(flags) };
+  return { flags, work: command.prepare(flags), command };
+}
+
+function print(flags: Flags, result: Result): void {
+  if (!flags.json) {
+    process.stdout.write(result.text);
+    return;
+  }
+  if (npmBannerOnStdout() && !process.stdout.isTTY) {
+    process.stderr.write(
+      "warning: npm printed its '> meeting-bot-service admin' banner on stdout above this JSON, as it does when its " +
+        "json setting (the repository's .npmrc) is overridden: run 'npm run -s admin -- … --json' for JSON alone.\n",
+    );
+  }
+  process.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
+}
+
+/** Whether `npm run admin` wrote its banner to stdout: it does unless npm is silent or in its JSON mode (.npmrc). */
+function npmBannerOnStdout(): boolean {
+  const env = process.env;
+  return (
+    env.npm_lifecycle_event === 'admin' &&
+    env.npm_config_json !== 'true' &&
+    env.npm_config_loglevel !== 'silent'
+  );
 }
 
 async function main(args: string[]): Promise<number> {
   let flags: Flags;
   let work: ReturnType<Command['prepare']> | undefined;
+  let command: Command | undefined;
   try {
-    ({ flags, work } = plan(args));
+    ({ flags, work, command } = plan(args));
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`error: ${err.message}\nRun 'npm run admin -- help' for usage.\n`);
@@ -421,7 +449,7 @@ async function main(args: string[]): Promise<number> {
   if ('check' in work) {
     try {
       const result = await work.check();
-      process.stdout.write(flags.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
+      print(flags, result);
       return result.exitCode;
     } catch (err) {
       const e = err as Error;
@@ -432,14 +460,19 @@ async function main(args: string[]): Promise<number> {
 
   let target: Target | undefined;
   try {
-    target = await openTarget({ aws: flags.aws === true });
+    target = await openTarget({ aws: flags.aws === true, mayCreate: command?.createsData === true });
     const { adapters } = target;
     const result = await work(adapters.stores, adapters.config, () => adapters.sqs);
-    process.stdout.write(flags.json ? `${JSON.stringify(result.json, null, 2)}\n` : result.text);
+    print(flags, result);
     return 0;
   } catch (err) {
-    if (err instanceof NotFoundError || err instanceof AccountNotFoundError) {
+    if (err instanceof NoDatabaseError) {
       process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    if (err instanceof NotFoundError || err instanceof AccountNotFoundError) {
+      // The everyday cause is the wrong database (another DATA_DIR, the local stack instead of AWS): say which.
+      process.stderr.write(`error: ${err.message}\n  Looked in ${target?.where}.\n  ${otherDatabases}\n`);
       return 1;
     }
     // Connection and credential failures are an operator's everyday errors: the name and message say enough.

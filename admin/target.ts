@@ -1,5 +1,5 @@
 // Which database the admin CLI works on: an explicit endpoint, AWS, the running local stack, or DATA_DIR's own.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
 import { type Adapters, wireAdapters } from '../core/adapters/wiring';
@@ -13,14 +13,30 @@ export interface Target {
   table: TableHandle;
   /** The same composition root as the deployed functions (core/adapters/wiring.ts). */
   adapters: Adapters;
+  /** Which database this is, for messages: "the local stack running on DATA_DIR /x (…)". */
+  where: string;
   close(): Promise<void>;
 }
 
-export async function openTarget(options: { aws: boolean }): Promise<Target> {
+/** How to point the CLI at another database; said with every "not found". */
+export const otherDatabases =
+  'Another database: DATA_DIR=<the directory npm start keeps its data in (default .data where it runs)>, ' +
+  'DYNAMODB_ENDPOINT=<url>, or --aws for the deployed table.';
+
+/** DATA_DIR has no database and no stack runs on it: a command that only reads would find nothing there. */
+export class NoDatabaseError extends Error {}
+
+export async function openTarget(options: { aws: boolean; mayCreate: boolean }): Promise<Target> {
   const env = process.env;
-  if (env.DYNAMODB_ENDPOINT) return connect(loadConfig(env), true);
+  if (env.DYNAMODB_ENDPOINT) {
+    const config = loadConfig(env);
+    return connect(config, true, `table ${config.TABLE_NAME} at DYNAMODB_ENDPOINT ${env.DYNAMODB_ENDPOINT}`);
+  }
   // AWS: the CDK stack owns the table, so it is never created from here.
-  if (options.aws) return connect(loadConfig(env), false);
+  if (options.aws) {
+    const config = loadConfig(env);
+    return connect(config, false, `the AWS table ${config.TABLE_NAME} in ${config.AWS_REGION} (--aws)`);
+  }
 
   const dataDir = resolve(env.DATA_DIR ?? '.data');
   const running = runningStack(dataDir);
@@ -34,13 +50,25 @@ export async function openTarget(options: { aws: boolean }): Promise<Target> {
         DELIVERY_DLQ_URL: running.delivery_dlq_url,
       }),
       true,
+      `the local stack running on DATA_DIR ${dataDir} (pid ${running.pid}${running.base_url ? `, ${running.base_url}` : ''})`,
     );
   }
 
+  const databaseDir = join(dataDir, 'dynamodb');
+  if (!options.mayCreate && !existsSync(databaseDir)) {
+    // Opening it would create an empty database in what is most likely a mistyped or wrong directory.
+    throw new NoDatabaseError(
+      `DATA_DIR ${dataDir} has no database (no ${databaseDir}) and no local stack runs on it. ${otherDatabases}`,
+    );
+  }
   // LevelDB allows one process per directory, so dynalite is started here only when no stack holds it.
-  const dynamo = await startDynalite({ path: join(dataDir, 'dynamodb') });
+  const dynamo = await startDynalite({ path: databaseDir });
   try {
-    const target = await connect(loadConfig({ ...env, DYNAMODB_ENDPOINT: dynamo.endpoint }), true);
+    const target = await connect(
+      loadConfig({ ...env, DYNAMODB_ENDPOINT: dynamo.endpoint }),
+      true,
+      `the database of DATA_DIR ${dataDir} (no local stack runs on it)`,
+    );
     return {
       ...target,
       async close() {
@@ -54,7 +82,7 @@ export async function openTarget(options: { aws: boolean }): Promise<Target> {
   }
 }
 
-async function connect(config: Config, createTable: boolean): Promise<Target> {
+async function connect(config: Config, createTable: boolean, where: string): Promise<Target> {
   // The CLI prints its own results; adapters log only problems.
   const adapters = wireAdapters(config, createLogger('warn', { component: 'admin' }));
   const table = adapters.table;
@@ -65,11 +93,12 @@ async function connect(config: Config, createTable: boolean): Promise<Target> {
     await close();
     throw err;
   }
-  return { config, table, adapters, close };
+  return { config, table, adapters, where, close };
 }
 
 interface StackFile {
   pid?: unknown;
+  base_url?: string;
   dynamodb_endpoint?: string;
   sqs_endpoint?: string;
   delivery_queue_url?: string;

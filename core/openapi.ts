@@ -17,12 +17,25 @@ import {
 import { startRequestSchema } from './schemas/start-request';
 import { transcriptPageQuerySchema, transcriptPageSchema } from './schemas/transcript-page';
 
+/** Component names that the rule below would give twice: bot_failed and bot.failed are both "BotFailedEvent". */
+const eventComponentNames: Partial<Record<string, string>> = { 'bot.failed': 'BotFailedLifecycleEvent' };
+
 /** An event's component name: session_complete → SessionCompleteEvent, transcript.data → TranscriptDataEvent. */
 const eventComponent = (name: string) =>
+  eventComponentNames[name] ??
   `${name
     .split(/[._]/)
     .map((w) => w[0]!.toUpperCase() + w.slice(1))
     .join('')}Event`;
+
+// Two events under one name would leave one of them without its schema in the document (and the typed client).
+const taken = new Map<string, string>();
+for (const n of eventNames) {
+  const component = eventComponent(n);
+  const other = taken.get(component);
+  if (other) throw new Error(`events ${other} and ${n} both map to the OpenAPI component ${component}`);
+  taken.set(component, n);
+}
 
 const components: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> = {
   StartRequest: { schema: startRequestSchema({ allowInsecureWebhooks: false }), io: 'input' },
@@ -267,7 +280,7 @@ export function buildOpenApiDocument() {
         {
           post: {
             summary: eventRegistry[n].description,
-            description: `${eventRegistry[n].defaultOn ? 'Sent by default' : 'Sent when named in webhook_events'}. Signed per Standard Webhooks; the webhook-id is the same on every attempt.`,
+            description: `${eventRegistry[n].alwaysSent ? 'Always sent when the start request gives webhook_callback_url, whatever webhook_events names' : 'Sent when named in webhook_events'}. Signed per Standard Webhooks; the webhook-id is the same on every attempt.`,
             requestBody: { content: { 'application/json': { schema: ref(eventComponent(n)) } } },
             responses: { '2XX': { description: 'Received' } },
           },

@@ -14,6 +14,7 @@ process.stdout.write(
     `  Account:       ${dev.account_id}`,
     `  Webhook secret: ${dev.webhook_secret}  (verifies the signatures of this account's webhooks)`,
     `  OpenAPI:       ${stack.baseUrl}/openapi.json`,
+    `  API docs:      ${stack.baseUrl}/docs  (the API reference, rendered from the OpenAPI document)`,
     `  Mail:          ${stack.baseUrl}/mail  (the results e-mails sent, newest first)`,
     `  Conversation:  ${describeEngine(stack.config, 'conversation')}`,
     `  Insights:      ${describeEngine(stack.config, 'insights')}`,

@@ -15,6 +15,7 @@ import { createLogger, type Logger } from '../core/log';
 import { makeControlHandler } from '../functions/control/handler';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
+import { apiDocs } from './api-docs';
 import { type ApiServer, startApiServer } from './api-server';
 import { type BotContainer, detectEngine } from './container-engine';
 import { startDynalite } from './dynalite';
@@ -236,7 +237,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const rooms = createRoomServer({ baseUrl: () => baseUrl });
   rooms.createRoom('demo', false);
   const port = options.port ?? Number(process.env.PORT ?? 3000);
-  const api = await startApiServer(deps, { port, mounts: [rooms.handle, mailViewer(() => ses.mails())] });
+  const api = await startApiServer(deps, {
+    port,
+    mounts: [rooms.handle, mailViewer(() => ses.mails()), apiDocs()],
+  });
   baseUrl = api.baseUrl;
   api.server.on('upgrade', (req, socket, head) => {
     if (!rooms.upgrade(req, socket, head)) socket.destroy();

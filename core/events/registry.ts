@@ -49,8 +49,11 @@ interface EventDefinition {
   /** The webhook body. */
   schema: z.ZodType;
   description: string;
-  /** Sent when the start request names no `webhook_events` (the spec's events and our bot_failed). */
-  defaultOn: boolean;
+  /**
+   * Sent to every webhook, whatever `webhook_events` names: the results and the failures (the spec's events and our
+   * bot_failed), which the interface promises to whoever gives a `webhook_callback_url`. The others are opt-in.
+   */
+  alwaysSent: boolean;
   /** A step of the bot's life: recorded in the status view's `status_changes` under this code. */
   statusCode?: string;
 }
@@ -59,23 +62,23 @@ export const eventRegistry = {
   session_complete: {
     schema: sessionCompleteSchema,
     description: 'The call ended and the results are processed.',
-    defaultOn: true,
+    alwaysSent: true,
   },
   bot_join_failed: {
     schema: botJoinFailedSchema,
     description: 'The bot could not join the room.',
-    defaultOn: true,
+    alwaysSent: true,
   },
   bot_failed: {
     schema: botFailedSchema,
     description:
       'A bot that had joined was lost for good, removed from the room, or left because the room’s transcription was unavailable; with the partial transcript.',
-    defaultOn: true,
+    alwaysSent: true,
   },
   'bot.joining': {
     schema: envelope('bot.joining', z.strictObject({ room_url: z.string() }), 'The bot is joining the room.'),
     description: 'The bot started joining the room.',
-    defaultOn: false,
+    alwaysSent: false,
     statusCode: 'joining',
   },
   'bot.in_waiting_room': {
@@ -85,13 +88,13 @@ export const eventRegistry = {
       'The room keeps the bot in its waiting room until someone admits it.',
     ),
     description: 'The bot asked to be let in and waits in the waiting room (lobby).',
-    defaultOn: false,
+    alwaysSent: false,
     statusCode: 'in_waiting_room',
   },
   'bot.in_call': {
     schema: envelope('bot.in_call', z.strictObject({}), 'The bot is in the call, transcribing.'),
     description: 'The bot is in the room and transcribing.',
-    defaultOn: false,
+    alwaysSent: false,
     statusCode: 'in_call',
   },
   'bot.left': {
@@ -101,7 +104,7 @@ export const eventRegistry = {
       'The bot left the room; its results are being processed.',
     ),
     description: 'The bot left the room, with its exit_reason; results follow.',
-    defaultOn: false,
+    alwaysSent: false,
     statusCode: 'left',
   },
   'bot.done': {
@@ -111,7 +114,7 @@ export const eventRegistry = {
       'The results are final (the status view has them; session_complete carries them).',
     ),
     description: 'The results are final; session_complete follows.',
-    defaultOn: false,
+    alwaysSent: false,
     statusCode: 'done',
   },
   'bot.failed': {
@@ -121,7 +124,7 @@ export const eventRegistry = {
       'The session ended failed (it never joined, or was lost for good).',
     ),
     description: 'The session ended failed, with its error (bot_join_failed or bot_failed has the details).',
-    defaultOn: false,
+    alwaysSent: false,
     statusCode: 'failed',
   },
   'bot.replaced': {
@@ -131,7 +134,7 @@ export const eventRegistry = {
       'The bot was lost (crash, platform stop, lost connection) and a replacement with the same bot_id is joining.',
     ),
     description: 'The bot was lost and a replacement with the same bot_id takes over.',
-    defaultOn: false,
+    alwaysSent: false,
     statusCode: 'replaced',
   },
   'transcript.data': {
@@ -141,7 +144,7 @@ export const eventRegistry = {
       'Final utterances since the last transcript.data, at most about a second apart.',
     ),
     description: 'Each final utterance while the bot runs, batched at most 1 s.',
-    defaultOn: false,
+    alwaysSent: false,
   },
 } as const satisfies Record<string, EventDefinition>;
 
@@ -149,13 +152,13 @@ export type EventName = keyof typeof eventRegistry;
 export const eventNames = Object.keys(eventRegistry) as [EventName, ...EventName[]];
 /** Events of ours (the envelope with `seq`), as opposed to the spec's three. */
 export type LifecycleEventName = Exclude<EventName, 'session_complete' | 'bot_join_failed' | 'bot_failed'>;
-export const defaultEvents = eventNames.filter((n) => eventRegistry[n].defaultOn);
+export const alwaysSentEvents = eventNames.filter((n) => eventRegistry[n].alwaysSent);
 
 export function statusCodeOf(name: EventName): string | undefined {
   return (eventRegistry[name] as EventDefinition).statusCode;
 }
 
-/** The start request's `webhook_events`: known names only, each once; unset means the defaults. */
+/** The start request's `webhook_events`: known names only, each once; the events wanted besides the results. */
 export const webhookEventsSchema = z
   .array(
     z.string().refine((v): v is EventName => (eventNames as string[]).includes(v), {
@@ -165,21 +168,24 @@ export const webhookEventsSchema = z
   .max(eventNames.length)
   .refine((a) => new Set(a).size === a.length, { message: 'names an event twice' })
   .describe(
-    `The events the webhook receives. Default: ${defaultEvents.join(', ')}. Allowed: ${eventNames.join(', ')}.`,
+    `The events the webhook receives besides ${alwaysSentEvents.join(', ')}, which it always receives (the results ` +
+      'and the failures: a list without them still gets them). ' +
+      `Allowed: ${eventNames.join(', ')}.`,
   );
 
-/** Whether a session's webhook receives `name` (what it asked for, else the defaults). */
+/**
+ * Whether a session's webhook receives `name`: the results and failures always (a list that leaves out
+ * session_complete asked for live events, not for losing the results), the others when `webhook_events` names them.
+ */
 export function subscribes(webhookEvents: readonly string[] | undefined, name: EventName): boolean {
-  return (webhookEvents ?? defaultEvents).includes(name);
+  return (eventRegistry[name] as EventDefinition).alwaysSent || (webhookEvents ?? []).includes(name);
 }
 
 /** The event table of docs/webhooks.md, one row per event (a test keeps the guide equal to it). */
 export function eventTableMarkdown(): string {
   const rows = eventNames.map((n) => {
     const d = eventRegistry[n] as EventDefinition;
-    return `| \`${n}\` | ${d.defaultOn ? 'yes' : 'no'} | ${d.statusCode ? `\`${d.statusCode}\`` : '—'} | ${d.description} |`;
+    return `| \`${n}\` | ${d.alwaysSent ? 'yes' : 'no'} | ${d.statusCode ? `\`${d.statusCode}\`` : '—'} | ${d.description} |`;
   });
-  return ['| event | sent by default | status change | when |', '| --- | --- | --- | --- |', ...rows].join(
-    '\n',
-  );
+  return ['| event | always sent | status change | when |', '| --- | --- | --- | --- |', ...rows].join('\n');
 }

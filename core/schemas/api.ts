@@ -242,7 +242,10 @@ export function buildStartRequestSchema<E extends z.ZodType>(policy: RequestPoli
         .string()
         .max(limits.urlChars)
         .optional()
-        .describe('https URL that receives the events named by webhook_events.'),
+        .describe(
+          'https URL that receives the results and failures (session_complete, bot_join_failed, bot_failed) and ' +
+            'the events named by webhook_events.',
+        ),
       webhook_events: webhookEvents.optional(),
       meeting_token: z
         .string()

@@ -4,8 +4,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { otherDatabases } from '../../admin/target';
 import { type LocalStack, startLocalStack } from '../../local/stack';
-import { type CliRun, runAdminCliOn } from '../support/admin-cli';
+import { type CliRun, runAdminCliOn, runNpmAdmin } from '../support/admin-cli';
 
 function cli(dataDir: string, ...args: string[]): Promise<CliRun> {
   return runAdminCliOn(dataDir, args);
@@ -100,11 +101,32 @@ describe('admin CLI on its own database', () => {
     ]);
   });
 
-  test('an unknown account exits 1 with a message and no stack trace', async () => {
+  test('an unknown account exits 1 with a message that says which database it looked in, and no stack trace', async () => {
     const run = await cli(dataDir, 'accounts', 'show', '--account', 'acct_missing');
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('error: account acct_missing not found\n');
+    expect(run.stderr).toBe(
+      'error: account acct_missing not found\n' +
+        `  Looked in the database of DATA_DIR ${dataDir} (no local stack runs on it).\n` +
+        `  ${otherDatabases}\n`,
+    );
     expect(run.stdout).toBe('');
+  });
+
+  test('a DATA_DIR with no database is named, with how to point elsewhere, and is left as it was', async () => {
+    const wrong = join(dataDir, 'not-the-stack');
+    const [show, credits] = await Promise.all([
+      cli(wrong, 'accounts', 'show', '--account', created.account_id),
+      cli(wrong, 'credits', 'add', '--account', created.account_id, '--amount', '5'),
+    ]);
+    for (const run of [show, credits]) {
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toBe(
+        `error: DATA_DIR ${wrong} has no database (no ${join(wrong, 'dynamodb')}) and no local stack runs on it. ` +
+          `${otherDatabases}\n`,
+      );
+    }
+    expect(existsSync(wrong)).toBe(false);
   });
 });
 
@@ -153,5 +175,58 @@ describe('admin CLI beside a running local stack', () => {
     const refused = await status(created.api_key);
     expect(refused.status).toBe(401);
     expect((await refused.json()).error).toBe('authentication_error');
+  });
+
+  test('a not-found beside the stack names the stack it asked', async () => {
+    const run = await cli(dataDir, 'keys', 'list', '--account', 'acct_elsewhere');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      `  Looked in the local stack running on DATA_DIR ${dataDir} (pid ${process.pid}, ${stack.baseUrl}).\n`,
+    );
+  });
+});
+
+// npm, then tsx, then the CLI: several seconds each on a busy machine.
+describe('npm run admin -- … --json, as a user types it', { timeout: 120_000 }, () => {
+  test('stdout is the JSON alone: npm’s banner goes to stderr (the repository’s .npmrc)', async () => {
+    const dataDir = tempDir();
+    const run = await runNpmAdmin(dataDir, [
+      'accounts',
+      'create',
+      '--name',
+      'Piped',
+      '--credits',
+      '4',
+      '--json',
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ account_id: expect.stringMatching(/^acct_/), balance: 4 });
+    expect(run.stderr).toContain('> meeting-bot-service@0.1.0 admin');
+    expect(run.stderr).not.toContain('warning');
+  });
+
+  test('with npm’s json setting overridden the banner is back on stdout, and the CLI says so on stderr', async () => {
+    const dataDir = tempDir();
+    const run = await runNpmAdmin(
+      dataDir,
+      ['accounts', 'create', '--name', 'Piped', '--credits', '4', '--json'],
+      {
+        npm_config_json: 'false',
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toContain('> meeting-bot-service@0.1.0 admin');
+    expect(run.stderr).toContain("run 'npm run -s admin -- … --json' for JSON alone");
+    // With -s, as the warning says, stdout is JSON again.
+    const silent = await runNpmAdmin(
+      dataDir,
+      ['accounts', 'create', '--name', 'S', '--credits', '1', '--json'],
+      {
+        npm_config_json: 'false',
+        npm_config_loglevel: 'silent',
+      },
+    );
+    expect(JSON.parse(silent.stdout)).toMatchObject({ balance: 1 });
+    expect(silent.stderr).toBe('');
   });
 });

@@ -1,6 +1,7 @@
 // Lifecycle events and the live transcript through npm start's stack, real HTTP and signed webhooks verified with the
 // standardwebhooks package (issue 14 §1, §2): opt-in with webhook_events, one webhook-id per logical event, in order
-// by seq, status_changes in the status view; a bot without webhook_events sends what it always did.
+// by seq, status_changes in the status view; a bot without webhook_events sends what it always did, and one whose list
+// leaves session_complete out still gets its results.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../support/local-stack';
@@ -181,6 +182,25 @@ describe('lifecycle events (webhook_events)', () => {
         'left',
         'done',
       ]);
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('a webhook_events list without session_complete still gets the results, after the events it named', async () => {
+    const hook = await receiver();
+    try {
+      await meeting('events-live-only', {
+        webhook_callback_url: hook.url,
+        webhook_events: ['bot.in_call', 'bot.left'],
+      });
+      await until(async () => hook.received.some((r) => nameOf(verified(r)) === 'session_complete'), 30_000);
+      const bodies = hook.received.map(verified);
+      expect(bodies.map(nameOf)).toEqual(['bot.in_call', 'bot.left', 'session_complete']);
+      expect(bodies.at(-1)).toMatchObject({ exit_reason: 'participant_left' });
+      expect(String((bodies.at(-1) as { transcript_text?: string }).transcript_text)).toContain(
+        'ship on Friday',
+      );
     } finally {
       await hook.close();
     }

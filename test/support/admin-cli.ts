@@ -11,11 +11,12 @@ export interface CliRun {
 }
 
 export function runAdminCli(args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
+  return run(process.execPath, ['--import', 'tsx', 'admin/cli.ts', ...args], env);
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'admin/cli.ts', ...args], {
-      cwd: repoRoot,
-      env,
-    });
+    const child = spawn(command, args, { cwd: repoRoot, env });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => {
@@ -34,4 +35,19 @@ export function runAdminCliOn(dataDir: string, args: string[]): Promise<CliRun> 
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
   delete env.DYNAMODB_ENDPOINT;
   return runAdminCli(args, env);
+}
+
+/**
+ * `npm run admin -- …` in the repository, as a user types it: npm's own settings come from the repository's .npmrc
+ * and `npmConfig`, none from the npm that may be running this test.
+ */
+export function runNpmAdmin(
+  dataDir: string,
+  args: string[],
+  npmConfig: Record<string, string> = {},
+): Promise<CliRun> {
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'DYNAMODB_ENDPOINT'),
+  );
+  return run('npm', ['run', 'admin', '--', ...args], { ...env, ...npmConfig, DATA_DIR: dataDir });
 }

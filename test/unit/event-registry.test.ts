@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
-  defaultEvents,
+  alwaysSentEvents,
   eventNames,
   eventRegistry,
   eventTableMarkdown,
@@ -49,11 +49,17 @@ describe('event registry', () => {
     expect(Object.keys(committed.webhooks).sort()).toEqual([...eventNames].sort());
   });
 
-  it('defaults to the spec’s events and bot_failed: a bot without webhook_events sends what it always did', () => {
-    expect([...defaultEvents].sort()).toEqual(['bot_failed', 'bot_join_failed', 'session_complete']);
+  it('the results and failures always go to the webhook; webhook_events adds the live events', () => {
+    expect([...alwaysSentEvents].sort()).toEqual(['bot_failed', 'bot_join_failed', 'session_complete']);
     expect(subscribes(undefined, 'session_complete')).toBe(true);
     expect(subscribes(undefined, 'bot.in_call')).toBe(false);
-    expect(subscribes(['bot.in_call'], 'session_complete')).toBe(false);
+    expect(subscribes(['bot.in_call'], 'bot.in_call')).toBe(true);
+    expect(subscribes(['bot.in_call'], 'bot.left')).toBe(false);
+    // A list that leaves the results out still gets them: it asked for live events, not to lose the results.
+    for (const name of alwaysSentEvents) {
+      expect(subscribes(['bot.in_call'], name), name).toBe(true);
+      expect(subscribes([], name), name).toBe(true);
+    }
   });
 
   it('webhook_events: known names only, each once; an unknown one is named with the allowed values', () => {
