@@ -7,7 +7,7 @@ import { wasCutOff } from '../../core/conversation/cut-off';
 import { createLogger } from '../../core/log';
 import type { ConversationContext, ConversationEngine } from '../../core/ports/conversation-engine';
 import type { RoomConnection } from '../../core/ports/room-provider';
-import type { SpeechOutcome } from '../../core/ports/speech';
+import type { SayOptions, SpeechOutcome } from '../../core/ports/speech';
 import { FakeRoom } from '../support/fake-room';
 import { until } from '../support/until';
 
@@ -19,7 +19,8 @@ function slowSpeechRoom() {
   const room: RoomConnection = {
     selfId: fake.selfId,
     speech: {
-      say: (text: string) => {
+      say: async (text: string, options?: SayOptions) => {
+        if (options?.startWhen && !(await options.startWhen)) return 'interrupted';
         said.push(text);
         return new Promise<SpeechOutcome>((resolve) => {
           finish = resolve;

@@ -220,6 +220,7 @@ export class DailyRoomProvider implements RoomProvider {
             text: e.text,
             final: e.final,
             at: e.at,
+            ...(e.speechFinal !== undefined && { speechFinal: e.speechFinal }),
           });
           break;
         case 'audio-activity':
@@ -279,6 +280,12 @@ export class DailyRoomProvider implements RoomProvider {
         videoMode: options.videoMode,
         language: options.transcription?.language ?? transcriptionLanguageFor(options.voice),
         transcriptionRetryMs: options.transcription?.retryMs ?? 5000,
+        ...(options.transcription?.endpointingMs !== undefined && {
+          endpointingMs: options.transcription.endpointingMs,
+        }),
+        ...(options.transcription?.interimResults !== undefined && {
+          interimResults: options.transcription.interimResults,
+        }),
         ...(options.transcription?.stopperLeaveGraceMs !== undefined && {
           stopperLeaveGraceMs: options.transcription.stopperLeaveGraceMs,
         }),

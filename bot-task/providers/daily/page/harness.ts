@@ -29,6 +29,10 @@ export interface HarnessJoinOptions {
   imageDataUrl?: string;
   /** Transcription language, a Deepgram code (bot_config.language). */
   language: string;
+  /** Deepgram's endpointing in ms (the silence that finalizes words); absent: Deepgram's default. */
+  endpointingMs?: number;
+  /** Ask for Deepgram's interim results (`interim_results`); absent: finals only. */
+  interimResults?: boolean;
   /** While the room's transcription is not running, how often the bot tries to start it again. */
   transcriptionRetryMs: number;
   /**
@@ -45,7 +49,15 @@ export type HarnessJoinResult =
 export type HarnessEvent =
   | { type: 'participant-joined'; participantId: string; name: string }
   | { type: 'participant-left'; participantId: string }
-  | { type: 'utterance'; participantId: string; name: string; text: string; final: boolean; at: string }
+  | {
+      type: 'utterance';
+      participantId: string;
+      name: string;
+      text: string;
+      final: boolean;
+      at: string;
+      speechFinal?: boolean;
+    }
   | { type: 'audio-activity'; participantId: string; active: boolean }
   /** Daily's audio levels arrive (at most once a second), loud or not: the activity above is only the loud ones. */
   | { type: 'audio-levels' }
@@ -293,8 +305,20 @@ const defaultStopperLeaveGraceMs = 10_000;
 /** How long after a stop transcription messages may still be the stopped transcription's last words. */
 const lateMessageMs = 3000;
 
+/**
+ * Daily's transcription is Deepgram's streaming API (https://docs.daily.co/reference/daily-js/instance-methods/start-transcription):
+ * `endpointing` and, through `extra`, `interim_results` are Deepgram's own options
+ * (https://developers.deepgram.com/docs/understand-endpointing-interim-results). The raw response carries `is_final`
+ * and `speech_final`, which turn-taking reads.
+ */
 function transcriptionOptions(o: HarnessJoinOptions) {
-  return { language: o.language, punctuate: true, includeRawResponse: true };
+  return {
+    language: o.language,
+    punctuate: true,
+    includeRawResponse: true,
+    ...(o.endpointingMs !== undefined && { endpointing: o.endpointingMs }),
+    ...(o.interimResults && { extra: { interim_results: true } }),
+  };
 }
 
 function remember(p: DailyParticipant) {
@@ -401,6 +425,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
     // Finality is only in Deepgram's raw response (the `rawResponse.is_final` of Deepgram's streaming results,
     // https://developers.deepgram.com/docs/interim-results); without it a message is final.
     const final = e.rawResponse?.is_final !== false;
+    const speechFinal = e.rawResponse?.speech_final;
     emit({
       type: 'utterance',
       participantId: e.participantId,
@@ -408,6 +433,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
       text: e.text,
       final,
       at: new Date(e.timestamp ?? Date.now()).toISOString(),
+      ...(final && typeof speechFinal === 'boolean' && { speechFinal }),
     });
   });
   call.on('remote-participants-audio-level', (e: DailyEventObjectRemoteParticipantsAudioLevel) => {
