@@ -30,9 +30,8 @@ export const turnTakingDefaults: TurnTakingSettings = {
 export type Ending = 'complete' | 'unclear' | 'incomplete';
 
 /**
- * Words after which an English sentence goes on: conjunctions, articles, prepositions, auxiliaries, fillers and
- * discourse openers. A transcription service may still put a period after them at a pause ("and the."), so they
- * decide before the punctuation does.
+ * Words after which an English sentence goes on: conjunctions, articles, determiners, prepositions, auxiliaries,
+ * fillers. Without a sentence mark after them the speaker was mid-sentence.
  */
 const continuing = new Set(
   (
@@ -40,13 +39,21 @@ const continuing = new Set(
     'where when whether the a an this these those my your his her its our their some any every each no ' +
     'of to in on at by for with from into onto about over under between through during after before without ' +
     'as like is are was were be been being am do does did have has had will would can could should shall may ' +
-    'might must not also just very really quite more most less um uh erm er hmm like then also plus i we you ' +
-    'they he she it me us them there here'
+    'might must not also just very really quite more most less um uh erm er hmm then plus i we you they he she'
   ).split(/\s+/),
 );
 
-/** Words that close a thought whatever follows them ("Yes.", "I am.", "that's it.") though listed above. */
-const closing = new Set(['it', 'me', 'us', 'them', 'there', 'here', 'more', 'not', 'too', 'so', 'then']);
+/**
+ * The ones no sentence ends with, even when the transcription put a period after them at a pause ("and the."). Other
+ * words of the list above end sentences often enough ("I logged in.", "That is all I have to say about."): a period
+ * after them is believed, as is any "?" or "!" ("Where are you from?", "Sorry to cut in!").
+ */
+const neverLast = new Set(
+  (
+    'and or but because although though whereas unless than the a an my your his her our their every ' +
+    'of with from into onto between um uh erm er'
+  ).split(/\s+/),
+);
 
 /** How the words end: the wait the bot leaves before answering depends on it. */
 export function endingOf(text: string): Ending {
@@ -56,13 +63,12 @@ export function endingOf(text: string): Ending {
   if (/(,|;|:|-|–|—|\.\.\.|…)["')\]]*$/.test(trimmed)) return 'incomplete';
   const words = trimmed.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? [];
   const last = words.at(-1) ?? '';
-  const marked = /[.!?]["')\]]*$/.test(trimmed);
-  // "it." closes a sentence ("I like it."), bare "it" after a pause does not ("and it").
-  if (continuing.has(last) && !(marked && closing.has(last))) return 'incomplete';
+  if (/[?!]["')\]]*$/.test(trimmed)) return 'complete';
+  const period = /\.["')\]]*$/.test(trimmed);
+  if (neverLast.has(last) || (!period && continuing.has(last))) return 'incomplete';
   // A number read out in parts ("my number is 0171.") is often punctuated before it is finished.
   if (/^\d/.test(last)) return 'unclear';
-  if (marked) return 'complete';
-  return 'unclear';
+  return period ? 'complete' : 'unclear';
 }
 
 /** The silence (ms) to wait after `text`, the last words heard, before the bot answers. */

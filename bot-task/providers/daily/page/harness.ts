@@ -77,6 +77,10 @@ declare global {
       /** `keepTranscription`: leave a transcription the bot started running (its replacement uses it). */
       leave(keepTranscription?: boolean): Promise<void>;
       play(pcmBase64: string, sampleRate: number): Promise<'done' | 'interrupted'>;
+      /** A streamed line (daily-speech.ts): opened, fed chunk by chunk as they arrive, ended. */
+      openAudio(line: number, sampleRate: number): void;
+      pushAudio(line: number, pcmBase64: string): void;
+      endAudio(line: number): Promise<'done' | 'interrupted'>;
       stopSpeech(): void;
       /** Sends a line as a chat message to everyone in the call (the bot's voice failed). */
       sendText(text: string, name: string): void;
@@ -162,6 +166,68 @@ async function play(pcmBase64: string, sampleRate: number): Promise<'done' | 'in
 }
 
 /**
+ * The streamed line being played: its chunks are scheduled back to back on the audio clock as they arrive, so the
+ * first one is heard while the synthesizer still sends the rest. A chunk that arrives late (the clock passed the end
+ * of the one before) starts at once.
+ */
+let streamed:
+  | {
+      line: number;
+      sampleRate: number;
+      /** The audio clock time the next chunk starts at. */
+      next: number;
+      sources: Set<AudioBufferSourceNode>;
+      ended: boolean;
+      done?: (outcome: 'done' | 'interrupted') => void;
+    }
+  | undefined;
+
+function openAudio(line: number, sampleRate: number): void {
+  stopSpeech();
+  if (!audioContext) return;
+  void audioContext.resume();
+  streamed = { line, sampleRate, next: 0, sources: new Set(), ended: false };
+}
+
+function pushAudio(line: number, pcmBase64: string): void {
+  const s = streamed;
+  if (!s || s.line !== line || !audioContext || !microphone) return;
+  const bytes = Uint8Array.from(atob(pcmBase64), (c) => c.charCodeAt(0));
+  const samples = new Int16Array(bytes.buffer, 0, Math.floor(bytes.length / 2));
+  if (!samples.length) return;
+  const buffer = audioContext.createBuffer(1, samples.length, s.sampleRate);
+  const channel = buffer.getChannelData(0);
+  for (let i = 0; i < samples.length; i++) channel[i] = samples[i]! / 32768;
+  const source = audioContext.createBufferSource();
+  source.buffer = buffer;
+  source.connect(microphone);
+  const at = Math.max(audioContext.currentTime, s.next);
+  s.next = at + buffer.duration;
+  s.sources.add(source);
+  source.onended = () => {
+    s.sources.delete(source);
+    if (s.ended && !s.sources.size && streamed === s) {
+      streamed = undefined;
+      s.done?.('done');
+    }
+  };
+  source.start(at);
+}
+
+function endAudio(line: number): Promise<'done' | 'interrupted'> {
+  const s = streamed;
+  if (!s || s.line !== line) return Promise.resolve('interrupted');
+  s.ended = true;
+  return new Promise((resolve) => {
+    s.done = resolve;
+    if (!s.sources.size) {
+      streamed = undefined;
+      resolve('done');
+    }
+  });
+}
+
+/**
  * A line for everyone in the call as an app message in the shape Daily Prebuilt's chat shows (`event: 'chat-msg'`);
  * a custom client reads `message` and `name`. Daily caps one app message at 4 KB, and the bot's sentences are short.
  */
@@ -171,6 +237,17 @@ function sendText(text: string, name: string): void {
 }
 
 function stopSpeech(): void {
+  const line = streamed;
+  if (line) {
+    streamed = undefined;
+    for (const source of line.sources) {
+      source.onended = null;
+      try {
+        source.stop();
+      } catch {}
+    }
+    line.done?.('interrupted');
+  }
   const current = playing;
   if (!current) return;
   current.done('interrupted');
@@ -611,4 +688,14 @@ async function leave(keepTranscription = false): Promise<void> {
   await audioContext?.close().catch(() => {});
 }
 
-window.bot = { ready: () => daily.then(() => {}), join, leave, play, stopSpeech, sendText };
+window.bot = {
+  ready: () => daily.then(() => {}),
+  join,
+  leave,
+  play,
+  openAudio,
+  pushAudio,
+  endAudio,
+  stopSpeech,
+  sendText,
+};
