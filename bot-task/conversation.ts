@@ -42,8 +42,8 @@ export interface ConversationSettings {
    * for the final words and the silence): SPECULATIVE_START_STABLE_MS. Undefined: replies start on final words only.
    */
   speculativeStartMs?: number;
-  /** Told when a held reply is released to be heard or dropped unheard (benchmarks, logs). */
-  onTurn?: (event: 'released' | 'cancelled') => void;
+  /** Told when a held reply is started, released to be heard, or dropped unheard (benchmarks). */
+  onTurn?: (event: 'started' | 'released' | 'cancelled') => void;
   /** Consecutive failed turns of the model before the fallback engine takes over (CONVERSATION_MODEL_MAX_FAILURES). */
   maxModelFailures?: number;
   /** Wait before the first retry of a failed turn, doubling after each (CONVERSATION_RETRY_BACKOFF_MS). */
@@ -181,6 +181,7 @@ export class ConversationController {
   private startReply(words: string): PendingTurn {
     const turn: PendingTurn = { words, gate: new Gate(), notBefore: 0 };
     this.pending = turn;
+    this.settings.onTurn?.('started');
     this.enqueue('reply', turn);
     return turn;
   }

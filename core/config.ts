@@ -136,7 +136,7 @@ export const configSchema = z.object({
    * An interim transcript that ends a sentence and stays unchanged this long starts the reply before the final words
    * come (the audio still waits for them and the silence above); dropped unheard if the person goes on.
    */
-  SPECULATIVE_START_STABLE_MS: int(150, 0),
+  SPECULATIVE_START_STABLE_MS: int(0, 0),
   /** Starting replies on stable interim transcripts (above); off: replies start on final words (still held). */
   SPECULATIVE_START: bool('true'),
   /**
