@@ -25,6 +25,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   insights: () => import('./insights'),
   delivery: () => import('./delivery'),
   conversation: () => import('./conversation'),
+  voice: () => import('./voice'),
   summaries: () => import('./summaries'),
   soak: () => import('./soak'),
   replacement: () => import('./replacement'),

@@ -125,6 +125,8 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       transcription: {
         language: session.botConfig.language ?? transcriptionLanguageFor(session.botConfig.voice),
         retryMs: config.TRANSCRIPTION_RETRY_MS,
+        endpointingMs: config.TRANSCRIPTION_ENDPOINTING_MS,
+        interimResults: config.TRANSCRIPTION_INTERIM_RESULTS,
       },
       timeoutMs: config.JOIN_TIMEOUT_MS,
       waitingRoomTimeoutMs: waitingRoomTimeoutMs(session, config),
@@ -240,6 +242,12 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       prompt: session.botConfig.bot_prompt,
       greeting: session.botConfig.bot_greeting,
       endOfTurnMs: config.END_OF_TURN_SILENCE_MS,
+      turnTaking: {
+        mode: config.END_OF_TURN_MODE,
+        completeMs: config.END_OF_TURN_COMPLETE_MS,
+        incompleteMs: config.END_OF_TURN_INCOMPLETE_MS,
+      },
+      ...(config.SPECULATIVE_START && { speculativeStartMs: config.SPECULATIVE_START_STABLE_MS }),
       maxModelFailures: config.CONVERSATION_MODEL_MAX_FAILURES,
       retryBackoffMs: config.CONVERSATION_RETRY_BACKOFF_MS,
       speechRetryDelayMs: config.SPEECH_RETRY_DELAY_MS,

@@ -1,5 +1,9 @@
-// Turn-taking: the bot greets once someone is there to hear it, then speaks only after a participant has finished (final words plus a short
-// silence), sentence by sentence as the engine streams, and stops the moment someone talks over it (barge-in).
+// Turn-taking: the bot greets once someone is there to hear it, then speaks only after a participant has finished (their
+// words plus a silence whose length depends on how the words end: core/conversation/turn-taking.ts), sentence by
+// sentence as the engine streams, and stops the moment someone talks over it (barge-in). To answer sooner the
+// reply is started while that silence runs, on the final words or on stable interim words that end a sentence:
+// the model and the voice work meanwhile, the audio is held until the silence is long enough, and the reply is dropped
+// unheard when the person goes on.
 // It never goes mute when something outside fails: a failed model turn is retried with backoff after one
 // neutral line, and after CONVERSATION_MODEL_MAX_FAILURES in a row the local engine finishes the interview; a line the
 // voice cannot speak is retried once, then the bot goes on in text only. Each fallback is a session warning.
@@ -7,10 +11,16 @@ import type { SessionWarning } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
 import { cutOff } from '../core/conversation/cut-off';
 import { LocalConversationEngine } from '../core/conversation/local-engine';
+import {
+  endingOf,
+  endOfTurnWaitMs,
+  type TurnTakingSettings,
+  turnTakingDefaults,
+} from '../core/conversation/turn-taking';
 import type { Logger } from '../core/log';
 import { metrics } from '../core/metrics';
 import { type ConversationEngine, sentences } from '../core/ports/conversation-engine';
-import type { RoomConnection } from '../core/ports/room-provider';
+import type { RoomConnection, RoomEvents } from '../core/ports/room-provider';
 import type { SpeechOutcome } from '../core/ports/speech';
 
 /** Said once when the model fails, while the bot retries: the people in the room hear that it is still there. */
@@ -20,8 +30,20 @@ export interface ConversationSettings {
   botName: string;
   prompt?: string;
   greeting?: string;
-  /** Silence after a participant's final words before the bot answers. */
+  /**
+   * Silence after a participant's final words before the bot answers when the words neither clearly end nor clearly
+   * go on (END_OF_TURN_SILENCE_MS); with `turnTaking.mode` `fixed`, after any words.
+   */
   endOfTurnMs: number;
+  /** The rest of the end-of-turn rule (END_OF_TURN_*; defaults: turnTakingDefaults). */
+  turnTaking?: Partial<Omit<TurnTakingSettings, 'unclearMs'>>;
+  /**
+   * An interim transcript that ends a sentence and stays unchanged this long starts the reply (its audio still waits
+   * for the final words and the silence): SPECULATIVE_START_STABLE_MS. Undefined: replies start on final words only.
+   */
+  speculativeStartMs?: number;
+  /** Told when a held reply is started, released to be heard, or dropped unheard (benchmarks). */
+  onTurn?: (event: 'started' | 'released' | 'cancelled') => void;
   /** Consecutive failed turns of the model before the fallback engine takes over (CONVERSATION_MODEL_MAX_FAILURES). */
   maxModelFailures?: number;
   /** Wait before the first retry of a failed turn, doubling after each (CONVERSATION_RETRY_BACKOFF_MS). */
@@ -51,7 +73,13 @@ type TurnKind = 'greet' | 'reply';
 export class ConversationController {
   /** What the bot itself said (its own words, not the room's transcription of them). */
   private readonly spoken: Utterance[] = [];
-  private turnTimer: NodeJS.Timeout | undefined;
+  /** The reply started for what a participant said, held until their silence is long enough (or dropped). */
+  private pending: PendingTurn | undefined;
+  /** Waits for an interim transcript to stay unchanged (speculativeStartMs). */
+  private stableTimer: NodeJS.Timeout | undefined;
+  /** Interim words not yet final, shown to the engine as the participant's line by a reply started on them. */
+  private provisional: Utterance | undefined;
+  private readonly turnTaking: TurnTakingSettings;
   private speaking = false;
   private interrupted = false;
   private stopped = false;
@@ -84,6 +112,14 @@ export class ConversationController {
     const inForce = new Set(fallbacks.inForce?.map((w) => w.code));
     this.onFallbackEngine = inForce.has('conversation_model_fallback');
     this.textOnly = inForce.has('speech_fallback');
+    const rule = { ...turnTakingDefaults, ...settings.turnTaking };
+    // A finished sentence never waits longer than unclear words, words that go on never shorter.
+    this.turnTaking = {
+      ...rule,
+      unclearMs: settings.endOfTurnMs,
+      completeMs: Math.min(rule.completeMs, settings.endOfTurnMs),
+      incompleteMs: Math.max(rule.incompleteMs, settings.endOfTurnMs),
+    };
     this.resilience = {
       maxModelFailures: settings.maxModelFailures ?? resilienceDefaults.maxModelFailures,
       retryBackoffMs: settings.retryBackoffMs ?? resilienceDefaults.retryBackoffMs,
@@ -95,20 +131,80 @@ export class ConversationController {
     this.room.on('utterance', (u) => {
       if (u.participantId === this.room.selfId || this.stopped) return;
       this.bargeIn();
-      clearTimeout(this.turnTimer);
-      // Only a finished thought is answered; partial results just mean the person is still talking.
-      if (u.final) this.turnTimer = setTimeout(() => this.respond(), this.settings.endOfTurnMs);
+      this.heardWords(u);
     });
     this.room.on('audio-activity', (a) => {
       if (a.participantId === this.room.selfId || !a.active || this.stopped) return;
       this.bargeIn();
-      // Someone is talking: a reply waiting for its silence waits longer.
-      if (this.turnTimer) {
-        clearTimeout(this.turnTimer);
-        this.turnTimer = setTimeout(() => this.respond(), this.settings.endOfTurnMs);
+      // Someone is talking: a reply held for their silence waits longer (their words, if any, drop it when they come).
+      const turn = this.pending;
+      if (turn?.gate.state === 'waiting') {
+        turn.notBefore = Date.now() + this.turnTaking.unclearMs;
+        this.scheduleRelease(turn);
       }
     });
     this.greetWhenSomeoneIsThere();
+  }
+
+  /**
+   * A participant's words. New words drop a held reply (the person goes on); final words start one (or keep the one
+   * started on the same interim words) and set when it may be heard.
+   */
+  private heardWords(u: RoomEvents['utterance']): void {
+    const words = wordsOf(u.text);
+    if (!words) return;
+    clearTimeout(this.stableTimer);
+    const held = this.pending?.gate.state === 'waiting' ? this.pending : undefined;
+    if (held && held.words !== words) this.cancelPending();
+    if (!u.final) {
+      this.provisional = {
+        speaker: u.name,
+        participant_id: u.participantId,
+        started_at: u.at,
+        text: u.text.trim(),
+      };
+      const stableMs = this.settings.speculativeStartMs;
+      if (stableMs !== undefined && this.pending?.gate.state !== 'waiting' && endingOf(u.text) === 'complete')
+        this.stableTimer = setTimeout(() => this.startReply(words), stableMs);
+      return;
+    }
+    this.provisional = undefined;
+    const turn = this.pending?.gate.state === 'waiting' ? this.pending : this.startReply(words);
+    // The transcription heard the speaker go on (Deepgram's speech_final false): their silence is not one yet.
+    const waitMs = endOfTurnWaitMs(u.text, this.turnTaking);
+    turn.releaseAt =
+      Date.now() + (u.speechFinal === false ? Math.max(waitMs, this.turnTaking.unclearMs) : waitMs);
+    this.scheduleRelease(turn);
+  }
+
+  /** Starts a reply whose audio waits for its release (set by the final words). */
+  private startReply(words: string): PendingTurn {
+    const turn: PendingTurn = { words, gate: new Gate(), notBefore: 0 };
+    this.pending = turn;
+    this.settings.onTurn?.('started');
+    this.enqueue('reply', turn);
+    return turn;
+  }
+
+  private scheduleRelease(turn: PendingTurn): void {
+    clearTimeout(turn.timer);
+    if (turn.releaseAt === undefined) return;
+    const at = Math.max(turn.releaseAt, turn.notBefore);
+    turn.timer = setTimeout(
+      () => {
+        if (turn.gate.open()) this.settings.onTurn?.('released');
+      },
+      Math.max(0, at - Date.now()),
+    );
+  }
+
+  /** The held reply is dropped unheard (the person went on, or the bot stops). */
+  private cancelPending(): void {
+    const turn = this.pending;
+    if (!turn) return;
+    clearTimeout(turn.timer);
+    if (turn.gate.cancel()) this.settings.onTurn?.('cancelled');
+    this.pending = undefined;
   }
 
   /**
@@ -127,7 +223,7 @@ export class ConversationController {
     const greet = () => {
       if (owed && !this.stopped) {
         owed = false;
-        this.respond();
+        this.enqueue('reply');
       }
       if (greeted || this.stopped) return;
       greeted = true;
@@ -142,7 +238,8 @@ export class ConversationController {
 
   stop(): void {
     this.stopped = true;
-    clearTimeout(this.turnTimer);
+    clearTimeout(this.stableTimer);
+    this.cancelPending();
     for (const end of this.waits) end();
     this.room.speech.stop();
   }
@@ -154,11 +251,6 @@ export class ConversationController {
     this.log.info('barge-in: stopped speaking');
   }
 
-  private respond(): void {
-    this.turnTimer = undefined;
-    this.enqueue('reply');
-  }
-
   /**
    * The conversation as the engine reads it: the participants' lines, and the bot's own words (cut-off lines
    * marked, see core/conversation/cut-off.ts). The bot's lines from before this process, e.g. a replaced task
@@ -167,7 +259,9 @@ export class ConversationController {
   private context() {
     // The holding line is not part of the conversation: an engine reading it would take it for its own question.
     const earlier = (u: Utterance) => !u.is_bot || (u.started_at < this.startedAt && u.text !== holdingLine);
-    const transcript = [...this.heard().filter(earlier), ...this.spoken].sort((a, b) =>
+    // Interim words a reply was started on count as said (the final words, when they come, are the same).
+    const provisional = this.provisional ? [this.provisional] : [];
+    const transcript = [...this.heard().filter(earlier), ...this.spoken, ...provisional].sort((a, b) =>
       a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0,
     );
     return {
@@ -179,13 +273,13 @@ export class ConversationController {
   }
 
   private participantLines(): number {
-    return this.heard().filter((u) => !u.is_bot).length;
+    return this.heard().filter((u) => !u.is_bot).length + (this.provisional ? 1 : 0);
   }
 
   /** One turn at a time: a reply never starts while the previous one is still being spoken. */
-  private enqueue(kind: TurnKind): void {
+  private enqueue(kind: TurnKind, held?: PendingTurn): void {
     this.turn = this.turn
-      .then(() => this.take(kind))
+      .then(() => this.take(kind, held?.gate))
       .catch((err) => this.log.warn('conversation turn failed; listening', { err }));
   }
 
@@ -195,7 +289,8 @@ export class ConversationController {
    * then stands; the first failure of a streak is covered by the holding line. After `maxModelFailures` in a row the
    * fallback engine answers this turn and every later one. A success ends the streak.
    */
-  private async take(kind: TurnKind): Promise<void> {
+  private async take(kind: TurnKind, gate?: Gate): Promise<void> {
+    if (gate?.state === 'cancelled') return;
     // Replies queued while a turn was retrying (a failing model backs off for seconds) would each be answered in a
     // row once it recovers, though the retried turn already read what they were queued for: a reply with nothing new
     // heard since the last attempt is dropped.
@@ -204,9 +299,12 @@ export class ConversationController {
     for (;;) {
       if (this.stopped) return;
       const engine = this.onFallbackEngine ? this.fallbackEngine : this.engine;
+      const repliedBefore = this.repliedUpTo;
       if (kind === 'reply') this.repliedUpTo = this.participantLines();
       try {
-        await this.speak(() => engine[kind](this.context()));
+        const heard = await this.speak(() => engine[kind](this.context()), gate);
+        // Dropped unheard: it answered nothing, and what the person goes on to say is answered instead.
+        if (!heard) this.repliedUpTo = repliedBefore;
         if (this.modelFailures > 0 && !this.onFallbackEngine) {
           this.log.info('conversation model answered again', { kind, failures: this.modelFailures });
           this.modelFailures = 0;
@@ -239,6 +337,8 @@ export class ConversationController {
           err: reason,
         });
         const waited = this.wait(delayMs);
+        // A held reply waits for its release before the room hears anything of it, the holding line included.
+        if (gate && !(await gate.opened)) return;
         if (failures === 1) {
           this.interrupted = false;
           this.speaking = true;
@@ -250,13 +350,24 @@ export class ConversationController {
     }
   }
 
-  private async speak(produce: () => AsyncIterable<string>): Promise<void> {
-    if (this.stopped) return;
+  /**
+   * Speaks what the engine produces, sentence by sentence. With a `gate` the first sentence is prepared at once and
+   * heard only when the gate opens; a gate cancelled first drops the reply unheard (and stops the engine). Returns
+   * whether anything of it was heard or written.
+   */
+  private async speak(produce: () => AsyncIterable<string>, gate?: Gate): Promise<boolean> {
+    if (this.stopped) return false;
     this.interrupted = false;
+    const lines = sentences(produce())[Symbol.asyncIterator]();
+    let heard = false;
     try {
-      for await (const sentence of sentences(produce())) {
+      for (;;) {
+        // A held reply whose person goes on is dropped while the model is still thinking, not after.
+        const next = await (gate ? Promise.race([lines.next(), gate.dropped]) : lines.next());
+        if (next === dropped || next.done) break;
+        const sentence = next.value;
         if (this.stopped || this.interrupted) break;
-        this.speaking = true;
+        const startWhen = gate && !heard ? gate.opened : undefined;
         const line: Utterance = {
           speaker: this.settings.botName,
           participant_id: this.room.selfId,
@@ -264,9 +375,17 @@ export class ConversationController {
           text: sentence,
           is_bot: true,
         };
-        this.spoken.push(line);
-        const outcome = await this.voice(sentence);
+        const say = () => {
+          this.speaking = true;
+          line.started_at = new Date().toISOString();
+          this.spoken.push(line);
+          heard = true;
+        };
+        if (startWhen) void startWhen.then((go) => go && !this.stopped && say());
+        else say();
+        const outcome = await this.voice(sentence, startWhen);
         this.speaking = false;
+        if (!heard) break;
         if (outcome === 'interrupted') {
           // Talked over: the engine must not take the words said over it as the answer to this line.
           line.text = cutOff(sentence);
@@ -275,17 +394,21 @@ export class ConversationController {
       }
     } finally {
       this.speaking = false;
+      // Not awaited: a model still thinking ends its stream when it next answers (the engine aborts it then).
+      void lines.return?.(undefined).catch(() => {});
     }
+    return heard;
   }
 
   /**
    * Gets one sentence to the room, never throwing: spoken, or (the voice failed twice on it, or earlier in the
    * session) sent as text, which the room's transcript holds as the bot's line.
    */
-  private async voice(text: string): Promise<SpeechOutcome> {
+  private async voice(text: string, startWhen?: Promise<boolean>): Promise<SpeechOutcome> {
+    if (this.textOnly && startWhen && !(await startWhen)) return 'interrupted';
     for (let attempt = 1; !this.textOnly; attempt++) {
       try {
-        return await this.room.speech.say(text);
+        return await this.room.speech.say(text, startWhen ? { startWhen } : undefined);
       } catch (err) {
         if (this.stopped || this.interrupted) return 'interrupted';
         const reason = describe(err);
@@ -328,6 +451,57 @@ export class ConversationController {
       this.waits.add(end);
     });
   }
+}
+
+/** What Gate.dropped resolves to. */
+const dropped = Symbol('dropped');
+
+/** Opens once a held reply may be heard, or is cancelled (then it never is). */
+class Gate {
+  state: 'waiting' | 'open' | 'cancelled' = 'waiting';
+  /** true once opened, false once cancelled. */
+  readonly opened: Promise<boolean>;
+  /** Resolves only when cancelled. */
+  readonly dropped: Promise<typeof dropped>;
+  private settle: (go: boolean) => void = () => {};
+
+  constructor() {
+    this.opened = new Promise((resolve) => {
+      this.settle = resolve;
+    });
+    this.dropped = this.opened.then((go) => (go ? new Promise<never>(() => {}) : dropped));
+  }
+
+  open(): boolean {
+    if (this.state !== 'waiting') return false;
+    this.state = 'open';
+    this.settle(true);
+    return true;
+  }
+
+  cancel(): boolean {
+    if (this.state !== 'waiting') return false;
+    this.state = 'cancelled';
+    this.settle(false);
+    return true;
+  }
+}
+
+/** A reply started for a participant's words and held until their silence is long enough. */
+interface PendingTurn {
+  /** The words it answers (wordsOf): other words drop it. */
+  words: string;
+  gate: Gate;
+  /** When it may be heard: set by the final words (their end-of-turn wait). */
+  releaseAt?: number;
+  /** Not before this (someone's audio was active meanwhile). */
+  notBefore: number;
+  timer?: NodeJS.Timeout;
+}
+
+/** The words of a transcript, without case or punctuation: a final that only adds a period is the same words. */
+function wordsOf(text: string): string {
+  return (text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).join(' ');
 }
 
 /** A failure in a few words for logs and warnings (the vendor's error name and message, bounded). */

@@ -124,8 +124,32 @@ export const configSchema = z.object({
    * each transcription message as its speaker's audio activity instead.
    */
   AUDIO_LEVELS_MISSING_MS: int(10_000, 100),
-  /** The bot replies after a participant's final words plus this much silence (turn-taking). */
+  /**
+   * Turn-taking (core/conversation/turn-taking.ts, docs/benchmarks.md): the silence after a participant's final words
+   * before the bot's reply is heard, when the words neither clearly end a sentence nor clearly go on (no sentence
+   * mark); with END_OF_TURN_MODE=fixed, after any words (the old fixed rule).
+   */
   END_OF_TURN_SILENCE_MS: int(700, 0),
+  /** `adaptive`: the silence depends on how the words end (the three waits here); `fixed`: always END_OF_TURN_SILENCE_MS. */
+  END_OF_TURN_MODE: z.enum(['adaptive', 'fixed']).default('adaptive'),
+  /** The silence after words that end a sentence ("…in Berlin.", "Why?"); at most END_OF_TURN_SILENCE_MS. */
+  END_OF_TURN_COMPLETE_MS: int(250, 0),
+  /** The silence after words that cannot end one ("and", "the", "um", a trailing comma); at least END_OF_TURN_SILENCE_MS. */
+  END_OF_TURN_INCOMPLETE_MS: int(1_500, 0),
+  /**
+   * An interim transcript that ends a sentence and stays unchanged this long starts the reply before the final words
+   * come (the audio still waits for them and the silence above); dropped unheard if the person goes on.
+   */
+  SPECULATIVE_START_STABLE_MS: int(0, 0),
+  /** Starting replies on stable interim transcripts (above); off: replies start on final words (still held). */
+  SPECULATIVE_START: bool('true'),
+  /**
+   * Deepgram's endpointing for the room's transcription, passed through Daily's startTranscription: the silence that
+   * finalizes words (speech_final). Short, because the bot decides the end of a turn itself (above).
+   */
+  TRANSCRIPTION_ENDPOINTING_MS: int(200, 10),
+  /** Ask Daily's transcription for Deepgram's interim results (words while they are spoken). */
+  TRANSCRIPTION_INTERIM_RESULTS: bool('true'),
   /** How long the local room's bot voice takes per character (the page speaks it with speech synthesis). */
   LOCAL_SPEECH_MS_PER_CHAR: int(55, 0),
   /** Transcript lines are saved this often while the bot runs: a crash loses at most this much. */

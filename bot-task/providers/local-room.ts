@@ -175,7 +175,9 @@ export class LocalRoomProvider implements RoomProvider {
     const send = (m: unknown) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(m));
     let current: ((outcome: SpeechOutcome) => void) | undefined;
     const speech: Speech = {
-      say: (text) => {
+      say: async (text, sayOptions) => {
+        // Nothing to prepare here (the room page speaks the text): the line just waits for its turn.
+        if (sayOptions?.startWhen && !(await sayOptions.startWhen)) return 'interrupted';
         current?.('interrupted');
         send({ type: 'speaking', active: true });
         send({ type: 'say', text, voice: options.voice });

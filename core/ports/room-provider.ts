@@ -14,8 +14,19 @@ export interface RoomParticipant {
 export interface RoomEvents {
   'participant-joined': RoomParticipant;
   'participant-left': { participantId: string };
-  /** A transcription result; only `final` ones enter the transcript. */
-  utterance: { participantId: string; name: string; text: string; final: boolean; at: string };
+  /**
+   * A transcription result; only `final` ones enter the transcript. `speechFinal`: the transcription service says the
+   * speaker stopped (true) or went on (false) after these words (Deepgram's speech_final,
+   * https://developers.deepgram.com/docs/understand-endpointing-interim-results); absent when it does not say.
+   */
+  utterance: {
+    participantId: string;
+    name: string;
+    text: string;
+    final: boolean;
+    at: string;
+    speechFinal?: boolean;
+  };
   /** Someone's audio is active (the idle timer and barge-in read it). */
   'audio-activity': { participantId: string; active: boolean };
   /**
@@ -73,6 +84,10 @@ export interface JoinOptions {
   transcription?: {
     language?: string;
     retryMs?: number;
+    /** Deepgram's endpointing (ms of silence that finalizes words); default: Deepgram's own. */
+    endpointingMs?: number;
+    /** Interim results (words while they are spoken, `final: false`); default off. */
+    interimResults?: boolean;
     /**
      * How long someone in the room who stopped the transcription has to leave for the stop to count as a departing
      * bot's, restarted (default 10 s).

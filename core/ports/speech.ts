@@ -3,12 +3,20 @@
 
 export type SpeechOutcome = 'done' | 'interrupted';
 
+export interface SayOptions {
+  /**
+   * The line may be prepared (synthesized) at once but is heard only once this resolves true; false drops it unheard
+   * ('interrupted'). A reply started before the participant's silence was long enough to answer.
+   */
+  startWhen?: Promise<boolean>;
+}
+
 export interface Speech {
   /**
    * Speaks one sentence; resolves when it has been heard, or early with 'interrupted' when stop() cut it off. Rejects
    * when the voice could not produce it (the synthesizer failed): nothing of it was heard.
    */
-  say(text: string): Promise<SpeechOutcome>;
+  say(text: string, options?: SayOptions): Promise<SpeechOutcome>;
   /**
    * Sends one sentence as text to everyone in the room (Daily: an app message in Daily Prebuilt's chat format; the
    * local room: a chat line), for a bot whose voice failed. The line reaches the transcript as if the room had

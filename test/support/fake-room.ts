@@ -6,6 +6,7 @@ import type {
   RoomEvents,
   RoomParticipant,
 } from '../../core/ports/room-provider';
+import type { SayOptions } from '../../core/ports/speech';
 
 export class FakeRoom implements RoomConnection {
   readonly selfId = 'bot-self';
@@ -16,7 +17,9 @@ export class FakeRoom implements RoomConnection {
   /** Lines sent as text (the voice failed). */
   readonly written: string[] = [];
   readonly speech = {
-    say: async (text: string) => {
+    say: async (text: string, options?: SayOptions) => {
+      // A held reply is heard only once it is released (Speech.say's contract).
+      if (options?.startWhen && !(await options.startWhen)) return 'interrupted' as const;
       this.spoken.push(text);
       return 'done' as const;
     },

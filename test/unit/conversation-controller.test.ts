@@ -7,7 +7,7 @@ import { wasCutOff } from '../../core/conversation/cut-off';
 import { createLogger } from '../../core/log';
 import type { ConversationContext, ConversationEngine } from '../../core/ports/conversation-engine';
 import type { RoomConnection } from '../../core/ports/room-provider';
-import type { SpeechOutcome } from '../../core/ports/speech';
+import type { SayOptions, SpeechOutcome } from '../../core/ports/speech';
 import { FakeRoom } from '../support/fake-room';
 import { until } from '../support/until';
 
@@ -19,7 +19,8 @@ function slowSpeechRoom() {
   const room: RoomConnection = {
     selfId: fake.selfId,
     speech: {
-      say: (text: string) => {
+      say: async (text: string, options?: SayOptions) => {
+        if (options?.startWhen && !(await options.startWhen)) return 'interrupted';
         said.push(text);
         return new Promise<SpeechOutcome>((resolve) => {
           finish = resolve;
@@ -129,6 +130,54 @@ describe('conversation controller', () => {
     fake.say('ann', 'You are welcome.');
     await until(async () => seen.length === 2);
     expect(seen[1]!.transcript.filter((u) => u.text === 'Thanks.')).toHaveLength(1);
+    c.stop();
+  });
+
+  it('starts the reply on a stable interim that ends a sentence, holds its audio for the final words, and drops it unheard when the person goes on', async () => {
+    const fake = new FakeRoom([]);
+    const heard: Utterance[] = [];
+    let asked = 0;
+    const engine: ConversationEngine = {
+      async *greet() {},
+      async *reply(ctx) {
+        asked++;
+        yield `You said: ${ctx.transcript.at(-1)!.text}`;
+      },
+    };
+    const events: string[] = [];
+    const c = new ConversationController(
+      fake,
+      engine,
+      { botName: 'Iris', endOfTurnMs: 700, speculativeStartMs: 0, onTurn: (e) => events.push(e) },
+      () => heard,
+      log,
+    );
+    c.start();
+    const ann = (text: string, final: boolean) => {
+      if (final)
+        heard.push({ speaker: 'Ann', participant_id: 'ann', started_at: new Date().toISOString(), text });
+      fake.emit('utterance', {
+        participantId: 'ann',
+        name: 'Ann',
+        text,
+        final,
+        at: new Date().toISOString(),
+      });
+    };
+    // An interim that ends a sentence: the model is asked at once, on the interim words; nothing is heard yet.
+    ann('I built a billing system.', false);
+    await until(async () => asked === 1, 1000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(fake.spoken).toEqual([]);
+    // She goes on: the held reply is dropped unheard.
+    ann('I built a billing system. It', false);
+    expect(events).toEqual(['started', 'cancelled']);
+    // Her final words: a new reply, heard after the short wait for a finished sentence.
+    ann('I built a billing system. It sends invoices.', true);
+    await until(async () => fake.spoken.length === 2, 1000);
+    expect(fake.spoken).toEqual(['You said: I built a billing system.', 'It sends invoices.']);
+    expect(events).toEqual(['started', 'cancelled', 'started', 'released']);
+    expect(asked).toBe(2);
     c.stop();
   });
 });

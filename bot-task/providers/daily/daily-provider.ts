@@ -13,11 +13,11 @@ import {
   type RoomParticipant,
   type RoomProvider,
 } from '../../../core/ports/room-provider';
-import type { Speech } from '../../../core/ports/speech';
 import type { Synthesizer } from '../../../core/ports/synthesizer';
 import { transcriptionLanguageFor } from '../../../core/transcription-languages';
 import { RoomEventHub } from '../room-events';
 import { launchChromium } from './chromium';
+import { dailySpeech } from './daily-speech';
 import type { HarnessEvent, HarnessJoinOptions, HarnessJoinResult } from './page/harness';
 import { botOrigin, dailyModule, harnessScript, pageHtml } from './page-assets';
 
@@ -220,6 +220,7 @@ export class DailyRoomProvider implements RoomProvider {
             text: e.text,
             final: e.final,
             at: e.at,
+            ...(e.speechFinal !== undefined && { speechFinal: e.speechFinal }),
           });
           break;
         case 'audio-activity':
@@ -279,6 +280,12 @@ export class DailyRoomProvider implements RoomProvider {
         videoMode: options.videoMode,
         language: options.transcription?.language ?? transcriptionLanguageFor(options.voice),
         transcriptionRetryMs: options.transcription?.retryMs ?? 5000,
+        ...(options.transcription?.endpointingMs !== undefined && {
+          endpointingMs: options.transcription.endpointingMs,
+        }),
+        ...(options.transcription?.interimResults !== undefined && {
+          interimResults: options.transcription.interimResults,
+        }),
         ...(options.transcription?.stopperLeaveGraceMs !== undefined && {
           stopperLeaveGraceMs: options.transcription.stopperLeaveGraceMs,
         }),
@@ -312,18 +319,15 @@ export class DailyRoomProvider implements RoomProvider {
       onEvent({ type: 'disconnected', kind: 'crashed', reason: 'the bot browser exited' }),
     );
 
-    const synthesizer = this.options.synthesizer;
-    let generation = 0;
-    const speech: Speech = {
-      async say(text) {
-        const mine = ++generation;
-        const audio = await synthesizer.synthesize(text, options.voice);
-        // stop() while Polly was still synthesizing cancels this line too.
-        if (mine !== generation || closing) return 'interrupted';
-        return page.evaluate(([pcm, rate]) => window.bot.play(pcm, rate), [
-          audio.pcm.toString('base64'),
-          audio.sampleRate,
-        ] as const);
+    const speech = dailySpeech({
+      synthesizer: this.options.synthesizer,
+      voice: options.voice,
+      closing: () => closing,
+      player: {
+        open: (line, rate) => page.evaluate(([l, r]) => window.bot.openAudio(l, r), [line, rate] as const),
+        push: (line, pcm) => page.evaluate(([l, p]) => window.bot.pushAudio(l, p), [line, pcm] as const),
+        end: (line) => page.evaluate((l) => window.bot.endAudio(l), line),
+        stop: () => void page.evaluate(() => window.bot.stopSpeech()).catch(() => {}),
       },
       async write(text) {
         if (closing) return;
@@ -337,11 +341,7 @@ export class DailyRoomProvider implements RoomProvider {
           at: new Date().toISOString(),
         });
       },
-      stop() {
-        generation++;
-        void page.evaluate(() => window.bot.stopSpeech()).catch(() => {});
-      },
-    };
+    });
 
     return {
       selfId: result.selfId,

@@ -29,6 +29,10 @@ export interface HarnessJoinOptions {
   imageDataUrl?: string;
   /** Transcription language, a Deepgram code (bot_config.language). */
   language: string;
+  /** Deepgram's endpointing in ms (the silence that finalizes words); absent: Deepgram's default. */
+  endpointingMs?: number;
+  /** Ask for Deepgram's interim results (`interim_results`); absent: finals only. */
+  interimResults?: boolean;
   /** While the room's transcription is not running, how often the bot tries to start it again. */
   transcriptionRetryMs: number;
   /**
@@ -45,7 +49,15 @@ export type HarnessJoinResult =
 export type HarnessEvent =
   | { type: 'participant-joined'; participantId: string; name: string }
   | { type: 'participant-left'; participantId: string }
-  | { type: 'utterance'; participantId: string; name: string; text: string; final: boolean; at: string }
+  | {
+      type: 'utterance';
+      participantId: string;
+      name: string;
+      text: string;
+      final: boolean;
+      at: string;
+      speechFinal?: boolean;
+    }
   | { type: 'audio-activity'; participantId: string; active: boolean }
   /** Daily's audio levels arrive (at most once a second), loud or not: the activity above is only the loud ones. */
   | { type: 'audio-levels' }
@@ -65,6 +77,10 @@ declare global {
       /** `keepTranscription`: leave a transcription the bot started running (its replacement uses it). */
       leave(keepTranscription?: boolean): Promise<void>;
       play(pcmBase64: string, sampleRate: number): Promise<'done' | 'interrupted'>;
+      /** A streamed line (daily-speech.ts): opened, fed chunk by chunk as they arrive, ended. */
+      openAudio(line: number, sampleRate: number): void;
+      pushAudio(line: number, pcmBase64: string): void;
+      endAudio(line: number): Promise<'done' | 'interrupted'>;
       stopSpeech(): void;
       /** Sends a line as a chat message to everyone in the call (the bot's voice failed). */
       sendText(text: string, name: string): void;
@@ -150,6 +166,68 @@ async function play(pcmBase64: string, sampleRate: number): Promise<'done' | 'in
 }
 
 /**
+ * The streamed line being played: its chunks are scheduled back to back on the audio clock as they arrive, so the
+ * first one is heard while the synthesizer still sends the rest. A chunk that arrives late (the clock passed the end
+ * of the one before) starts at once.
+ */
+let streamed:
+  | {
+      line: number;
+      sampleRate: number;
+      /** The audio clock time the next chunk starts at. */
+      next: number;
+      sources: Set<AudioBufferSourceNode>;
+      ended: boolean;
+      done?: (outcome: 'done' | 'interrupted') => void;
+    }
+  | undefined;
+
+function openAudio(line: number, sampleRate: number): void {
+  stopSpeech();
+  if (!audioContext) return;
+  void audioContext.resume();
+  streamed = { line, sampleRate, next: 0, sources: new Set(), ended: false };
+}
+
+function pushAudio(line: number, pcmBase64: string): void {
+  const s = streamed;
+  if (!s || s.line !== line || !audioContext || !microphone) return;
+  const bytes = Uint8Array.from(atob(pcmBase64), (c) => c.charCodeAt(0));
+  const samples = new Int16Array(bytes.buffer, 0, Math.floor(bytes.length / 2));
+  if (!samples.length) return;
+  const buffer = audioContext.createBuffer(1, samples.length, s.sampleRate);
+  const channel = buffer.getChannelData(0);
+  for (let i = 0; i < samples.length; i++) channel[i] = samples[i]! / 32768;
+  const source = audioContext.createBufferSource();
+  source.buffer = buffer;
+  source.connect(microphone);
+  const at = Math.max(audioContext.currentTime, s.next);
+  s.next = at + buffer.duration;
+  s.sources.add(source);
+  source.onended = () => {
+    s.sources.delete(source);
+    if (s.ended && !s.sources.size && streamed === s) {
+      streamed = undefined;
+      s.done?.('done');
+    }
+  };
+  source.start(at);
+}
+
+function endAudio(line: number): Promise<'done' | 'interrupted'> {
+  const s = streamed;
+  if (!s || s.line !== line) return Promise.resolve('interrupted');
+  s.ended = true;
+  return new Promise((resolve) => {
+    s.done = resolve;
+    if (!s.sources.size) {
+      streamed = undefined;
+      resolve('done');
+    }
+  });
+}
+
+/**
  * A line for everyone in the call as an app message in the shape Daily Prebuilt's chat shows (`event: 'chat-msg'`);
  * a custom client reads `message` and `name`. Daily caps one app message at 4 KB, and the bot's sentences are short.
  */
@@ -159,6 +237,17 @@ function sendText(text: string, name: string): void {
 }
 
 function stopSpeech(): void {
+  const line = streamed;
+  if (line) {
+    streamed = undefined;
+    for (const source of line.sources) {
+      source.onended = null;
+      try {
+        source.stop();
+      } catch {}
+    }
+    line.done?.('interrupted');
+  }
   const current = playing;
   if (!current) return;
   current.done('interrupted');
@@ -293,8 +382,20 @@ const defaultStopperLeaveGraceMs = 10_000;
 /** How long after a stop transcription messages may still be the stopped transcription's last words. */
 const lateMessageMs = 3000;
 
+/**
+ * Daily's transcription is Deepgram's streaming API (https://docs.daily.co/reference/daily-js/instance-methods/start-transcription):
+ * `endpointing` and, through `extra`, `interim_results` are Deepgram's own options
+ * (https://developers.deepgram.com/docs/understand-endpointing-interim-results). The raw response carries `is_final`
+ * and `speech_final`, which turn-taking reads.
+ */
 function transcriptionOptions(o: HarnessJoinOptions) {
-  return { language: o.language, punctuate: true, includeRawResponse: true };
+  return {
+    language: o.language,
+    punctuate: true,
+    includeRawResponse: true,
+    ...(o.endpointingMs !== undefined && { endpointing: o.endpointingMs }),
+    ...(o.interimResults && { extra: { interim_results: true } }),
+  };
 }
 
 function remember(p: DailyParticipant) {
@@ -401,6 +502,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
     // Finality is only in Deepgram's raw response (the `rawResponse.is_final` of Deepgram's streaming results,
     // https://developers.deepgram.com/docs/interim-results); without it a message is final.
     const final = e.rawResponse?.is_final !== false;
+    const speechFinal = e.rawResponse?.speech_final;
     emit({
       type: 'utterance',
       participantId: e.participantId,
@@ -408,6 +510,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
       text: e.text,
       final,
       at: new Date(e.timestamp ?? Date.now()).toISOString(),
+      ...(final && typeof speechFinal === 'boolean' && { speechFinal }),
     });
   });
   call.on('remote-participants-audio-level', (e: DailyEventObjectRemoteParticipantsAudioLevel) => {
@@ -585,4 +688,14 @@ async function leave(keepTranscription = false): Promise<void> {
   await audioContext?.close().catch(() => {});
 }
 
-window.bot = { ready: () => daily.then(() => {}), join, leave, play, stopSpeech, sendText };
+window.bot = {
+  ready: () => daily.then(() => {}),
+  join,
+  leave,
+  play,
+  openAudio,
+  pushAudio,
+  endAudio,
+  stopSpeech,
+  sendText,
+};
