@@ -56,6 +56,8 @@ export interface BotContext {
   onWaitingRoom?: () => void;
   /** The bot is in the room (a pooled bot's runner refills the pool only now: local/task-runner.ts). */
   onJoined?: () => void;
+  /** The heartbeat found the session ended by someone else (it writes the session, so it learns that for free). */
+  sessionEnded?: () => boolean;
 }
 
 export type BotOutcome =
@@ -94,10 +96,9 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   // A replacement learns where the transcript (and so the conversation) stands before it is in the room.
   if (replacing)
     await recorder.restore().catch((err) => log.warn('could not read the saved transcript', { err }));
-  const stopRequested = async () => {
-    const current = await stores.sessions.get(botId);
-    return current?.status !== 'running' || Boolean(current.stopRequestedAt);
-  };
+  // The leave endpoint's request, read from its own small item every STOP_POLL_MS rather than the whole session item.
+  const stopRequested = async () =>
+    Boolean(ctx.sessionEnded?.()) || (await stores.sessions.stopRequested(botId));
 
   // A stop asked for while the bot is still joining (up to JOIN_TIMEOUT_MS, then in a waiting room up to its
   // timeout) is honoured at once: the join is given up and the bot ends with force_leave, like any other stop.

@@ -23,7 +23,10 @@ export async function findOwnSession(
   return session;
 }
 
-/** Status reads go through the in-process session cache (final sessions kept, running ones for a moment). */
+/**
+ * Status reads go through the in-process caches (final sessions and transcripts kept, running ones for a moment): the
+ * session item, then the transcript from its segments, only the ones saved since the last read.
+ */
 export async function getBotStatus(
   deps: ServiceDeps,
   caller: Caller,
@@ -33,7 +36,12 @@ export async function getBotStatus(
   const nowMs = deps.now().getTime();
   const session = await deps.statusCache.load(botId, nowMs, () => deps.sessions.get(botId));
   if (!session || session.accountId !== caller.accountId) throw notFound(botId);
-  return toStatusView(session);
+  const transcript = await deps.transcriptCache.read(session, nowMs);
+  // While it runs, a bot that heard nothing yet has no transcript; an ended one has one, empty when nothing was said.
+  return toStatusView(
+    session,
+    session.status === 'running' && transcript.lines.length === 0 ? null : transcript.text(),
+  );
 }
 
 export async function getBotDeliveries(

@@ -11,7 +11,7 @@ export class SessionCache {
   constructor(
     private readonly runningTtlMs: number,
     private readonly maxEntries = 10_000,
-    /** Transcripts make entries large: the cache also stays under this many (estimated) bytes. */
+    /** Results (Q&A pairs, insights) make entries large: the cache also stays under this many (estimated) bytes. */
     private readonly maxBytes = 64 * 1024 * 1024,
   ) {}
 
@@ -79,8 +79,8 @@ export class SessionCache {
   }
 }
 
-/** Roughly what a session holds in memory: its transcript (UTF-16), results, and a fixed overhead. */
+/** Roughly what a session holds in memory: its results (UTF-16) and a fixed overhead (its transcript is cached apart). */
 function estimateBytes(s: BotSession): number {
   const results = s.qaPairs || s.insights ? JSON.stringify({ q: s.qaPairs, i: s.insights }).length : 0;
-  return 2 * ((s.transcript?.length ?? 0) + results) + 2048;
+  return 2 * results + 2048;
 }

@@ -55,8 +55,15 @@ export async function scheduleDelivery(
   d: Omit<Delivery, 'status' | 'attempts' | 'messageId' | 'createdAt'>,
   now: Date,
 ): Promise<void> {
-  await stores.deliveries.create({ ...d, messageId: newWebhookMessageId(), createdAt: now.toISOString() });
-  const current = await stores.deliveries.get(d.botId, d.channel, d.event);
+  const created = await stores.deliveries.create({
+    ...d,
+    messageId: newWebhookMessageId(),
+    createdAt: now.toISOString(),
+  });
+  // Created now: pending, as written. A duplicate keeps the first record, read back to see where it stands.
+  const current = created
+    ? { status: 'pending' as const, seq: d.seq }
+    : await stores.deliveries.get(d.botId, d.channel, d.event);
   if (current?.status === 'pending')
     await queue.send({
       bot_id: d.botId,

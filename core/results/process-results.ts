@@ -91,10 +91,13 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
   }
   if (message.kind !== 'session_ended') {
     const session = await deps.stores.sessions.get(message.bot_id);
-    // bot_failed travels without its partial transcript (queue message size); the failed session holds it.
+    // bot_failed travels without its partial transcript (queue message size); its segments hold it.
     const event =
       message.kind === 'bot_failed'
-        ? { ...message.event, transcript_text: session?.transcript ?? '' }
+        ? {
+            ...message.event,
+            transcript_text: session ? transcriptText(await deps.stores.transcripts.load(message.bot_id)) : '',
+          }
         : message.event;
     if (session) {
       await emitEvent(
@@ -122,8 +125,9 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
     log.warn('results for an unknown session');
     return;
   }
+  // The segments are the transcript's only copy: insights, session_complete and the e-mail all read them here.
+  const utterances = await deps.stores.transcripts.load(message.bot_id);
   if (session.status === 'running') {
-    const utterances = await deps.stores.transcripts.load(message.bot_id);
     let qaPairs: BotSession['qaPairs'] = [];
     let insights: BotSession['insights'] = null;
     let insightsError: string | undefined;
@@ -159,7 +163,6 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
       message.bot_id,
       {
         exitReason: message.exit_reason,
-        transcript: transcriptText(utterances),
         qaPairs,
         insights,
         insightsError,
@@ -178,7 +181,7 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
     { name: 'bot.done', at: session.completedAt ?? deps.now().toISOString(), data: { status: 'completed' } },
     deps.now(),
   );
-  await scheduleResultDeliveries(deps, session);
+  await scheduleResultDeliveries(deps, session, transcriptText(utterances));
   log.info('session completed', { exit_reason: session.exitReason });
 }
 
@@ -191,8 +194,12 @@ function ruleBasedQaPairs(utterances: Utterance[], botName: string | undefined):
   }
 }
 
-async function scheduleResultDeliveries(deps: ResultsDeps, session: BotSession): Promise<void> {
-  const payload = sessionCompletePayload(session);
+async function scheduleResultDeliveries(
+  deps: ResultsDeps,
+  session: BotSession,
+  transcript: string,
+): Promise<void> {
+  const payload = sessionCompletePayload(session, transcript);
   const base = { botId: session.botId, accountId: session.accountId, event: 'session_complete' };
   await sendSpecEvent(deps, session, 'session_complete', payload, deps.now());
   if (session.email) {

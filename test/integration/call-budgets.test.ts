@@ -135,18 +135,27 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
     } satisfies Cost);
   });
 
-  it('status read: one session read on a miss, nothing on a cache hit (the key is cached as shipped)', async () => {
+  it('status read: the session and its new transcript segments on a miss, nothing on a cache hit', async () => {
     reset();
     expect((await stack.request('GET', `/api/bot/${botId}/status`, { key })).status).toBe(200);
     const miss = cost();
     reset();
     expect((await stack.request('GET', `/api/bot/${botId}/status`, { key })).status).toBe(200);
     const hit = cost();
-    expect(miss).toEqual({ calls: { 'DynamoDBClient.GetItemCommand': 1 }, logLines: 0, metricRecords: [] });
+    expect(miss).toEqual({
+      calls: {
+        // The session item (small: the transcript is not on it).
+        'DynamoDBClient.GetItemCommand': 1,
+        // The transcript: the segments saved since this process last read them (one Query per task of the bot).
+        'DynamoDBClient.QueryCommand': 1,
+      },
+      logLines: 0,
+      metricRecords: [],
+    });
     expect(hit).toEqual({ calls: {}, logLines: 0, metricRecords: [] });
   });
 
-  it('a lifecycle event, from the bot’s message to the signed POST: 9 DynamoDB and 4 SQS calls', async () => {
+  it('a lifecycle event, from the bot’s message to the signed POST: 8 DynamoDB and 4 SQS calls', async () => {
     reset();
     // What the bot sends (bot-task/bot.ts sendBotEvent): one message on the results queue.
     await stack.resultsQueue.send({
@@ -162,9 +171,9 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
     expect(cost()).toEqual({
       calls: {
         // Results stage: the session (its webhook URL, events, status changes); the delivery record of this event
-        // (a redelivered message finds it and numbers nothing again); after creating it, its re-read (a duplicate
-        // create keeps the first); delivery stage: the account's signing secret.
-        'DynamoDBClient.GetItemCommand': 4,
+        // (a redelivered message finds it and numbers nothing again); delivery stage: the account's signing secret.
+        // (A created record is not read back: only a duplicate create reads the first.)
+        'DynamoDBClient.GetItemCommand': 3,
         // Results stage: the delivery record, created once (conditional).
         'DynamoDBClient.PutItemCommand': 1,
         // Results stage: status change and event number on the session. Delivery stage: the claim, the order mark
@@ -183,17 +192,23 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
     expect(cost().metricRecords).toHaveLength(2);
   });
 
-  it('leave: the session read (its owner, its state) and the stop request recorded', async () => {
+  it('leave: the session read (its owner, its state), the stop request on it and in its own item', async () => {
     reset();
     expect((await stack.request('POST', `/v1/bots/leave/${botId}`, { key })).status).toBe(202);
     expect(cost()).toEqual({
-      calls: { 'DynamoDBClient.GetItemCommand': 1, 'DynamoDBClient.UpdateItemCommand': 1 },
+      calls: {
+        'DynamoDBClient.GetItemCommand': 1,
+        // The session's stop_requested_at (what the pool's claim, replacements and the sweeper check).
+        'DynamoDBClient.UpdateItemCommand': 1,
+        // The small stop item the running bot polls every STOP_POLL_MS instead of its whole session.
+        'DynamoDBClient.PutItemCommand': 1,
+      },
       logLines: 0,
       metricRecords: [],
     } satisfies Cost);
   });
 
-  it('a transcript utterance, from the bot’s save to its signed transcript.data: 11 DynamoDB and 4 SQS calls', async () => {
+  it('a transcript utterance, from the bot’s save to its signed transcript.data: 9 DynamoDB and 4 SQS calls', async () => {
     const res = await joinWith(['transcript.data']);
     expect(res.status).toBe(201);
     const session = (await stack.deps.sessions.get(res.body.bot_id)) as BotSession;
@@ -219,13 +234,14 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
     expect(cost()).toEqual({
       calls: {
         // Results stage: the session (webhook URL and events, to number the event); the delivery record of this
-        // batch (a redelivered message finds it), its re-read after creating it; delivery stage: the signing secret.
-        'DynamoDBClient.GetItemCommand': 4,
-        // Bot: the segment. Results stage: the delivery record, created once (conditional).
+        // batch (a redelivered message finds it); delivery stage: the signing secret. Gone: the created record's
+        // re-read (only a duplicate create reads the first).
+        'DynamoDBClient.GetItemCommand': 3,
+        // Bot: the segment, the transcript's only copy. Results stage: the delivery record, created once (conditional).
         'DynamoDBClient.PutItemCommand': 2,
-        // Bot: the live transcript copy on the session. Results stage: the event number on the session. Delivery
-        // stage: the claim, the order mark, the attempt recorded.
-        'DynamoDBClient.UpdateItemCommand': 5,
+        // Results stage: the event number on the session. Delivery stage: the claim, the order mark, the attempt
+        // recorded. Gone: the bot's rewrite of the whole live transcript on the session at every save.
+        'DynamoDBClient.UpdateItemCommand': 4,
         // Each stage deletes the message it handled.
         'SQSClient.DeleteMessageBatchCommand': 2,
         // Bot: the batch's event to the results stage; results stage: the delivery job.

@@ -34,8 +34,8 @@ describe('session cache for the status endpoint', () => {
 describe('session cache memory bound', () => {
   it('evicts the oldest sessions to stay under its byte budget and skips one larger than it', () => {
     const cache = new SessionCache(1000, 10_000, 100_000);
-    const big = (id: string) =>
-      ({ botId: id, status: 'completed', transcript: 'x'.repeat(20_000) }) as BotSession;
+    const big = (id: string, chars = 20_000) =>
+      ({ botId: id, status: 'completed', qaPairs: [{ question: 'q', answer: 'x'.repeat(chars) }] }) as BotSession;
     // Each is about 42 KB: two fit in 100 KB, a third pushes out the oldest.
     for (const id of ['a', 'b']) cache.put(big(id), 0);
     expect(cache.get('a', 0)).toBeDefined();
@@ -43,7 +43,7 @@ describe('session cache memory bound', () => {
     expect(cache.get('a', 0)).toBeUndefined();
     expect(cache.get('b', 0)).toBeDefined();
     expect(cache.get('d', 0)).toBeDefined();
-    cache.put({ botId: 'huge', status: 'completed', transcript: 'x'.repeat(60_000) } as BotSession, 0);
+    cache.put(big('huge', 60_000), 0);
     expect(cache.get('huge', 0)).toBeUndefined();
     expect(cache.get('d', 0)).toBeDefined();
   });
