@@ -14,7 +14,6 @@ import { type ResultsMessage, sessionEnded } from '../results/messages';
 import type { BotFailedErrorCode } from '../schemas/webhooks';
 import { failSession } from './finish-session';
 import { type BotSession, currentAttempt, secondsSinceStart } from './session';
-import { transcriptText } from './transcript';
 
 export type ReplaceRequest = Extract<ResultsMessage, { kind: 'replace_bot' }>;
 

@@ -146,7 +146,9 @@ function view(entry: Entry): TranscriptView {
 }
 
 function sameLines(a: readonly Utterance[], b: readonly Utterance[]): boolean {
-  return a.length === b.length && a.every((u, i) => u.text === b[i]?.text && u.started_at === b[i]?.started_at);
+  return (
+    a.length === b.length && a.every((u, i) => u.text === b[i]?.text && u.started_at === b[i]?.started_at)
+  );
 }
 
 /** Roughly what the lines hold in memory (UTF-16 text, twice once the text is built) and a fixed overhead. */

@@ -96,7 +96,9 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
       message.kind === 'bot_failed'
         ? {
             ...message.event,
-            transcript_text: session ? transcriptText(await deps.stores.transcripts.load(message.bot_id)) : '',
+            transcript_text: session
+              ? transcriptText(await deps.stores.transcripts.load(message.bot_id))
+              : '',
           }
         : message.event;
     if (session) {

@@ -121,9 +121,7 @@ describe('credit ledger', () => {
     });
     const later = new Date(Date.now() + 90_000);
     const deps = { ...stack.deps, config: stack.config };
-    expect(
-      await completeSession(deps, res.body.bot_id, { exitReason: 'force_leave' }, later),
-    ).toBe(true);
+    expect(await completeSession(deps, res.body.bot_id, { exitReason: 'force_leave' }, later)).toBe(true);
     expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(5);
     expect(await sum(acct.accountId)).toBe(5);
   });

@@ -35,7 +35,11 @@ describe('session cache memory bound', () => {
   it('evicts the oldest sessions to stay under its byte budget and skips one larger than it', () => {
     const cache = new SessionCache(1000, 10_000, 100_000);
     const big = (id: string, chars = 20_000) =>
-      ({ botId: id, status: 'completed', qaPairs: [{ question: 'q', answer: 'x'.repeat(chars) }] }) as BotSession;
+      ({
+        botId: id,
+        status: 'completed',
+        qaPairs: [{ question: 'q', answer: 'x'.repeat(chars) }],
+      }) as BotSession;
     // Each is about 42 KB: two fit in 100 KB, a third pushes out the oldest.
     for (const id of ['a', 'b']) cache.put(big(id), 0);
     expect(cache.get('a', 0)).toBeDefined();

@@ -48,13 +48,8 @@ describe('transcript recorder', () => {
       },
     } as unknown as TranscriptStore;
     const seqs: [string, number][] = [];
-    const rec = new TranscriptRecorder(
-      'bot',
-      { transcripts },
-      60_000,
-      createLogger('silent'),
-      1,
-      (saved) => seqs.push(...saved.map((s) => [s.line.text, s.seq] as [string, number])),
+    const rec = new TranscriptRecorder('bot', { transcripts }, 60_000, createLogger('silent'), 1, (saved) =>
+      seqs.push(...saved.map((s) => [s.line.text, s.seq] as [string, number])),
     );
     await rec.restore();
     for (const text of ['after one', 'after two', 'after three']) {

@@ -420,7 +420,11 @@ export class DynamoSessionsStore implements SessionsStore {
    */
   async stopRequested(botId: string): Promise<boolean> {
     const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.stopRequest(botId), ConsistentRead: false }),
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.stopRequest(botId),
+        ConsistentRead: false,
+      }),
     );
     return Item !== undefined;
   }

@@ -14,12 +14,14 @@ const lastSeq = '9'.repeat(seqDigits);
 
 /** The key prefix of task `attempt`'s segments: `SEGMENT#` for the first, `SEGMENT#R<nn>#` for a replacement. */
 function attemptPrefix(attempt: number): string {
-  if (!Number.isSafeInteger(attempt) || attempt < 0 || attempt > 99) throw new Error(`attempt ${attempt} out of range`);
+  if (!Number.isSafeInteger(attempt) || attempt < 0 || attempt > 99)
+    throw new Error(`attempt ${attempt} out of range`);
   return `${segmentPrefix}${attempt > 0 ? `R${String(attempt).padStart(2, '0')}#` : ''}`;
 }
 
 function segmentKey(attempt: number, seq: number): string {
-  if (!Number.isSafeInteger(seq) || seq < 1 || seq > Number(lastSeq)) throw new Error(`segment ${seq} out of range`);
+  if (!Number.isSafeInteger(seq) || seq < 1 || seq > Number(lastSeq))
+    throw new Error(`segment ${seq} out of range`);
   return `${attemptPrefix(attempt)}${String(seq).padStart(seqDigits, '0')}`;
 }
 
