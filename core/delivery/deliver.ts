@@ -48,7 +48,7 @@ export interface DeliveryDeps {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-/** Records a delivery to make and queues its job; a repeat (duplicate results message) only re-queues a pending one. */
+/** Records a delivery to make and queues its job; a repeat (duplicate message) only re-queues a pending one. */
 export async function scheduleDelivery(
   stores: { deliveries: DeliveriesStore },
   queue: MessageQueue,
@@ -60,9 +60,9 @@ export async function scheduleDelivery(
     messageId: newWebhookMessageId(),
     createdAt: now.toISOString(),
   });
-  // Created now: pending, as written. A duplicate keeps the first record, read back to see where it stands.
+  // Created now: it is what we wrote. Otherwise an earlier try made it (and keeps its webhook-id and seq).
   const current = created
-    ? { status: 'pending' as const, seq: d.seq }
+    ? { ...d, status: 'pending' }
     : await stores.deliveries.get(d.botId, d.channel, d.event);
   if (current?.status === 'pending')
     await queue.send({
