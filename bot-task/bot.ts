@@ -140,7 +140,12 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     });
   } catch (err) {
     if (err instanceof JoinAbortedError) {
-      const platformStop = !(await stopRequested().catch(() => true));
+      // Decided once, on the session itself (strongly consistent): the leave writes it before it signals the task, so
+      // a SIGTERM right after a leave is never taken for the platform's (the polled stop item may lag by a second).
+      const platformStop = await stores.sessions.get(botId).then(
+        (s) => s?.status === 'running' && !s.stopRequestedAt,
+        () => false,
+      );
       if (platformStop && replacing) {
         // The platform stopped a replacement before it was in: the session still needs a bot.
         const reason = 'the replacement was stopped by the platform while rejoining';
