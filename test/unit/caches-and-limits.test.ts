@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../core/adapters/memory/rate-limiter';
 import type { BotSession } from '../../core/bots/session';
 import { SessionCache } from '../../core/bots/status-cache';
+import { TranscriptCache } from '../../core/bots/transcript-cache';
 
 const session = (botId: string, status: BotSession['status']) => ({ botId, status }) as BotSession;
 
@@ -88,5 +89,61 @@ describe('in-memory rate limiter (local stack)', () => {
     expect(await limiter.consume('k', 3, t)).toEqual({ allowed: false, retryAfterSeconds: 50 });
     expect((await limiter.consume('other', 3, t)).allowed).toBe(true);
     expect((await limiter.consume('k', 3, new Date('2026-01-01T00:01:00Z'))).allowed).toBe(true);
+  });
+});
+
+describe('transcript cache (status view and transcript endpoint)', () => {
+  const line = (n: number) => ({
+    speaker: 'Ann',
+    participant_id: 'a',
+    started_at: `t${n}`,
+    text: `line ${n}`,
+  });
+  /** A store of one task's segments, counting reads. */
+  const store = (segments: Map<string, { seq: number; utterances: ReturnType<typeof line>[] }[]>) => {
+    const reads: string[] = [];
+    return {
+      reads,
+      segmentsFrom: async (botId: string, _attempt: number, fromSeq: number) => {
+        reads.push(`${botId}@${fromSeq}`);
+        await new Promise((r) => setTimeout(r, 5));
+        return (segments.get(botId) ?? []).filter((s) => s.seq >= fromSeq);
+      },
+    };
+  };
+  const running = (botId: string) => ({ botId, status: 'running' as const });
+
+  it('reuses a running bot’s lines for the TTL, and concurrent readers share one read', async () => {
+    const s = store(new Map([['a', [{ seq: 1, utterances: [line(1)] }]]]));
+    const cache = new TranscriptCache(s, 1000);
+    const [x, y] = await Promise.all([cache.read(running('a'), 0), cache.read(running('a'), 0)]);
+    expect(x.lines).toEqual([line(1)]);
+    expect(y.lines).toEqual([line(1)]);
+    expect(s.reads).toEqual(['a@1']);
+    await cache.read(running('a'), 999);
+    expect(s.reads).toEqual(['a@1']);
+    await cache.read(running('a'), 1001);
+    expect(s.reads).toEqual(['a@1', 'a@1']);
+  });
+
+  it('stays under its byte budget, evicting the least recently read', async () => {
+    const big = (n: number) => [{ seq: 1, utterances: [{ ...line(n), text: 'x'.repeat(10_000) }] }];
+    const s = store(
+      new Map([
+        ['a', big(1)],
+        ['b', big(2)],
+        ['c', big(3)],
+      ]),
+    );
+    // Each entry is about 41 KB: two fit in 100 KB.
+    const cache = new TranscriptCache(s, 60_000, 100, 100_000);
+    await cache.read(running('a'), 0);
+    await cache.read(running('b'), 0);
+    await cache.read(running('a'), 1); // a is now the most recently read
+    await cache.read(running('c'), 2); // evicts b
+    s.reads.length = 0;
+    await cache.read(running('a'), 3);
+    await cache.read(running('b'), 3);
+    expect(s.reads).toEqual(['b@1']);
   });
 });
