@@ -1,19 +1,21 @@
 // A small in-process cache of sessions for the status endpoint. Ended sessions never change again and stay cached;
 // a running one is reused for at most STATUS_CACHE_TTL_MS, so a poller sees changes within that time.
+import { BoundedMap } from './bounded-map';
 import type { BotSession } from './session';
 
 export class SessionCache {
-  private readonly entries = new Map<string, { session: BotSession; until: number; bytes: number }>();
-  private bytes = 0;
+  private readonly entries: BoundedMap<{ session: BotSession; until: number }>;
   /** Reads in flight: concurrent misses for one bot share a single read (no stampede when an entry expires). */
   private readonly loading = new Map<string, Promise<BotSession | null>>();
 
   constructor(
     private readonly runningTtlMs: number,
-    private readonly maxEntries = 10_000,
+    maxEntries = 10_000,
     /** Results (Q&A pairs, insights) make entries large: the cache also stays under this many (estimated) bytes. */
-    private readonly maxBytes = 64 * 1024 * 1024,
-  ) {}
+    maxBytes = 64 * 1024 * 1024,
+  ) {
+    this.entries = new BoundedMap(maxEntries, maxBytes);
+  }
 
   /** The cached session, or the loader's (shared with concurrent callers), cached for next time. */
   async load(
@@ -45,7 +47,7 @@ export class SessionCache {
     const hit = this.entries.get(botId);
     if (!hit) return undefined;
     if (hit.until < nowMs) {
-      this.remove(botId);
+      this.entries.delete(botId);
       return undefined;
     }
     return hit.session;
@@ -54,28 +56,11 @@ export class SessionCache {
   put(session: BotSession, nowMs: number): void {
     const ended = session.status !== 'running';
     if (!ended && this.runningTtlMs <= 0) return;
-    const bytes = estimateBytes(session);
-    if (bytes > this.maxBytes) return;
-    this.remove(session.botId);
-    // Oldest insertion first (Map keeps insertion order) until both bounds hold.
-    while (this.entries.size >= this.maxEntries || this.bytes + bytes > this.maxBytes) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.remove(oldest);
-    }
-    this.entries.set(session.botId, {
-      session,
-      until: ended ? Number.POSITIVE_INFINITY : nowMs + this.runningTtlMs,
-      bytes,
-    });
-    this.bytes += bytes;
-  }
-
-  private remove(botId: string): void {
-    const entry = this.entries.get(botId);
-    if (!entry) return;
-    this.entries.delete(botId);
-    this.bytes -= entry.bytes;
+    this.entries.set(
+      session.botId,
+      { session, until: ended ? Number.POSITIVE_INFINITY : nowMs + this.runningTtlMs },
+      estimateBytes(session),
+    );
   }
 }
 

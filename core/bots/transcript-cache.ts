@@ -3,6 +3,7 @@
 // Query per task), so a client polling through a 3-hour meeting reads each line about once instead of the whole
 // transcript per poll; an ended bot's transcript never changes again and is served from memory.
 import type { TranscriptStore } from '../ports/transcript-store';
+import { BoundedMap } from './bounded-map';
 import { type BotSession, currentAttempt } from './session';
 import { mergeAttempts, transcriptText, type Utterance } from './transcript';
 
@@ -18,7 +19,6 @@ interface Entry {
   /** Read after the session ended: complete, never read again. */
   final: boolean;
   checkedAt: number;
-  bytes: number;
   merged?: Utterance[];
   text?: string;
 }
@@ -31,8 +31,7 @@ export interface TranscriptView {
 }
 
 export class TranscriptCache {
-  private readonly entries = new Map<string, Entry>();
-  private bytes = 0;
+  private readonly entries: BoundedMap<Entry>;
   /** Refreshes in flight: concurrent readers of one bot share one. */
   private readonly refreshing = new Map<string, Promise<Entry>>();
 
@@ -40,9 +39,11 @@ export class TranscriptCache {
     private readonly store: Pick<TranscriptStore, 'segmentsFrom'>,
     /** A running bot's lines are reused this long before the next catch-up read (the status cache's TTL). */
     private readonly runningTtlMs: number,
-    private readonly maxEntries = 2_000,
-    private readonly maxBytes = 64 * 1024 * 1024,
-  ) {}
+    maxEntries = 2_000,
+    maxBytes = 64 * 1024 * 1024,
+  ) {
+    this.entries = new BoundedMap(maxEntries, maxBytes);
+  }
 
   /**
    * The session's transcript: every saved line of every task, each once, in order. `maxAgeMs` (default the running
@@ -60,10 +61,7 @@ export class TranscriptCache {
         ? cached
         : await this.refresh(session, nowMs);
     // Most recently used last: eviction takes the oldest.
-    if (this.entries.get(session.botId) === entry) {
-      this.entries.delete(session.botId);
-      this.entries.set(session.botId, entry);
-    }
+    this.entries.touch(session.botId);
     return view(entry);
   }
 
@@ -108,28 +106,9 @@ export class TranscriptCache {
     const entry: Entry =
       old && !changed
         ? { ...old, final: ended, checkedAt: nowMs }
-        : { tasks, final: ended, checkedAt: nowMs, bytes: estimateBytes(tasks) };
-    this.put(session.botId, entry);
+        : { tasks, final: ended, checkedAt: nowMs };
+    this.entries.set(session.botId, entry, estimateBytes(entry.tasks));
     return entry;
-  }
-
-  private put(botId: string, entry: Entry): void {
-    this.remove(botId);
-    if (entry.bytes > this.maxBytes) return;
-    while (this.entries.size >= this.maxEntries || this.bytes + entry.bytes > this.maxBytes) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.remove(oldest);
-    }
-    this.entries.set(botId, entry);
-    this.bytes += entry.bytes;
-  }
-
-  private remove(botId: string): void {
-    const entry = this.entries.get(botId);
-    if (!entry) return;
-    this.entries.delete(botId);
-    this.bytes -= entry.bytes;
   }
 }
 
