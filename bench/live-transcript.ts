@@ -78,12 +78,12 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
         // Per transcript.data event (one saved batch of lines), counted from the code path (bot-task/transcript-
         // recorder.ts, core/events/emit.ts, core/delivery/deliver.ts).
         cost_per_event: {
-          dynamodb_writes: 6,
-          dynamodb_reads: 5,
+          dynamodb_writes: 5,
+          dynamodb_reads: 4,
           sqs_requests: 6,
           lambda_invocations: 2,
           webhook_posts: 1,
-          note: 'writes: segment, live transcript copy, event number, delivery record, claim, attempt (+1 order mark); reads: session, delivery ×2, order mark, account; SQS: results send/receive/delete, delivery send/receive/delete; Lambda: results, delivery',
+          note: 'writes: segment, event number, delivery record, claim, attempt (+1 order mark); reads: session, delivery, order mark, account; SQS: results send/receive/delete, delivery send/receive/delete; Lambda: results, delivery',
         },
         notes: [
           `One bot, one participant saying ${lines} lines ${spacingMs} ms apart in a local room; a local receiver records when each line first arrives. Latency: the room's timestamp of the final utterance → the webhook's arrival.`,

@@ -31,6 +31,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   replacement: () => import('./replacement'),
   'live-transcript': () => import('./live-transcript'),
   'join-latency': () => import('./join-latency'),
+  storage: () => import('./storage'),
 };
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

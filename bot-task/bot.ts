@@ -58,6 +58,8 @@ export interface BotContext {
   onWaitingRoom?: () => void;
   /** The bot is in the room (a pooled bot's runner refills the pool only now: local/task-runner.ts). */
   onJoined?: () => void;
+  /** The heartbeat found the session ended by someone else (it writes the session, so it learns that for free). */
+  sessionEnded?: () => boolean;
 }
 
 export type BotOutcome =
@@ -96,10 +98,9 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   // A replacement learns where the transcript (and so the conversation) stands before it is in the room.
   if (replacing)
     await recorder.restore().catch((err) => log.warn('could not read the saved transcript', { err }));
-  const stopRequested = async () => {
-    const current = await stores.sessions.get(botId);
-    return current?.status !== 'running' || Boolean(current.stopRequestedAt);
-  };
+  // The leave endpoint's request, read from its own small item every STOP_POLL_MS rather than the whole session item.
+  const stopRequested = async () =>
+    Boolean(ctx.sessionEnded?.()) || (await stores.sessions.stopRequested(botId));
 
   // A stop asked for while the bot is still joining (up to JOIN_TIMEOUT_MS, then in a waiting room up to its
   // timeout) is honoured at once: the join is given up and the bot ends with force_leave, like any other stop.
@@ -143,7 +144,12 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     });
   } catch (err) {
     if (err instanceof JoinAbortedError) {
-      const platformStop = !(await stopRequested().catch(() => true));
+      // Decided once, on the session itself (strongly consistent): the leave writes it before it signals the task, so
+      // a SIGTERM right after a leave is never taken for the platform's (the polled stop item may lag by a second).
+      const platformStop = await stores.sessions.get(botId).then(
+        (s) => s?.status === 'running' && !s.stopRequestedAt,
+        () => false,
+      );
       if (platformStop && replacing) {
         // The platform stopped a replacement before it was in: the session still needs a bot.
         const reason = 'the replacement was stopped by the platform while rejoining';

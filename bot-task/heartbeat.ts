@@ -29,16 +29,20 @@ export class JoinTimes {
 /** The process's join times: the bot records its own on joining, the heartbeat writes it until it is written. */
 export const joinTimes = new JoinTimes();
 
-/** One beat: the heartbeat, with the join time while it is not yet written. Never throws. */
+/**
+ * One beat: the heartbeat, with the join time while it is not yet written. Never throws. Returns false when the
+ * session is no longer running (someone else ended it: the bot then leaves as if asked to), true otherwise.
+ */
 export async function beat(
   deps: { sessions: Pick<SessionsStore, 'updateRunning'>; log: Logger; joinTimes: JoinTimes },
   botId: string,
   now = new Date(),
-): Promise<void> {
+): Promise<boolean> {
   const joinedAt = deps.joinTimes.pending(botId);
   try {
-    await deps.sessions.updateRunning(botId, { heartbeatAt: now.toISOString(), joinedAt });
-    if (joinedAt) deps.joinTimes.recorded(botId, joinedAt);
+    const running = await deps.sessions.updateRunning(botId, { heartbeatAt: now.toISOString(), joinedAt });
+    if (running && joinedAt) deps.joinTimes.recorded(botId, joinedAt);
+    return running;
   } catch (err) {
     deps.log.warn(
       joinedAt ? 'heartbeat failed; the join time is retried on the next beat' : 'heartbeat failed',
@@ -46,5 +50,6 @@ export async function beat(
         err,
       },
     );
+    return true;
   }
 }

@@ -210,8 +210,10 @@ async function main(): Promise<number> {
 
   // Each beat also writes the join time until it is written (bot.ts records it on joining; that write may fail).
   const heartbeatDeps = { sessions: stores.sessions, log, joinTimes };
-  await beat(heartbeatDeps, botId);
-  const heartbeat = setInterval(() => void beat(heartbeatDeps, botId), config.HEARTBEAT_MS);
+  let running = await beat(heartbeatDeps, botId);
+  const heartbeat = setInterval(async () => {
+    running = (await beat(heartbeatDeps, botId)) && running;
+  }, config.HEARTBEAT_MS);
 
   try {
     const outcome = await runBot({
@@ -226,6 +228,7 @@ async function main(): Promise<number> {
       terminated,
       attempt,
       onJoined: () => report({ joined: botId }),
+      sessionEnded: () => !running,
     });
     log.info('bot task finished', {
       outcome: outcome.kind,

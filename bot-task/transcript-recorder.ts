@@ -1,15 +1,10 @@
 // Keeps the bot's transcript safe while it runs: each new line is saved within a moment of being heard (a crash loses
 // at most the lines of the last quarter second), with a TRANSCRIPT_FLUSH_MS timer retrying a failed save, in order.
 // A replacement (attempt n > 0) saves its own segments beside the earlier tasks' and reads theirs, so the transcript
-// it works from (and the conversation engine reads) continues where the lost bot's ends.
-import {
-  liveTranscriptMaxBytes,
-  mergeAttempts,
-  transcriptText,
-  type Utterance,
-} from '../core/bots/transcript';
+// it works from (and the conversation engine reads) continues where the lost bot's ends. A save writes only the new
+// lines' segment: the segments are the transcript's only copy (readers catch up from them, core/bots/transcript-cache.ts).
+import { mergeAttempts, type Utterance } from '../core/bots/transcript';
 import type { Logger } from '../core/log';
-import type { SessionsStore } from '../core/ports/sessions-store';
 import type { TranscriptStore } from '../core/ports/transcript-store';
 
 /** A line heard is saved after this short pause, so a burst of lines is one write. */
@@ -33,10 +28,7 @@ export class TranscriptRecorder {
 
   constructor(
     private readonly botId: string,
-    private readonly stores: {
-      transcripts: Pick<TranscriptStore, 'saveSegment' | 'loadAttempts'>;
-      sessions: Pick<SessionsStore, 'updateRunning'>;
-    },
+    private readonly stores: { transcripts: Pick<TranscriptStore, 'saveSegment' | 'loadAttempts'> },
     private readonly flushMs: number,
     private readonly log: Logger,
     /** Which task of the session this is (0 the first; n the n-th replacement). */
@@ -115,13 +107,6 @@ export class TranscriptRecorder {
     } catch (err) {
       this.log.warn('transcript flush failed; will retry', { err, pending: batch.length });
       throw err;
-    }
-    // The live copy on the session is a convenience for the status endpoint: its failure loses nothing.
-    const text = transcriptText(this.utterances);
-    if (Buffer.byteLength(text) <= liveTranscriptMaxBytes) {
-      await this.stores.sessions.updateRunning(this.botId, { transcript: text }).catch((err) => {
-        this.log.warn('live transcript copy not updated', { err });
-      });
     }
   }
 }

@@ -70,6 +70,11 @@ export const configSchema = z.object({
   WEBHOOK_TIMEOUT_MS: int(15_000, 100),
   /** How long a rotated-out webhook secret keeps signing beside the new one; then only the new one signs. */
   WEBHOOK_SECRET_OVERLAP_SECONDS: int(24 * 3600, 0),
+  /**
+   * How long the delivery stage reuses an account's signing secrets it read (a bot's transcript.data every few
+   * seconds then reads no account each); a rotation reaches a warm process within it. 0 reads them for every webhook.
+   */
+  WEBHOOK_SECRET_CACHE_MS: int(60_000, 0),
   /** Multiplies the webhook retry schedule (1 = about 76 hours over 15 attempts); tests compress it. */
   DELIVERY_BACKOFF_SCALE: z.coerce.number().min(0).max(1).default(1),
   /** Credits placed on hold by a join; below it the join is refused with 402. */

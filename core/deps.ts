@@ -2,6 +2,7 @@
 // once per process (Lambda, local stack, admin CLI, tests) and hands them here.
 import { Authenticator } from './accounts/authenticate';
 import { SessionCache } from './bots/status-cache';
+import { TranscriptCache } from './bots/transcript-cache';
 import type { Config } from './config';
 import type { Outbox } from './control/outbox';
 import type { Logger } from './log';
@@ -29,6 +30,8 @@ export interface ServiceDeps extends Stores {
   rateLimiter: RateLimiter;
   auth: Authenticator;
   statusCache: SessionCache;
+  /** The transcripts the status view and the transcript endpoint read, caught up from the segments incrementally. */
+  transcriptCache: TranscriptCache;
   runner: TaskRunner;
   /** With the warm pool on, a join leaves its cold-start fallback on the control queue, delayed. */
   outbox: Outbox;
@@ -65,6 +68,7 @@ export function buildServiceDeps(
       rateLimitPerMinute: config.RATE_LIMIT_PER_MINUTE,
     }),
     statusCache: new SessionCache(config.STATUS_CACHE_TTL_MS),
+    transcriptCache: new TranscriptCache(stores.transcripts, config.STATUS_CACHE_TTL_MS),
     now: parts.now ?? (() => new Date()),
   };
 }

@@ -9,9 +9,9 @@ import type { ExitReason, Insights, QaPair, SessionErrorCode } from '../schemas/
 import type { JoinErrorCode } from '../schemas/webhooks';
 import { type BotSession, secondsSinceStart } from './session';
 
+/** What completing a session records. The transcript is not among it: its segments are its only copy. */
 export interface Completion {
   exitReason: ExitReason;
-  transcript: string;
   qaPairs?: QaPair[];
   insights?: Insights | null;
   insightsError?: string;
@@ -49,7 +49,6 @@ export async function completeSession(
     // The bot records it when it leaves; if that write failed, the results message still carried it.
     ...(!session.leftAt && result.endedAt && { leftAt: result.endedAt }),
     exitReason: result.exitReason,
-    transcript: result.transcript,
     qaPairs: result.qaPairs ?? [],
     insights: result.insights ?? null,
     insightsError: result.insightsError,
@@ -71,7 +70,7 @@ function minutesInRoom(joinedAt: string | undefined, leftAt: string): number {
 export async function failSession(
   deps: Deps,
   botId: string,
-  failure: { error: string; chargeUsage: boolean; transcript?: string; errorCode?: SessionErrorCode },
+  failure: { error: string; chargeUsage: boolean; errorCode?: SessionErrorCode },
   now = new Date(),
 ): Promise<boolean> {
   const session = await deps.sessions.get(botId);
@@ -86,7 +85,6 @@ export async function failSession(
     completedAt,
     error: failure.error,
     errorCode: failure.errorCode,
-    transcript: failure.transcript,
   });
 }
 
@@ -97,7 +95,7 @@ export async function failSession(
 export async function failNeverJoined(
   deps: Deps & { outbox: Outbox },
   session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt'>,
-  failure: { error: string; transcript?: string; code?: JoinErrorCode },
+  failure: { error: string; code?: JoinErrorCode },
   now = new Date(),
 ): Promise<boolean> {
   const { code, ...rest } = failure;

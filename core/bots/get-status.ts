@@ -25,9 +25,8 @@ export async function findOwnSession(
 }
 
 /**
- * Status reads go through the in-process session cache (final sessions kept, running ones for a moment). The view is
- * rendered once per cached session, not once per read: a poller's repeated reads cost a lookup and the ownership
- * check.
+ * Status reads go through the in-process caches (final sessions and transcripts kept, running ones for a moment): the
+ * session item, then the transcript from its segments, only the ones saved since the last read.
  */
 export async function getBotStatus(
   deps: ServiceDeps,
@@ -38,7 +37,21 @@ export async function getBotStatus(
   const nowMs = deps.now().getTime();
   const session = await deps.statusCache.load(botId, nowMs, () => deps.sessions.get(botId));
   if (!session || session.accountId !== caller.accountId) throw notFound(botId);
-  return deps.statusCache.rendered(session, () => new JsonText(toStatusView(session)));
+  const transcript = await deps.transcriptCache.read(session, nowMs);
+  // The view is rendered once per cached session and transcript, not once per read: a poller's repeated reads cost
+  // the lookups and the ownership check.
+  return deps.statusCache.renderedJson(
+    session,
+    transcript.lines,
+    () =>
+      new JsonText(
+        // While it runs, a bot that heard nothing yet has no transcript; an ended one has one, empty when nothing was said.
+        toStatusView(
+          session,
+          session.status === 'running' && transcript.lines.length === 0 ? null : transcript.text(),
+        ),
+      ),
+  ) as JsonText<StatusView>;
 }
 
 export async function getBotDeliveries(

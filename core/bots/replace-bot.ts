@@ -15,7 +15,6 @@ import { sessionEnded } from '../results/messages';
 import type { BotFailedErrorCode } from '../schemas/webhooks';
 import { failSession } from './finish-session';
 import { type BotSession, currentAttempt, secondsSinceStart } from './session';
-import { transcriptText } from './transcript';
 
 export type ReplaceRequest = Extract<ControlMessage, { kind: 'replace_bot' }>;
 
@@ -158,11 +157,11 @@ export async function failBotInRoom(
   failure: { error: string; chargeUsage: boolean; code?: BotFailedErrorCode },
   now = new Date(),
 ): Promise<boolean> {
-  const transcript = transcriptText(await deps.stores.transcripts.load(session.botId));
+  // The partial transcript stays in its segments: the results stage reads them into bot_failed.
   const failed = await failSession(
     { ...deps.stores, config: deps.config },
     session.botId,
-    { error: failure.error, chargeUsage: failure.chargeUsage, transcript, errorCode: failure.code },
+    { error: failure.error, chargeUsage: failure.chargeUsage, errorCode: failure.code },
     now,
   );
   if (!failed) return false;

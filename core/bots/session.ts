@@ -41,7 +41,6 @@ export interface BotSession {
   error?: string;
   /** What failed, when we know more than `error` says (status view `error_code`). */
   errorCode?: SessionErrorCode;
-  transcript?: string;
   qaPairs?: QaPair[];
   insights?: Insights | null;
   /** Why insights are missing when processing failed (webhook `insights_error`). */
@@ -147,12 +146,13 @@ export function toBotSummary(s: BotSession): BotSummary {
   };
 }
 
-export function toStatusView(s: BotSession): StatusView {
+/** The status view of a session with its transcript text (null while nothing was said in a running session). */
+export function toStatusView(s: BotSession, transcript: string | null): StatusView {
   const { provider: _, created_at: __, ...common } = toBotSummary(s);
   return {
     ...common,
     error_code: s.errorCode ?? null,
-    transcript: s.transcript ?? null,
+    transcript,
     qa_pairs: s.qaPairs ?? null,
     insights: s.insights ?? null,
     replacements: replacementViews(s),

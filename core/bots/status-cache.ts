@@ -1,21 +1,29 @@
 // A small in-process cache of sessions for the status endpoint. Ended sessions never change again and stay cached;
 // a running one is reused for at most STATUS_CACHE_TTL_MS, so a poller sees changes within that time.
+import type { JsonText } from '../json-text';
+import { BoundedMap } from './bounded-map';
 import type { BotSession } from './session';
 
+interface Entry {
+  session: BotSession;
+  until: number;
+  /** The answer rendered from this session and the `version` of what else it shows (the transcript's lines). */
+  rendered?: { version: object; json: JsonText };
+}
+
 export class SessionCache {
-  private readonly entries = new Map<string, { session: BotSession; until: number; bytes: number }>();
-  private bytes = 0;
+  private readonly entries: BoundedMap<Entry>;
   /** Reads in flight: concurrent misses for one bot share a single read (no stampede when an entry expires). */
   private readonly loading = new Map<string, Promise<BotSession | null>>();
-  /** Each cached session's rendered answer, made on first read; it goes when its session leaves the cache. */
-  private readonly renders = new WeakMap<BotSession, unknown>();
 
   constructor(
     private readonly runningTtlMs: number,
-    private readonly maxEntries = 10_000,
-    /** Transcripts make entries large: the cache also stays under this many (estimated) bytes. */
-    private readonly maxBytes = 64 * 1024 * 1024,
-  ) {}
+    maxEntries = 10_000,
+    /** Results (Q&A pairs, insights) make entries large: the cache also stays under this many (estimated) bytes. */
+    maxBytes = 64 * 1024 * 1024,
+  ) {
+    this.entries = new BoundedMap(maxEntries, maxBytes);
+  }
 
   /** The cached session, or the loader's (shared with concurrent callers), cached for next time. */
   async load(
@@ -43,23 +51,29 @@ export class SessionCache {
     return pending;
   }
 
-  /** What `render` makes of this session, made once per cached session (a session not cached is rendered anew). */
-  rendered<T>(session: BotSession, render: () => T): T {
-    const cached = this.entries.get(session.botId)?.session === session;
-    if (!cached) return render();
-    let out = this.renders.get(session) as T | undefined;
-    if (out === undefined) {
-      out = render();
-      this.renders.set(session, out);
-    }
-    return out;
+  /**
+   * The answer `render` makes of a cached session and `version` (an object that changes whenever the rest of what the
+   * answer shows does), made once per pair rather than once per read, and counted in the cache's bytes. A session
+   * not cached (a concurrent refresh replaced it) is rendered anew.
+   */
+  renderedJson(session: BotSession, version: object, render: () => JsonText): JsonText {
+    const entry = this.entries.get(session.botId);
+    if (entry?.session !== session) return render();
+    if (entry.rendered?.version === version) return entry.rendered.json;
+    const json = render();
+    this.entries.set(
+      session.botId,
+      { ...entry, rendered: { version, json } },
+      estimateBytes(session) + 2 * json.text.length,
+    );
+    return json;
   }
 
   get(botId: string, nowMs: number): BotSession | undefined {
     const hit = this.entries.get(botId);
     if (!hit) return undefined;
     if (hit.until < nowMs) {
-      this.remove(botId);
+      this.entries.delete(botId);
       return undefined;
     }
     return hit.session;
@@ -68,36 +82,16 @@ export class SessionCache {
   put(session: BotSession, nowMs: number): void {
     const ended = session.status !== 'running';
     if (!ended && this.runningTtlMs <= 0) return;
-    const bytes = estimateBytes(session);
-    if (bytes > this.maxBytes) return;
-    this.remove(session.botId);
-    // Oldest insertion first (Map keeps insertion order) until both bounds hold.
-    while (this.entries.size >= this.maxEntries || this.bytes + bytes > this.maxBytes) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.remove(oldest);
-    }
-    this.entries.set(session.botId, {
-      session,
-      until: ended ? Number.POSITIVE_INFINITY : nowMs + this.runningTtlMs,
-      bytes,
-    });
-    this.bytes += bytes;
-  }
-
-  private remove(botId: string): void {
-    const entry = this.entries.get(botId);
-    if (!entry) return;
-    this.entries.delete(botId);
-    this.bytes -= entry.bytes;
+    this.entries.set(
+      session.botId,
+      { session, until: ended ? Number.POSITIVE_INFINITY : nowMs + this.runningTtlMs },
+      estimateBytes(session),
+    );
   }
 }
 
-/**
- * Roughly what a session holds in memory: its transcript and results (UTF-16) twice, as stored and in the rendered
- * answer, and a fixed overhead.
- */
+/** Roughly what a session holds in memory: its results (UTF-16) and a fixed overhead (its transcript is cached apart). */
 function estimateBytes(s: BotSession): number {
   const results = s.qaPairs || s.insights ? JSON.stringify({ q: s.qaPairs, i: s.insights }).length : 0;
-  return 4 * ((s.transcript?.length ?? 0) + results) + 4096;
+  return 2 * results + 2048;
 }

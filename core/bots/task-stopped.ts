@@ -111,7 +111,7 @@ export async function onTaskStopped(
   const failed = await failNeverJoined(
     { ...deps.stores, config: deps.config, outbox: deps.outbox },
     session,
-    { error, transcript: '' },
+    { error },
     now,
   );
   if (!failed) return 'already_ended';

@@ -14,7 +14,7 @@ import type { Utterance } from './transcript';
 
 /**
  * The page of `lines` (the whole transcript, in order) after `after_seq`. An utterance's seq is its 1-based position
- * in the session's transcript (TranscriptStore.load), the numbering transcript.data uses too.
+ * in the session's transcript (every task's lines merged, TranscriptStore.load), the numbering transcript.data uses too.
  */
 export function transcriptPage(
   botId: string,
@@ -50,7 +50,7 @@ export async function getTranscriptPage(
   const query = parseOrThrow(transcriptPageQuerySchema, rawQuery ?? {});
   const session = await findOwnSession(deps, caller, rawBotId);
   // The session is read before the lines: a page that says completed or failed then holds every line, since the bot
-  // saves its last segment before its session ends.
-  const lines = await deps.transcripts.load(session.botId);
+  // saves its last segment before its session ends. Only the segments saved since this process last read them are read.
+  const { lines } = await deps.transcriptCache.read(session, deps.now().getTime(), 0);
   return transcriptPage(session.botId, session.status, lines, query);
 }

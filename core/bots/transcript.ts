@@ -15,9 +15,6 @@ export function transcriptText(utterances: readonly Utterance[]): string {
   return utterances.map((u) => `${u.speaker}: ${u.text}`).join('\n');
 }
 
-/** DynamoDB items stop at 400 KB; the live copy on the session stays well below (in bytes), the segments keep it all. */
-export const liveTranscriptMaxBytes = 300_000;
-
 /**
  * One transcript from the lines each task of a session saved (attempt 0 first, then each replacement's). A bot that
  * hands over to its replacement keeps transcribing until the replacement is in the room, so both may hold the same

@@ -3,6 +3,7 @@
 // its webhook in the order they happened. The results stage is not involved in any of it (core/results/).
 import { startColdIfUnclaimed } from '../bots/pool-fallback';
 import { replaceBot } from '../bots/replace-bot';
+import { transcriptText } from '../bots/transcript';
 import type { Config } from '../config';
 import { sessionCompletePayload } from '../delivery/payloads';
 import type { Stores } from '../deps';
@@ -73,17 +74,28 @@ async function handle(deps: ControlDeps, message: ControlPlaneMessage, receiveCo
         deps.now(),
         { repeat: true },
       );
-      await sendSpecEvent(deps, session, 'session_complete', sessionCompletePayload(session), deps.now());
+      // The segments are the transcript's only copy.
+      const transcript = transcriptText(await deps.stores.transcripts.load(message.bot_id));
+      await sendSpecEvent(
+        deps,
+        session,
+        'session_complete',
+        sessionCompletePayload(session, transcript),
+        deps.now(),
+      );
       return;
     }
     case 'bot_join_failed':
     case 'bot_failed': {
       const session = await deps.stores.sessions.get(message.bot_id);
       if (!session) return log.warn('a failure event of an unknown session');
-      // bot_failed travels without its partial transcript (queue message size); the failed session holds it.
+      // bot_failed travels without its partial transcript (queue message size); its segments hold it.
       const event =
         message.kind === 'bot_failed'
-          ? { ...message.event, transcript_text: session.transcript ?? '' }
+          ? {
+              ...message.event,
+              transcript_text: transcriptText(await deps.stores.transcripts.load(message.bot_id)),
+            }
           : message.event;
       await emitEvent(
         deps,

@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
 import { type PostResult, safePost } from '../net/safe-post';
-import type { AccountsStore } from '../ports/accounts-store';
+import type { Account, AccountsStore } from '../ports/accounts-store';
 import type { Attempt, Channel, DeliveriesStore, Delivery } from '../ports/deliveries-store';
 import { type Mail, type Mailer, MailRefusedError } from '../ports/mailer';
 import type { MessageQueue } from '../ports/queue';
@@ -41,6 +41,7 @@ export interface DeliveryDeps {
     | 'ALLOW_INSECURE_WEBHOOKS'
     | 'DELIVERY_BACKOFF_SCALE'
     | 'WEBHOOK_SECRET_OVERLAP_SECONDS'
+    | 'WEBHOOK_SECRET_CACHE_MS'
   >;
   log: Logger;
   now: () => Date;
@@ -169,10 +170,35 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
   return { kind: 'failed', reason: attempt.error ?? 'failed' };
 }
 
+/** Accounts read for their signing secrets, per store (so per process), each until its entry's `until`. */
+const signingAccounts = new WeakMap<AccountsStore, Map<string, { account: Account; until: number }>>();
+const maxSigningAccounts = 10_000;
+
+/**
+ * The account whose secrets sign a webhook: reused for WEBHOOK_SECRET_CACHE_MS (which of them sign is still decided
+ * at `now`: a rotation's overlap ends on time). A missing account is never cached.
+ */
+async function signingAccount(deps: DeliveryDeps, accountId: string, nowMs: number): Promise<Account | null> {
+  const ttl = deps.config.WEBHOOK_SECRET_CACHE_MS;
+  let cache = signingAccounts.get(deps.stores.accounts);
+  const hit = cache?.get(accountId);
+  if (hit && nowMs < hit.until) return hit.account;
+  const account = await deps.stores.accounts.get(accountId);
+  if (!account || ttl <= 0) return account;
+  if (!cache) {
+    cache = new Map();
+    signingAccounts.set(deps.stores.accounts, cache);
+  }
+  cache.delete(accountId);
+  if (cache.size >= maxSigningAccounts) cache.delete(cache.keys().next().value!);
+  cache.set(accountId, { account, until: nowMs + ttl });
+  return account;
+}
+
 async function postWebhook(deps: DeliveryDeps, d: Delivery): Promise<PostResult> {
-  const account = await deps.stores.accounts.get(d.accountId);
-  if (!account) return { latencyMs: 0, error: 'blocked: the account no longer exists' };
   const now = deps.now();
+  const account = await signingAccount(deps, d.accountId, now.getTime());
+  if (!account) return { latencyMs: 0, error: 'blocked: the account no longer exists' };
   const secrets = signingSecrets(account, now, deps.config.WEBHOOK_SECRET_OVERLAP_SECONDS);
   const headers = webhookHeaders(secrets, d.messageId, Math.floor(now.getTime() / 1000), d.payload);
   return safePost(d.target, d.payload, headers, {

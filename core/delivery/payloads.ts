@@ -3,7 +3,8 @@
 import { type BotSession, replacementViews, warningViews } from '../bots/session';
 import { type SessionCompleteEvent, sessionCompleteSchema } from '../schemas/webhooks';
 
-export function sessionCompletePayload(s: BotSession): SessionCompleteEvent {
+/** session_complete for a completed session and its transcript text (read from its segments). */
+export function sessionCompletePayload(s: BotSession, transcriptText: string): SessionCompleteEvent {
   const started = s.startedAt ?? s.createdAt;
   const completed = s.completedAt ?? new Date().toISOString();
   // The session lasted until the bot left the room; results processing came after.
@@ -16,7 +17,7 @@ export function sessionCompletePayload(s: BotSession): SessionCompleteEvent {
     room_id: null,
     room_name: s.roomName,
     duration_seconds: Math.max(0, Math.round((Date.parse(ended) - Date.parse(started)) / 1000)),
-    transcript_text: s.transcript ?? '',
+    transcript_text: transcriptText,
     summary: s.insights?.summary ?? '',
     exit_reason: s.exitReason ?? 'force_leave',
     qa_pairs: s.qaPairs ?? [],

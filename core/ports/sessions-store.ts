@@ -27,8 +27,16 @@ export interface SessionsStore {
   /** Ids of every running session (eventually consistent). */
   listRunning(): Promise<string[]>;
   get(botId: string): Promise<BotSession | null>;
-  /** Records a stop request on a running session (first request time wins, so a repeat is harmless). */
+  /**
+   * Records a stop request on a running session (first request time wins, so a repeat is harmless), on the session
+   * and where the running bot looks for it (stopRequested).
+   */
   requestStop(botId: string, now?: Date): Promise<StopRequestOutcome>;
+  /**
+   * Whether a stop was requested: what the running bot polls every STOP_POLL_MS, a read of a small item of its own
+   * rather than of the whole session. May lag a request by about a second.
+   */
+  stopRequested(botId: string): Promise<boolean>;
   /**
    * Sets fields of a session that is still running; false when it already ended (first end wins). Ending a
    * session (status completed or failed) goes through here too.

@@ -1,5 +1,13 @@
-// Port: a bot's transcript as saved segments, one per flush, so a crash loses only the last.
+// Port: a bot's transcript as saved segments, one per flush, so a crash loses only the last. The segments are the
+// transcript's only copy (ARCHITECTURE.md, storage): the status view, the transcript endpoint and the results stage
+// all read them.
 import type { Utterance } from '../bots/transcript';
+
+/** One saved flush: its number within its task's segments (1 the first) and its lines. */
+export interface Segment {
+  seq: number;
+  utterances: Utterance[];
+}
 
 export interface TranscriptStore {
   /**
@@ -11,4 +19,9 @@ export interface TranscriptStore {
   load(botId: string): Promise<Utterance[]>;
   /** The lines each task saved before `beforeAttempt` (all by default), by attempt, each in its saved order. */
   loadAttempts(botId: string, beforeAttempt?: number): Promise<Utterance[][]>;
+  /**
+   * The segments task `attempt` saved numbered `fromSeq` or later, in order: what a reader that has the earlier ones
+   * needs to catch up (strongly consistent, so a segment saved before the call is in it).
+   */
+  segmentsFrom(botId: string, attempt: number, fromSeq: number): Promise<Segment[]>;
 }

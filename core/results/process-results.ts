@@ -51,8 +51,9 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
     log.warn('results for an unknown session');
     return;
   }
+  // The segments are the transcript's only copy: insights, session_complete and the e-mail all read them here.
+  const utterances = await deps.stores.transcripts.load(message.bot_id);
   if (session.status === 'running') {
-    const utterances = await deps.stores.transcripts.load(message.bot_id);
     let qaPairs: BotSession['qaPairs'] = [];
     let insights: BotSession['insights'] = null;
     let insightsError: string | undefined;
@@ -89,7 +90,6 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
       message.bot_id,
       {
         exitReason: message.exit_reason,
-        transcript: transcriptText(utterances),
         qaPairs,
         insights,
         insightsError,
@@ -102,7 +102,7 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
     session = (await deps.stores.sessions.get(message.bot_id)) ?? session;
   }
   if (session.status !== 'completed') return;
-  await scheduleResultsEmail(deps, session);
+  await scheduleResultsEmail(deps, session, transcriptText(utterances));
   await deps.outbox.send({ kind: 'session_completed', bot_id: session.botId });
   log.info('session completed', { exit_reason: session.exitReason });
 }
@@ -116,9 +116,13 @@ function ruleBasedQaPairs(utterances: Utterance[], botName: string | undefined):
   }
 }
 
-async function scheduleResultsEmail(deps: ResultsDeps, session: BotSession): Promise<void> {
+async function scheduleResultsEmail(
+  deps: ResultsDeps,
+  session: BotSession,
+  transcript: string,
+): Promise<void> {
   if (!session.email) return;
-  const payload = sessionCompletePayload(session);
+  const payload = sessionCompletePayload(session, transcript);
   const mail = renderResultsEmail({
     roomName: session.roomName,
     startedAt: payload.started_at,

@@ -104,8 +104,8 @@ describe('credit ledger', () => {
     const deps = { ...stack.deps, config: stack.config };
     const later = new Date(Date.now() + 90_000);
     const [a, b] = await Promise.all([
-      completeSession(deps, botId, { exitReason: 'participant_left', transcript: 'hi' }, later),
-      completeSession(deps, botId, { exitReason: 'idle_timeout', transcript: 'hi' }, later),
+      completeSession(deps, botId, { exitReason: 'participant_left' }, later),
+      completeSession(deps, botId, { exitReason: 'idle_timeout' }, later),
     ]);
     expect([a, b].filter(Boolean)).toHaveLength(1);
     expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(3); // 2 started minutes at 1 credit
@@ -121,9 +121,7 @@ describe('credit ledger', () => {
     });
     const later = new Date(Date.now() + 90_000);
     const deps = { ...stack.deps, config: stack.config };
-    expect(
-      await completeSession(deps, res.body.bot_id, { exitReason: 'force_leave', transcript: '' }, later),
-    ).toBe(true);
+    expect(await completeSession(deps, res.body.bot_id, { exitReason: 'force_leave' }, later)).toBe(true);
     expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(5);
     expect(await sum(acct.accountId)).toBe(5);
   });
@@ -163,7 +161,7 @@ describe('usage through the results stage', () => {
     expect((await stack.deps.accounts.get(acct.accountId))?.balance).toBe(3); // 2 started minutes
     expect(await sum(acct.accountId)).toBe(3);
     expect(session.leftAt).toBeDefined();
-    expect(sessionCompletePayload(session).duration_seconds).toBe(119);
+    expect(sessionCompletePayload(session, '').duration_seconds).toBe(119);
   });
 });
 

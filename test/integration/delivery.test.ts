@@ -438,7 +438,7 @@ describe('insights failure', () => {
 });
 
 describe('bot_failed', () => {
-  it('the webhook carries the partial transcript from the failed session, not from the queue message', async () => {
+  it('the webhook carries the partial transcript from its segments, not from the queue message', async () => {
     const { failSession } = await import('../../core/bots/finish-session');
     stack.deps.runner = { start: async (id) => ({ taskRef: `t:${id}` }), stop: async () => {} };
     const res = await stack.request('POST', '/api/bot/join', {
@@ -447,14 +447,13 @@ describe('bot_failed', () => {
     });
     const botId = res.body.bot_id as string;
     const now = new Date();
+    await stack.deps.transcripts.saveSegment(botId, 1, [
+      { speaker: 'Ann', participant_id: 'p-ann', started_at: now.toISOString(), text: 'half a thought' },
+    ]);
     await failSession(
       { ...stack.deps, config: stack.config },
       botId,
-      {
-        error: 'the bot stopped unexpectedly: OutOfMemory',
-        chargeUsage: true,
-        transcript: 'Ann: half a thought',
-      },
+      { error: 'the bot stopped unexpectedly: OutOfMemory', chargeUsage: true },
       now,
     );
     const queued: unknown[] = [];
@@ -532,7 +531,10 @@ describe('a 4-hour meeting (DynamoDB items are capped at 400 KB)', () => {
     });
     const session = (await stack.deps.sessions.get(botId))!;
     expect(session.status).toBe('completed');
-    expect(session.transcript).toBe(transcript);
+    // The transcript is kept once, in its segments; the status view reads it from there, whole.
+    expect(session).not.toHaveProperty('transcript');
+    const view = await stack.request('GET', `/api/bot/${botId}/status`, { key });
+    expect(view.body.transcript).toBe(transcript);
     expect(session.qaPairs!.length).toBeGreaterThan(100);
     expect(queued).toHaveLength(2);
 

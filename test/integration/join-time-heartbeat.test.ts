@@ -49,6 +49,6 @@ it('a join time whose write failed is written by a later heartbeat, and the minu
   // The bot was in the room for 2.5 minutes: 3 started minutes are charged.
   await stack.deps.sessions.updateRunning(botId, { startedAt: joinedAt });
   const deps2 = { ...stack.deps, config: stack.config };
-  await completeSession(deps2, botId, { exitReason: 'participant_left', transcript: 'hi' });
+  await completeSession(deps2, botId, { exitReason: 'participant_left' });
   expect((await stack.deps.ledger.entries(accountId)).filter((e) => e.kind === 'usage')).toHaveLength(1);
 });

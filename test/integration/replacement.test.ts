@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BotSession } from '../../core/bots/session';
+import { transcriptText } from '../../core/bots/transcript';
 import { startLocalStack } from '../../local/stack';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
@@ -333,7 +334,7 @@ describe('npm start shutting down is a platform stop too', () => {
         await until(async () => demo.participants.some((p) => p.kind === 'bot'));
         first.rooms.addScripted(demo, { name: 'Hal', lines: [{ say: 'Before the restart.', at_ms: 10 }] });
         await until(async () =>
-          (await first.deps.sessions.get(botId))?.transcript?.includes('Before the restart.'),
+          transcriptText(await first.deps.transcripts.load(botId)).includes('Before the restart.'),
         );
       } finally {
         await first.close();
@@ -349,15 +350,16 @@ describe('npm start shutting down is a platform stop too', () => {
             expect(replaced.replacements![0]!.reason).toMatch(/SIGTERM/);
             // The demo room came back empty: the replacement finds nobody and ends participant_left, keeping what was
             // said before the restart.
-            return await until(async () => {
+            const ended = await until(async () => {
               const s = await second.deps.sessions.get(botId);
               return s?.status === 'completed' ? s : undefined;
             }, 20_000);
+            return { ...ended, transcript: transcriptText(await second.deps.transcripts.load(botId)) };
           } finally {
             await second.close();
           }
         },
-      )) as BotSession;
+      )) as BotSession & { transcript: string };
       expect(stopped.exitReason).toBe('participant_left');
       expect(stopped.transcript).toContain('Hal: Before the restart.');
       expect(stopped.replacements).toHaveLength(1);

@@ -171,7 +171,11 @@ describe('a running bot', () => {
     expect((await page(botId, '?after_seq=2')).body.utterances).toEqual([asItem(lines, 3)]);
     expect((await page(botId, '?after_seq=3')).body).toMatchObject({ utterances: [], next_after_seq: null });
 
-    // A replacement's segments (issue 13) join the same numbering: its lines come after the lost bot's.
+    // A replacement's segments (issue 13) join the same numbering: its lines come after the lost bot's. The session
+    // records the replacement before its task starts, so readers know to look for its segments.
+    expect(
+      await stack.deps.sessions.addReplacement(botId, 0, { at: new Date().toISOString(), reason: 'test' }),
+    ).toBe(true);
     await stack.deps.transcripts.saveSegment(botId, 1, lines.slice(3, 6), 1);
     const small = await page(botId, '?after_seq=3&limit=2');
     expect(small.body).toMatchObject({ status: 'running', next_after_seq: 5, last_seq: 6 });

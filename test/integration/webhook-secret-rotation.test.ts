@@ -96,3 +96,16 @@ it('the overlap follows WEBHOOK_SECRET_OVERLAP_SECONDS', async () => {
   expect(await signedWith(accountId, new Date(rotatedAt.getTime() + 2 * hour), 3600)).toEqual([fresh]);
   expect(await signedWith(accountId, new Date(rotatedAt.getTime() + 2 * hour), 0)).toEqual([fresh]);
 });
+
+it('a warm delivery stage reuses the account it read for WEBHOOK_SECRET_CACHE_MS; a rotation reaches it after', async () => {
+  expect(stack.config.WEBHOOK_SECRET_CACHE_MS).toBe(60_000);
+  const { accountId, webhookSecret: old } = await stack.account(1);
+  // A clock of its own, far from the other tests' times.
+  const t0 = new Date(Date.now() + 1000 * hour);
+  expect(await signedWith(accountId, t0)).toEqual([old]);
+  const fresh = await stack.deps.accounts.rotateWebhookSecret(accountId, new Date(t0.getTime() + 1_000));
+  // Within the cache's time the secret read before the rotation still signs, alone (receivers accept it for 24 h).
+  expect(await signedWith(accountId, new Date(t0.getTime() + 30_000))).toEqual([old]);
+  // Then the account is read again: the rotation's overlap, both secrets.
+  expect(await signedWith(accountId, new Date(t0.getTime() + 61_000))).toEqual([fresh, old]);
+});

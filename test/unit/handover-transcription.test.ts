@@ -37,6 +37,7 @@ async function handOver(replacementJoins: boolean) {
   const stored: BotSession = { ...session };
   const sessions = {
     get: async () => ({ ...stored }),
+    stopRequested: async () => false,
     updateRunning: async () => true,
     updateReplacement: async () => true,
     addWarning: async () => true,

@@ -11,7 +11,7 @@ import type { BotSession, Replacement, SessionClaim, SessionWarning, StatusChang
 import type { CreditHold } from '../../ports/credit-ledger';
 import type { SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
-import { packJson, packText, unpackJson, unpackText } from './packed-text';
+import { packJson, unpackJson } from './packed-text';
 import {
   accountBotPrefix,
   isConditionFailure,
@@ -30,6 +30,8 @@ import {
 const offerTtlSeconds = 3600;
 /** A pooled claim's record outlives any session (48 h at most, with replacements) and its task's stop event. */
 const claimRecordTtlSeconds = 7 * 24 * 3600;
+/** A stop request's own item outlives its session (48 h at most) the same way. */
+const stopRequestTtlSeconds = claimRecordTtlSeconds;
 
 const fieldToAttribute = {
   botId: 'bot_id',
@@ -55,7 +57,6 @@ const fieldToAttribute = {
   exitReason: 'exit_reason',
   error: 'error',
   errorCode: 'error_code',
-  transcript: 'transcript',
   qaPairs: 'qa_pairs',
   insights: 'insights',
   insightsError: 'insights_error',
@@ -77,9 +78,12 @@ const fieldToAttribute = {
 
 type Field = keyof typeof fieldToAttribute;
 
-/** Fields that can be large (a long meeting's text): stored packed, see packed-text.ts. */
+/**
+ * Fields that can be large: stored packed, see packed-text.ts. The transcript is not among them: its segments are its
+ * only copy (transcript-store.ts). Items of the old layout still carry a `transcript` attribute (a live copy, then the
+ * final text); nothing reads it, and the segments beside it hold the same lines, so they read unchanged.
+ */
 const packed: Partial<Record<Field, { pack(v: unknown): unknown; unpack(v: unknown): unknown }>> = {
-  transcript: { pack: (v) => packText(v as string), unpack: unpackText },
   qaPairs: { pack: packJson, unpack: unpackJson },
   // With per-question assessments (each with its evidence) a long interview's insights outgrow a plain map too.
   insights: { pack: packJson, unpack: unpackJson },
@@ -374,7 +378,12 @@ export class DynamoSessionsStore implements SessionsStore {
     return Item ? fromItem(Item) : null;
   }
 
-  /** Records a stop request on a running session (first request time wins, so a repeat is harmless). */
+  /**
+   * Records a stop request on a running session (first request time wins, so a repeat is harmless), then in the
+   * request's own small item, which the running bot polls. The session's field comes first: it is what the pool's
+   * claim, the replacement and the sweeper check. A failure of the second write is thrown: the leave then answers
+   * server_error and the caller retries (both writes are idempotent).
+   */
   async requestStop(botId: string, now = new Date()): Promise<StopRequestOutcome> {
     try {
       await this.table.doc.send(
@@ -387,11 +396,37 @@ export class DynamoSessionsStore implements SessionsStore {
           ExpressionAttributeValues: { ':now': now.toISOString(), ':running': 'running' },
         }),
       );
-      return 'requested';
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
       return (await this.get(botId)) ? 'not_running' : 'not_found';
     }
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...keys.stopRequest(botId),
+          type: 'stop_request',
+          requested_at: now.toISOString(),
+          [ttlAttribute]: Math.floor(now.getTime() / 1000) + stopRequestTtlSeconds,
+        },
+      }),
+    );
+    return 'requested';
+  }
+
+  /**
+   * Whether the leave endpoint asked the bot to stop: one eventually consistent read of the small stop item (half a
+   * read unit; a request is seen within about a second, well inside the stop's 5 seconds).
+   */
+  async stopRequested(botId: string): Promise<boolean> {
+    const { Item } = await this.table.doc.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: keys.stopRequest(botId),
+        ConsistentRead: false,
+      }),
+    );
+    return Item !== undefined;
   }
 
   /**

@@ -21,6 +21,11 @@ export const keys = {
     sk: `LEDGER#${entryId}`,
   }),
   session: (botId: string) => ({ pk: `BOT#${botId}`, sk: 'SESSION' }),
+  /**
+   * The leave endpoint's stop request, apart from the session: the running bot polls this small item (0.5 read unit
+   * a poll) instead of its whole session item.
+   */
+  stopRequest: (botId: string) => ({ pk: `BOT#${botId}`, sk: 'STOP' }),
   /** The account's list of its bots, newest last in key order: `BOT#<created_at>#<bot_id>`. */
   accountBot: (accountId: string, createdAt: string, botId: string) => ({
     pk: `ACCOUNT#${accountId}`,

@@ -1,27 +1,41 @@
 // Transcript segments: the lines a bot saved at each flush, one item per flush, so a crash loses only the last.
 // Each task of a session (the first, then each replacement) numbers its own segments: SEGMENT#00000001 … for the
 // first, SEGMENT#R01#00000001 … for the first replacement (sorting after the first's), so two tasks that overlap
-// during a hand-over never overwrite each other.
+// during a hand-over never overwrite each other. The segments are the transcript's only copy: nothing rewrites the
+// whole text while the bot runs, so the write volume grows with the meeting's length, not its square.
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { mergeAttempts, type Utterance } from '../../bots/transcript';
-import type { TranscriptStore } from '../../ports/transcript-store';
+import type { Segment, TranscriptStore } from '../../ports/transcript-store';
 import { keys, queryAll, type TableHandle } from './table';
 
 const segmentPrefix = 'SEGMENT#';
+const seqDigits = 8;
+const lastSeq = '9'.repeat(seqDigits);
+
+/** The key prefix of task `attempt`'s segments: `SEGMENT#` for the first, `SEGMENT#R<nn>#` for a replacement. */
+function attemptPrefix(attempt: number): string {
+  if (!Number.isSafeInteger(attempt) || attempt < 0 || attempt > 99)
+    throw new Error(`attempt ${attempt} out of range`);
+  return `${segmentPrefix}${attempt > 0 ? `R${String(attempt).padStart(2, '0')}#` : ''}`;
+}
+
+function segmentKey(attempt: number, seq: number): string {
+  if (!Number.isSafeInteger(seq) || seq < 1 || seq > Number(lastSeq))
+    throw new Error(`segment ${seq} out of range`);
+  return `${attemptPrefix(attempt)}${String(seq).padStart(seqDigits, '0')}`;
+}
 
 export class DynamoTranscriptStore implements TranscriptStore {
   constructor(private readonly table: TableHandle) {}
 
   /** Saves one flush's lines under its sequence number; a retried flush overwrites itself. */
   async saveSegment(botId: string, seq: number, utterances: Utterance[], attempt = 0): Promise<void> {
-    if (!Number.isSafeInteger(attempt) || attempt < 0 || attempt > 99)
-      throw new Error(`attempt ${attempt} out of range`);
     await this.table.doc.send(
       new PutCommand({
         TableName: this.table.tableName,
         Item: {
           pk: keys.session(botId).pk,
-          sk: `${segmentPrefix}${attempt > 0 ? `R${String(attempt).padStart(2, '0')}#` : ''}${String(seq).padStart(8, '0')}`,
+          sk: segmentKey(attempt, seq),
           type: 'transcript_segment',
           utterances,
         },
@@ -50,5 +64,26 @@ export class DynamoTranscriptStore implements TranscriptStore {
       attempts[attempt]?.push(...(item.utterances as Utterance[]));
     }
     return attempts;
+  }
+
+  /**
+   * One task's segments from `fromSeq` on: a key range within that task's prefix (a replacement's `R` keys sort
+   * after every first-task key, so the first task's range never reaches them).
+   */
+  async segmentsFrom(botId: string, attempt: number, fromSeq: number): Promise<Segment[]> {
+    const prefix = attemptPrefix(attempt);
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+      ExpressionAttributeValues: {
+        ':pk': keys.session(botId).pk,
+        ':from': segmentKey(attempt, Math.max(1, fromSeq)),
+        ':to': `${prefix}${lastSeq}`,
+      },
+      ConsistentRead: true,
+    });
+    return items.map((item) => ({
+      seq: Number(String(item.sk).slice(prefix.length)),
+      utterances: item.utterances as Utterance[],
+    }));
   }
 }
