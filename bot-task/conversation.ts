@@ -174,6 +174,10 @@ export class ConversationController {
       botName: this.settings.botName,
       prompt: this.settings.prompt,
       greeting: this.settings.greeting,
+      participants: this.room
+        .participants()
+        .filter((p) => !p.isBot && p.participantId !== this.room.selfId)
+        .map((p) => p.name),
       transcript,
     };
   }

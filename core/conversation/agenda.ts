@@ -172,8 +172,18 @@ function readSentence(sentence: string, raw: RawTopic[], onClosing: (c: string) 
     s = s.slice(0, close.at).trim();
     if (!s) return;
   }
-  // Conditionals are instructions for a case, not topics ("If they ask about salary, say …").
-  if (/^(?:if|when|whenever|unless|in case)\b/i.test(s)) return;
+  // Conditionals are instructions for a case, not topics ("If they ask about salary, say …"); "When could you
+  // start?" is a question.
+  if (/^(?:if|when|whenever|unless|in case)\b/i.test(s) && !(/\?\s*$/.test(s) && directQuestion(s))) return;
+  // A question written out ("Ask: Do you need a visa?") is asked as written, whatever words it holds ("you need").
+  const written = s.replace(
+    /^(?:(?:then|and|also|next|finally)\s+)?ask(?:\s+(?:them|the\s+candidate))?\s*[:—–-]\s*/i,
+    '',
+  );
+  if (/\?\s*$/.test(s) && directQuestion(written)) {
+    readQuestions(s, raw, false);
+    return;
+  }
   const found = [...s.matchAll(triggers())].filter((m) => !negation.test(s.slice(0, m.index)));
   if (found.length === 0) {
     if (/\?/.test(s)) readQuestions(s, raw, false);

@@ -2,7 +2,8 @@
 // (instructions, speaking rules, the agenda and the bot's own earlier questions) and the recent conversation as
 // alternating user/assistant turns. Each adapter only maps these to its own message format.
 import type { Utterance } from '../../bots/transcript';
-import { greetingSentence, type InterviewState, interviewState } from '../../conversation/local-engine';
+import { greetingSentence } from '../../conversation/greeting';
+import { type InterviewState, interviewState } from '../../conversation/local-engine';
 import type { ConversationContext } from '../../ports/conversation-engine';
 
 /** What the model answers when the bot should stay silent; never spoken. */
