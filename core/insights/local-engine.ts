@@ -7,17 +7,28 @@ import {
   type InsightsEngine,
   type InsightsRequest,
   type InsightsResult,
+  namedBy,
   silentSessionInsights,
   validatedResult,
 } from '../ports/insights-engine';
 import type { QaPair } from '../schemas/api';
-import { evaluate } from './evaluation';
-import { defaultQaOptions, type ExtractedPair, extractQaPairs, type QaOptions } from './qa-pairs';
+import { type Evaluation, evaluate } from './evaluation';
+import {
+  defaultQaOptions,
+  type ExtractedPair,
+  extractQaPairs,
+  type QaExtraction,
+  type QaOptions,
+} from './qa-pairs';
 import { parseSummaryFormat, summarise, summaryFormatNote } from './summary';
-import { buildTurns } from './text';
+import { type InterviewDigestInput, maxDigestQuestions } from './summary-interview';
+import { buildTurns, type Turn } from './text';
 import { extractActionItems, extractTopics } from './topics';
 
 export type LocalInsightsOptions = Partial<QaOptions>;
+
+/** `insights.engine` of the rules engine. */
+export const localEngineName = 'local-rules';
 
 export class LocalInsightsEngine implements InsightsEngine {
   private readonly qaOptions: QaOptions;
@@ -27,7 +38,7 @@ export class LocalInsightsEngine implements InsightsEngine {
   }
 
   async analyse(req: InsightsRequest): Promise<InsightsResult> {
-    return analyseLocally(req, this.qaOptions);
+    return namedBy(localEngineName, analyseLocally(req, this.qaOptions));
   }
 }
 
@@ -57,7 +68,7 @@ export function analyseLocally(
   return validatedResult({
     qaPairs,
     insights: {
-      summary: summarise(turns, parseSummaryFormat(req.summaryFormatPrompt)),
+      summary: summarise(turns, parseSummaryFormat(req.summaryFormatPrompt), digest(evaluation, qa, turns)),
       overall_score: evaluation.overall_score,
       strengths: evaluation.strengths,
       weaknesses: evaluation.weaknesses,
@@ -72,6 +83,30 @@ export function analyseLocally(
 }
 
 const notes = (note: string | null) => (note ? [note] : []);
+
+/**
+ * What an interview's summary is told from: its questions one by one (a bot-led interview, or a short human-led
+ * one; a podcast of fifty questions is summarised as a conversation).
+ */
+function digest(
+  evaluation: Evaluation,
+  qa: QaExtraction,
+  turns: readonly Turn[],
+): InterviewDigestInput | undefined {
+  if (evaluation.score_basis !== 'interview') return undefined;
+  const put = qa.asked.filter((q) => !q.toBot).length;
+  const botLed = qa.exchanges.some((e) => e.askedByBot);
+  if (!botLed && put > maxDigestQuestions) return undefined;
+  const dodged = new Set(
+    evaluation.question_assessments.filter((a) => a.answered === 'no').map((a) => a.question),
+  );
+  const answeredBack = new Map(
+    evaluation.question_assessments
+      .filter((a) => a.answered === 'yes' && !qa.pairs.some((p) => p.question === a.question))
+      .map((a) => [a.question, a.evidence] as const),
+  );
+  return { turns, qa, dodged, askedBack: answeredBack };
+}
 
 function toQaPair(p: ExtractedPair, utterances: readonly Utterance[]): QaPair {
   return {

@@ -2,6 +2,7 @@
 // is the question alone (no "Thank you." or "Let me start with my first question." before it); small talk is never
 // an answer; a question asked again (rephrased, after "could you repeat that?") is one question, and the answer to
 // a follow-up ("Could you give me a concrete example?") is part of the answer it follows up on.
+import { factKind } from '../conversation/fact-questions';
 import { isSmallTalk } from '../conversation/small-talk';
 import { isYesNoQuestion, questionKind } from './questions';
 import {
@@ -177,7 +178,9 @@ export function posedQuestion(turn: Turn, options: QaOptions = defaultQaOptions)
   if (ws.length > options.maxQuestionWords) text = `…${ws.slice(-options.maxQuestionWords).join(' ')}`;
   const minContent = turn.isBot ? minQuestionContentWords.bot : minQuestionContentWords.human;
   // Echoes are short ("Is that so?"); a longer question may use only common words ("Could you tell me about your last project?").
-  if (contentStems(text).length < minContent && wordCount(text) < 6) return null;
+  // "When could you start?" asks for a fact in common words only: the bot's question all the same.
+  const factual = turn.isBot && factKind(text) !== null;
+  if (contentStems(text).length < minContent && wordCount(text) < 6 && !factual) return null;
   return { text, from, to: last, utterance: turn.sentences[last]!.utterance, toBot: false };
 }
 

@@ -74,6 +74,11 @@ export function validatedResult(result: InsightsResult): InsightsResult {
   return parsed.data;
 }
 
+/** The result with `insights.engine` naming the engine that produced it ("local-rules", "bedrock:<model id>", …). */
+export function namedBy(engine: string, result: InsightsResult): InsightsResult {
+  return result.insights ? { ...result, insights: { ...result.insights, engine } } : result;
+}
+
 /** The insights of a session in which nothing was said: both engines answer this without analysis. */
 export function silentSessionInsights(): Insights {
   return {

@@ -67,7 +67,7 @@ describe('local evaluation of scripted interview personas', () => {
       ['yes', 5],
     ]);
     expect(insights.strengths).toContainEqual(
-      'Specific answer to "What was the hardest bug you have had to fix?": "A race condition in our Kafka consumer that double-charged about 40 customers a month." (figures; named: Kafka, Postgres; an outcome; own actions).',
+      'Answered "What was the hardest bug you have had to fix?" concretely, naming Kafka and Postgres, with figures and a measurable result, saying what they did themselves: "A race condition in our Kafka consumer that double-charged about 40 customers a month."',
     );
     expect(insights.unanswered).toEqual([]);
   });
@@ -77,10 +77,10 @@ describe('local evaluation of scripted interview personas', () => {
     for (const a of insights.question_assessments!) expect(a.quality).toBeLessThanOrEqual(2);
     expect(insights.weaknesses).toHaveLength(3);
     for (const w of insights.weaknesses) {
-      expect(w).toMatch(/^Vague answer to "/);
-      expect(w).toMatch(/; no figure, name or outcome\)\.$/);
+      expect(w).toMatch(/^Stayed vague on "/);
+      expect(w).toMatch(/, but no figure, name or outcome\.$/);
     }
-    expect(insights.weaknesses[0]).toContain('"world-class"');
+    expect(insights.weaknesses.join(' ')).toContain('"world-class"');
     // Answering every question is not praised when the answers have no substance.
     expect(insights.strengths.join(' ')).not.toMatch(/questions got/i);
   });
@@ -89,12 +89,11 @@ describe('local evaluation of scripted interview personas', () => {
     const insights = insightsOf('evasive');
     expect(insights.question_assessments!.map((a) => a.answered)).toEqual(['no', 'no', 'no']);
     expect(insights.unanswered).toEqual(insights.question_assessments!.map((a) => a.question));
+    // The weakest (the shortest dodge) first.
     expect(insights.weaknesses).toEqual([
-      'Dodged "Tell me about the last project you worked on.": "I\'d rather not get into the details of that one, it\'s a bit sensitive.".',
-      'Dodged "What was the hardest bug you have had to fix?": "Hard to say, I don\'t remember any particular bug.".',
-      expect.stringMatching(
-        /^Dodged ".*How do you test your code\?": "It depends on the project, really\. What does your team do for testing\?"\.$/,
-      ),
+      'Dodged "How do you test your code?": "It depends on the project, really. What does your team do for testing?"',
+      'Dodged "Tell me about the last project you worked on.": "I\'d rather not get into the details of that one, it\'s a bit sensitive."',
+      'Dodged "What was the hardest bug you have had to fix?": "Hard to say, I don\'t remember any particular bug."',
     ]);
     expect(insights.strengths.join(' ')).not.toMatch(/answer/i);
   });
@@ -103,11 +102,11 @@ describe('local evaluation of scripted interview personas', () => {
     const insights = insightsOf('rambling');
     expect(insights.weaknesses).toContainEqual(
       expect.stringMatching(
-        /^Rambling answer to "Tell me about the last project you worked on\." \(111 words, [\d.]+ fillers per 100\): "/,
+        /^Rambled on "Tell me about the last project you worked on\." \(111 words, many of them fillers\) without a clear point: "/,
       ),
     );
     expect(insights.weaknesses.at(-1)).toMatch(
-      /^Frequent fillers: [\d.]+ per 100 words of Chris Dale, e\.g\. "/,
+      /^Used many filler words \(about \d+ in every 100\), e\.g\. "/,
     );
   });
 
@@ -158,7 +157,7 @@ describe('local evaluation of scripted interview personas', () => {
     const e = evaluate({ utterances, turns, qa: withGap, actionItems: [], botName: 'Ava' });
     expect(e.question_assessments[1]).toMatchObject({ answered: 'no', quality: 1, evidence: '' });
     expect(e.unanswered).toEqual([personaQuestions[1]]);
-    expect(e.weaknesses[0]).toBe(`No answer to "${personaQuestions[1]}".`);
+    expect(e.weaknesses[0]).toBe(`Did not answer "${personaQuestions[1]}".`);
   });
 });
 
