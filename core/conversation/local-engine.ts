@@ -34,6 +34,8 @@ const minAnswerWords = 5;
 /** A question put this many times (rephrased, finished after a cut-off) without an answer is left for the next. */
 const maxAsks = 4;
 const moveOn = "Let's move on.";
+/** A back-channel that declines ("No, sorry.", "Not really."): after a follow-up, the answer is no. */
+const declines = /^(?:no|nope|nah|not really|sorry|i'm sorry|no sorry)\b[\s,.!]*(?:sorry|not really)?[.!]*$/i;
 
 /** Where an interview stands, read from the transcript alone (so a replaced bot-task resumes it). */
 export interface InterviewState {
@@ -288,6 +290,8 @@ export function nextLine(s: InterviewState, people?: readonly string[]): string 
     `${lead}${lead ? ' ' : ''}${askedOut || kind === 'repeat-request' ? `${moveOn} ` : ''}${advance(s, false, people)}`;
   switch (kind) {
     case 'back-channel':
+      // "No, sorry." to a follow-up is its answer: nothing more to add.
+      if (afterFollowUp && declines.test(text)) return `No problem. ${advance(s, false, people)}`;
       // "Sure", "mm-hmm" while a question waits: they are about to answer. Said over the question: finish it.
       if (asked) return s.cutOff && !askedOut ? `Let me finish my question. ${resume(s, 'same')}` : null;
       return resume(s, 'again', people);

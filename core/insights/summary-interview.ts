@@ -63,6 +63,12 @@ function digestOf(answer: string, speaker: string): string {
     chosen.push(x);
     words += n;
   }
+  // A story's first sentence sets the scene ("A hospital lost access…"): kept when there is room.
+  const opening = sentences[0];
+  if (opening && chosen.length > 0 && chosen.length < sentencesPerAnswer && !chosen.some((x) => x.i === 0)) {
+    const n = wordCount(opening);
+    if (words + n <= wordsPerAnswer) chosen.push({ s: opening, i: 0, w: 0 });
+  }
   // No fact in it: the answer as said, so a reader sees how thin it was.
   if (chosen.length === 0)
     return closed(`${speaker} answered ${quoted(tidySentence(truncateWords(answer, 25)))}`);
@@ -140,7 +146,7 @@ function questionLine(e: ExtractedPair, subject: string, dodged: boolean, back?:
 
 /** Greetings, thanks and "that was my last question": what any close says; the rest is what this one said. */
 const stockClosing =
-  /^(?:that was my last question|thank(?:s| you)(?: (?:very|so) much)?(?: for your time| for joining| all for your time)?(?:, \p{L}+)?|all the best(?:, \p{L}+)?|(?:good)?bye|have a (?:great|good|nice) (?:day|one))[.!]*$/iu;
+  /^(?:that was my last question|(?:that is helpful|that's helpful|got it|great|understood|no problem|sure|let's move on)[,.!]?(?:\s*(?:thanks|thank you))?|thank(?:s| you)(?: (?:very|so) much)?(?: for your time| for joining| all for your time)?(?:, \p{L}+)?|all the best(?:, \p{L}+)?|(?:good)?bye|have a (?:great|good|nice) (?:day|one))[.!]*$/iu;
 
 function closingLine(
   turns: readonly Turn[],

@@ -77,7 +77,7 @@ const key = (t: string) => t.toLowerCase().replace(/[^a-z0-9']/g, '');
 
 /**
  * Cut-off starts of words: "th-", a stray letter, a two-letter token that is no English word ("wi"); a unit after a
- * number stays ("900 ms", "2 GB").
+ * number ("900 ms") and an acronym ("CI") stay.
  */
 function dropFragments(tokens: string[]): string[] {
   return tokens.filter((t, i) => {
@@ -85,6 +85,8 @@ function dropFragments(tokens: string[]): string[] {
     if (/-$/.test(t)) return false;
     if (/^[a-z]$/.test(w)) return w === 'a' || (w === 'i' && t.startsWith('I'));
     if (i > 0 && /\d[\d,.]*$/.test(tokens[i - 1]!)) return true;
+    // An acronym said in capitals is a name ("Argo CD", "CI"), not a cut-off word.
+    if (/^[A-Z]{2}$/.test(t.replace(/[^\w]/g, ''))) return true;
     return !(/^[a-z]{2}$/.test(w) && !twoLetterWords.has(w));
   });
 }
