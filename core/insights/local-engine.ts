@@ -1,6 +1,7 @@
 // The embedded default InsightsEngine: deterministic rules, no model (README.md in this folder explains them).
 
 import type { Utterance } from '../bots/transcript';
+import { greetingPlan } from '../conversation/greeting';
 import {
   askedAt,
   hasSpeech,
@@ -22,7 +23,7 @@ import {
 } from './qa-pairs';
 import { parseSummaryFormat, summarise, summaryFormatNote } from './summary';
 import { type InterviewDigestInput, maxDigestQuestions } from './summary-interview';
-import { buildTurns, type Turn } from './text';
+import { buildTurns, isBotUtterance, type Turn } from './text';
 import { extractActionItems, extractTopics } from './topics';
 
 export type LocalInsightsOptions = Partial<QaOptions>;
@@ -77,12 +78,60 @@ export function analyseLocally(
       score_basis: evaluation.score_basis,
       question_assessments: evaluation.question_assessments,
       unanswered: evaluation.unanswered,
-      engine_notes: [...evaluation.engine_notes, ...notes(summaryFormatNote(req.summaryFormatPrompt))],
+      engine_notes: [
+        rulesNote(evaluation.score_basis),
+        ...notes(greetingNote(req.botGreeting, req.utterances, req.botName)),
+        ...evaluation.engine_notes,
+        ...notes(summaryFormatNote(req.summaryFormatPrompt)),
+      ],
     },
   });
 }
 
 const notes = (note: string | null) => (note ? [note] : []);
+
+/** What rules cannot judge, said once in every result of the rules engine. */
+function rulesNote(basis: Evaluation['score_basis']): string {
+  return basis === 'interview'
+    ? 'Judged by rules, not a model: the answers were scored on what can be counted (figures, named tools, outcomes, what the candidate did themselves, dodges, filler words). The local engine cannot judge whether an answer is true, how sound the reasoning is, or how well the candidate fits the role.'
+    : 'Judged by rules, not a model: the meeting was scored on what can be counted (decisions, next steps, answered questions, specifics, who spoke, filler words). The local engine cannot judge whether what was said is right, or how good the decisions are.';
+}
+
+/**
+ * A greeting instruction ("Greet the candidate warmly and introduce yourself as …") that the local conversation
+ * engine followed by rules: what it said and what it could not follow. Null when bot_greeting is a sentence to say,
+ * or when the bot's first words are not the rules' greeting (a model greeted).
+ */
+function greetingNote(
+  greeting: string | undefined,
+  utterances: readonly Utterance[],
+  botName?: string,
+): string | null {
+  const first = utterances.find((u) => isBotUtterance(u, botName))?.text.trim();
+  if (!greeting?.trim() || !first) return null;
+  const humans = [...new Set(utterances.filter((u) => !isBotUtterance(u, botName)).map((u) => u.speaker))];
+  const rooms: (string[] | undefined)[] = [
+    undefined,
+    ...humans.map((h) => [h]),
+    humans.length > 1 ? humans : [],
+  ];
+  const opened = (botName ?? '').trim();
+  for (const people of rooms) {
+    const plan = greetingPlan({ botName: opened, greeting, people, questions: 0 });
+    if (!plan.instruction || !first.startsWith(plan.text.split('. ')[0]!)) continue;
+    const said = `The bot's local rules (no model) followed the greeting instruction ${quoted(greeting)} as far as rules can: they said ${quoted(plan.text)}`;
+    return plan.unfollowed.length
+      ? `${said}; they could not follow ${plan.unfollowed.map(quoted).join(', ')} (a model follows such instructions in its own words).`
+      : `${said}, not words of their own.`;
+  }
+  return null;
+}
+
+const quoted = (text: string) =>
+  `"${text
+    .trim()
+    .replace(/["“”]/g, "'")
+    .replace(/[.!]+$/, '')}"`;
 
 /**
  * What an interview's summary is told from: its questions one by one (a bot-led interview, or a short human-led

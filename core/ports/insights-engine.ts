@@ -11,6 +11,11 @@ export interface InsightsRequest {
   analysisPrompt?: string;
   /** The start request's `summary_format_prompt`: steers the form of the summary. */
   summaryFormatPrompt?: string;
+  /**
+   * bot_config.bot_greeting: the rules engine says in `engine_notes` what of a greeting instruction its conversation
+   * rules could not follow (a model follows it in its own words).
+   */
+  botGreeting?: string;
   /** The start request's `process_insights`. Q&A pairs are extracted either way (the status shows them). */
   processInsights: boolean;
 }

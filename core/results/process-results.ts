@@ -134,6 +134,7 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
         botName: session.botConfig.name,
         analysisPrompt: session.analysisPrompt,
         summaryFormatPrompt: session.summaryFormatPrompt,
+        botGreeting: session.botConfig.bot_greeting,
         processInsights: session.processInsights,
       });
       qaPairs = result.qaPairs;

@@ -89,6 +89,18 @@ describe('the offline interviewer (local stack)', () => {
       ['What is your biggest strength?', answers[2]],
     ]);
     expect(status.insights.engine).toBe('local-rules');
+    // What the rules could not do is said in plain words.
+    expect(status.insights.engine_notes).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^Judged by rules, not a model: .*cannot judge whether an answer is true/),
+        expect.stringMatching(
+          /^The bot's local rules \(no model\) followed the greeting instruction "Greet the candidate warmly/,
+        ),
+      ]),
+    );
+    // The summary is a digest per question with the facts given.
+    expect(status.insights.summary).toMatch(/^Iris interviewed Sam Carter \(3 questions, all answered\)\./);
+    expect(status.insights.summary).toContain('from 3 hours to 40 minutes');
   }, 90_000);
 
   it('a name, a yes/no, a number and a date answer get no follow-up', async () => {

@@ -13,6 +13,7 @@ import {
   personaInterview,
   personaQuestions,
 } from '../../fixtures/insights/personas';
+import { playInterview, scriptedInterviews } from '../../fixtures/insights/scripted-interviews';
 import { syntheticMeeting } from '../../fixtures/insights/synthetic';
 import { isFromTranscript } from './helpers';
 
@@ -132,12 +133,16 @@ describe('local evaluation of scripted interview personas', () => {
       'rambling',
       'Rate the candidate for a senior backend role. Pay special attention to clarity and filler words.',
     );
+    const rules = expect.stringMatching(
+      /^Judged by rules, not a model: .* cannot judge whether an answer is true/,
+    );
     expect(insights.engine_notes).toEqual([
+      rules,
       'Analysis prompt: the local engine weighted clarity (fillers) double, as the prompt asks.',
       'Analysis prompt not followed by the local engine (it scores fixed, measurable features): "Rate the candidate for a senior backend role.".',
     ]);
     expect(insights.overall_score).toBeLessThan(plain.overall_score);
-    expect(plain.engine_notes).toEqual([]);
+    expect(plain.engine_notes).toEqual([rules]);
 
     // The summary-format prompt's unfollowed parts are noted too (the checker of core/insights/summary.ts).
     const french = analyseLocally({
@@ -146,7 +151,38 @@ describe('local evaluation of scripted interview personas', () => {
       processInsights: true,
       summaryFormatPrompt: 'Three bullet points, in French.',
     }).insights!;
-    expect(french.engine_notes).toEqual([expect.stringMatching(/^Summary format not followed: .*French/)]);
+    expect(french.engine_notes).toEqual([
+      rules,
+      expect.stringMatching(/^Summary format not followed: .*French/),
+    ]);
+  });
+
+  it('says what of a greeting instruction the conversation rules could not follow, when they greeted', async () => {
+    const s = scriptedInterviews[0]!;
+    const greeting =
+      'Greet the candidate warmly, mention our benefits and introduce yourself as the screening assistant';
+    const { transcript } = await playInterview({ ...s, greeting });
+    expect(transcript[0]!.text).toBe("Hello Sam, I'm Iris, the screening assistant.");
+    const notes = analyseLocally({
+      utterances: transcript,
+      botName: 'Iris',
+      processInsights: true,
+      botGreeting: greeting,
+    }).insights!.engine_notes!;
+    expect(notes).toContainEqual(
+      `The bot's local rules (no model) followed the greeting instruction "${greeting}" as far as rules can: they said "Hello Sam, I'm Iris, the screening assistant. It's great to have you here"; they could not follow "mention our benefits" (a model follows such instructions in its own words).`,
+    );
+    // A model greeted (its own words): no such note.
+    const byModel = transcript.map((u, i) =>
+      i === 0 ? { ...u, text: 'Hi Sam! I am Iris and I will screen you today.' } : u,
+    );
+    const modelNotes = analyseLocally({
+      utterances: byModel,
+      botName: 'Iris',
+      processInsights: true,
+      botGreeting: greeting,
+    }).insights!.engine_notes!;
+    expect(modelNotes.join(' ')).not.toMatch(/greeting instruction/);
   });
 
   it('counts an unanswered question kept with an empty answer as not answered', () => {
