@@ -110,13 +110,16 @@ export function interviewState(prompt: string | undefined, transcript: readonly 
     while (j < transcript.length && transcript[j]!.is_bot) j++;
     const turn = transcript.slice(i, j);
     let followedUp = false;
+    const askedNow = new Set<number>();
     for (const e of botEvents(agenda, phrases, turn, s.current)) {
       if (e.kind === 'ask') {
         if (e.topic !== s.current) {
           s.followUps = 0;
           s.asks = 0;
         }
-        s.asks++;
+        // "In other words, could you tell me …?" holds both wordings: one turn puts the question once.
+        if (!askedNow.has(e.topic)) s.asks++;
+        askedNow.add(e.topic);
         s.current = e.topic;
         s.phase = 'asked';
         s.lastAsked = 'question';

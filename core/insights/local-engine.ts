@@ -22,7 +22,7 @@ import {
   type QaOptions,
 } from './qa-pairs';
 import { parseSummaryFormat, summarise, summaryFormatNote } from './summary';
-import { type InterviewDigestInput, maxDigestQuestions } from './summary-interview';
+import type { InterviewDigestInput } from './summary-interview';
 import { buildTurns, isBotUtterance, type Turn } from './text';
 import { extractActionItems, extractTopics } from './topics';
 
@@ -134,8 +134,8 @@ const quoted = (text: string) =>
     .replace(/[.!]+$/, '')}"`;
 
 /**
- * What an interview's summary is told from: its questions one by one (a bot-led interview, or a short human-led
- * one; a podcast of fifty questions is summarised as a conversation).
+ * What an interview the bot led is summarised from: its questions one by one. A conversation people led (a podcast,
+ * a meeting) keeps the meeting summary, which reads its talk better than a question-by-question digest.
  */
 function digest(
   evaluation: Evaluation,
@@ -143,9 +143,7 @@ function digest(
   turns: readonly Turn[],
 ): InterviewDigestInput | undefined {
   if (evaluation.score_basis !== 'interview') return undefined;
-  const put = qa.asked.filter((q) => !q.toBot).length;
-  const botLed = qa.exchanges.some((e) => e.askedByBot);
-  if (!botLed && put > maxDigestQuestions) return undefined;
+  if (!qa.exchanges.some((e) => e.askedByBot)) return undefined;
   const dodged = new Set(
     evaluation.question_assessments.filter((a) => a.answered === 'no').map((a) => a.question),
   );

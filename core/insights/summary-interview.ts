@@ -13,8 +13,6 @@ export interface DigestLine {
   rank: number;
 }
 
-/** More questions than this is a conversation (a podcast), not an interview to digest question by question. */
-export const maxDigestQuestions = 12;
 /** Sentences of one answer the digest keeps (those with the most facts, in the order said). */
 const sentencesPerAnswer = 3;
 const wordsPerAnswer = 70;
