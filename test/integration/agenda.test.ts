@@ -2,7 +2,7 @@
 // about every topic, small talk and "could you repeat that?" do not move it on, a thin answer gets one follow-up,
 // "what are the next steps?" gets the prompt's closing, and the final status pairs each question with its answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agendaOf } from '../../core/conversation/agenda';
+import { agendaOf } from '../../core/engines/rules/conversation/agenda';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
 

@@ -1,7 +1,12 @@
 // lineKind: what a participant's words are when they are not an answer.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isDodge, isFragment, type LineKind, lineKind } from '../../core/conversation/small-talk';
+import {
+  isDodge,
+  isFragment,
+  type LineKind,
+  lineKind,
+} from '../../core/engines/rules/conversation/small-talk';
 
 const cases: [string, LineKind][] = [
   ['Hi', 'greeting'],

@@ -3,10 +3,10 @@
 // the closing, and a state read from the transcript alone (a fresh engine continues any conversation).
 import { describe, expect, it } from 'vitest';
 import type { Utterance } from '../../core/bots/transcript';
-import { agendaOf } from '../../core/conversation/agenda';
 import { cutOff } from '../../core/conversation/cut-off';
-import { greetingSentence } from '../../core/conversation/greeting';
-import { interviewState, LocalConversationEngine } from '../../core/conversation/local-engine';
+import { agendaOf } from '../../core/engines/rules/conversation/agenda';
+import { greetingSentence } from '../../core/engines/rules/conversation/greeting';
+import { interviewState, LocalConversationEngine } from '../../core/engines/rules/conversation/local-engine';
 import { type ConversationContext, sentences } from '../../core/ports/conversation-engine';
 
 async function* chunks(...parts: string[]) {

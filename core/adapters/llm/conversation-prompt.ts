@@ -2,8 +2,8 @@
 // (instructions, speaking rules, the agenda and the bot's own earlier questions) and the recent conversation as
 // alternating user/assistant turns. Each adapter only maps these to its own message format.
 import type { Utterance } from '../../bots/transcript';
-import { greetingSentence } from '../../conversation/greeting';
-import { type InterviewState, interviewState } from '../../conversation/local-engine';
+import { greetingSentence } from '../../engines/rules/conversation/greeting';
+import { type InterviewState, interviewState } from '../../engines/rules/conversation/local-engine';
 import type { ConversationContext } from '../../ports/conversation-engine';
 
 /** What the model answers when the bot should stay silent; never spoken. */
@@ -69,7 +69,7 @@ export function conversationPrompt(
 
 /**
  * The system prompt: the customer's instructions (bot_prompt), who the bot is, and the rules of spoken
- * conversation; the questions the rules read in the prompt (core/conversation/agenda.ts, the one the local engine
+ * conversation; the questions the rules read in the prompt (core/engines/rules/conversation/agenda.ts, the one the local engine
  * follows), as a hint with where the interview stands (the instructions themselves always come first); the bot's own questions from the part of the conversation no longer shown (so "do
  * not repeat" has something to check against); for the greeting, how to open.
  */

@@ -1,11 +1,11 @@
 // The local evaluation against the rubric (core/insights/rubric.ts): scripted personas answering the same three
 // interview questions must come out in the order a reader would put them, with evidence from their answers.
 import { describe, expect, it } from 'vitest';
-import { evaluate } from '../../../core/insights/evaluation';
-import { analyseLocally } from '../../../core/insights/local-engine';
-import { extractQaPairs } from '../../../core/insights/qa-pairs';
+import { evaluate } from '../../../core/engines/rules/insights/evaluation';
+import { analyseLocally } from '../../../core/engines/rules/insights/local-engine';
+import { extractQaPairs } from '../../../core/engines/rules/insights/qa-pairs';
+import { buildTurns } from '../../../core/engines/rules/insights/text';
 import { interviewAnchors, meetingAnchors, rubricText } from '../../../core/insights/rubric';
-import { buildTurns } from '../../../core/insights/text';
 import type { Insights } from '../../../core/schemas/api';
 import {
   type Persona,
@@ -144,7 +144,7 @@ describe('local evaluation of scripted interview personas', () => {
     expect(insights.overall_score).toBeLessThan(plain.overall_score);
     expect(plain.engine_notes).toEqual([rules]);
 
-    // The summary-format prompt's unfollowed parts are noted too (the checker of core/insights/summary.ts).
+    // The summary-format prompt's unfollowed parts are noted too (the checker of core/engines/rules/insights/summary.ts).
     const french = analyseLocally({
       utterances: personaInterview('strong'),
       botName: 'Ava',

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Utterance } from '../../../core/bots/transcript';
-import { weightsFor } from '../../../core/insights/evaluation';
-import { analyseLocally, LocalInsightsEngine } from '../../../core/insights/local-engine';
-import { parseSummaryFormat, summaryParts } from '../../../core/insights/summary';
+import { weightsFor } from '../../../core/engines/rules/insights/evaluation';
+import { analyseLocally, LocalInsightsEngine } from '../../../core/engines/rules/insights/local-engine';
+import { parseSummaryFormat, summaryParts } from '../../../core/engines/rules/insights/summary';
 import { InsightsError, validatedResult } from '../../../core/ports/insights-engine';
 import { insightsSchema, qaPairSchema } from '../../../core/schemas/api';
 import { interview } from '../../fixtures/insights/fixtures';

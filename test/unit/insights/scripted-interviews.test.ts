@@ -2,8 +2,8 @@
 // played through the real local conversation engine), the offline summary mentions at least 80% of the facts
 // planted in the answers, and the weakest answer (one word, or dodged) is among the weaknesses in each.
 import { describe, expect, it } from 'vitest';
-import { agendaOf } from '../../../core/conversation/agenda';
-import { analyseLocally } from '../../../core/insights/local-engine';
+import { agendaOf } from '../../../core/engines/rules/conversation/agenda';
+import { analyseLocally } from '../../../core/engines/rules/insights/local-engine';
 import { playInterview, scriptedInterviews } from '../../fixtures/insights/scripted-interviews';
 
 const mentioned = (summary: string, facts: readonly string[]) =>

@@ -7,9 +7,16 @@
 // the answers. Meeting: outcomes, answered questions, specifics, participation and clarity. Strengths and
 // weaknesses quote the transcript or state a fact of it. README.md "Evaluation" has the tables.
 
-import type { Utterance } from '../bots/transcript';
+import type { Utterance } from '../../../bots/transcript';
+import {
+  type Answered,
+  evidenceWords,
+  type Quality,
+  questionPoints,
+  type ScoreBasis,
+} from '../../../insights/rubric';
+import type { QuestionAssessment } from '../../../schemas/api';
 import { factKind, givesFact } from '../conversation/fact-questions';
-import type { QuestionAssessment } from '../schemas/api';
 import {
   type AnswerSignals,
   answerSignals,
@@ -19,7 +26,6 @@ import {
 } from './answer-signals';
 import { type PosedQuestion, posedQuestion, type QaExtraction } from './qa-pairs';
 import { isYesNoQuestion, questionKind } from './questions';
-import { type Answered, evidenceWords, type Quality, questionPoints, type ScoreBasis } from './rubric';
 import {
   fillerCount,
   isAcknowledgement,

@@ -1,7 +1,6 @@
 // The embedded default InsightsEngine: deterministic rules, no model (README.md in this folder explains them).
 
-import type { Utterance } from '../bots/transcript';
-import { greetingPlan } from '../conversation/greeting';
+import type { Utterance } from '../../../bots/transcript';
 import {
   askedAt,
   hasSpeech,
@@ -11,8 +10,9 @@ import {
   namedBy,
   silentSessionInsights,
   validatedResult,
-} from '../ports/insights-engine';
-import type { QaPair } from '../schemas/api';
+} from '../../../ports/insights-engine';
+import type { QaPair } from '../../../schemas/api';
+import { greetingPlan } from '../conversation/greeting';
 import { type Evaluation, evaluate } from './evaluation';
 import {
   defaultQaOptions,

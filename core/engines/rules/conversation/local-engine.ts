@@ -3,11 +3,11 @@
 // fact-questions.ts), answers "what are the next steps?", and closes politely; with no agenda it listens. It never
 // stalls: after a follow-up and one more turn, or a question put four times, it moves on.
 // It keeps no memory: every turn it reads where the interview stands from the transcript (interviewState).
-import type { Utterance } from '../bots/transcript';
+import type { Utterance } from '../../../bots/transcript';
+import { wasCutOff } from '../../../conversation/cut-off';
+import type { ConversationContext, ConversationEngine } from '../../../ports/conversation-engine';
 import { contentStems, isAcknowledgement, splitSentences, words } from '../insights/text';
-import type { ConversationContext, ConversationEngine } from '../ports/conversation-engine';
 import { type Agenda, agendaOf, normalised } from './agenda';
-import { wasCutOff } from './cut-off';
 import { factKind } from './fact-questions';
 import { callName, greetingPlan } from './greeting';
 import { isDodge, type LineKind, lineKind } from './small-talk';
