@@ -391,8 +391,6 @@ function shortQuestion(question: string): string {
   const ws = (asks.at(-1) ?? question.replace(/^…/, '')).trim().split(/\s+/);
   return quote(ws.length > 14 ? `…${ws.slice(-14).join(' ')}` : ws.join(' '));
 }
-const names = (speakers: Iterable<string>) =>
-  new Intl.ListFormat('en', { type: 'conjunction' }).format([...speakers]);
 const clarityOf = (fillersPer100: number) => clamp01(1 - fillersPer100 / 6);
 
 function fillersPer100(c: Conversation, speakers: Iterable<string>): { rate: number; words: number } {
