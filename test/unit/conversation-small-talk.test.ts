@@ -12,6 +12,10 @@ const cases: [string, LineKind][] = [
   ['Hi', 'greeting'],
   ['Hi, happy to be here', 'greeting'],
   ["Hello, I'm Casey.", 'greeting'],
+  // The bot's own greetings, with a name and a role: never an answer to someone's question.
+  ["Hello Ivy, I'm Meeting Bot.", 'greeting'],
+  ["Hello Sam, I'm Iris, the screening assistant.", 'greeting'],
+  ['Hi, I am Sam Carter and I built the billing service in Go.', 'answer'],
   ['Good morning everyone, thanks for having me.', 'greeting'],
   ['How are you?', 'greeting'],
   ['ok', 'back-channel'],
