@@ -1,7 +1,7 @@
 // Local insights engine: median time to analyse a ~3-hour (27,000-word) transcript built from the real
 // transcripts in ../shared (or, without that folder, a synthetic meeting), plus each real transcript alone.
 import type { Utterance } from '../core/bots/transcript';
-import { analyseLocally } from '../core/insights/local-engine';
+import { analyseLocally } from '../core/engines/rules/insights/local-engine';
 import { countWords, syntheticMeeting } from '../test/fixtures/insights/synthetic';
 import { loadRealTranscripts, toUtterances } from '../test/fixtures/insights/transcripts';
 import type { Table } from './run';

@@ -4,8 +4,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { l as rougeL, n as rougeN } from 'js-rouge';
-import { parseSummaryFormat, summarise } from '../core/insights/summary';
-import { buildTurns, contentStems, type Turn } from '../core/insights/text';
+import { parseSummaryFormat, summarise } from '../core/engines/rules/insights/summary';
+import { buildTurns, contentStems, type Turn } from '../core/engines/rules/insights/text';
 import { type TranscriptTurn, toUtterances } from '../test/fixtures/insights/transcripts';
 import type { Table } from './run';
 import type { BenchOptions } from './support';

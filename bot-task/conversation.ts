@@ -10,7 +10,7 @@
 import type { SessionWarning } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
 import { cutOff } from '../core/conversation/cut-off';
-import { LocalConversationEngine } from '../core/conversation/local-engine';
+import { LocalConversationEngine } from '../core/engines/rules/conversation/local-engine';
 import {
   endingOf,
   endOfTurnWaitMs,
@@ -268,6 +268,10 @@ export class ConversationController {
       botName: this.settings.botName,
       prompt: this.settings.prompt,
       greeting: this.settings.greeting,
+      participants: this.room
+        .participants()
+        .filter((p) => !p.isBot && p.participantId !== this.room.selfId)
+        .map((p) => p.name),
       transcript,
     };
   }

@@ -868,8 +868,10 @@ export interface components {
             }[];
             /** @description Questions that got no answer or were dodged (an addition). */
             unanswered?: string[];
-            /** @description What the engine could not follow of the analysis or summary-format prompt (an addition). */
+            /** @description What the engine could not do or follow, in plain words: parts of the analysis or summary-format prompt, and for the rules engine what rules cannot judge (an addition). */
             engine_notes?: string[];
+            /** @description Which engine produced these insights (an addition): `local-rules` (deterministic rules, no model), `bedrock:<model id>` (Amazon Bedrock) or `openai:<model>` (an OpenAI-compatible server). */
+            engine?: string;
         };
         /** @description Error body. */
         ErrorBody: {

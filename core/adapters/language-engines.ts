@@ -2,8 +2,8 @@
 // process's adapters (wiring.ts). Only the processes that converse or analyse import this module: the bot-task, the
 // results function and the local stack; the HTTP functions' bundles stay free of the model SDKs.
 import type { Config } from '../config';
-import { LocalConversationEngine } from '../conversation/local-engine';
-import { LocalInsightsEngine } from '../insights/local-engine';
+import { LocalConversationEngine } from '../engines/rules/conversation/local-engine';
+import { LocalInsightsEngine } from '../engines/rules/insights/local-engine';
 import type { ConversationEngine } from '../ports/conversation-engine';
 import type { InsightsEngine } from '../ports/insights-engine';
 import type { Synthesizer } from '../ports/synthesizer';

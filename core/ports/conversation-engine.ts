@@ -7,6 +7,11 @@ export interface ConversationContext {
   prompt?: string;
   /** bot_config.bot_greeting: how it greets. */
   greeting?: string;
+  /**
+   * Display names of the people in the room now (the bot and other bots left out): the greeting says "everyone" only
+   * to more than one, and calls one person by name. Undefined when not known.
+   */
+  participants?: readonly string[];
   /** The conversation so far, oldest first; the bot's own lines have `is_bot`. */
   transcript: readonly Utterance[];
 }

@@ -11,6 +11,11 @@ export interface InsightsRequest {
   analysisPrompt?: string;
   /** The start request's `summary_format_prompt`: steers the form of the summary. */
   summaryFormatPrompt?: string;
+  /**
+   * bot_config.bot_greeting: the rules engine says in `engine_notes` what of a greeting instruction its conversation
+   * rules could not follow (a model follows it in its own words).
+   */
+  botGreeting?: string;
   /** The start request's `process_insights`. Q&A pairs are extracted either way (the status shows them). */
   processInsights: boolean;
 }
@@ -72,6 +77,11 @@ export function validatedResult(result: InsightsResult): InsightsResult {
     );
   }
   return parsed.data;
+}
+
+/** The result with `insights.engine` naming the engine that produced it ("local-rules", "bedrock:<model id>", …). */
+export function namedBy(engine: string, result: InsightsResult): InsightsResult {
+  return result.insights ? { ...result, insights: { ...result.insights, engine } } : result;
 }
 
 /** The insights of a session in which nothing was said: both engines answer this without analysis. */

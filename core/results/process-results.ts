@@ -11,7 +11,7 @@ import type { Outbox } from '../control/outbox';
 import { scheduleDelivery } from '../delivery/deliver';
 import { sessionCompletePayload } from '../delivery/payloads';
 import type { Stores } from '../deps';
-import { analyseLocally } from '../insights/local-engine';
+import { analyseLocally } from '../engines/rules/insights/local-engine';
 import type { Logger } from '../log';
 import { renderResultsEmail } from '../mail/results-email';
 import { metrics } from '../metrics';
@@ -64,6 +64,7 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
         botName: session.botConfig.name,
         analysisPrompt: session.analysisPrompt,
         summaryFormatPrompt: session.summaryFormatPrompt,
+        botGreeting: session.botConfig.bot_greeting,
         processInsights: session.processInsights,
       });
       qaPairs = result.qaPairs;

@@ -354,7 +354,17 @@ export const insightsSchema = z
     engine_notes: z
       .array(z.string())
       .optional()
-      .describe('What the engine could not follow of the analysis or summary-format prompt (an addition).'),
+      .describe(
+        'What the engine could not do or follow, in plain words: parts of the analysis or summary-format prompt, ' +
+          'and for the rules engine what rules cannot judge (an addition).',
+      ),
+    engine: z
+      .string()
+      .optional()
+      .describe(
+        'Which engine produced these insights (an addition): `local-rules` (deterministic rules, no model), ' +
+          '`bedrock:<model id>` (Amazon Bedrock) or `openai:<model>` (an OpenAI-compatible server).',
+      ),
   })
   .describe('AI-generated insights: summary and evaluation.');
 export type Insights = z.infer<typeof insightsSchema>;

@@ -2,7 +2,7 @@
 // about every topic, small talk and "could you repeat that?" do not move it on, a thin answer gets one follow-up,
 // "what are the next steps?" gets the prompt's closing, and the final status pairs each question with its answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agendaOf } from '../../core/conversation/agenda';
+import { agendaOf } from '../../core/engines/rules/conversation/agenda';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
 
@@ -80,7 +80,8 @@ async function interview(name: string, prompt: string) {
   const said = () =>
     room.log.flatMap((e) => (e.type === 'utterance' ? [{ name: e.name, text: e.text }] : []));
   await until(
-    () => said().some((l) => l.name === 'Iris' && l.text.includes('Thank you very much for your time!')),
+    () =>
+      said().some((l) => l.name === 'Iris' && /Thank you very much for your time(?:, Casey)?!/.test(l.text)),
     45_000,
   );
   await stack.request('POST', `/v1/bots/leave/${botId}`, { key });
@@ -190,7 +191,10 @@ describe('the bot follows prompts written as prose (each interview its own bot-t
     const room = stack.rooms.rooms.get('over')!;
     const lines = () =>
       room.log.flatMap((e) => (e.type === 'utterance' ? [{ name: e.name, text: e.text }] : []));
-    await until(() => lines().some((l) => l.text.includes('Thank you very much for your time!')), 45_000);
+    await until(
+      () => lines().some((l) => /Thank you very much for your time(?:, Casey)?!/.test(l.text)),
+      45_000,
+    );
     await stack.request('POST', `/v1/bots/leave/${botId}`, { key });
     const turns = exchanges(lines());
     expect(turns.find((t) => t.after === 'Sorry to cut in!')!.bot).toBe(

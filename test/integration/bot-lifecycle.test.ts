@@ -86,8 +86,8 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
       const s = await status(botId);
       return s.status === 'running' && s.transcript?.includes('Friday works') && s;
     });
-    // The bot greets first (it may be cut short: Ada talks over it), then the participants in order.
-    expect(live.transcript).toMatch(/^Scribe: Hello everyone, I'm Scribe\./);
+    // The bot greets first, Ada by name (it may be cut short: Ada talks over it), then the participants in order.
+    expect(live.transcript).toMatch(/^Scribe: Hello Ada, I'm Scribe\./);
     expect(othersOnly(live.transcript, 'Scribe')).toBe(
       'Ada: Hello, is the recorder on?\nAda: Great. First point: ship on Friday.\nBob: Agreed, Friday works.',
     );
@@ -204,7 +204,7 @@ describe('bot in a local room, through npm start’s stack and real HTTP', () =>
     const done = await ended(botId);
     expect(done).toMatchObject({ status: 'completed', exit_reason: 'idle_timeout' });
     // The bot's own greeting does not count as activity for the idle timer.
-    expect(done.transcript).toMatch(/^Meeting Bot: Hello everyone/);
+    expect(done.transcript).toMatch(/^Meeting Bot: Hello Eve, I'm Meeting Bot\./);
     expect(othersOnly(done.transcript, 'Meeting Bot')).toBe('Eve: I will be quiet now.');
   });
 

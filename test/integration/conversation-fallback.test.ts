@@ -83,7 +83,7 @@ describe('a conversation model that keeps failing', () => {
     expect(lines.filter((l) => l === `Quinn: ${holdingLine}`)).toHaveLength(1);
     expect(lines.slice(0, 4)).toEqual([
       `Quinn: ${holdingLine}`,
-      "Quinn: Hello everyone, I'm Quinn.",
+      "Quinn: Hello Casey, I'm Quinn.",
       'Quinn: I have 2 questions for you.',
       'Quinn: What is your favourite database?',
     ]);

@@ -476,7 +476,7 @@ describe('bot_failed', () => {
 describe('a 4-hour meeting (DynamoDB items are capped at 400 KB)', () => {
   it('completes with the whole transcript, and its webhook and e-mail are stored whole for delivery', async () => {
     const { processResults } = await import('../../core/results/process-results');
-    const { LocalInsightsEngine } = await import('../../core/insights/local-engine');
+    const { LocalInsightsEngine } = await import('../../core/engines/rules/insights/local-engine');
     stack.deps.runner = { start: async (id) => ({ taskRef: `t:${id}` }), stop: async () => {} };
     const res = await stack.request('POST', '/api/bot/join', {
       key,

@@ -100,7 +100,7 @@ describe('lifecycle events (webhook_events)', () => {
       // The live transcript has each line once, numbered by its place in the transcript.
       const lines = bodies.flatMap((b) => b.data?.utterances ?? []);
       // The bot's own greeting is a line too, marked is_bot.
-      expect(lines.filter((u) => u.is_bot).map((u) => u.text)).toEqual(["Hello everyone, I'm Scribe."]);
+      expect(lines.filter((u) => u.is_bot).map((u) => u.text)).toEqual(["Hello Ada, I'm Scribe."]);
       expect(lines.filter((u) => !u.is_bot).map((u) => u.text)).toEqual([
         'First point: we ship on Friday.',
         'Second point: Ben writes the notes.',

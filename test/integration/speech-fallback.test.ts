@@ -41,7 +41,7 @@ describe.skipIf(!existsSync(chromiumPath))('a Daily bot whose voice fails', () =
       return s.transcript?.includes('Could you tell me about your last project?') && s;
     }, 30_000);
     expect(greeted.transcript).toBe(
-      "Iris: Hello everyone, I'm Iris.\nIris: I have one question for you.\nIris: Could you tell me about your last project?",
+      "Iris: Hello Ann, I'm Iris.\nIris: I have one question for you.\nIris: Could you tell me about your last project?",
     );
     await stack.request('POST', `/v1/bots/leave/${botId}`, { key });
     const done = await until(async () => {

@@ -1,8 +1,8 @@
 // agendaOf: the topics of a bot_prompt as people write it (prose, lists, questions), each with a natural question.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { agendaOf, maxAgendaTopics, secondPerson } from '../../core/conversation/agenda';
-import { splitSentences } from '../../core/insights/text';
+import { agendaOf, maxAgendaTopics, secondPerson } from '../../core/engines/rules/conversation/agenda';
+import { splitSentences } from '../../core/engines/rules/insights/text';
 
 const topicsOf = (prompt: string) => agendaOf(prompt).topics.map((t) => t.topic);
 const questionsOf = (prompt: string) => agendaOf(prompt).topics.map((t) => t.question);

@@ -480,7 +480,7 @@ describe('Bedrock conversation engine: the bot keeps track of its own questions 
     await collect(engine().greet(ctx([])));
     const system = systemText(calls()[0]!);
     expect(system).toContain(
-      'Your agenda, in order (the questions of your instructions):\n1. Tell me about your last project?\n2. What was the hardest bug you fixed?\n',
+      'not a replacement for your instructions: where it misses, adds or misreads something, follow your instructions):\n1. Tell me about your last project?\n2. What was the hardest bug you fixed?\n',
     );
     expect(system).not.toMatch(/already asked\)/);
     expect(system).not.toMatch(/omitted/i);
@@ -603,7 +603,7 @@ describe('Bedrock conversation engine: questions its instructions do not answer 
     );
     expect(system).toContain(`For anything else your instructions do not state, say: "${neutralAnswer}"`);
     expect(system).toContain(
-      'When the agenda is done, close with: "The recruiter will call you within a week."',
+      'The closing your instructions give, as the rules read it: "The recruiter will call you within a week."',
     );
   });
 });

@@ -14,7 +14,7 @@ import { recordingLogger } from '../support/recording-logger';
 
 const prompt = 'Ask about their last project and how they test code.';
 const localGreeting =
-  "Hello everyone, I'm Iris. I have 2 questions for you. Could you tell me about your last project?";
+  "Hello Ann, I'm Iris. I have 2 questions for you. Could you tell me about your last project?";
 
 /** A model that fails the turns `failing` says (numbered from 1) and otherwise answers with `answer`. */
 function flakyModel(

@@ -1,12 +1,21 @@
 // lineKind: what a participant's words are when they are not an answer.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isDodge, isFragment, type LineKind, lineKind } from '../../core/conversation/small-talk';
+import {
+  isDodge,
+  isFragment,
+  type LineKind,
+  lineKind,
+} from '../../core/engines/rules/conversation/small-talk';
 
 const cases: [string, LineKind][] = [
   ['Hi', 'greeting'],
   ['Hi, happy to be here', 'greeting'],
   ["Hello, I'm Casey.", 'greeting'],
+  // The bot's own greetings, with a name and a role: never an answer to someone's question.
+  ["Hello Ivy, I'm Meeting Bot.", 'greeting'],
+  ["Hello Sam, I'm Iris, the screening assistant.", 'greeting'],
+  ['Hi, I am Sam Carter and I built the billing service in Go.', 'answer'],
   ['Good morning everyone, thanks for having me.', 'greeting'],
   ['How are you?', 'greeting'],
   ['ok', 'back-channel'],

@@ -3,13 +3,10 @@
 // the closing, and a state read from the transcript alone (a fresh engine continues any conversation).
 import { describe, expect, it } from 'vitest';
 import type { Utterance } from '../../core/bots/transcript';
-import { agendaOf } from '../../core/conversation/agenda';
 import { cutOff } from '../../core/conversation/cut-off';
-import {
-  greetingSentence,
-  interviewState,
-  LocalConversationEngine,
-} from '../../core/conversation/local-engine';
+import { agendaOf } from '../../core/engines/rules/conversation/agenda';
+import { greetingSentence } from '../../core/engines/rules/conversation/greeting';
+import { interviewState, LocalConversationEngine } from '../../core/engines/rules/conversation/local-engine';
 import { type ConversationContext, sentences } from '../../core/ports/conversation-engine';
 
 async function* chunks(...parts: string[]) {
@@ -34,8 +31,17 @@ class Meeting {
     readonly greeting?: string,
   ) {}
 
+  /** Display names in the room (unknown by default). */
+  people: string[] | undefined;
+
   get ctx(): ConversationContext {
-    return { botName: 'Iris', prompt: this.prompt, greeting: this.greeting, transcript: this.transcript };
+    return {
+      botName: 'Iris',
+      prompt: this.prompt,
+      greeting: this.greeting,
+      participants: this.people,
+      transcript: this.transcript,
+    };
   }
 
   add(line: string, bot = false): void {
@@ -99,15 +105,25 @@ describe('local conversation engine: the agenda, one topic at a time', () => {
     expect(await m.say('Hi, happy to be here')).toBe(`Nice to meet you. ${project!.rephrased}`);
     expect(await m.say('Sorry, could you repeat that?')).toBe(`Sure. ${project!.question}`);
     expect(await m.say('Sorry, what?')).toBe(`Sure. ${project!.rephrased}`);
-    expect(await m.say('How are you?')).toBe(`I'm doing well, thank you. ${project!.question}`);
     expect(interviewState(prompt, m.transcript)).toMatchObject({
       current: 0,
       phase: 'asked',
+      asks: 4,
       covered: [false, false, false],
     });
     expect(await m.say('I led the rewrite of our billing service in Go.')).toBe(
       `Thank you. ${bug!.question}`,
     );
+  });
+
+  it('never stalls: a question put four times without an answer is left for the next one', async () => {
+    const m = new Meeting(prompt);
+    await m.greet();
+    await m.say('Hi, happy to be here');
+    await m.say('Sorry, could you repeat that?');
+    await m.say('Sorry, what?');
+    expect(await m.say('How are you?')).toBe(`I'm doing well, thank you. Let's move on. ${bug!.question}`);
+    expect(await m.say('Pardon?')).toBe(`Sure. ${bug!.rephrased}`);
   });
 
   it('back-channels, asides and fragments keep it listening; the answer is what follows', async () => {
@@ -167,10 +183,10 @@ describe('local conversation engine: the agenda, one topic at a time', () => {
     });
   });
 
-  it('a bare "yes" answers a yes/no question (one follow-up) but is a back-channel after a request', async () => {
+  it('a bare "yes" answers a yes/no question (no follow-up) but is a back-channel after a request', async () => {
     const m = new Meeting('Ask: Have you worked with Kafka?\nThen ask about their on-call experience.');
     expect(await m.greet()).toMatch(/Have you worked with Kafka\?$/);
-    expect(await m.say('Yes.')).toBe('Could you give me a concrete example?');
+    expect(await m.say('Yes.')).toBe('Thank you. What can you tell me about your on-call experience?');
     const r = new Meeting(prompt);
     await r.greet();
     expect(await r.say('Yes.')).toBe('');
@@ -203,7 +219,7 @@ describe('local conversation engine: the agenda, one topic at a time', () => {
 
   it('with no agenda it greets and only listens', async () => {
     const m = new Meeting('Just listen and take notes.');
-    expect(await m.greet()).toBe("Hello everyone, I'm Iris. I'll be listening and taking notes.");
+    expect(await m.greet()).toBe("Hello, I'm Iris. I'll be listening and taking notes.");
     expect(await m.say('What are the next steps?')).toBe('');
     expect(await new Meeting(undefined).say('Hello?')).toBe('');
   });
@@ -211,6 +227,80 @@ describe('local conversation engine: the agenda, one topic at a time', () => {
   it('uses bot_greeting when it reads as a sentence, not when it is an instruction', () => {
     expect(greetingSentence('Hi there, thanks for joining')).toBe('Hi there, thanks for joining.');
     expect(greetingSentence('Greet them warmly and introduce yourself')).toBeNull();
+  });
+});
+
+describe('local conversation engine: never stalls (the three-question screening)', () => {
+  const screening = 'Ask: What is your name? Why do you want this job? What is your biggest strength?';
+
+  it('a name is an answer; after a follow-up and one more turn it moves on; a repeat repeats the follow-up', async () => {
+    const m = new Meeting(screening);
+    expect(await m.greet()).toBe("Hello, I'm Iris. I have 3 questions for you. What is your name?");
+    expect(await m.say('My name is Sam Carter.')).toBe('Thank you. Why do you want this job?');
+    expect(await m.say('I like it.')).toBe('Could you say a bit more about that?');
+    expect(await m.say('Sorry, could you repeat that?')).toBe('Sure. Could you say a bit more about that?');
+    // One more turn after the repeated follow-up: whatever it is, the next question.
+    expect(await m.say('Sorry?')).toBe(
+      "Sure. Let's move on. What is your biggest strength?".replace('Sure. ', ''),
+    );
+    expect(await m.say('Testing.')).toBe('Could you go into a little more detail?');
+    expect(await m.say('What are the next steps?')).toBe(
+      'The team will follow up with you about next steps. That was my last question. Thank you very much for your time, Sam!',
+    );
+    expect(interviewState(screening, m.transcript)).toMatchObject({
+      closed: true,
+      covered: [true, true, true],
+    });
+  });
+
+  it.each([
+    ['What is your name?', 'Sam.'],
+    ['Have you worked with Kafka?', 'Yes.'],
+    ['Do you need a visa?', 'No, I do not.'],
+    ['How many years of Python do you have?', 'Five.'],
+    ['How long is your notice period?', 'Two weeks.'],
+    ['When could you start?', 'In March.'],
+    ['What date works for an onsite?', 'The 14th.'],
+    ['Where are you based?', 'Berlin.'],
+    ['Which city would you work from?', 'Lisbon.'],
+  ])('"%s" answered "%s": no follow-up', async (question, answer) => {
+    const m = new Meeting(`Ask: ${question} Why do you want this job?`);
+    expect(await m.greet()).toMatch(new RegExp(`${question.replace('?', '\\?')}$`));
+    expect(await m.say(answer)).toBe('Thank you. Why do you want this job?');
+  });
+
+  it('a dodged fact is left at that; an open question still gets its one follow-up', async () => {
+    const m = new Meeting('Ask: What salary do you expect? Why do you want this job?');
+    await m.greet();
+    expect(await m.say("I'd rather not say.")).toBe('No problem. Why do you want this job?');
+    expect(await m.say('Money.')).toBe('Could you say a bit more about that?');
+  });
+
+  it('the close thanks the one person by their display name, or everyone', async () => {
+    const one = new Meeting(screening);
+    one.people = ['Sam Carter'];
+    expect(await one.greet()).toMatch(/^Hello Sam, I'm Iris\./);
+    await one.say('Sam Carter.');
+    await one.say('I want to build data pipelines that people rely on every day.');
+    expect(
+      await one.say('Debugging slow Spark jobs, for example cutting a job from 3 hours to 40 minutes.'),
+    ).toMatch(/That was my last question\. Thank you very much for your time, Sam!$/);
+    const two = new Meeting(screening);
+    two.people = ['Sam Carter', 'Dana Lee'];
+    expect(await two.greet()).toMatch(/^Hello everyone, I'm Iris\./);
+    await two.say('Sam Carter.');
+    await two.say('I want to build data pipelines that people rely on every day.');
+    expect(
+      await two.say('Debugging slow Spark jobs, for example cutting a job from 3 hours to 40 minutes.'),
+    ).toMatch(/Thank you all for your time!$/);
+    // Nobody's display name known: the name they gave when asked.
+    const unnamed = new Meeting(screening);
+    await unnamed.greet();
+    await unnamed.say('My name is Sam Carter.');
+    await unnamed.say('I want to build data pipelines that people rely on every day.');
+    expect(
+      await unnamed.say('Debugging slow Spark jobs, for example cutting one from 3 hours to 40 minutes.'),
+    ).toMatch(/Thank you very much for your time, Sam!$/);
   });
 });
 

@@ -1,7 +1,8 @@
 // Issue #13 §2: a bot_greeting that is an instruction to the bot is never spoken word for word; a greeting that is a
 // sentence said to the room is. Property-style: every phrasing, with the ways people wrap and punctuate them.
 import { describe, expect, it } from 'vitest';
-import { greetingSentence, LocalConversationEngine } from '../../core/conversation/local-engine';
+import { callName, greetingPlan, greetingSentence } from '../../core/engines/rules/conversation/greeting';
+import { LocalConversationEngine } from '../../core/engines/rules/conversation/local-engine';
 
 /** Instructions to the bot, as operators write them. */
 const instructions = [
@@ -95,7 +96,8 @@ describe('bot_greeting: instructions are never spoken word for word', () => {
     const text = said.join(' ');
     expect(text).not.toContain(instruction);
     expect(text.toLowerCase()).not.toContain(instruction.toLowerCase().slice(0, 20));
-    expect(text).toMatch(/^Hello everyone, I'm Ava\./);
+    // Who is in the room is not known here: no "everyone", no name.
+    expect(text).toMatch(/^Hello, I'm Ava[,.]/);
   });
 });
 
@@ -114,5 +116,101 @@ describe('bot_greeting: a sentence is spoken as written', () => {
     const said: string[] = [];
     for await (const s of engine.greet({ botName: 'Ava', greeting: sentence, transcript: [] })) said.push(s);
     expect(said.join(' ').startsWith(sentence.replace(/[.!?]$/, ''))).toBe(true);
+  });
+});
+
+describe('bot_greeting: an instruction followed as far as rules can (greetingPlan)', () => {
+  const plan = (greeting: string | undefined, people?: string[]) =>
+    greetingPlan({ botName: 'Iris', greeting, people, questions: 3 });
+
+  it('takes the role, the warmth and the one person’s name; "everyone" only for more than one', () => {
+    const g = 'Greet the candidate warmly and introduce yourself as the screening assistant';
+    expect(plan(g, ['Sam Carter'])).toMatchObject({
+      text: "Hello Sam, I'm Iris, the screening assistant. It's great to have you here.",
+      instruction: true,
+      unfollowed: [],
+    });
+    expect(plan(g, ['Sam Carter', 'Dana Lee']).text).toBe(
+      "Hello everyone, I'm Iris, the screening assistant. It's great to have you all here.",
+    );
+    // A display name that is no name ("Guest 1", "iPhone") is not used.
+    expect(plan(g, ['Guest 1']).text).toBe(
+      "Hello, I'm Iris, the screening assistant. It's great to have you here.",
+    );
+    expect(plan(undefined, ['Sam Carter']).text).toBe("Hello Sam, I'm Iris.");
+    expect(plan(undefined, ['Ann', 'Ben']).text).toBe("Hello everyone, I'm Iris.");
+    expect(plan(undefined, []).text).toBe("Hello, I'm Iris.");
+  });
+
+  it.each([
+    [
+      'Welcome the candidate and thank them for their time',
+      "Hello Sam, I'm Iris. It's great to have you here. Thank you for your time.",
+    ],
+    ['Tell them you are an AI interviewer from Acme', "Hello Sam, I'm Iris, an AI interviewer from Acme."],
+    [
+      'Let them know the interview takes about 20 minutes',
+      "Hello Sam, I'm Iris. The interview takes about 20 minutes.",
+    ],
+    [
+      'Explain that the call is recorded, then ask the first question',
+      "Hello Sam, I'm Iris. The call is recorded.",
+    ],
+    ['Mention that you work for Acme', "Hello Sam, I'm Iris. I work for Acme."],
+    [
+      'Welcome the candidate to the Acme hiring process',
+      "Hello Sam, I'm Iris. Welcome to the Acme hiring process. It's great to have you here.",
+    ],
+    [
+      'You are a friendly interviewer; greet the candidate by name',
+      "Hello Sam, I'm Iris, an interviewer. It's great to have you here.",
+    ],
+  ])('"%s" → "%s"', (greeting, text) => {
+    expect(plan(greeting, ['Sam Carter'])).toMatchObject({ text, unfollowed: [] });
+  });
+
+  it('keeps what it could not follow, in the customer’s words (never dropped silently)', () => {
+    expect(plan('Open with a warm welcome and mention Acme', ['Sam']).unfollowed).toEqual(['mention Acme']);
+    expect(plan('Ask the candidate how their day is going', ['Sam']).unfollowed).toEqual([
+      'Ask the candidate how their day is going',
+    ]);
+    expect(plan('Greet the candidate by name', ['Guest 3']).unfollowed).toEqual([
+      'Greet the candidate by name (no name to call them by was known)',
+    ]);
+    expect(plan('Say hello and explain the format of the interview', ['Sam'])).toMatchObject({
+      announceFormat: true,
+      unfollowed: [],
+    });
+  });
+
+  it('the local engine opens with it, then the questions', async () => {
+    const said: string[] = [];
+    for await (const s of new LocalConversationEngine().greet({
+      botName: 'Iris',
+      prompt: 'Ask: What is your name? Why do you want this job?',
+      greeting: 'Say hello and explain the format of the interview',
+      participants: ['Sam Carter'],
+      transcript: [],
+    }))
+      said.push(s);
+    expect(said.join(' ')).toBe(
+      "Hello Sam, I'm Iris. I have 2 questions for you, and I'll ask them one at a time. What is your name?",
+    );
+  });
+});
+
+describe('callName', () => {
+  it.each([
+    ['Sam Carter', 'Sam'],
+    ['sam', 'Sam'],
+    ['Dr. Ana Lopez', 'Ana'],
+    ['Anne-Marie O’Neil', 'Anne-Marie'],
+    ['Guest 2', null],
+    ['iPhone', null],
+    ['sam-laptop', null],
+    ['Candidate', null],
+    ['', null],
+  ])('%s → %s', (name, expected) => {
+    expect(callName(name)).toBe(expected);
   });
 });

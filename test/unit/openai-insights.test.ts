@@ -51,6 +51,8 @@ describe('OpenAI-compatible insights engine: structured output', () => {
     expect(more).toHaveLength(0);
     expect(call!.headers.authorization).toBe(`Bearer ${apiKey}`);
     expect(call!.body).toMatchObject({ model: 'qwen2.5:7b', temperature: 0 });
+    // The result names its engine, so a customer can tell a model's insights from the rules'.
+    expect(result.insights!.engine).toBe('openai:qwen2.5:7b');
     expect(call!.body.max_tokens).toBeLessThanOrEqual(4096);
     expect(call!.body.stream).toBeFalsy();
     const format = call!.body.response_format!;

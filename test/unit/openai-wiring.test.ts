@@ -8,8 +8,8 @@ import { OpenAIConversationEngine } from '../../core/adapters/openai/conversatio
 import { OpenAIInsightsEngine } from '../../core/adapters/openai/insights-engine';
 import { wireAdapters } from '../../core/adapters/wiring';
 import { loadConfig } from '../../core/config';
-import { LocalConversationEngine } from '../../core/conversation/local-engine';
-import { LocalInsightsEngine } from '../../core/insights/local-engine';
+import { LocalConversationEngine } from '../../core/engines/rules/conversation/local-engine';
+import { LocalInsightsEngine } from '../../core/engines/rules/insights/local-engine';
 import { createLogger } from '../../core/log';
 
 const llm = {

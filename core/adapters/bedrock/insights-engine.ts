@@ -6,7 +6,12 @@ import {
   type ConverseCommandInput,
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
-import type { InsightsEngine, InsightsRequest, InsightsResult } from '../../ports/insights-engine';
+import {
+  type InsightsEngine,
+  type InsightsRequest,
+  type InsightsResult,
+  namedBy,
+} from '../../ports/insights-engine';
 import {
   analyseWithModel,
   callWithinDeadline,
@@ -58,11 +63,10 @@ export class BedrockInsightsEngine implements InsightsEngine {
   }
 
   async analyse(req: InsightsRequest): Promise<InsightsResult> {
-    return (
-      await analyseWithModel(req, this.config, (call, deadline, usage) =>
-        this.callTool(call, deadline, usage),
-      )
-    ).result;
+    const { result } = await analyseWithModel(req, this.config, (call, deadline, usage) =>
+      this.callTool(call, deadline, usage),
+    );
+    return namedBy(`bedrock:${this.config.modelId}`, result);
   }
 
   private async callTool(call: ToolCall, deadline: Deadline, usage: ModelUsage): Promise<ToolAnswer> {

@@ -2,7 +2,8 @@
 // (instructions, speaking rules, the agenda and the bot's own earlier questions) and the recent conversation as
 // alternating user/assistant turns. Each adapter only maps these to its own message format.
 import type { Utterance } from '../../bots/transcript';
-import { greetingSentence, type InterviewState, interviewState } from '../../conversation/local-engine';
+import { greetingSentence } from '../../engines/rules/conversation/greeting';
+import { type InterviewState, interviewState } from '../../engines/rules/conversation/local-engine';
 import type { ConversationContext } from '../../ports/conversation-engine';
 
 /** What the model answers when the bot should stay silent; never spoken. */
@@ -68,12 +69,12 @@ export function conversationPrompt(
 
 /**
  * The system prompt: the customer's instructions (bot_prompt), who the bot is, and the rules of spoken
- * conversation; the agenda of the prompt (core/conversation/agenda.ts, the one the local engine follows) with
- * where the interview stands; the bot's own questions from the part of the conversation no longer shown (so "do
+ * conversation; the questions the rules read in the prompt (core/engines/rules/conversation/agenda.ts, the one the local engine
+ * follows), as a hint with where the interview stands (the instructions themselves always come first); the bot's own questions from the part of the conversation no longer shown (so "do
  * not repeat" has something to check against); for the greeting, how to open.
  */
 export function conversationSystemPrompt(
-  ctx: Pick<ConversationContext, 'botName' | 'prompt' | 'greeting'>,
+  ctx: Pick<ConversationContext, 'botName' | 'prompt' | 'greeting' | 'participants'>,
   opts: { greeting: boolean; omitted: boolean; earlierQuestions?: string[]; interview?: InterviewState },
 ): string {
   const interview = opts.interview ?? interviewState(ctx.prompt, []);
@@ -107,8 +108,8 @@ export function conversationSystemPrompt(
   if (topics.length) {
     const items = topics.map((t, i) => `${i + 1}. ${t.question}${agendaMark(interview, i)}`);
     parts.push(
-      `Your agenda, in order (the questions of your instructions):\n${items.join('\n')}\nAsk each item once, in this order, one at a time; go on to the next once the current one has been answered.${
-        closing ? ` When the agenda is done, close with: "${closing}"` : ''
+      `A reading of your instructions by rules found these questions (a hint to keep track of where you are, not a replacement for your instructions: where it misses, adds or misreads something, follow your instructions):\n${items.join('\n')}\nAsk each question of your instructions once, one at a time; go on to the next once the current one has been answered.${
+        closing ? ` The closing your instructions give, as the rules read it: "${closing}"` : ''
       }`,
     );
   }
@@ -128,8 +129,15 @@ export function conversationSystemPrompt(
       : g
         ? `How to greet: ${g}`
         : `Greet the participants briefly and introduce yourself as ${name}.`;
+    const people = ctx.participants ?? [];
+    const room =
+      people.length === 1
+        ? ` The one person in the room is ${people[0]}: greet them by name, and do not say "everyone".`
+        : people.length > 1
+          ? ` In the room: ${people.join(', ')}.`
+          : '';
     parts.push(
-      `You have just joined the call; your next message is your opening line. ${opening} Then, if your instructions have you lead the conversation, ask your first question; otherwise say briefly that you will be listening. Do not answer ${listenSentinel} to this.`,
+      `You have just joined the call; your next message is your opening line. ${opening}${room} Then, if your instructions have you lead the conversation, ask your first question; otherwise say briefly that you will be listening. Do not answer ${listenSentinel} to this.`,
     );
   }
   return parts.join('\n\n');

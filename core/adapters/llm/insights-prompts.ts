@@ -5,9 +5,9 @@
 // insights-analysis.ts; nothing here knows a vendor SDK.
 import { z } from 'zod';
 import type { Utterance } from '../../bots/transcript';
-import { questionKind } from '../../insights/questions';
+import { questionKind } from '../../engines/rules/insights/questions';
+import { isBotUtterance, splitSentences } from '../../engines/rules/insights/text';
 import { evidenceWords, rubricText } from '../../insights/rubric';
-import { isBotUtterance, splitSentences } from '../../insights/text';
 import { askedAt, type InsightsResult } from '../../ports/insights-engine';
 import {
   answeredLevels,

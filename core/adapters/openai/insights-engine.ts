@@ -12,6 +12,7 @@ import {
   InsightsError,
   type InsightsRequest,
   type InsightsResult,
+  namedBy,
 } from '../../ports/insights-engine';
 import {
   analyseWithModel,
@@ -61,11 +62,10 @@ export class OpenAIInsightsEngine implements InsightsEngine {
   }
 
   async analyse(req: InsightsRequest): Promise<InsightsResult> {
-    return (
-      await analyseWithModel(req, this.config, (call, deadline, usage) =>
-        this.callTool(call, deadline, usage),
-      )
-    ).result;
+    const { result } = await analyseWithModel(req, this.config, (call, deadline, usage) =>
+      this.callTool(call, deadline, usage),
+    );
+    return namedBy(`openai:${this.config.model}`, result);
   }
 
   /** One "tool call": the tool's input as the JSON of the answer (validated against the schema by the caller). */

@@ -330,6 +330,7 @@ describe('Bedrock insights engine', () => {
         evidence: '',
       });
       expect(insights!.engine_notes).toHaveLength(1);
+      expect(insights!.engine).toBe(`bedrock:${modelId}`);
       expect(userText(calls()[0]!)).toContain(
         'Keep a question nobody answered, with answer "" and answered_by "".',
       );

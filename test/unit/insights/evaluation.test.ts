@@ -1,11 +1,11 @@
 // The local evaluation against the rubric (core/insights/rubric.ts): scripted personas answering the same three
 // interview questions must come out in the order a reader would put them, with evidence from their answers.
 import { describe, expect, it } from 'vitest';
-import { evaluate } from '../../../core/insights/evaluation';
-import { analyseLocally } from '../../../core/insights/local-engine';
-import { extractQaPairs } from '../../../core/insights/qa-pairs';
+import { evaluate } from '../../../core/engines/rules/insights/evaluation';
+import { analyseLocally } from '../../../core/engines/rules/insights/local-engine';
+import { extractQaPairs } from '../../../core/engines/rules/insights/qa-pairs';
+import { buildTurns } from '../../../core/engines/rules/insights/text';
 import { interviewAnchors, meetingAnchors, rubricText } from '../../../core/insights/rubric';
-import { buildTurns } from '../../../core/insights/text';
 import type { Insights } from '../../../core/schemas/api';
 import {
   type Persona,
@@ -13,6 +13,7 @@ import {
   personaInterview,
   personaQuestions,
 } from '../../fixtures/insights/personas';
+import { playInterview, scriptedInterviews } from '../../fixtures/insights/scripted-interviews';
 import { syntheticMeeting } from '../../fixtures/insights/synthetic';
 import { isFromTranscript } from './helpers';
 
@@ -67,7 +68,7 @@ describe('local evaluation of scripted interview personas', () => {
       ['yes', 5],
     ]);
     expect(insights.strengths).toContainEqual(
-      'Specific answer to "What was the hardest bug you have had to fix?": "A race condition in our Kafka consumer that double-charged about 40 customers a month." (figures; named: Kafka, Postgres; an outcome; own actions).',
+      'Answered "What was the hardest bug you have had to fix?" concretely, naming Kafka and Postgres, with figures and a measurable result, saying what they did themselves: "A race condition in our Kafka consumer that double-charged about 40 customers a month."',
     );
     expect(insights.unanswered).toEqual([]);
   });
@@ -77,10 +78,10 @@ describe('local evaluation of scripted interview personas', () => {
     for (const a of insights.question_assessments!) expect(a.quality).toBeLessThanOrEqual(2);
     expect(insights.weaknesses).toHaveLength(3);
     for (const w of insights.weaknesses) {
-      expect(w).toMatch(/^Vague answer to "/);
-      expect(w).toMatch(/; no figure, name or outcome\)\.$/);
+      expect(w).toMatch(/^Stayed vague on "/);
+      expect(w).toMatch(/, but no figure, name or outcome\.$/);
     }
-    expect(insights.weaknesses[0]).toContain('"world-class"');
+    expect(insights.weaknesses.join(' ')).toContain('"world-class"');
     // Answering every question is not praised when the answers have no substance.
     expect(insights.strengths.join(' ')).not.toMatch(/questions got/i);
   });
@@ -89,12 +90,11 @@ describe('local evaluation of scripted interview personas', () => {
     const insights = insightsOf('evasive');
     expect(insights.question_assessments!.map((a) => a.answered)).toEqual(['no', 'no', 'no']);
     expect(insights.unanswered).toEqual(insights.question_assessments!.map((a) => a.question));
+    // The weakest (the shortest dodge) first.
     expect(insights.weaknesses).toEqual([
-      'Dodged "Tell me about the last project you worked on.": "I\'d rather not get into the details of that one, it\'s a bit sensitive.".',
-      'Dodged "What was the hardest bug you have had to fix?": "Hard to say, I don\'t remember any particular bug.".',
-      expect.stringMatching(
-        /^Dodged ".*How do you test your code\?": "It depends on the project, really\. What does your team do for testing\?"\.$/,
-      ),
+      'Dodged "How do you test your code?": "It depends on the project, really. What does your team do for testing?"',
+      'Dodged "Tell me about the last project you worked on.": "I\'d rather not get into the details of that one, it\'s a bit sensitive."',
+      'Dodged "What was the hardest bug you have had to fix?": "Hard to say, I don\'t remember any particular bug."',
     ]);
     expect(insights.strengths.join(' ')).not.toMatch(/answer/i);
   });
@@ -103,11 +103,11 @@ describe('local evaluation of scripted interview personas', () => {
     const insights = insightsOf('rambling');
     expect(insights.weaknesses).toContainEqual(
       expect.stringMatching(
-        /^Rambling answer to "Tell me about the last project you worked on\." \(111 words, [\d.]+ fillers per 100\): "/,
+        /^Rambled on "Tell me about the last project you worked on\." \(111 words, many of them fillers\) without a clear point: "/,
       ),
     );
     expect(insights.weaknesses.at(-1)).toMatch(
-      /^Frequent fillers: [\d.]+ per 100 words of Chris Dale, e\.g\. "/,
+      /^Used many filler words \(about \d+ in every 100\), e\.g\. "/,
     );
   });
 
@@ -133,21 +133,56 @@ describe('local evaluation of scripted interview personas', () => {
       'rambling',
       'Rate the candidate for a senior backend role. Pay special attention to clarity and filler words.',
     );
+    const rules = expect.stringMatching(
+      /^Judged by rules, not a model: .* cannot judge whether an answer is true/,
+    );
     expect(insights.engine_notes).toEqual([
+      rules,
       'Analysis prompt: the local engine weighted clarity (fillers) double, as the prompt asks.',
       'Analysis prompt not followed by the local engine (it scores fixed, measurable features): "Rate the candidate for a senior backend role.".',
     ]);
     expect(insights.overall_score).toBeLessThan(plain.overall_score);
-    expect(plain.engine_notes).toEqual([]);
+    expect(plain.engine_notes).toEqual([rules]);
 
-    // The summary-format prompt's unfollowed parts are noted too (the checker of core/insights/summary.ts).
+    // The summary-format prompt's unfollowed parts are noted too (the checker of core/engines/rules/insights/summary.ts).
     const french = analyseLocally({
       utterances: personaInterview('strong'),
       botName: 'Ava',
       processInsights: true,
       summaryFormatPrompt: 'Three bullet points, in French.',
     }).insights!;
-    expect(french.engine_notes).toEqual([expect.stringMatching(/^Summary format not followed: .*French/)]);
+    expect(french.engine_notes).toEqual([
+      rules,
+      expect.stringMatching(/^Summary format not followed: .*French/),
+    ]);
+  });
+
+  it('says what of a greeting instruction the conversation rules could not follow, when they greeted', async () => {
+    const s = scriptedInterviews[0]!;
+    const greeting =
+      'Greet the candidate warmly, mention our benefits and introduce yourself as the screening assistant';
+    const { transcript } = await playInterview({ ...s, greeting });
+    expect(transcript[0]!.text).toBe("Hello Sam, I'm Iris, the screening assistant.");
+    const notes = analyseLocally({
+      utterances: transcript,
+      botName: 'Iris',
+      processInsights: true,
+      botGreeting: greeting,
+    }).insights!.engine_notes!;
+    expect(notes).toContainEqual(
+      `The bot's local rules (no model) followed the greeting instruction "${greeting}" as far as rules can: they said "Hello Sam, I'm Iris, the screening assistant. It's great to have you here"; they could not follow "mention our benefits" (a model follows such instructions in its own words).`,
+    );
+    // A model greeted (its own words): no such note.
+    const byModel = transcript.map((u, i) =>
+      i === 0 ? { ...u, text: 'Hi Sam! I am Iris and I will screen you today.' } : u,
+    );
+    const modelNotes = analyseLocally({
+      utterances: byModel,
+      botName: 'Iris',
+      processInsights: true,
+      botGreeting: greeting,
+    }).insights!.engine_notes!;
+    expect(modelNotes.join(' ')).not.toMatch(/greeting instruction/);
   });
 
   it('counts an unanswered question kept with an empty answer as not answered', () => {
@@ -158,7 +193,7 @@ describe('local evaluation of scripted interview personas', () => {
     const e = evaluate({ utterances, turns, qa: withGap, actionItems: [], botName: 'Ava' });
     expect(e.question_assessments[1]).toMatchObject({ answered: 'no', quality: 1, evidence: '' });
     expect(e.unanswered).toEqual([personaQuestions[1]]);
-    expect(e.weaknesses[0]).toBe(`No answer to "${personaQuestions[1]}".`);
+    expect(e.weaknesses[0]).toBe(`Did not answer "${personaQuestions[1]}".`);
   });
 });
 

@@ -1,6 +1,6 @@
 // Test helpers for insights: reading a summary back into sentences and tracing them to the transcript.
 import type { Utterance } from '../../../core/bots/transcript';
-import { splitSentences } from '../../../core/insights/text';
+import { splitSentences } from '../../../core/engines/rules/insights/text';
 
 /** Sentences of a summary in any of its formats (prose, "- " bullets, "1. " items, "Speaker: " prefixes). */
 export function summarySentences(summary: string, speakers: readonly string[] = []): string[] {

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Utterance } from '../../../core/bots/transcript';
-import { weightsFor } from '../../../core/insights/evaluation';
-import { analyseLocally, LocalInsightsEngine } from '../../../core/insights/local-engine';
-import { parseSummaryFormat, summaryParts } from '../../../core/insights/summary';
+import { weightsFor } from '../../../core/engines/rules/insights/evaluation';
+import { analyseLocally, LocalInsightsEngine } from '../../../core/engines/rules/insights/local-engine';
+import { parseSummaryFormat, summaryParts } from '../../../core/engines/rules/insights/summary';
 import { InsightsError, validatedResult } from '../../../core/ports/insights-engine';
 import { insightsSchema, qaPairSchema } from '../../../core/schemas/api';
 import { interview } from '../../fixtures/insights/fixtures';
@@ -173,14 +173,14 @@ describe('local insights engine: insights', () => {
 
     expect(good.insights!.strengths).toContainEqual(
       expect.stringContaining(
-        'Specific answer to "How did you handle disagreements within the team?": "Two engineers wanted to keep PostgreSQL and one wanted DynamoDB."',
+        'Answered "How did you handle disagreements within the team?" concretely, naming PostgreSQL and DynamoDB',
       ),
     );
     expect(poor.insights!.weaknesses).toEqual(
       expect.arrayContaining([
-        'Dodged "How did you handle disagreements within the team?": "Uh, I don\'t know.".',
-        'No answer to "What would you do differently if you started that project again?".',
-        expect.stringMatching(/^Frequent fillers: [\d.]+ per 100 words of Sam Park, e\.g\. "/),
+        'Dodged "How did you handle disagreements within the team?": "Uh, I don\'t know."',
+        'Did not answer "What would you do differently if you started that project again?".',
+        expect.stringMatching(/^Used many filler words \(about \d+ in every 100\), e\.g\. "/),
       ]),
     );
     expect(poor.insights!.unanswered).toEqual([
@@ -195,13 +195,23 @@ describe('local insights engine: insights', () => {
     });
   });
 
-  it('summarises what the participants said, in the third person, not the bot', async () => {
+  it('summarises an interview question by question with the facts given, in the third person', async () => {
     const utterances = interview('good');
     const { insights } = await engine.analyse({ utterances, botName: 'Ava', processInsights: true });
-    expect(insights!.summary).toMatch(/^Jordan Lee spoke about /);
-    expect(insights!.summary).toMatch(/Jordan Lee said that /);
-    expect(insights!.summary).not.toContain('Ava');
-    expect(insights!.summary).not.toMatch(/\b(?:I|I'm|I'll|we|we're|our|my)\b/);
+    const summary = insights!.summary;
+    expect(summary).toMatch(/^Ava interviewed Jordan Lee \(6 questions, all answered\)\.\n/);
+    expect(summary).toContain('On "How did you handle disagreements within the team?": Jordan said that ');
+    for (const fact of [
+      '40 percent',
+      'PostgreSQL',
+      'DynamoDB',
+      'two hours every Friday',
+      'about three weeks',
+    ])
+      expect(summary).toContain(fact);
+    // Its own words (outside the quoted questions and answers) are in the third person.
+    expect(summary.replace(/"[^"]*"/g, '')).not.toMatch(/\b(?:I|I'm|I'll|we|we're|our|my)\b/);
+    expect(summary.split('\n').at(-1)).toMatch(/^To close, Ava said "/);
   });
 
   it('honours a summary format prompt: bullets, numbered, a sentence count, a word limit, speakers', async () => {

@@ -3,10 +3,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Utterance } from '../../../core/bots/transcript';
-import { agendaOf } from '../../../core/conversation/agenda';
-import { LocalConversationEngine } from '../../../core/conversation/local-engine';
-import { extractQaPairs, isFollowUp } from '../../../core/insights/qa-pairs';
-import { buildTurns } from '../../../core/insights/text';
+import { agendaOf } from '../../../core/engines/rules/conversation/agenda';
+import { LocalConversationEngine } from '../../../core/engines/rules/conversation/local-engine';
+import { extractQaPairs, isFollowUp } from '../../../core/engines/rules/insights/qa-pairs';
+import { buildTurns } from '../../../core/engines/rules/insights/text';
 import { sentences } from '../../../core/ports/conversation-engine';
 
 const bot = 'Iris';

@@ -1,8 +1,8 @@
 // The local engine on the seven real transcripts of ../shared/data/transcripts (skipped where that folder is
 // absent, as in a user's clone): properties a reader would check, not exact texts.
 import { describe, expect, it } from 'vitest';
-import { analyseLocally } from '../../../core/insights/local-engine';
-import { defaultQaOptions } from '../../../core/insights/qa-pairs';
+import { analyseLocally } from '../../../core/engines/rules/insights/local-engine';
+import { defaultQaOptions } from '../../../core/engines/rules/insights/qa-pairs';
 import { insightsSchema, qaPairSchema } from '../../../core/schemas/api';
 import { loadRealTranscripts, toUtterances } from '../../fixtures/insights/transcripts';
 import { isFromTranscript } from './helpers';

@@ -2,10 +2,14 @@
 // person; and how it honours a summary_format_prompt or says what it could not follow.
 import { describe, expect, it } from 'vitest';
 import type { Utterance } from '../../../core/bots/transcript';
-import { parseSummaryFormat, summarise, summaryFormatNote } from '../../../core/insights/summary';
-import { unfollowedSummaryInstructions } from '../../../core/insights/summary-format';
-import { cleanSpoken, reportedSpeech, withSubject } from '../../../core/insights/summary-voice';
-import { buildTurns } from '../../../core/insights/text';
+import {
+  parseSummaryFormat,
+  summarise,
+  summaryFormatNote,
+} from '../../../core/engines/rules/insights/summary';
+import { unfollowedSummaryInstructions } from '../../../core/engines/rules/insights/summary-format';
+import { cleanSpoken, reportedSpeech, withSubject } from '../../../core/engines/rules/insights/summary-voice';
+import { buildTurns } from '../../../core/engines/rules/insights/text';
 import { syntheticMeeting } from '../../fixtures/insights/synthetic';
 import { loadRealTranscripts, toUtterances } from '../../fixtures/insights/transcripts';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { questionKind } from '../../../core/insights/questions';
+import { questionKind } from '../../../core/engines/rules/insights/questions';
 import {
   buildTurns,
   fillerCount,
@@ -9,7 +9,7 @@ import {
   truncateWords,
   turnText,
   words,
-} from '../../../core/insights/text';
+} from '../../../core/engines/rules/insights/text';
 
 describe('questionKind', () => {
   it.each([

@@ -1,5 +1,5 @@
 // Text helpers of the local insights engine: sentences, words, stop words, fillers and speaker turns.
-import type { Utterance } from '../bots/transcript';
+import type { Utterance } from '../../../bots/transcript';
 
 /** Words that carry no topic: English function words plus the small talk of spoken conversation. */
 const stopWordList = `a about above after again against all almost along already also although always am among an

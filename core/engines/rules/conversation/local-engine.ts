@@ -1,11 +1,15 @@
-// The embedded conversation engine (no model): greets, asks the prompt's agenda one topic at a time, follows up
-// once on a thin answer, answers "what are the next steps?", and closes politely; with no agenda it listens.
+// The embedded conversation engine (no model): greets (greeting.ts), asks the prompt's agenda one topic at a time,
+// follows up once on a thin answer to an open question (never on a name, a yes or no, a number, a date or a place:
+// fact-questions.ts), answers "what are the next steps?", and closes politely; with no agenda it listens. It never
+// stalls: after a follow-up and one more turn, or a question put four times, it moves on.
 // It keeps no memory: every turn it reads where the interview stands from the transcript (interviewState).
-import type { Utterance } from '../bots/transcript';
+import type { Utterance } from '../../../bots/transcript';
+import { wasCutOff } from '../../../conversation/cut-off';
+import type { ConversationContext, ConversationEngine } from '../../../ports/conversation-engine';
 import { contentStems, isAcknowledgement, splitSentences, words } from '../insights/text';
-import type { ConversationContext, ConversationEngine } from '../ports/conversation-engine';
 import { type Agenda, agendaOf, normalised } from './agenda';
-import { wasCutOff } from './cut-off';
+import { factKind } from './fact-questions';
+import { callName, greetingPlan } from './greeting';
 import { isDodge, type LineKind, lineKind } from './small-talk';
 
 const acknowledgements = [
@@ -27,6 +31,11 @@ const neutralNextSteps = 'The team will follow up with you about next steps.';
 const firstQuestion = 'Let me start with my first question.';
 /** Fewer words than this (back-channels not counted) is a thin answer that gets one follow-up. */
 const minAnswerWords = 5;
+/** A question put this many times (rephrased, finished after a cut-off) without an answer is left for the next. */
+const maxAsks = 4;
+const moveOn = "Let's move on.";
+/** A back-channel that declines ("No, sorry.", "Not really."): after a follow-up, the answer is no. */
+const declines = /^(?:no|nope|nah|not really|sorry|i'm sorry|no sorry)\b[\s,.!]*(?:sorry|not really)?[.!]*$/i;
 
 /** Where an interview stands, read from the transcript alone (so a replaced bot-task resumes it). */
 export interface InterviewState {
@@ -38,6 +47,12 @@ export interface InterviewState {
   phase: 'none' | 'asked' | 'answered';
   /** Follow-ups asked on the current topic. */
   followUps: number;
+  /** The last follow-up's words (a request to repeat gets the same words). */
+  lastFollowUp: string;
+  /** Times the current topic's question was put (first asked, rephrased, asked again after a cut-off). */
+  asks: number;
+  /** Per topic, the first answer to it (the name a name question got is used at the close). */
+  answers: (string | null)[];
   /** What the bot asked last: the topic's question or a follow-up. */
   lastAsked: 'question' | 'follow-up' | null;
   /** The bot said its closing line. */
@@ -54,7 +69,10 @@ export interface InterviewState {
   lastBotTurn: string;
 }
 
-type BotEvent = { kind: 'ask'; topic: number } | { kind: 'follow-up' | 'ack' | 'close' };
+type BotEvent =
+  | { kind: 'ask'; topic: number }
+  | { kind: 'follow-up'; text: string }
+  | { kind: 'ack' | 'close' };
 
 /** Replays the transcript: the bot's own lines say what it asked, the lines after them what was answered. */
 export function interviewState(prompt: string | undefined, transcript: readonly Utterance[]): InterviewState {
@@ -64,6 +82,9 @@ export function interviewState(prompt: string | undefined, transcript: readonly 
     current: -1,
     phase: 'none',
     followUps: 0,
+    lastFollowUp: '',
+    asks: 0,
+    answers: agenda.topics.map(() => null),
     lastAsked: null,
     closed: false,
     covered: agenda.topics.map(() => false),
@@ -78,22 +99,35 @@ export function interviewState(prompt: string | undefined, transcript: readonly 
       const u = transcript[i]!;
       s.pending.push(u);
       const question = agenda.topics[s.current]?.question;
-      if (s.phase === 'asked' && question && lineKind(u.text, { question }) === 'answer')
+      if (s.phase === 'asked' && question && lineKind(u.text, { question }) === 'answer') {
         s.covered[s.current] = true;
+        s.answers[s.current] ??= u.text;
+      }
       i++;
       continue;
     }
     let j = i;
     while (j < transcript.length && transcript[j]!.is_bot) j++;
     const turn = transcript.slice(i, j);
+    let followedUp = false;
+    const askedNow = new Set<number>();
     for (const e of botEvents(agenda, phrases, turn, s.current)) {
       if (e.kind === 'ask') {
-        if (e.topic !== s.current) s.followUps = 0;
+        if (e.topic !== s.current) {
+          s.followUps = 0;
+          s.asks = 0;
+        }
+        // "In other words, could you tell me …?" holds both wordings: one turn puts the question once.
+        if (!askedNow.has(e.topic)) s.asks++;
+        askedNow.add(e.topic);
         s.current = e.topic;
         s.phase = 'asked';
         s.lastAsked = 'question';
       } else if (e.kind === 'follow-up') {
-        s.followUps++;
+        // "That's fine. Could you give me an example…?" is one follow-up; its question is what a repeat says again.
+        if (!followedUp) s.followUps++;
+        followedUp = true;
+        s.lastFollowUp = e.text;
         s.phase = 'asked';
         s.lastAsked = 'follow-up';
       } else if (e.kind === 'ack') {
@@ -152,7 +186,7 @@ function botEvents(agenda: Agenda, p: Phrases, turn: readonly Utterance[], curre
     const pos = at === -1 ? offset : at;
     offset = pos + n.length;
     if (p.acks.has(n)) events.push({ at: pos, e: { kind: 'ack' } });
-    else if (p.followUps.has(n)) events.push({ at: pos, e: { kind: 'follow-up' } });
+    else if (p.followUps.has(n)) events.push({ at: pos, e: { kind: 'follow-up', text: sentence } });
     else if (n.includes(p.close)) events.push({ at: pos, e: { kind: 'close' } });
   }
   const asked = new Set<number>();
@@ -193,62 +227,6 @@ function topicNamedIn(agenda: Agenda, sentence: string, current: number): number
   return best;
 }
 
-/**
- * bot_greeting read as a sentence to say, or null when it is an instruction to the bot ("Greet them warmly and
- * introduce yourself as their interviewer", "Please welcome the candidate", "You should say hello"): an
- * instruction is never spoken word for word. Words a person says to the room ("Hi, I'm Ava from Acme!",
- * "Welcome to Acme!", "Thanks for joining") are. When in doubt it is a sentence only if it reads like one.
- */
-export function greetingSentence(greeting: string | undefined): string | null {
-  const g = greeting?.trim();
-  if (!g) return null;
-  if (isGreetingInstruction(g)) return null;
-  return /[.!?]$/.test(g) ? g : `${g}.`;
-}
-
-/** Words said to the room: a greeting word, thanks, or the speaker introducing themselves. */
-const spokenOpening =
-  /^(?:hi|hello|hey|hiya|howdy|greetings\b(?!\s+(?:them|the|each|every|our|all)\b)|good (?:morning|afternoon|evening|day)|g'day|thanks|thank you|(?:it's|it is|so|really|very)? ?(?:nice|great|good|glad|lovely|pleased|wonderful|a pleasure) (?:to|that)|i'm|i am|i'll|i will|my name|this is|we're|we are|we'll|let's|let us|how are|how's|ready|shall we|welcome(?=\s*(?:$|[,!.;:—-]|\s(?:to|back|aboard|everyone|everybody|all|folks|friends|in|along|home|and)\b)))\b/i;
-
-/** An instruction to the bot leads with a verb addressed to it (after "please", "warmly", "first", …). */
-const instructionVerb =
-  /^(?:greet|say|introduce|welcome|tell|explain|ask|thank|start|begin|open|kick off|lead|be|make|let|mention|describe|inform|use|keep|act|pretend|speak|address|acknowledge|offer|invite|confirm|check|wish|state|announce|express|give|set|help|remind|provide|present|outline|summari[sz]e|smile|sound|stay|respond|reply|answer|do|don't|avoid|never|always|try|ensure|include|call|refer|break the ice|establish|build|put|share|note|read|ease|open up|convey|emphasi[sz]e|highlight|let them|warm up|show|invite|ask)\b/i;
-const listenerObject = /^\S+\s+(?:me|us)\b|^let's\b/i;
-const leadingFiller =
-  /^(?:please|kindly|just|first(?:ly)?|then|now|simply|also|and|always|briefly|warmly|politely|quickly|cheerfully|enthusiastically|gently|professionally|casually|friendly|[a-z]+ly(?=\s+(?:greet|say|introduce|welcome|tell|explain|ask|thank|start|begin|open)\b))[\s,:;-]+/i;
-/** "You should …", "Your job is …", "I want you to …": the operator talking to the bot. */
-const directive =
-  /^(?:you (?:should|must|need to|have to|will|are to|are going to|are an?|are the|are my)|you're (?:going to|an?|the|to)|your (?:job|task|role|greeting|goal|first)|i (?:want|need|would like|'d like) you|make sure|be sure|remember to|don't|do not|never|always|try to|the bot|the greeting|greeting:|instructions?:|as (?:their|the|an?) )/i;
-/** Words about the participants or the bot, not to them: "the candidate", "them", "yourself as their interviewer". */
-const aboutThem =
-  /\b(?:the (?:candidate|participant|interviewee|attendee|user|guest|caller|customer|applicant|person|people|group|team|room)s?|them|their|they|themselves|as (?:their|the|an?) \w+|in (?:one|a single|two|a few|1|2) sentences?|in an? \w+ (?:tone|manner|way)|(?:short|brief|warm|friendly|quick|polite|casual) (?:greeting|welcome|hello|intro|introduction)|mention(?:ing)?|explain(?:ing)?|introduc(?:e|ing) yourself)\b/i;
-
-function isGreetingInstruction(text: string): boolean {
-  let g = text.replace(/^["'“”‘’]+|["'“”‘’]+$/g, '').trim();
-  if (directive.test(g)) return true;
-  if (spokenOpening.test(g))
-    return aboutThem.test(g) && !/\b(?:i'm|i am|my name)\b/i.test(g) && thirdPerson(g);
-  for (let i = 0; i < 4 && leadingFiller.test(g); i++) g = g.replace(leadingFiller, '');
-  if (directive.test(g)) return true;
-  if (spokenOpening.test(g)) return false;
-  // "Welcome Casey!" greets someone by name; "Welcome the candidate" tells the bot to.
-  if (/^[Ww]elcome,?\s+[A-Z]/.test(g)) return false;
-  if (instructionVerb.test(g)) return !listenerObject.test(g);
-  // A description of the greeting rather than the greeting: "Something short", "Warm and professional".
-  if (/^something\b/i.test(g) || onlyManner.test(g)) return true;
-  return aboutThem.test(g);
-}
-
-const onlyManner =
-  /^(?:(?:very|really|quite|short|brief|warm|warmly|friendly|professional|casual|formal|polite|upbeat|enthusiastic|cheerful|concise|welcoming|kind|calm|relaxed|positive|energetic|and|but|yet|not too \w+)[\s,]*)+[.!]?$/i;
-
-/** After a greeting word, only words about the participants in the third person make it an instruction. */
-function thirdPerson(g: string): boolean {
-  return /\b(?:the (?:candidate|participant|interviewee|attendee|user|guest|caller|applicant)s?|them|their|they)\b/i.test(
-    g,
-  );
-}
-
 async function* once(text: string): AsyncIterable<string> {
   yield text;
 }
@@ -264,20 +242,31 @@ export class LocalConversationEngine implements ConversationEngine {
       if (topics.length === 0 || s.closed) return nothing();
       return once(`Sorry, I lost my connection for a moment. ${resume(s, 'rephrase')}`);
     }
-    const hello = greetingSentence(ctx.greeting) ?? `Hello everyone, I'm ${ctx.botName}.`;
-    if (topics.length === 0) return once(`${hello} I'll be listening and taking notes.`);
+    const plan = greetingPlan({
+      botName: ctx.botName,
+      greeting: ctx.greeting,
+      people: ctx.participants,
+      questions: topics.length,
+    });
+    if (topics.length === 0) return once(`${plan.text} I'll be listening and taking notes.`);
     const count = topics.length === 1 ? 'one question' : `${topics.length} questions`;
-    return once(`${hello} I have ${count} for you. ${topics[0]!.question}`);
+    const format = plan.announceFormat
+      ? `, and I'll ask ${topics.length === 1 ? 'it' : 'them one at a time'}`
+      : '';
+    return once(`${plan.text} I have ${count} for you${format}. ${topics[0]!.question}`);
   }
 
   reply(ctx: ConversationContext): AsyncIterable<string> {
-    const line = nextLine(interviewState(ctx.prompt, ctx.transcript));
+    const line = nextLine(interviewState(ctx.prompt, ctx.transcript), ctx.participants);
     return line ? once(line) : nothing();
   }
 }
 
-/** What the bot says after the participants' latest words, or null to keep listening. */
-export function nextLine(s: InterviewState): string | null {
+/**
+ * What the bot says after the participants' latest words, or null to keep listening. `people`: the display names
+ * in the room (the close thanks the one person by name).
+ */
+export function nextLine(s: InterviewState, people?: readonly string[]): string | null {
   const topics = s.agenda.topics;
   if (topics.length === 0 || s.pending.length === 0) return null;
   const question = s.lastAsked === 'question' ? topics[s.current]?.question : undefined;
@@ -290,33 +279,55 @@ export function nextLine(s: InterviewState): string | null {
   if (kind === 'fragment' || kind === 'aside') return null;
   if (s.closed) {
     if (kind === 'next-steps') return nextSteps(s);
-    if (kind === 'repeat-request') return `Sure. ${closingWords(s)}`;
+    if (kind === 'repeat-request') return `Sure. ${closingWords(s, people)}`;
     return null;
   }
+  const asked = s.phase === 'asked';
+  // The bot asked a follow-up and this is the turn after it: whatever it is, the interview goes on from here
+  // (a request to repeat gets the follow-up once more first).
+  const afterFollowUp = asked && s.lastAsked === 'follow-up';
+  // The question was put maxAsks times and still no answer: the next one.
+  const askedOut = asked && s.lastAsked === 'question' && s.asks >= maxAsks;
+  // Moving on without an answer says so; after a follow-up the first answer stands.
+  const onward = (lead: string) =>
+    `${lead}${lead ? ' ' : ''}${askedOut || kind === 'repeat-request' ? `${moveOn} ` : ''}${advance(s, false, people)}`;
   switch (kind) {
     case 'back-channel':
+      // "No, sorry." to a follow-up is its answer: nothing more to add.
+      if (afterFollowUp && declines.test(text)) return `No problem. ${advance(s, false, people)}`;
       // "Sure", "mm-hmm" while a question waits: they are about to answer. Said over the question: finish it.
-      if (s.phase === 'asked') return s.cutOff ? `Let me finish my question. ${resume(s, 'same')}` : null;
-      return resume(s, 'again');
+      if (asked) return s.cutOff && !askedOut ? `Let me finish my question. ${resume(s, 'same')}` : null;
+      return resume(s, 'again', people);
     case 'repeat-request':
-      return `Sure. ${resume(s, 'rephrase')}`;
+      if (afterFollowUp) return s.followUps < 2 ? `Sure. ${s.lastFollowUp}` : onward('');
+      if (askedOut) return onward('');
+      return `Sure. ${resume(s, 'rephrase', people)}`;
     case 'next-steps':
-      return `${nextSteps(s)} ${resume(s, 'back')}`;
-    case 'greeting':
-      return `${/\bhow(?:'s| are| is)\b/i.test(text) ? "I'm doing well, thank you." : 'Nice to meet you.'} ${resume(s, 'again')}`;
+      if (afterFollowUp || askedOut) return onward(nextSteps(s));
+      return `${nextSteps(s)} ${resume(s, 'back', people)}`;
+    case 'greeting': {
+      const hello = /\bhow(?:'s| are| is)\b/i.test(text) ? "I'm doing well, thank you." : 'Nice to meet you.';
+      if (afterFollowUp || askedOut) return onward(hello);
+      return `${hello} ${resume(s, 'again', people)}`;
+    }
     case 'question':
-      return `Good question, I'll note it for the team. ${resume(s, 'back')}`;
+      if (afterFollowUp || askedOut) return onward("Good question, I'll note it for the team.");
+      return `Good question, I'll note it for the team. ${resume(s, 'back', people)}`;
     default:
       break;
   }
   // An answer, or words said over the bot.
-  if (s.phase !== 'asked') return resume(s, 'again');
-  if (s.cutOff) return `Let me finish my question. ${resume(s, 'same')}`;
-  if (s.followUps === 0) {
-    if (isDodge(text)) return dodgeFollowUp;
-    if (isThin(text)) return followUps[s.current % followUps.length]!;
+  if (!asked) return resume(s, 'again', people);
+  if (s.cutOff && !askedOut) return `Let me finish my question. ${resume(s, 'same')}`;
+  if (afterFollowUp || s.followUps > 0) return advance(s, true, people);
+  const fact = question ? factKind(question) : null;
+  if (fact) {
+    // A name, a yes or no, a number, a date, a place: a short answer is the whole answer; not giving it is theirs to decide.
+    return isDodge(text) ? `No problem. ${advance(s, false, people)}` : advance(s, true, people);
   }
-  return advance(s, true);
+  if (isDodge(text)) return dodgeFollowUp;
+  if (isThin(text)) return followUps[s.current % followUps.length]!;
+  return advance(s, true, people);
 }
 
 function isFiller(kind: LineKind): boolean {
@@ -334,12 +345,17 @@ function isThin(text: string): boolean {
  * as it was when it had been cut off), the next topic when the last answer was already acknowledged, or the
  * first question when none was asked yet.
  */
-function resume(s: InterviewState, how: 'rephrase' | 'again' | 'back' | 'same'): string {
+function resume(
+  s: InterviewState,
+  how: 'rephrase' | 'again' | 'back' | 'same',
+  people?: readonly string[],
+): string {
   const topics = s.agenda.topics;
   if (s.phase === 'none' || s.current < 0) return `${firstQuestion} ${topics[0]!.question}`;
-  if (s.phase === 'answered') return advance(s, false);
+  if (s.phase === 'answered') return advance(s, false, people);
   const lead = how === 'back' ? 'Now, back to my question. ' : '';
-  if (s.lastAsked === 'follow-up') return `${lead}${followUps[(s.current + 1) % followUps.length]}`;
+  if (s.lastAsked === 'follow-up')
+    return `${lead}${s.lastFollowUp || followUps[s.current % followUps.length]}`;
   const topic = topics[s.current]!;
   if (how === 'same') return `${lead}${topic.question}`;
   // Asked for it again right after the rephrasing: the first wording may be the clearer one.
@@ -351,18 +367,37 @@ function resume(s: InterviewState, how: 'rephrase' | 'again' | 'back' | 'same'):
 }
 
 /** The next topic's question, or the closing after the last one. */
-function advance(s: InterviewState, acknowledge: boolean): string {
+function advance(s: InterviewState, acknowledge: boolean, people?: readonly string[]): string {
   const topics = s.agenda.topics;
   const ack = acknowledge ? `${acknowledgements[Math.max(0, s.current) % acknowledgements.length]} ` : '';
   const next = s.current + 1;
   if (next < topics.length) return `${ack}${topics[next]!.question}`;
-  return `${ack}${closingWords(s)}`;
+  return `${ack}${closingWords(s, people)}`;
 }
 
-function closingWords(s: InterviewState): string {
+/** The closing, with the one person's name (the room's display name, else the name they gave when asked). */
+function closingWords(s: InterviewState, people?: readonly string[]): string {
   const closing = s.agenda.closing;
-  if (closing && /\bthank/i.test(closing)) return `${lastQuestion} ${closing}`;
-  return `${lastQuestion} ${closing ? `${closing} ` : ''}Thank you very much for your time!`;
+  const many = (people?.length ?? 0) > 1;
+  const name = many ? null : (callName(people?.[0]) ?? nameGiven(s));
+  const thanks = many
+    ? 'Thank you all for your time!'
+    : `Thank you very much for your time${name ? `, ${name}` : ''}!`;
+  if (closing && /\bthank/i.test(closing))
+    return `${lastQuestion} ${closing}${name ? ` All the best, ${name}!` : ''}`;
+  return `${lastQuestion} ${closing ? `${closing} ` : ''}${thanks}`;
+}
+
+/** The name given in answer to a name question ("My name is Sam Carter." → "Sam"). */
+function nameGiven(s: InterviewState): string | null {
+  const k = s.agenda.topics.findIndex((t) => factKind(t.question) === 'name');
+  const answer = k === -1 ? null : s.answers[k];
+  if (!answer) return null;
+  const said =
+    /\b(?:my name is|my name's|i'm|i am|it's|call me|this is)\s+([\p{L}'’-]+(?:\s+[\p{Lu}][\p{L}'’-]+)*)/iu.exec(
+      answer,
+    );
+  return callName(said?.[1] ?? answer.replace(/[.!]+$/, ''));
 }
 
 function nextSteps(s: InterviewState): string {

@@ -2,6 +2,7 @@
 // is the question alone (no "Thank you." or "Let me start with my first question." before it); small talk is never
 // an answer; a question asked again (rephrased, after "could you repeat that?") is one question, and the answer to
 // a follow-up ("Could you give me a concrete example?") is part of the answer it follows up on.
+import { factKind } from '../conversation/fact-questions';
 import { isSmallTalk } from '../conversation/small-talk';
 import { isYesNoQuestion, questionKind } from './questions';
 import {
@@ -133,9 +134,12 @@ function subjectWords(question: string, contentOnly: boolean): Set<string> {
 const praise =
   /^(?:(?:that|this|it)(?:'s|\s+is|\s+was|\s+sounds)\s+)?(?:(?:very|really|so|super)\s+)?(?:great|good|helpful|interesting|useful|impressive|wonderful|excellent|perfect|nice|fair|clear|fascinating|understood|noted|makes sense|got it|fair enough)\b(?:[,\s]+(?:thanks|thank you|enough|to know|to hear))*[.!]*$/i;
 
-/** A goodbye ("Thank you very much for your time!", "Have a great day."): it closes, it answers nothing. */
+/**
+ * A goodbye ("Thank you very much for your time!", "Have a great day.", the interviewer's "That was my last
+ * question."): it closes, it answers nothing.
+ */
 const farewell =
-  /^(?:(?:thank(?:s|\s+you)(?:\s+(?:so|very)\s+much)?(?:\s+for\s+(?:your\s+time|the\s+time|joining|coming|talking(?:\s+(?:with|to)\s+(?:me|us))?))?|(?:good)?bye|see\s+you(?:\s+(?:soon|later))?|have\s+a\s+(?:great|good|nice|lovely)\s+(?:day|one|evening|weekend))[,.!\s]*)+$/i;
+  /^(?:(?:that\s+was\s+(?:my|the)\s+last\s+question|thank(?:s|\s+you)(?:\s+all)?(?:\s+(?:so|very)\s+much)?(?:\s+for\s+(?:your\s+time|the\s+time|joining|coming|talking(?:\s+(?:with|to)\s+(?:me|us))?))?(?:,\s*[A-Z][\w'-]*)?|all\s+the\s+best(?:,\s*[A-Z][\w'-]*)?|(?:good)?bye|see\s+you(?:\s+(?:soon|later))?|have\s+a\s+(?:great|good|nice|lovely)\s+(?:day|one|evening|weekend))[,.!\s]*)+$/i;
 
 /** A sentence that only leads into a question: "Thank you.", "Let me start with my first question.". */
 function isLeadIn(sentence: string): boolean {
@@ -177,7 +181,9 @@ export function posedQuestion(turn: Turn, options: QaOptions = defaultQaOptions)
   if (ws.length > options.maxQuestionWords) text = `…${ws.slice(-options.maxQuestionWords).join(' ')}`;
   const minContent = turn.isBot ? minQuestionContentWords.bot : minQuestionContentWords.human;
   // Echoes are short ("Is that so?"); a longer question may use only common words ("Could you tell me about your last project?").
-  if (contentStems(text).length < minContent && wordCount(text) < 6) return null;
+  // "When could you start?" asks for a fact in common words only: the bot's question all the same.
+  const factual = turn.isBot && factKind(text) !== null;
+  if (contentStems(text).length < minContent && wordCount(text) < 6 && !factual) return null;
   return { text, from, to: last, utterance: turn.sentences[last]!.utterance, toBot: false };
 }
 
@@ -253,9 +259,13 @@ function substantive(turn: Turn): TurnSentence[] {
   return [...byUtterance.values()]
     .filter((ss) => {
       const text = ss.map((s) => s.text).join(' ');
-      // Praise or a goodbye said on its own ("That is helpful, thank you.") acknowledges; it answers nothing.
-      const t = text.trim();
-      return !isAcknowledgement(text) && !isSmallTalk(text) && !praise.test(t) && !farewell.test(t);
+      if (isAcknowledgement(text) || isSmallTalk(text)) return false;
+      // Praise and goodbyes ("That is helpful, thank you. That was my last question.") acknowledge and close; they
+      // answer nothing, whether said as one utterance or sentence by sentence.
+      return !ss.every((s) => {
+        const t = s.text.trim();
+        return isAcknowledgement(t) || isSmallTalk(t) || praise.test(t) || farewell.test(t);
+      });
     })
     .flat();
 }

@@ -68,6 +68,10 @@ const notNames = new Set([
   'Scrum',
   'CEO',
   'CTO',
+  // Days and months are dates, not named tools or places.
+  ...'Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December'.split(
+    ' ',
+  ),
 ]);
 
 export interface AnswerSignals {
@@ -110,6 +114,66 @@ function namesIn(text: string): string[] {
 }
 
 const isTechnical = (name: string) => !/^[A-Z][a-z]+$/.test(name);
+
+/** A token that is part of a name: capitalised, an acronym, or technical (PySpark, Node.js, p95). */
+const nameToken = /^(?:[A-Z][A-Za-z0-9]*(?:[.-][A-Za-z0-9]+)*|[a-z]+[A-Z]\w*|[A-Za-z]+\d+\w*)$/;
+/** A word that is a name wherever it stands: an acronym, camel case, digits, a dotted name (AWS, PySpark, p95, Node.js). */
+const technicalToken = /^[A-Z]{2,}s?$|[a-z][A-Z]|\d|\.[a-z]/;
+/** Words that join the parts of one name ("Bank of America", "Lord of the Rings" stay apart: only "of" joins). */
+const nameJoiner = /^(?:of|de|van|von|&)$/;
+
+/**
+ * Named things kept whole, as a reader names them: runs of capitalised or technical words ("Great Expectations",
+ * "Delta Lake", "AWS Lambda", "PySpark"). A capitalised word opening a sentence counts only when the next word is
+ * part of the same name ("Delta Lake stores…"), or when it is technical ("PySpark runs…").
+ */
+export function namedThings(text: string): string[] {
+  const found: string[] = [];
+  const seen = new Set<string>();
+  for (const s of splitSentences(text)) {
+    const raw = s.split(/\s+/);
+    let run: string[] = [];
+    let runStart = -1;
+    const flush = () => {
+      while (run.length && nameJoiner.test(run.at(-1)!)) run.pop();
+      const name = run.join(' ');
+      const single = run.length === 1 ? run[0]! : null;
+      const keep =
+        run.length > 1 ||
+        (single !== null &&
+          single.length > 1 &&
+          !notNames.has(single) &&
+          !isVague.test(single) &&
+          (runStart > 0 || technicalToken.test(single)));
+      if (name && keep && !seen.has(name.toLowerCase())) {
+        seen.add(name.toLowerCase());
+        found.push(name);
+      }
+      run = [];
+      runStart = -1;
+    };
+    raw.forEach((token, i) => {
+      const quoteOpen = /^["'“‘(]/.test(token);
+      const t = token
+        .replace(/^["'“‘(]+/, '')
+        .replace(/[)"'”’.,;:!?]+$/g, '')
+        .replace(/['’]s$/, '');
+      const ends = /[)"'”’.,;:!?]$/.test(token) || /['’]s$/.test(token.replace(/[.,;:!?]+$/, ''));
+      const part = t && nameToken.test(t) && !(notNames.has(t) && run.length === 0) && !isVague.test(t);
+      if (quoteOpen && run.length) flush();
+      // A capitalised word opening the sentence joins only a capitalised next word ("Delta Lake", not "Checkout p95").
+      const joins = run.length > 0 && (runStart > 0 || run.length > 1 || /^[A-Z]/.test(t));
+      if (run.length > 0 && part && !joins) flush();
+      if (part || (run.length > 0 && nameJoiner.test(t))) {
+        if (run.length === 0) runStart = i;
+        run.push(t);
+      } else flush();
+      if (ends) flush();
+    });
+    flush();
+  }
+  return found;
+}
 
 function matches(text: string, pattern: RegExp): string[] {
   return [...new Set((text.match(pattern) ?? []).map((m) => m.toLowerCase()))];

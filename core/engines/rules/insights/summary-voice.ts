@@ -75,12 +75,18 @@ export function cleanSpoken(text: string, vocatives: ReadonlySet<string> = new S
 const bare = (t: string | undefined) => (t ?? '').replace(/^[^\w']+|[^\w'-]+$/g, '').toLowerCase();
 const key = (t: string) => t.toLowerCase().replace(/[^a-z0-9']/g, '');
 
-/** Cut-off starts of words: "th-", a stray letter, a two-letter token that is no English word ("wi"). */
+/**
+ * Cut-off starts of words: "th-", a stray letter, a two-letter token that is no English word ("wi"); a unit after a
+ * number ("900 ms") and an acronym ("CI") stay.
+ */
 function dropFragments(tokens: string[]): string[] {
-  return tokens.filter((t) => {
+  return tokens.filter((t, i) => {
     const w = bare(t);
     if (/-$/.test(t)) return false;
     if (/^[a-z]$/.test(w)) return w === 'a' || (w === 'i' && t.startsWith('I'));
+    if (i > 0 && /\d[\d,.]*$/.test(tokens[i - 1]!)) return true;
+    // An acronym said in capitals is a name ("Argo CD", "CI"), not a cut-off word.
+    if (/^[A-Z]{2}$/.test(t.replace(/[^\w]/g, ''))) return true;
     return !(/^[a-z]{2}$/.test(w) && !twoLetterWords.has(w));
   });
 }

@@ -38,6 +38,9 @@ const asidePattern =
 /** What makes words a greeting (one of these must be there). */
 const greetingCore =
   /\b(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening|day)|(?:nice|great|good|pleased|glad|lovely) to (?:meet|see|talk to) you(?: too)?|(?:thanks|thank you)(?: so much)? for (?:having|inviting) me|(?:thanks|thank you) for the invitation|(?:happy|glad|excited|great|good) to be here|how are you(?: doing)?(?: today)?|how's it going|how are things|i'm (?:good|fine|well|great|doing well)|likewise)\b/gi;
+/** Someone introducing themselves by name (and role): "I'm Meeting Bot", "I'm Iris, the screening assistant". */
+const introduction =
+  /\b(?:I'm|I am|[Mm]y name is|[Mm]y name's|[Tt]his is)\s+\p{Lu}[\p{L}'’-]*(?:\s+\p{Lu}[\p{L}'’-]*){0,2}(?:,?\s+(?:the|your|an?)\s+[\p{L}-]+(?:\s+[\p{L}-]+)?(?=[.!,]|$))?/gu;
 /** What may come with a greeting: names, "everyone", an introduction, thanks. */
 const greetingFiller =
   /\b(?:everyone|everybody|all|there|folks|thanks|thank you|you too|too|i'm|i am|my name is|this is|it's|and|so|yes|yeah|ok|okay|well|nice|great|good|very|much|doing|today)\b/gi;
@@ -127,7 +130,9 @@ function isGreetingWord(w: string): boolean {
 function isGreeting(text: string): boolean {
   const stripped = text.replace(greetingCore, ' ');
   if (stripped.length === text.length) return false;
-  const rest = words(stripped.replace(greetingFiller, ' ')).filter((w) => !isAcknowledgement(w));
+  // Names said with it are part of a greeting: "Hello Ivy, I'm Meeting Bot."
+  const unnamed = stripped.replace(introduction, ' ');
+  const rest = words(unnamed.replace(greetingFiller, ' ')).filter((w) => !isAcknowledgement(w));
   // What is left may be a name or two ("Iris", "Casey").
   return rest.length <= 2 && words(text).length <= 16;
 }

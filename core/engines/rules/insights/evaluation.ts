@@ -7,12 +7,25 @@
 // the answers. Meeting: outcomes, answered questions, specifics, participation and clarity. Strengths and
 // weaknesses quote the transcript or state a fact of it. README.md "Evaluation" has the tables.
 
-import type { Utterance } from '../bots/transcript';
-import type { QuestionAssessment } from '../schemas/api';
-import { type AnswerSignals, answerSignals, type EvidenceKind, evidenceQuote } from './answer-signals';
+import type { Utterance } from '../../../bots/transcript';
+import {
+  type Answered,
+  evidenceWords,
+  type Quality,
+  questionPoints,
+  type ScoreBasis,
+} from '../../../insights/rubric';
+import type { QuestionAssessment } from '../../../schemas/api';
+import { factKind, givesFact } from '../conversation/fact-questions';
+import {
+  type AnswerSignals,
+  answerSignals,
+  type EvidenceKind,
+  evidenceQuote,
+  namedThings,
+} from './answer-signals';
 import { type PosedQuestion, posedQuestion, type QaExtraction } from './qa-pairs';
 import { isYesNoQuestion, questionKind } from './questions';
-import { type Answered, evidenceWords, type Quality, questionPoints, type ScoreBasis } from './rubric';
 import {
   fillerCount,
   isAcknowledgement,
@@ -101,6 +114,10 @@ interface Assessed extends QuestionAssessment {
   points: number;
   signals: AnswerSignals | null;
   reasons: Reason[];
+  /** The question asked for one fact (a name, yes/no, a number, a date, a place) and the answer gave it. */
+  fact?: boolean;
+  /** The whole answer (for the weaknesses' quotes). */
+  answer?: string;
 }
 
 interface Conversation {
@@ -273,6 +290,22 @@ function assess(c: Conversation, q: Conversation['posed'][number]): Assessed {
     };
   }
   const s = answerSignals(pair.answer, q.text, pair.answerWords);
+  const fact = factKind(q.text);
+  if (fact && s.evasions.length === 0 && deflected === null && givesFact(fact, pair.answer)) {
+    // "What is your name?" – "Sam Carter." is the whole answer: nothing more was asked for.
+    return {
+      ...base,
+      answered_by: pair.answeredBy,
+      answered: 'yes',
+      quality: 3,
+      evidence: evidenceQuote(pair.answer, 'specific', evidenceWords),
+      points: questionPoints('yes', 3),
+      signals: s,
+      reasons: [],
+      fact: true,
+      answer: pair.answer,
+    };
+  }
   const asked = splitSentences(q.text).filter((x) => questionKind(x) === 'question');
   const bareYesNo = asked.length > 0 && asked.every(isYesNoQuestion) && s.words <= 3;
   const thin = !bareYesNo && s.words < Math.max(8, 0.6 * wordCount(q.text));
@@ -335,6 +368,7 @@ function assess(c: Conversation, q: Conversation['posed'][number]): Assessed {
     points: questionPoints(answered, q5),
     signals: s,
     reasons,
+    answer: pair.answer,
   };
 }
 
@@ -349,13 +383,14 @@ const pct = (x: number) => `${Math.round(100 * x)}%`;
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
 /** A quote inside a sentence: double quotes inside it become single ones. */
 const quote = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
-/** A question as the sentences name it: its last 14 words at most. */
+/** A quote that ends a sentence: its own closing mark ends it ("…: "Testing."", not "…: "Testing."."). */
+const quoteEnd = (text: string) => (/[.!?…]$/.test(text.trim()) ? quote(text.trim()) : `${quote(text)}.`);
+/** A question as the sentences name it: its last sentence that asks ("Thanks. How do you test?"), 14 words at most. */
 function shortQuestion(question: string): string {
-  const ws = question.replace(/^…/, '').trim().split(/\s+/);
+  const asks = splitSentences(question.replace(/^…/, '').trim()).filter((x) => /\?["')\]]*$/.test(x));
+  const ws = (asks.at(-1) ?? question.replace(/^…/, '')).trim().split(/\s+/);
   return quote(ws.length > 14 ? `…${ws.slice(-14).join(' ')}` : ws.join(' '));
 }
-const names = (speakers: Iterable<string>) =>
-  new Intl.ListFormat('en', { type: 'conjunction' }).format([...speakers]);
 const clarityOf = (fillersPer100: number) => clamp01(1 - fillersPer100 / 6);
 
 function fillersPer100(c: Conversation, speakers: Iterable<string>): { rate: number; words: number } {
@@ -402,84 +437,127 @@ function interview(c: Conversation, assessed: Assessed[]): Judged {
   const weaknesses: string[] = [];
   const byPoints = [...assessed].sort((a, b) => b.points - a.points);
   for (const a of byPoints) {
-    if (a.answered !== 'yes' || a.quality < 4 || !a.signals) continue;
-    strengths.push(
-      `Specific answer to ${shortQuestion(a.question)}: ${quote(a.evidence)} (${specifics(a.signals)}).`,
-    );
+    if (a.answered !== 'yes' || a.quality < 4 || !a.signals || a.fact) continue;
+    strengths.push(strongAnswer(a));
   }
   if (assessed.length >= 2 && assessed.every((a) => a.answered === 'yes' && a.quality >= 3)) {
-    strengths.push(
-      `All ${assessed.length} questions got a direct answer with substance from ${names(answerers)}; none was dodged.`,
-    );
+    strengths.push(`Answered all ${assessed.length} questions directly and with substance; none was dodged.`);
   }
   const t = thresholds.fillersPer100;
   if (fillers.words >= thresholds.minWords && fillers.rate <= t.strong) {
+    const example = byPoints.find((a) => a.evidence && fillerCount(a.evidence) === 0)?.evidence;
     strengths.push(
-      `Clear delivery: ${one(fillers.rate)} fillers per 100 words in ${fillers.words} words of ${names(answerers)}.`,
+      example
+        ? `Spoke clearly and to the point, with hardly any filler words: ${quoteEnd(example)}`
+        : `Spoke clearly and to the point, with hardly any filler words (${fillers.words} words).`,
     );
   }
 
-  for (const a of assessed) if (a.answered === 'no') weaknesses.push(noAnswer(a));
-  for (const a of assessed) if (a.answered === 'partly') weaknesses.push(partAnswer(a));
-  for (const a of assessed) {
-    if (a.answered !== 'yes' || !a.signals) continue;
-    if (a.reasons.includes('rambling')) {
-      weaknesses.push(
-        `Rambling answer to ${shortQuestion(a.question)} (${a.signals.words} words, ${one(a.signals.fillersPer100)} fillers per 100): ${quote(a.evidence)}.`,
-      );
-    } else if (a.reasons.includes('vague')) {
-      weaknesses.push(
-        `Vague answer to ${shortQuestion(a.question)}: ${quote(a.evidence)} (${a.signals.vague
-          .slice(0, 3)
-          .map(quote)
-          .join(', ')}; no figure, name or outcome).`,
-      );
-    } else if (a.reasons.includes('general')) {
-      weaknesses.push(`No specifics in the answer to ${shortQuestion(a.question)}: ${quote(a.evidence)}.`);
+  // The weakest answer comes first, so no limit on the list can drop it: a one-word or dodged answer is what a
+  // hiring manager must see. A fact given in a word ("Sam Carter.") is not weak.
+  const weakest = weakestAnswer(assessed);
+  const said = new Set<Assessed>();
+  const blame = (a: Assessed, sentence: string | null) => {
+    if (sentence && !said.has(a)) {
+      said.add(a);
+      weaknesses.push(sentence);
     }
-  }
+  };
+  if (weakest) blame(weakest, weakness(weakest));
+  for (const a of assessed) if (a.answered === 'no') blame(a, weakness(a));
+  for (const a of assessed) if (a.answered === 'partly') blame(a, weakness(a));
+  for (const a of assessed) if (a.answered === 'yes') blame(a, weakness(a));
   if (fillers.rate > t.weak) {
     weaknesses.push(
-      `Frequent fillers: ${one(fillers.rate)} per 100 words of ${names(answerers)}, e.g. ${quote(fillerExample(c, answerers))}.`,
+      `Used many filler words (about ${Math.round(fillers.rate)} in every 100), e.g. ${quoteEnd(fillerExample(c, answerers))}`,
     );
   }
   if (c.words < thresholds.minWords) weaknesses.unshift(tooShort(c.words));
 
   // Nothing is invented to fill a list: a perfect candidate may have no weakness, an evasive one no strength.
-  // Short of that, the weakest answer of an otherwise clean interview is named.
-  const worst = byPoints.at(-1)!;
-  if (weaknesses.length === 0 && worst.quality < 5) {
+  // Short of that, the least detailed answer is named, and called strong when it was.
+  if (weakest && !said.has(weakest) && weakest.signals) {
     weaknesses.push(
-      `Least specific answer (quality ${worst.quality} of 5), to ${shortQuestion(worst.question)}: ${quote(worst.evidence)}.`,
+      weakest.quality >= 4
+        ? `Every answer was strong; the least detailed, to ${shortQuestion(weakest.question)}, was still specific: ${quoteEnd(weakest.evidence)}`
+        : `The least detailed answer was to ${shortQuestion(weakest.question)}: ${quote(weakest.evidence)} (${missing(weakest.signals)}).`,
     );
   }
   return { components, strengths, weaknesses };
 }
 
-function specifics(s: AnswerSignals): string {
-  const out: string[] = [];
-  if (s.figures) out.push('figures');
-  if (s.names.length) out.push(`named: ${s.names.slice(0, 3).join(', ')}`);
-  if (s.outcome) out.push('an outcome');
-  if (s.ownActions) out.push('own actions');
-  if (s.example) out.push('an example');
-  return out.join('; ');
+/** The weakest answer: fewest points, then fewest words; a fact given in a word does not count. */
+function weakestAnswer(assessed: readonly Assessed[]): Assessed | null {
+  const candidates = assessed.filter((a) => !a.fact);
+  if (candidates.length === 0) return null;
+  return [...candidates].sort(
+    (a, b) => a.points - b.points || (a.signals?.words ?? 0) - (b.signals?.words ?? 0),
+  )[0]!;
 }
 
-function noAnswer(a: Assessed): string {
-  if (a.reasons.includes('dodged') && a.evidence) {
-    return `Dodged ${shortQuestion(a.question)}: ${quote(a.evidence)}.`;
+const list = (items: readonly string[]) => new Intl.ListFormat('en', { type: 'conjunction' }).format(items);
+
+/** "Answered "…" concretely, naming Kafka and Postgres, with figures and a measurable result: "…"." */
+function strongAnswer(a: Assessed): string {
+  const s = a.signals!;
+  const what: string[] = [];
+  const named = namedThings(a.answer ?? a.evidence).slice(0, 3);
+  if (named.length) what.push(`naming ${list(named)}`);
+  const with_: string[] = [];
+  if (s.figures) with_.push('figures');
+  if (s.outcome) with_.push('a measurable result');
+  if (s.example) with_.push('a worked example');
+  if (with_.length) what.push(`with ${list(with_)}`);
+  if (s.ownActions) what.push('saying what they did themselves');
+  return `Answered ${shortQuestion(a.question)} concretely${what.length ? `, ${what.join(', ')}` : ''}: ${quoteEnd(a.evidence)}`;
+}
+
+/** What an answer lacked, in words: "no figure, name or outcome". */
+function missing(s: AnswerSignals): string {
+  const lacks: string[] = [];
+  if (!s.figures) lacks.push('figure');
+  if (!s.names.length) lacks.push('named tool');
+  if (!s.outcome) lacks.push('outcome');
+  return lacks.length
+    ? `no ${new Intl.ListFormat('en', { type: 'disjunction' }).format(lacks)}`
+    : 'few details';
+}
+
+/** The sentence a reviewer would write about a poor answer, or null when the answer was not poor. */
+function weakness(a: Assessed): string | null {
+  const q = shortQuestion(a.question);
+  const s = a.signals;
+  if (a.answered === 'no') {
+    return a.reasons.includes('dodged') && a.evidence
+      ? `Dodged ${q}: ${quoteEnd(a.evidence)}`
+      : `Did not answer ${q}.`;
   }
-  return `No answer to ${shortQuestion(a.question)}.`;
-}
-
-function partAnswer(a: Assessed): string {
-  const why = a.reasons.includes('hedged')
-    ? 'hedged'
-    : a.reasons.includes('thin')
-      ? `${a.signals?.words ?? 0} words`
-      : 'off the question';
-  return `Only partly answered ${shortQuestion(a.question)} (${why}): ${quote(a.evidence)}.`;
+  if (a.answered === 'partly') {
+    if (a.reasons.includes('hedged'))
+      return `Hedged on ${q} without committing to specifics: ${quoteEnd(a.evidence)}`;
+    if (a.reasons.includes('thin')) {
+      const n = s?.words ?? 0;
+      const size =
+        n === 1
+          ? 'a one-word answer'
+          : n <= 3
+            ? `a ${['', '', 'two', 'three'][n]}-word answer`
+            : `only ${n} words`;
+      return `Gave ${size} to ${q}: ${quote(a.evidence)}, with nothing to back it up.`;
+    }
+    return `Did not really address ${q}: ${quoteEnd(a.evidence)}`;
+  }
+  if (!s || a.fact) return null;
+  if (a.reasons.includes('rambling')) {
+    return `Rambled on ${q} (${s.words} words${s.fillersPer100 >= thresholds.rambling.fillersPer100 ? ', many of them fillers' : ''}) without a clear point: ${quoteEnd(a.evidence)}`;
+  }
+  if (a.reasons.includes('vague')) {
+    return `Stayed vague on ${q}: ${quote(a.evidence)} – words like ${list(s.vague.slice(0, 3).map(quote))}, but no figure, name or outcome.`;
+  }
+  if (a.reasons.includes('general')) {
+    return `Answered ${q} only in general terms, with ${missing(s)}: ${quoteEnd(a.evidence)}`;
+  }
+  return null;
 }
 
 const tooShort = (words: number) =>

@@ -1,6 +1,7 @@
 // The local engine's summary of a meeting: who met about what, how the discussion went, what was decided and who does what next.
 
 import { parseSummaryFormat, type SummaryFormat, type SummarySection } from './summary-format';
+import { type InterviewDigestInput, interviewDigest } from './summary-interview';
 import {
   type ActionItem,
   actionText,
@@ -50,14 +51,21 @@ interface Line {
 }
 
 /**
- * The structured summary (README "Summary"): "A, B and C met about X, Y and Z." then, part by part, what was
+ * The structured summary (README "Summary"): for an interview (`interview` given) the digest per question of
+ * summary-interview.ts; otherwise "A, B and C met about X, Y and Z." then, part by part, what was
  * discussed and the most telling point, reported ("Marketing said that…"); "The group decided to…"; "Next
  * steps: Bob will…". Deterministic, linear in the length of the meeting apart from a fixed number of parts.
  */
-export function summarise(turns: readonly Turn[], format: SummaryFormat = parseSummaryFormat()): string {
+export function summarise(
+  turns: readonly Turn[],
+  format: SummaryFormat = parseSummaryFormat(),
+  interview?: InterviewDigestInput,
+): string {
   const sentences = participantSentences(turns);
   const totalWords = sentences.reduce((n, s) => n + s.words, 0);
   if (totalWords === 0) return 'Nothing was said.';
+  // An interview is told question by question (summary-interview.ts), in the format asked for.
+  if (interview) return render(select(interviewDigest(interview), format), format);
 
   const display = displayNames(sentences.map((s) => s.speaker));
   const name = (speaker: string) => display.get(speaker) ?? speaker;

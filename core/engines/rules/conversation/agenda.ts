@@ -172,11 +172,23 @@ function readSentence(sentence: string, raw: RawTopic[], onClosing: (c: string) 
     s = s.slice(0, close.at).trim();
     if (!s) return;
   }
-  // Conditionals are instructions for a case, not topics ("If they ask about salary, say …").
-  if (/^(?:if|when|whenever|unless|in case)\b/i.test(s)) return;
+  // Conditionals are instructions for a case, not topics ("If they ask about salary, say …"); "When could you
+  // start?" is a question.
+  if (/^(?:if|when|whenever|unless|in case)\b/i.test(s) && !(/\?\s*$/.test(s) && directQuestion(s))) return;
+  // A question written out ("Ask: Do you need a visa?") is asked as written, whatever words it holds ("you need").
+  const written = s.replace(
+    /^(?:(?:then|and|also|next|finally)\s+)?ask(?:\s+(?:them|the\s+candidate))?\s*[:—–-]\s*/i,
+    '',
+  );
+  if (/\?\s*$/.test(s) && directQuestion(written)) {
+    readQuestions(s, raw, false);
+    return;
+  }
   const found = [...s.matchAll(triggers())].filter((m) => !negation.test(s.slice(0, m.index)));
   if (found.length === 0) {
     if (/\?/.test(s)) readQuestions(s, raw, false);
+    // A request written to the participant ("Ask: Tell me about the last product you shipped.") is asked as written.
+    else if (participantRequest.test(written)) addTopic(raw, written, true);
     return;
   }
   for (const [i, m] of found.entries()) {
@@ -291,6 +303,13 @@ function splitAnd(item: string, listEnd: boolean): string[] {
   return out;
 }
 
+/** "Tell me about …", "Walk me through …", "Describe your …": words put to the participant, not to the bot. */
+const participantRequest =
+  /^(?:please\s+)?(?:(?:tell|walk|talk)\s+(?:me|us)\s+(?:about|through)\b|(?:describe|explain|share)\s+(?:your|a|an|the|how|what|why|one)\b)/i;
+
+/** The job being hired for ("screen candidates for a senior data engineer role") is not a topic. */
+const theRole = /^(?:a|an|the|our|this)\s+(?:[\w-]+\s+){0,5}(?:role|position|job|opening|vacancy|post)$/i;
+
 const vague =
   /^(?:it|that|this|these|those|them|things?|stuff|everything|anything|something|the\s+following|a\s+few\s+things|some\s+(?:things|questions|topics)|questions?|topics?|more|others?|etc\.?|the\s+rest|the\s+role|the\s+job|the\s+company|us|you|yourself|the\s+candidate|their\s+answers?)$/i;
 
@@ -311,7 +330,8 @@ function addTopic(
   // Connectives left between two instructions ("… and ask them to …") are not a topic.
   if (
     !/[a-z]/i.test(t.replace(/\b(?:and|or|then|also|plus|but|so|the|a|an|to|of|as|well)\b/gi, '')) ||
-    vague.test(t)
+    vague.test(t) ||
+    theRole.test(t)
   )
     return;
   if (t.split(' ').length > maxTopicWords) return;
