@@ -116,6 +116,12 @@ describe.skipIf(skip)(
         startPath: 'pool',
         claimedBy: taskArn,
       });
+      // The claim's record under the task ARN is written after the session's conditional update (sessions-store.ts):
+      // the session can say claimedBy a moment before the record is there.
+      await until(
+        async () => (await life.operator.stores.sessions.sessionClaimedBy(taskArn)) !== null,
+        5_000,
+      );
       expect(await life.operator.stores.sessions.sessionClaimedBy(taskArn)).toBe(botId);
       await until(() => endpoints.protections.length > 0, 10_000);
       // Its longest stay from the claim: the join timeout (60 s here), the waiting room's (600 s) and the default

@@ -155,6 +155,12 @@ export async function startDeployedLife(settings: SettingsInput = {}): Promise<D
     return { ...result, json: result.body ? JSON.parse(result.body) : {} };
   };
 
+  const queueArnOf = (url: string): string => {
+    const found = Object.values(stack.queues).find((q) => q.url === url);
+    if (!found) throw new Error(`no queue of the stack at ${url}`);
+    return found.arn;
+  };
+
   const drain: DeployedLife['drain'] = async (queueUrl, consumer, batchSize) => {
     const asRole = new SQSClient(clientConfig(proxy.endpoint, consumer.role));
     try {
@@ -162,7 +168,8 @@ export async function startDeployedLife(settings: SettingsInput = {}): Promise<D
         asRole,
         queueUrl,
         (event) => host.invoke<SQSBatchResponse>(consumer, event),
-        { queueArn: 'arn', region: motoRegion, batchSize, waitSeconds: 0 },
+        // The queue's ARN as Lambda puts it in each record (the control function orders a FIFO batch by it).
+        { queueArn: queueArnOf(queueUrl), region: motoRegion, batchSize, waitSeconds: 0 },
         createLogger('silent'),
       );
       let total = 0;

@@ -257,11 +257,25 @@ export async function deployToMoto(
     }
     resolver.set(tableId, { ref: tableName, attrs: { Arn: arn('dynamodb', `table/${tableName}`) } });
 
-    // Queues: dead-letter queues first, then the queues that redrive into them.
+    // Queues: dead-letter queues first, then the queues that redrive into them. A FIFO queue is FIFO from its
+    // creation (the attribute cannot be set later), and CloudFormation ends the name it generates for one in .fifo,
+    // which is how our SqsQueue tells it apart (a MessageGroupId per bot) and the control function orders a batch.
     const queueResources = resolver.ofType('AWS::SQS::Queue');
     for (const [id, q] of queueResources) {
-      const name = q.Properties?.QueueName ?? `MeetingBot-moto-${id}`;
-      const created = await sqs.send(new CreateQueueCommand({ QueueName: name }));
+      const fifo = q.Properties?.FifoQueue === true || q.Properties?.FifoQueue === 'true';
+      const name = q.Properties?.QueueName ?? `MeetingBot-moto-${id}${fifo ? '.fifo' : ''}`;
+      const fifoAttributes: Record<string, string> = {};
+      if (fifo) {
+        fifoAttributes.FifoQueue = 'true';
+        for (const a of ['ContentBasedDeduplication', 'DeduplicationScope', 'FifoThroughputLimit'] as const)
+          if (q.Properties?.[a] !== undefined) fifoAttributes[a] = String(q.Properties[a]);
+      }
+      const created = await sqs.send(
+        new CreateQueueCommand({
+          QueueName: name,
+          ...(fifo && { Attributes: fifoAttributes }),
+        }),
+      );
       const QueueUrl = `${publicEndpoint}${new URL(created.QueueUrl!).pathname}`;
       resolver.set(id, { ref: QueueUrl, attrs: { Arn: arn('sqs', name), QueueName: name, QueueUrl } });
     }
