@@ -17,7 +17,6 @@ import { PollySynthesizer } from '../core/adapters/polly/polly-synthesizer';
 import type { Utterance } from '../core/bots/transcript';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/log';
-import type { ConversationEngine } from '../core/ports/conversation-engine';
 import type { RoomConnection, RoomEventName, RoomEvents } from '../core/ports/room-provider';
 import type { Table } from './run';
 import { type BenchOptions, percentile, verdict } from './support';

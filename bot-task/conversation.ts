@@ -10,13 +10,13 @@
 import type { SessionWarning } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
 import { cutOff } from '../core/conversation/cut-off';
-import { LocalConversationEngine } from '../core/engines/rules/conversation/local-engine';
 import {
   endingOf,
   endOfTurnWaitMs,
   type TurnTakingSettings,
   turnTakingDefaults,
 } from '../core/conversation/turn-taking';
+import { LocalConversationEngine } from '../core/engines/rules/conversation/local-engine';
 import type { Logger } from '../core/log';
 import { metrics } from '../core/metrics';
 import { type ConversationEngine, sentences } from '../core/ports/conversation-engine';

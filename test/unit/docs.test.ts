@@ -131,7 +131,7 @@ describe('the docs', () => {
         if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // https:, mailto:
         const [path, anchor] = target.split('#') as [string, string | undefined];
         const resolved = path ? resolve(dirname(file), decodeURIComponent(path)) : file;
-        if (!resolved.startsWith(repoRoot + '/') && resolved !== repoRoot) {
+        if (!resolved.startsWith(`${repoRoot}/`) && resolved !== repoRoot) {
           broken.push(`${rel(file)}: ${target} (outside the repository)`);
           continue;
         }
