@@ -34,7 +34,8 @@ const readRoute: ItemAction[] = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dyn
 const tableAccess: Partial<Record<FunctionName, ItemAction[]>> = {
   // BatchWriteItem: the session and the hold's ledger entry in one request.
   join: [...readWriteItems, 'dynamodb:BatchWriteItem'],
-  leave: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
+  // PutItem: the stop request's own small item, which the running bot polls.
+  leave: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   status: readRoute,
   deliveries: readRoute,
   // The account's list entries (Query), then the sessions' summary attributes (BatchGetItem).
