@@ -215,7 +215,7 @@ describe('the Lambda functions', () => {
           ...send,
         ],
       ],
-      ['leave', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'ecs:StopTask', 'ecs:ListTasks']],
+      ['leave', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'ecs:StopTask', 'ecs:ListTasks']],
       ['status', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query']],
       [
         'list',
