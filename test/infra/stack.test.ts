@@ -215,7 +215,17 @@ describe('the Lambda functions', () => {
           ...send,
         ],
       ],
-      ['leave', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem', 'ecs:StopTask', 'ecs:ListTasks']],
+      [
+        'leave',
+        [
+          ...logs,
+          'dynamodb:GetItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:PutItem',
+          'ecs:StopTask',
+          'ecs:ListTasks',
+        ],
+      ],
       ['status', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query']],
       [
         'list',
