@@ -9,7 +9,7 @@ import { EventEmitter, setMaxListeners } from 'node:events';
 import type { BedrockRuntimeClient } from '@aws-sdk/client-bedrock-runtime';
 import type { PollyClient } from '@aws-sdk/client-polly';
 import type OpenAI from 'openai';
-import { ConversationController } from '../bot-task/conversation';
+import { ConversationController, turnTakingSettings } from '../bot-task/conversation';
 import { dailySpeech } from '../bot-task/providers/daily/daily-speech';
 import { BedrockConversationEngine } from '../core/adapters/bedrock/conversation-engine';
 import { OpenAIConversationEngine } from '../core/adapters/openai/conversation-engine';
@@ -239,13 +239,7 @@ async function turn(model: ModelName, seed: number): Promise<Trace> {
     {
       botName: 'Iris',
       prompt: 'Ask: 1. What did you build last? 2. How do you test it?',
-      endOfTurnMs: config.END_OF_TURN_SILENCE_MS,
-      turnTaking: {
-        mode: config.END_OF_TURN_MODE,
-        completeMs: config.END_OF_TURN_COMPLETE_MS,
-        incompleteMs: config.END_OF_TURN_INCOMPLETE_MS,
-      },
-      ...(config.SPECULATIVE_START && { speculativeStartMs: config.SPECULATIVE_START_STABLE_MS }),
+      ...turnTakingSettings(config),
       onTurn: (e) => {
         if (e === 'started') trace.started.push(performance.now());
         else if (e === 'released') trace.released.push(performance.now());

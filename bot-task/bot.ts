@@ -25,7 +25,7 @@ import type { ExitReason } from '../core/schemas/api';
 import type { BotFailedErrorCode } from '../core/schemas/webhooks';
 import { transcriptionLanguageFor } from '../core/transcription-languages';
 import { withActivityFallback } from './audio-activity-fallback';
-import { ConversationController } from './conversation';
+import { ConversationController, turnTakingSettings } from './conversation';
 import { joinTimes } from './heartbeat';
 import { SessionWarnings } from './session-warnings';
 import { TranscriptRecorder } from './transcript-recorder';
@@ -247,13 +247,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       botName: session.botConfig.name,
       prompt: session.botConfig.bot_prompt,
       greeting: session.botConfig.bot_greeting,
-      endOfTurnMs: config.END_OF_TURN_SILENCE_MS,
-      turnTaking: {
-        mode: config.END_OF_TURN_MODE,
-        completeMs: config.END_OF_TURN_COMPLETE_MS,
-        incompleteMs: config.END_OF_TURN_INCOMPLETE_MS,
-      },
-      ...(config.SPECULATIVE_START && { speculativeStartMs: config.SPECULATIVE_START_STABLE_MS }),
+      ...turnTakingSettings(config),
       maxModelFailures: config.CONVERSATION_MODEL_MAX_FAILURES,
       retryBackoffMs: config.CONVERSATION_RETRY_BACKOFF_MS,
       speechRetryDelayMs: config.SPEECH_RETRY_DELAY_MS,

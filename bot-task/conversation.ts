@@ -9,6 +9,7 @@
 // voice cannot speak is retried once, then the bot goes on in text only. Each fallback is a session warning.
 import type { SessionWarning } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
+import type { Config } from '../core/config';
 import { cutOff } from '../core/conversation/cut-off';
 import {
   endingOf,
@@ -25,6 +26,29 @@ import type { SpeechOutcome } from '../core/ports/speech';
 
 /** Said once when the model fails, while the bot retries: the people in the room hear that it is still there. */
 export const holdingLine = 'Sorry, give me a moment.';
+
+/** The turn-taking part of the settings, from the deployment's configuration (the bot and the voice bench alike). */
+export function turnTakingSettings(
+  config: Pick<
+    Config,
+    | 'END_OF_TURN_SILENCE_MS'
+    | 'END_OF_TURN_MODE'
+    | 'END_OF_TURN_COMPLETE_MS'
+    | 'END_OF_TURN_INCOMPLETE_MS'
+    | 'SPECULATIVE_START'
+    | 'SPECULATIVE_START_STABLE_MS'
+  >,
+): Pick<ConversationSettings, 'endOfTurnMs' | 'turnTaking' | 'speculativeStartMs'> {
+  return {
+    endOfTurnMs: config.END_OF_TURN_SILENCE_MS,
+    turnTaking: {
+      mode: config.END_OF_TURN_MODE,
+      completeMs: config.END_OF_TURN_COMPLETE_MS,
+      incompleteMs: config.END_OF_TURN_INCOMPLETE_MS,
+    },
+    ...(config.SPECULATIVE_START && { speculativeStartMs: config.SPECULATIVE_START_STABLE_MS }),
+  };
+}
 
 export interface ConversationSettings {
   botName: string;
