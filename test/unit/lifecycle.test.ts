@@ -1,0 +1,202 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BotLife,
+  type BotState,
+  botStates,
+  IllegalTransitionError,
+  lifecycle,
+  plan,
+  type Step,
+  stateOf,
+  type Transition,
+  type TransitionInputs,
+  transitions,
+} from '../../core/bots/lifecycle';
+
+const at = '2026-01-01T00:00:00.000Z';
+const inputs: { [T in Transition]: TransitionInputs[T] } = {
+  start: { startedAt: at },
+  cancel: { completedAt: at },
+  claim: { by: 'pool-1', path: 'pool', at, taskRef: 'arn:task/1' },
+  record_task: { taskRef: 'arn:task/2' },
+  announce: {},
+  wait_in_lobby: {},
+  admit: { joinedAt: at },
+  rejoin: { attempt: 2, joinedAt: at },
+  lose: { attempt: 1, at, reason: 'crashed' },
+  request_stop: { at },
+  leave: { exitReason: 'stop_phrase', leftAt: at },
+  hand_over: {},
+  resend_handover: { at, resends: 3 },
+  complete: { completedAt: at, exitReason: 'participant_left', qaPairs: [], insights: null },
+  fail: { completedAt: at, error: 'lost', errorCode: 'transcription_unavailable' },
+};
+
+const live = ['joining', 'waiting_room', 'in_call', 'replacing', 'leaving'] as const;
+type Expected = {
+  to: BotState;
+  changes: Step['changes'];
+  replacement?: Step['replacement'];
+  emits: string[];
+};
+/** The documented table, written out independently of the module: every allowed (state, transition) pair. */
+const allowed: Partial<Record<BotState, Partial<Record<Transition, Expected>>>> = {};
+function allow(states: readonly BotState[], t: Transition, e: (from: BotState) => Expected) {
+  for (const s of states) allowed[s] = { ...allowed[s], [t]: e(s) };
+}
+allow(['scheduled'], 'start', () => ({ to: 'joining', changes: { startedAt: at }, emits: [] }));
+allow(['scheduled'], 'cancel', () => ({
+  to: 'done',
+  changes: { status: 'completed', completedAt: at, exitReason: 'force_leave' },
+  emits: ['bot.done', 'session_complete'],
+}));
+allow(['joining', 'waiting_room'], 'claim', (s) => ({
+  to: s,
+  changes: { claimedBy: 'pool-1', claimedAt: at, startPath: 'pool', taskRef: 'arn:task/1' },
+  emits: [],
+}));
+allow(['joining', 'waiting_room', 'replacing'], 'record_task', (s) => ({
+  to: s,
+  changes: { taskRef: 'arn:task/2' },
+  emits: [],
+}));
+allow(['joining'], 'announce', () => ({ to: 'joining', changes: {}, emits: ['bot.joining'] }));
+allow(['joining', 'replacing'], 'wait_in_lobby', () => ({
+  to: 'waiting_room',
+  changes: {},
+  emits: ['bot.in_waiting_room'],
+}));
+allow(['joining', 'waiting_room'], 'admit', () => ({
+  to: 'in_call',
+  changes: { joinedAt: at },
+  emits: ['bot.in_call'],
+}));
+allow(['replacing', 'waiting_room'], 'rejoin', () => ({
+  to: 'in_call',
+  changes: {},
+  replacement: { index: 1, set: { joinedAt: at } },
+  emits: [],
+}));
+allow(['in_call', 'replacing'], 'lose', () => ({
+  to: 'replacing',
+  changes: {},
+  replacement: { index: 1, set: { at, reason: 'crashed' } },
+  emits: ['bot.replaced'],
+}));
+allow(live, 'request_stop', () => ({ to: 'leaving', changes: { stopRequestedAt: at }, emits: [] }));
+allow(live, 'leave', () => ({
+  to: 'leaving',
+  changes: { exitReason: 'stop_phrase', leftAt: at },
+  emits: ['bot.left', 'session_ended'],
+}));
+allow(['leaving'], 'hand_over', () => ({ to: 'leaving', changes: {}, emits: ['session_ended'] }));
+allow(['leaving'], 'resend_handover', () => ({
+  to: 'leaving',
+  changes: { handoverResentAt: at, handoverResends: 3 },
+  emits: [],
+}));
+allow(['leaving'], 'complete', () => ({
+  to: 'done',
+  changes: {
+    status: 'completed',
+    completedAt: at,
+    exitReason: 'participant_left',
+    qaPairs: [],
+    insights: null,
+    insightsError: undefined,
+  },
+  emits: ['bot.done', 'session_complete'],
+}));
+allow(live, 'fail', (s) => ({
+  to: 'failed',
+  changes: { status: 'failed', completedAt: at, error: 'lost', errorCode: 'transcription_unavailable' },
+  emits: s === 'joining' || s === 'waiting_room' ? ['bot_join_failed'] : ['bot_failed'],
+}));
+
+describe('the bot lifecycle', () => {
+  it('names the states and transitions the docs list', () => {
+    expect(botStates).toEqual([
+      'scheduled',
+      'joining',
+      'waiting_room',
+      'in_call',
+      'replacing',
+      'leaving',
+      'done',
+      'failed',
+    ]);
+    expect(transitions.sort()).toEqual(Object.keys(inputs).sort());
+  });
+
+  for (const from of botStates) {
+    for (const t of transitions) {
+      const expected = allowed[from]?.[t];
+      if (expected) {
+        it(`${from} → ${t}: allowed, to ${expected.to}, with its writes and events`, () => {
+          const step = plan(from, t, inputs[t] as never);
+          expect(step).toEqual({ from, transition: t, ...expected });
+          // Every write is one of the fields the table documents.
+          const written = [...Object.keys(step.changes), ...(step.replacement ? ['replacements'] : [])];
+          for (const f of written) expect(lifecycle[t].fields).toContain(f);
+        });
+      } else {
+        it(`${from} → ${t}: refused`, () => {
+          const life = new BotLife(from, 'bot-1');
+          expect(() => life.step(t, inputs[t] as never)).toThrow(IllegalTransitionError);
+          expect(life.state).toBe(from);
+          try {
+            life.step(t, inputs[t] as never);
+          } catch (err) {
+            expect(err).toMatchObject({ code: 'illegal_transition', from, transition: t });
+            expect((err as Error).message).toContain(`cannot ${t} from ${from}`);
+          }
+        });
+      }
+    }
+  }
+
+  it('scheduled only goes on to joining or is cancelled (done)', () => {
+    const out = transitions.filter((t) => allowed.scheduled?.[t]).map((t) => allowed.scheduled![t]!.to);
+    expect(out.sort()).toEqual(['done', 'joining']);
+  });
+
+  it('done and failed are final', () => {
+    for (const t of transitions) {
+      expect(allowed.done?.[t]).toBeUndefined();
+      expect(allowed.failed?.[t]).toBeUndefined();
+    }
+  });
+
+  it('a bot walks its ordinary life, a lost one its replacement', () => {
+    const life = new BotLife('joining');
+    life.step('announce', {});
+    life.step('wait_in_lobby', {});
+    life.step('admit', { joinedAt: at });
+    life.step('lose', { attempt: 0, at, reason: 'x' });
+    expect(life.step('rejoin', { attempt: 1, joinedAt: at }).replacement).toEqual({
+      index: 0,
+      set: { joinedAt: at },
+    });
+    life.step('leave', { exitReason: 'participant_left', leftAt: at });
+    life.step('complete', { completedAt: at, exitReason: 'participant_left' });
+    expect(life.state).toBe('done');
+    expect(() => life.step('leave', { exitReason: 'force_leave', leftAt: at })).toThrow(
+      /cannot leave from done/,
+    );
+  });
+
+  it('reads the state from a stored session', () => {
+    const base = { status: 'running' as const };
+    expect(stateOf(base)).toBe('joining');
+    expect(stateOf({ ...base, statusChanges: [{ code: 'in_waiting_room', at }] })).toBe('waiting_room');
+    expect(stateOf({ ...base, joinedAt: at })).toBe('in_call');
+    expect(stateOf({ ...base, joinedAt: at, replacements: [{ at, reason: 'x' }] })).toBe('replacing');
+    expect(stateOf({ ...base, joinedAt: at, replacements: [{ at, reason: 'x', joinedAt: at }] })).toBe(
+      'in_call',
+    );
+    expect(stateOf({ ...base, joinedAt: at, stopRequestedAt: at })).toBe('leaving');
+    expect(stateOf({ ...base, leftAt: at })).toBe('leaving');
+    expect(stateOf({ status: 'completed', leftAt: at })).toBe('done');
+    expect(stateOf({ status: 'failed' })).toBe('failed');
+  });
+});
