@@ -6,7 +6,8 @@
 // within a round trip of the join), and every POOL_POLL_MS each bot scans the offers, for a wake-up that was lost
 // (sent to a bot that died, or not sent) and for a deployment without the queue.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BotSession } from '../core/bots/session';
+import { plan } from '../core/bots/lifecycle';
+import type { BotSession, SessionClaim } from '../core/bots/session';
 import type { Logger } from '../core/log';
 import type { PoolQueue } from '../core/ports/pool-queue';
 import type { SessionsStore } from '../core/ports/sessions-store';
@@ -56,19 +57,20 @@ export async function claimFromPool(deps: PoolWaitDeps, o: PoolWaitOptions): Pro
   const tryClaim = async (botId: string): Promise<BotSession | null> => {
     o.onClaiming?.(botId);
     const at = now();
-    const won = await deps.sessions
-      .claim(botId, {
-        by: o.poolBotId,
-        path: 'pool',
-        at: at.toISOString(),
-        ...(o.taskRef !== undefined && { taskRef: o.taskRef }),
-      })
-      .catch(async (err) => {
-        // The write may have been applied with its answer lost: the session says whether this bot holds it.
-        deps.log.warn('claim failed', { bot_id: botId, err });
-        const session = await deps.sessions.get(botId).catch(() => null);
-        return session?.claimedBy === o.poolBotId;
-      });
+    const claim: SessionClaim = {
+      by: o.poolBotId,
+      path: 'pool',
+      at: at.toISOString(),
+      ...(o.taskRef !== undefined && { taskRef: o.taskRef }),
+    };
+    // An offered session is joining; the store's conditional write refuses it once taken, stopped or ended.
+    plan('joining', 'claim', claim, botId);
+    const won = await deps.sessions.claim(botId, claim).catch(async (err) => {
+      // The write may have been applied with its answer lost: the session says whether this bot holds it.
+      deps.log.warn('claim failed', { bot_id: botId, err });
+      const session = await deps.sessions.get(botId).catch(() => null);
+      return session?.claimedBy === o.poolBotId;
+    });
     const session = won ? await deps.sessions.get(botId) : null;
     if (!session) {
       o.onClaiming?.(null);

@@ -7,6 +7,7 @@ import type { Stores } from '../deps';
 import { metrics } from '../metrics';
 import type { ExitReason, Insights, QaPair, SessionErrorCode } from '../schemas/api';
 import type { JoinErrorCode } from '../schemas/webhooks';
+import { can, finalStates, plan, stateOf } from './lifecycle';
 import { type BotSession, secondsSinceStart } from './session';
 
 /** What completing a session records. The transcript is not among it: its segments are its only copy. */
@@ -32,8 +33,17 @@ export async function completeSession(
   now = new Date(),
 ): Promise<boolean> {
   const session = await deps.sessions.get(botId);
-  if (session?.status !== 'running') return false;
+  if (!session) return false;
+  const from = stateOf(session);
+  if (finalStates.includes(from)) return false;
   const completedAt = now.toISOString();
+  // The bot records its leave when it leaves; if that write failed, the results message still carried it: the leave
+  // is written with the completion.
+  const left =
+    !session.leftAt && result.endedAt
+      ? plan(from, 'leave', { exitReason: result.exitReason, leftAt: result.endedAt }, botId)
+      : undefined;
+  const completion = plan(left?.to ?? from, 'complete', { completedAt, ...result }, botId);
   // Credits first: settling is idempotent, so a crash after it is repaired by the retry that completes the session.
   const charge = session.joinedAt
     ? usageCharge(
@@ -44,14 +54,8 @@ export async function completeSession(
     : 0;
   await deps.ledger.settle(session.accountId, botId, charge, now);
   const completed = await deps.sessions.updateRunning(botId, {
-    status: 'completed',
-    completedAt,
-    // The bot records it when it leaves; if that write failed, the results message still carried it.
-    ...(!session.leftAt && result.endedAt && { leftAt: result.endedAt }),
-    exitReason: result.exitReason,
-    qaPairs: result.qaPairs ?? [],
-    insights: result.insights ?? null,
-    insightsError: result.insightsError,
+    ...(left && { leftAt: left.changes.leftAt }),
+    ...completion.changes,
   });
   if (completed)
     metrics.sessionEnded(result.exitReason, minutesInRoom(session.joinedAt, result.endedAt ?? completedAt));
@@ -74,18 +78,14 @@ export async function failSession(
   now = new Date(),
 ): Promise<boolean> {
   const session = await deps.sessions.get(botId);
-  if (session?.status !== 'running') return false;
+  if (!session || !can(stateOf(session), 'fail')) return false;
   const completedAt = now.toISOString();
+  const { changes } = plan(stateOf(session), 'fail', { completedAt, ...failure }, botId);
   const charge = failure.chargeUsage
     ? usageCharge(session.startedAt ?? session.createdAt, completedAt, deps.config.CREDITS_PER_MINUTE)
     : 0;
   await deps.ledger.settle(session.accountId, botId, charge, now);
-  return deps.sessions.updateRunning(botId, {
-    status: 'failed',
-    completedAt,
-    error: failure.error,
-    errorCode: failure.errorCode,
-  });
+  return deps.sessions.updateRunning(botId, changes);
 }
 
 /**

@@ -12,6 +12,7 @@ import type { TaskRunner } from '../ports/task-runner';
 import { sessionEnded } from '../results/messages';
 import { failNeverJoined } from './finish-session';
 import { launchFailureOf } from './launch-failure';
+import { BotLife, finalStates, plan, stateOf } from './lifecycle';
 import { coldClaimant } from './session';
 
 /** Log lines of the pool's fallbacks (dashboards count them: how often the pool was empty or lost a bot). */
@@ -47,27 +48,29 @@ export async function startColdIfUnclaimed(
   now = new Date(),
 ): Promise<'started' | 'claimed' | 'ended' | 'left' | 'failed'> {
   const log = deps.log.child({ bot_id: request.bot_id });
-  const claimed = await deps.stores.sessions.claim(request.bot_id, {
+  // The claim's write is conditional (unclaimed, or held by the lost claimant): the store refuses it after a join.
+  const claim = {
     by: coldClaimant,
     path: 'cold',
     at: now.toISOString(),
     ...(request.claimant !== undefined && { from: request.claimant }),
-  });
-  if (!claimed) {
-    const session = await deps.stores.sessions.get(request.bot_id);
-    return session?.status === 'running' ? 'claimed' : 'ended';
-  }
+  } as const;
+  plan('joining', 'claim', claim, request.bot_id);
+  const claimed = await deps.stores.sessions.claim(request.bot_id, claim);
   const session = await deps.stores.sessions.get(request.bot_id);
-  if (session?.status !== 'running') return 'ended';
-  if (session.stopRequestedAt) {
+  const life = session && new BotLife(stateOf(session), session.botId);
+  if (!life || finalStates.includes(life.state)) return 'ended';
+  if (!claimed) return 'claimed';
+  if (life.state === 'leaving') {
     // Asked to leave before any bot had it: no bot starts; it ends as the leave asked, never in the room, not charged.
-    await deps.outbox.send(sessionEnded(session.botId, 'force_leave', now.toISOString()));
+    life.step('hand_over', {});
+    await deps.outbox.send(sessionEnded(life.botId!, 'force_leave', now.toISOString()));
     return 'left';
   }
   try {
     const { taskRef } = await deps.runner.start(session.botId);
     await deps.stores.sessions
-      .updateRunning(session.botId, { taskRef })
+      .updateRunning(session.botId, life.step('record_task', { taskRef }).changes)
       .catch((err) => log.warn('could not record the cold task', { err }));
     log.info(poolLogMessages.coldStart, {
       account_id: session.accountId,

@@ -14,6 +14,7 @@ import { TaskCapacityError, type TaskRunner } from '../ports/task-runner';
 import { sessionEnded } from '../results/messages';
 import type { BotFailedErrorCode } from '../schemas/webhooks';
 import { failSession } from './finish-session';
+import { BotLife, finalStates, stateOf } from './lifecycle';
 import { type BotSession, currentAttempt, secondsSinceStart } from './session';
 
 export type ReplaceRequest = Extract<ControlMessage, { kind: 'replace_bot' }>;
@@ -61,7 +62,7 @@ export async function replaceBot(
   now = new Date(),
 ): Promise<'replaced' | 'superseded' | 'ended' | 'failed'> {
   const session = await given.stores.sessions.get(request.bot_id);
-  if (session?.status !== 'running') return 'ended';
+  if (!session || finalStates.includes(stateOf(session))) return 'ended';
   // The bot's whole life under the join's request id: these lines and the messages sent on carry it too.
   const deps: ReplaceDeps = {
     ...given,
@@ -69,31 +70,35 @@ export async function replaceBot(
     outbox: correlatedQueue(given.outbox, session.correlationId),
   };
   const log = deps.log.child({ bot_id: request.bot_id });
+  const life = new BotLife(stateOf(session), session.botId);
   const attempt = currentAttempt(session);
   // Another report of the same loss (the task-stopped event, the sweeper, the bot itself) came first.
   if (request.attempt < attempt) return 'superseded';
-  if (session.leftAt) return 'ended';
-  if (session.stopRequestedAt) {
-    // Asked to leave while its bot was lost: nothing to replace. A bot still in the room ends it itself (its stop
-    // watcher); for a lost one, the session ends here as the leave asked.
-    if (!request.alive) {
+  if (life.state === 'leaving') {
+    // Left, or asked to leave while its bot was lost: nothing to replace. A bot still in the room ends it itself
+    // (its stop watcher); for a lost one that never left, the session ends here as the leave asked.
+    if (!session.leftAt && !request.alive) {
+      life.step('hand_over', {});
       await deps.outbox.send(sessionEnded(session.botId, 'force_leave', request.lost_at));
     }
     return 'ended';
   }
-  if (!canReplace(session, deps.config)) {
+  if (!canReplace(session, deps.config) || !life.can('lose')) {
     await failLostBot(deps, session, lostError(request.reason, attempt), now);
     return 'failed';
   }
+  const lose = life.step('lose', { attempt, at: request.lost_at, reason: request.reason });
   const recorded = await deps.stores.sessions.addReplacement(session.botId, attempt, {
     at: request.lost_at,
     reason: request.reason,
+    ...lose.replacement?.set,
   });
   if (!recorded) return 'superseded';
   try {
     const { taskRef } = await deps.runner.start(session.botId, { attempt: attempt + 1, onDemand: true });
+    const task = life.step('record_task', { taskRef, replacement: attempt });
     await deps.stores.sessions
-      .updateReplacement(session.botId, attempt, { taskRef })
+      .updateReplacement(session.botId, attempt, { taskRef, ...task.replacement?.set })
       .catch((err) => log.warn('could not record the replacement task', { err }));
     log.warn(replacementLogMessages.replaced, {
       account_id: session.accountId,

@@ -3,11 +3,14 @@ import type { Caller } from '../accounts/authenticate';
 import type { ServiceDeps } from '../deps';
 import { ApiError, notFound } from '../errors';
 import { findOwnSession } from './get-status';
+import { can, stateOf } from './lifecycle';
 
 export async function stopBot(deps: ServiceDeps, caller: Caller, rawBotId: string | undefined) {
   const session = await findOwnSession(deps, caller, rawBotId);
-  const outcome =
-    session.status === 'running' ? await deps.sessions.requestStop(session.botId, deps.now()) : 'not_running';
+  // A repeat while leaving is harmless (the first request time wins); a bot that ended cannot be stopped.
+  const outcome = can(stateOf(session), 'request_stop')
+    ? await deps.sessions.requestStop(session.botId, deps.now())
+    : 'not_running';
   if (outcome === 'not_found') throw notFound(session.botId);
   if (outcome === 'not_running') {
     throw new ApiError(

@@ -2,6 +2,7 @@
 // when it was in the room and replacements are left, failed otherwise).
 import type { Config } from '../config';
 import { metrics } from '../metrics';
+import { plan, stateOf } from './lifecycle';
 import { onTaskStopped, type TaskStoppedDeps } from './task-stopped';
 
 export interface SweepSettings {
@@ -43,11 +44,13 @@ export async function sweepStaleSessions(
   metrics.runningBots(running.length);
   for (const botId of running) {
     const session = await deps.stores.sessions.get(botId);
-    if (session?.status !== 'running') continue;
+    if (!session) continue;
+    const state = stateOf(session);
+    if (state === 'done' || state === 'failed') continue;
     // A bot that left and handed over stops beating; its results may still be in progress (insights retries).
     if (session.leftAt && now.getTime() - Date.parse(session.leftAt) < resultsGraceMs) continue;
     // A session whose bot left (or was asked to) is handed over again, not failed: with exponential spacing.
-    const handsOver = Boolean((session.leftAt && session.exitReason) || session.stopRequestedAt);
+    const handsOver = state === 'leaving';
     const resends = session.handoverResends ?? 0;
     if (
       handsOver &&
@@ -70,8 +73,14 @@ export async function sweepStaleSessions(
     const outcome = await onTaskStopped(deps, { botId, reason, clean: false }, now);
     if (outcome === 'failed') failed.push(botId);
     else if (handsOver && outcome === 'already_ended') {
+      const { changes } = plan(
+        state,
+        'resend_handover',
+        { at: now.toISOString(), resends: resends + 1 },
+        botId,
+      );
       await deps.stores.sessions
-        .updateRunning(botId, { handoverResentAt: now.toISOString(), handoverResends: resends + 1 })
+        .updateRunning(botId, changes)
         .catch((err) => deps.log.warn('could not record the hand-over', { bot_id: botId, err }));
     }
   }

@@ -9,6 +9,7 @@ import type { Logger } from '../log';
 import { metrics } from '../metrics';
 import { sessionEnded } from '../results/messages';
 import { failNeverJoined } from './finish-session';
+import { BotLife, beforeRoom, finalStates, stateOf } from './lifecycle';
 import { poolLogMessages, startColdRequest } from './pool-fallback';
 import { canReplace, failLostBot, replaceRequest } from './replace-bot';
 import { currentAttempt } from './session';
@@ -59,24 +60,26 @@ export async function onTaskStopped(
     log: correlatedLog(given.log, session.correlationId),
     outbox: correlatedQueue(given.outbox, session.correlationId),
   };
-  if (session.status !== 'running') return 'already_ended';
+  const life = new BotLife(stateOf(session), session.botId);
+  if (finalStates.includes(life.state)) return 'already_ended';
   const attempt = currentAttempt(session);
   // A task that was replaced (it handed over, or was lost and reported already) ends nothing.
   if (stopped.attempt !== undefined && stopped.attempt < attempt) return 'superseded';
   // A pooled bot that tried for this session and lost the race to another bot (or to the fallback) never served it.
   if (stopped.claimant !== undefined && session.claimedBy !== stopped.claimant) return 'superseded';
   if (stopped.clean) return 'already_ended';
-  if (session.leftAt && session.exitReason) {
-    // It left the room but died around the hand-over: hand over again (processing is idempotent).
-    await deps.outbox.send(sessionEnded(session.botId, session.exitReason, session.leftAt));
+  if (life.state === 'leaving') {
+    life.step('hand_over', {});
+    // It left the room but died around the hand-over: hand over again (processing is idempotent). Or it was asked
+    // to leave and is gone: that is a force_leave, even if it went before it could say so.
+    await deps.outbox.send(
+      session.leftAt && session.exitReason
+        ? sessionEnded(session.botId, session.exitReason, session.leftAt)
+        : sessionEnded(session.botId, 'force_leave', now.toISOString()),
+    );
     return 'already_ended';
   }
-  if (session.stopRequestedAt) {
-    // It was asked to leave and is gone: that is a force_leave, even if it went before it could say so.
-    await deps.outbox.send(sessionEnded(session.botId, 'force_leave', now.toISOString()));
-    return 'already_ended';
-  }
-  if (session.startPath === 'pool' && !session.joinedAt && session.claimedBy) {
+  if (session.startPath === 'pool' && beforeRoom(life.state) && session.claimedBy) {
     // A pooled bot lost after claiming, before it got into the room: the session falls back to a cold start, as if
     // no pooled bot had claimed it; nothing is lost. The fallback moves the claim only from this bot.
     await deps.outbox.send(startColdRequest(session.botId, stopped.reason, session.claimedBy));
@@ -91,7 +94,7 @@ export async function onTaskStopped(
     deps.log.warn(alarmLogMessages.taskLost, { bot_id: stopped.botId, reason: stopped.reason, attempt });
     return 'replacing';
   }
-  const joined = Boolean(session.joinedAt);
+  const joined = !beforeRoom(life.state);
   if (joined) {
     const after = attempt > 0 ? ` (after ${attempt} replacement${attempt > 1 ? 's' : ''})` : '';
     const failed = await failLostBot(
