@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { completeSession, failSession } from '../../core/bots/finish-session';
 import {
   BotLife,
   type BotState,
@@ -12,6 +13,7 @@ import {
   type TransitionInputs,
   transitions,
 } from '../../core/bots/lifecycle';
+import type { BotSession } from '../../core/bots/session';
 
 const at = '2026-01-01T00:00:00.000Z';
 const inputs: { [T in Transition]: TransitionInputs[T] } = {
@@ -198,5 +200,60 @@ describe('the bot lifecycle', () => {
     expect(stateOf({ ...base, leftAt: at })).toBe('leaving');
     expect(stateOf({ status: 'completed', leftAt: at })).toBe('done');
     expect(stateOf({ status: 'failed' })).toBe('failed');
+  });
+});
+
+describe('the writers go through it', () => {
+  function fakeStores(session: Partial<BotSession>) {
+    const writes: unknown[] = [];
+    const settled: number[] = [];
+    const deps = {
+      sessions: {
+        get: async () =>
+          ({ botId: 'b', accountId: 'a', createdAt: at, startedAt: at, ...session }) as BotSession,
+        updateRunning: async (_id: string, changes: unknown) => {
+          writes.push(changes);
+          return true;
+        },
+      },
+      ledger: {
+        settle: async (_a: string, _b: string, amount: number) => {
+          settled.push(amount);
+        },
+      },
+      config: { CREDITS_PER_MINUTE: 1 },
+    } as unknown as Parameters<typeof completeSession>[0];
+    return { deps, writes, settled };
+  }
+
+  it('the results stage cannot complete a bot in the call without its leave: refused, nothing settled or written', async () => {
+    const { deps, writes, settled } = fakeStores({ status: 'running', joinedAt: at });
+    await expect(completeSession(deps, 'b', { exitReason: 'participant_left' })).rejects.toThrow(
+      IllegalTransitionError,
+    );
+    expect(writes).toEqual([]);
+    expect(settled).toEqual([]);
+  });
+
+  it('a leave the bot could not write is written with the completion (leave, then complete)', async () => {
+    const { deps, writes } = fakeStores({ status: 'running', joinedAt: at });
+    const leftAt = '2026-01-01T00:10:00.000Z';
+    await completeSession(deps, 'b', { exitReason: 'stop_phrase', endedAt: leftAt }, new Date(leftAt));
+    expect(writes).toEqual([
+      expect.objectContaining({
+        leftAt,
+        status: 'completed',
+        exitReason: 'stop_phrase',
+        completedAt: leftAt,
+      }),
+    ]);
+  });
+
+  it('an ended session is neither failed nor completed again', async () => {
+    const { deps, writes, settled } = fakeStores({ status: 'completed', leftAt: at });
+    expect(await failSession(deps, 'b', { error: 'x', chargeUsage: true })).toBe(false);
+    expect(await completeSession(deps, 'b', { exitReason: 'force_leave', endedAt: at })).toBe(false);
+    expect(writes).toEqual([]);
+    expect(settled).toEqual([]);
   });
 });
