@@ -37,12 +37,12 @@ export async function completeSession(
   const from = stateOf(session);
   if (finalStates.includes(from)) return false;
   const completedAt = now.toISOString();
-  // The bot records its leave when it leaves; if that write failed, the results message still carried it: the leave
-  // is written with the completion.
+  // A completion is a leave, then the completion: the bot records its leave as it goes, and if that write failed the
+  // results message still carried when it left (a completion that does not say, such as the admin's, writes no time).
   const left =
-    !session.leftAt && result.endedAt
-      ? plan(from, 'leave', { exitReason: result.exitReason, leftAt: result.endedAt }, botId)
-      : undefined;
+    from === 'leaving'
+      ? undefined
+      : plan(from, 'leave', { exitReason: result.exitReason, leftAt: result.endedAt ?? completedAt }, botId);
   const completion = plan(left?.to ?? from, 'complete', { completedAt, ...result }, botId);
   // Credits first: settling is idempotent, so a crash after it is repaired by the retry that completes the session.
   const charge = session.joinedAt
@@ -54,7 +54,7 @@ export async function completeSession(
     : 0;
   await deps.ledger.settle(session.accountId, botId, charge, now);
   const completed = await deps.sessions.updateRunning(botId, {
-    ...(left && { leftAt: left.changes.leftAt }),
+    ...(!session.leftAt && result.endedAt && { leftAt: result.endedAt }),
     ...completion.changes,
   });
   if (completed)
