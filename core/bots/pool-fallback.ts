@@ -58,13 +58,14 @@ export async function startColdIfUnclaimed(
   plan('joining', 'claim', claim, request.bot_id);
   const claimed = await deps.stores.sessions.claim(request.bot_id, claim);
   const session = await deps.stores.sessions.get(request.bot_id);
-  const life = session && new BotLife(stateOf(session), session.botId);
-  if (!life || finalStates.includes(life.state)) return 'ended';
+  if (!session) return 'ended';
+  const life = new BotLife(stateOf(session), session.botId);
+  if (finalStates.includes(life.state)) return 'ended';
   if (!claimed) return 'claimed';
   if (life.state === 'leaving') {
     // Asked to leave before any bot had it: no bot starts; it ends as the leave asked, never in the room, not charged.
     life.step('hand_over', {});
-    await deps.outbox.send(sessionEnded(life.botId!, 'force_leave', now.toISOString()));
+    await deps.outbox.send(sessionEnded(session.botId, 'force_leave', now.toISOString()));
     return 'left';
   }
   try {
