@@ -152,13 +152,28 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
   it('status read: the session and its new transcript segments on a miss, nothing on a cache hit', async () => {
     reset();
     expect((await stack.request('GET', `/api/bot/${botId}/status`, { key })).status).toBe(200);
-    const miss = cost();
+    const missBeforeSpeech = cost();
     reset();
     expect((await stack.request('GET', `/api/bot/${botId}/status`, { key })).status).toBe(200);
     const hit = cost();
-    expect(miss).toEqual({
+    // The session item (small: the transcript is not on it), and nothing else while the bot saved no line: the session
+    // says so (its transcript mark, written before the first segment).
+    expect(missBeforeSpeech).toEqual({
+      calls: { 'DynamoDBClient.GetItemCommand': 1 },
+      logLines: 0,
+      metricRecords: [],
+    });
+    expect(hit).toEqual({ calls: {}, logLines: 0, metricRecords: [] });
+
+    await stack.deps.transcripts.saveSegment(botId, 1, [
+      { speaker: 'Ada', participant_id: 'p-ada', started_at: new Date().toISOString(), text: 'Hello.' },
+    ]);
+    await new Promise((r) => setTimeout(r, Number(stack.deps.config.STATUS_CACHE_TTL_MS) + 50));
+    reset();
+    const res = await stack.request('GET', `/api/bot/${botId}/status`, { key });
+    expect(res.body.transcript).toBe('Ada: Hello.');
+    expect(cost()).toEqual({
       calls: {
-        // The session item (small: the transcript is not on it).
         'DynamoDBClient.GetItemCommand': 1,
         // The transcript: the segments saved since this process last read them (one Query per task of the bot).
         'DynamoDBClient.QueryCommand': 1,
@@ -166,7 +181,6 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
       logLines: 0,
       metricRecords: [],
     });
-    expect(hit).toEqual({ calls: {}, logLines: 0, metricRecords: [] });
   });
 
   it('a lifecycle event, from the bot’s message to the signed POST: 6 DynamoDB and 4 SQS calls', async () => {
@@ -227,20 +241,29 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
     // The bot's own recorder and live sender (bot-task), on this stack's stores: the bot process's calls, counted here.
     const live = liveTranscriptSender({ session, outbox: stack.outbox, log, attempt: 0 });
     const recorder = new TranscriptRecorder(session.botId, stack.deps, 60_000, log, 0, live);
-    const before = receiver.delivered(secret).length;
-    reset();
-    recorder.add({
+    const line = (text: string) => ({
       speaker: 'Ada',
       participant_id: 'p-ada',
       started_at: new Date().toISOString(),
-      text: 'We ship on Friday.',
+      text,
     });
+    // The task's first line, not counted: its first save also marks the session (one UpdateItem per task, so status
+    // reads know when there is no transcript to read). Every later utterance costs what is counted below.
+    const first = receiver.delivered(secret).length;
+    reset();
+    recorder.add(line('Hello.'));
+    await recorder.flush();
+    await until(() => receiver.delivered(secret).length === first + 1, 10_000);
+    await until(() => (calls.get('SQSClient.DeleteMessageBatchCommand') ?? 0) >= 2, 5_000);
+    const before = receiver.delivered(secret).length;
+    reset();
+    recorder.add(line('We ship on Friday.'));
     await recorder.flush();
     await until(() => receiver.delivered(secret).length === before + 1, 10_000);
     await until(() => (calls.get('SQSClient.DeleteMessageBatchCommand') ?? 0) >= 2, 5_000);
     expect(receiver.delivered(secret).at(-1)).toMatchObject({
       event: 'transcript.data',
-      data: { utterances: [{ text: 'We ship on Friday.', seq: 1 }] },
+      data: { utterances: [{ text: 'We ship on Friday.', seq: 2 }] },
     });
     expect(cost()).toEqual({
       calls: {

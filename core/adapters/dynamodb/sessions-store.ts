@@ -53,6 +53,7 @@ const fieldToAttribute = {
   completedAt: 'completed_at',
   stopRequestedAt: 'stop_requested_at',
   joinedAt: 'joined_at',
+  transcriptAt: 'transcript_at',
   leftAt: 'left_at',
   exitReason: 'exit_reason',
   error: 'error',
