@@ -2,7 +2,7 @@
 // answer leaving its page, through the bot's real turn-taking (ConversationController), conversation engines
 // (BedrockConversationEngine, OpenAIConversationEngine: prompt, streaming, spoken-text filter) and voice (dailySpeech
 // on PollySynthesizer). Only the services are stand-ins, each replaying a published latency distribution
-// (docs/benchmarks.md "Voice-to-voice latency" gives every figure and its source): Deepgram's streaming results as
+// (docs/voice-latency.md gives every figure and its source): Deepgram's streaming results as
 // Daily delivers them, the models' first token, Polly's first byte. The page is a recorder: "leaving the page" is
 // the first chunk handed to it (the Playwright call and WebAudio scheduling after that are not measured).
 import { EventEmitter, setMaxListeners } from 'node:events';
@@ -32,7 +32,7 @@ interface Dist {
 }
 
 /**
- * The stand-ins' distributions (ms). Each is cited in docs/benchmarks.md; where no source gives a percentile the
+ * The stand-ins' distributions (ms). Each is cited in docs/voice-latency.md; where no source gives a percentile the
  * spread is ours and says so there.
  */
 export const services = {
@@ -454,7 +454,7 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
       'voice-to-voice: the end of the participant’s speech → the first audio chunk of the reply handed to the page.',
       'own code: the critical path minus the stand-ins’ service times and the end-of-turn silence, in real time (see figures()).',
       'the stand-ins’ latencies and the bot’s waits run on a virtual clock (bench/virtual-clock.ts): the machine’s load does not stretch them.',
-      'docs/benchmarks.md "Voice-to-voice latency" cites every service figure.',
+      'docs/voice-latency.md cites every service figure and gives the method.',
     ],
   };
 }
