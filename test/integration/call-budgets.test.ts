@@ -262,6 +262,9 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
       metricRecords: expect.any(Array),
     } satisfies Cost);
     expect(Object.fromEntries(sentTo)).toEqual({ 'bot-events.fifo': 1, delivery: 1 });
+    // The target for an utterance, end to end: at most 4 DynamoDB calls.
+    const dynamo = [...calls].filter(([kind]) => kind.startsWith('DynamoDBClient.'));
+    expect(dynamo.reduce((n, [, c]) => n + c, 0)).toBeLessThanOrEqual(4);
     await recorder.stop();
   });
 
