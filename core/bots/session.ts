@@ -35,6 +35,12 @@ export interface BotSession {
   stopRequestedAt?: string;
   /** When the bot got into the room; a bot that never did is not charged. */
   joinedAt?: string;
+  /**
+   * When a task saved its first transcript segment (the transcript store writes it before that segment). `null` on a
+   * session created without segments yet: readers then know there is nothing to read. Absent on sessions written
+   * before the mark existed: readers read their segments as always.
+   */
+  transcriptAt?: string | null;
   /** When the bot left the room (before results are processed). */
   leftAt?: string;
   exitReason?: ExitReason;

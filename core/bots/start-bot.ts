@@ -248,6 +248,8 @@ function newSession(
     createdAt: now,
     startedAt: now,
     completedAt: null,
+    // No segment yet: status reads skip the segments until the first save marks the session (transcript-store.ts).
+    transcriptAt: null,
     // Offered to the pool, the session is claimed later (by a pooled bot or the fallback); otherwise a cold task
     // serves it from the start.
     ...(pooled

@@ -51,10 +51,12 @@ export class TranscriptCache {
    * must have been read before this call: when it says ended, the lines read now are all there will be.
    */
   async read(
-    session: Pick<BotSession, 'botId' | 'status' | 'replacements'>,
+    session: Pick<BotSession, 'botId' | 'status' | 'replacements' | 'transcriptAt'>,
     nowMs: number,
     maxAgeMs = this.runningTtlMs,
   ): Promise<TranscriptView> {
+    // Marked as never having saved a segment when it was read: there is nothing to read (saves mark it first).
+    if (session.transcriptAt === null) return noLines;
     const cached = this.entries.get(session.botId);
     const entry =
       cached && (cached.final || (session.status === 'running' && nowMs - cached.checkedAt <= maxAgeMs))
@@ -66,7 +68,7 @@ export class TranscriptCache {
   }
 
   private refresh(
-    session: Pick<BotSession, 'botId' | 'status' | 'replacements'>,
+    session: Pick<BotSession, 'botId' | 'status' | 'replacements' | 'transcriptAt'>,
     nowMs: number,
   ): Promise<Entry> {
     const pending = this.refreshing.get(session.botId);
@@ -77,7 +79,7 @@ export class TranscriptCache {
   }
 
   private async catchUp(
-    session: Pick<BotSession, 'botId' | 'status' | 'replacements'>,
+    session: Pick<BotSession, 'botId' | 'status' | 'replacements' | 'transcriptAt'>,
     nowMs: number,
   ): Promise<Entry> {
     const ended = session.status !== 'running';
@@ -111,6 +113,8 @@ export class TranscriptCache {
     return entry;
   }
 }
+
+const noLines: TranscriptView = { lines: [], text: () => '' };
 
 function view(entry: Entry): TranscriptView {
   entry.merged ??= mergeAttempts(entry.tasks.map((t) => t.lines));

@@ -28,6 +28,18 @@ export interface ControlDeps {
   onProcessed?: (message: ControlPlaneMessage) => void;
 }
 
+/**
+ * An event older than this may have been handled before, though its message is received for the first time: a
+ * bot-events DLQ redrive hands a message over with a fresh receive count, and on AWS it dead-lettered after five
+ * receives a visibility timeout apart. Such an event looks up what was done (its delivery, with its first seq and
+ * webhook-id) before numbering anything; a fresh one does not read.
+ */
+export const maybeHandledAfterMs = 60_000;
+
+/** Whether an event received `receiveCount` times, which happened at `at`, may have been handled already. */
+export const mayBeRepeat = (receiveCount: number, at: string, now: Date) =>
+  receiveCount > 1 || now.getTime() - Date.parse(at) > maybeHandledAfterMs;
+
 export async function processControl(
   deps: ControlDeps,
   message: ControlPlaneMessage,
@@ -57,7 +69,7 @@ async function handle(deps: ControlDeps, message: ControlPlaneMessage, receiveCo
         { botId: message.bot_id, accountId: message.account_id, webhook: message.webhook },
         { name: message.event, at: message.at, data: message.data, key: message.key, detail: message.detail },
         deps.now(),
-        { repeat: receiveCount > 1 },
+        { repeat: mayBeRepeat(receiveCount, message.at, deps.now()) },
       );
     case 'session_completed': {
       const session = await deps.stores.sessions.get(message.bot_id);
@@ -107,7 +119,7 @@ async function handle(deps: ControlDeps, message: ControlPlaneMessage, receiveCo
           data: { error: event.error_message },
         },
         deps.now(),
-        { repeat: receiveCount > 1 },
+        { repeat: mayBeRepeat(receiveCount, event.timestamp, deps.now()) },
       );
       await sendSpecEvent(deps, session, message.kind, event, deps.now());
       log.info('failure event processed', {

@@ -4,7 +4,7 @@
 // the fixed wait the bot always had. The shape follows Vapi's smart endpointing (a short wait on punctuation, a long
 // one without, a middle one after a number: https://docs.vapi.ai/customization/voice-pipeline-configuration,
 // onPunctuationSeconds 0.1 / onNoPunctuationSeconds 1.5 / onNumberSeconds 0.5); the defaults are ours, see
-// docs/benchmarks.md "Voice-to-voice latency".
+// docs/voice-latency.md.
 
 export interface TurnTakingSettings {
   /**

@@ -14,18 +14,28 @@ export interface DeliveryJob {
   bot_id: string;
   channel: Channel;
   event: string;
-  /** A numbered event of ours: sent after the bot's earlier ones had their first attempt. */
+  /**
+   * The delivery itself, when the sender did not store it (a small webhook event): the delivery stage's claim creates
+   * the record in the same call. Absent: the record was stored before the job was sent (e-mails, large bodies).
+   */
+  record?: DeliveryRecordJob;
+}
+
+/** A delivery record as a job carries it (snake_case, as on the queue). */
+export interface DeliveryRecordJob {
+  account_id: string;
+  target: string;
+  payload: string;
+  message_id: string;
+  created_at: string;
   seq?: number;
-  /** When the job was first queued (epoch ms): an event waits for its predecessors this long at most. */
-  queued_at?: number;
 }
 
 /**
- * How long a numbered webhook event waits for the first attempt of the bot's earlier ones (in order, as
- * far as a receiver that answers can tell). Past it, it goes anyway: a predecessor whose delivery record was never
- * written must not hold the rest back; the receiver still has `seq`.
+ * The largest body a job carries itself (SQS takes 256 KiB a message): a larger one (a long meeting's
+ * session_complete) is stored first and its job carries only its key.
  */
-export const webhookOrderWaitMs = 10_000;
+export const maxInlinePayloadChars = 64 * 1024;
 
 export type DeliveryOutcome =
   | { kind: 'done' }
@@ -49,44 +59,55 @@ export interface DeliveryDeps {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-/** Records a delivery to make and queues its job; a repeat (duplicate message) only re-queues a pending one. */
+type NewDelivery = Omit<Delivery, 'status' | 'attempts' | 'messageId' | 'createdAt'>;
+
+/**
+ * Queues a delivery to make. `inline` (a live event received for the first time, the hot path): a small body travels
+ * in the job and the delivery stage's claim stores it, one write for both. Otherwise it is stored here first, once, so
+ * a repeat (a redelivered message, a hand-over seen twice) finds it, keeps its webhook-id and seq, and only re-queues
+ * a pending one.
+ */
 export async function scheduleDelivery(
   stores: { deliveries: DeliveriesStore },
   queue: MessageQueue,
-  d: Omit<Delivery, 'status' | 'attempts' | 'messageId' | 'createdAt'>,
+  d: NewDelivery,
   now: Date,
+  options: { inline?: boolean } = {},
 ): Promise<void> {
-  const created = await stores.deliveries.create({
-    ...d,
-    messageId: newWebhookMessageId(),
-    createdAt: now.toISOString(),
-  });
-  // Created now: it is what we wrote. Otherwise an earlier try made it (and keeps its webhook-id and seq).
-  const current = created
-    ? { ...d, status: 'pending' }
-    : await stores.deliveries.get(d.botId, d.channel, d.event);
-  if (current?.status === 'pending')
+  const messageId = newWebhookMessageId();
+  if (options.inline && d.payload.length <= maxInlinePayloadChars) {
     await queue.send({
       bot_id: d.botId,
       channel: d.channel,
       event: d.event,
-      ...(current.seq !== undefined && { seq: current.seq, queued_at: now.getTime() }),
+      record: {
+        account_id: d.accountId,
+        target: d.target,
+        payload: d.payload,
+        message_id: messageId,
+        created_at: now.toISOString(),
+        ...(d.seq !== undefined && { seq: d.seq }),
+      },
     } satisfies DeliveryJob);
+    return;
+  }
+  const created = await stores.deliveries.create({ ...d, messageId, createdAt: now.toISOString() });
+  // Created now: it is what we wrote. Otherwise an earlier try made it (and keeps its webhook-id and seq).
+  const current = created ? { status: 'pending' } : await stores.deliveries.get(d.botId, d.channel, d.event);
+  if (current?.status === 'pending') await requeueDelivery(queue, d);
+}
+
+/** Queues the job of a stored delivery (a repeat that finds it still pending). */
+export async function requeueDelivery(
+  queue: MessageQueue,
+  d: Pick<Delivery, 'botId' | 'channel' | 'event'>,
+): Promise<void> {
+  await queue.send({ bot_id: d.botId, channel: d.channel, event: d.event } satisfies DeliveryJob);
 }
 
 export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<DeliveryOutcome> {
   const { deliveries } = deps.stores;
   const now = deps.now();
-  // In order per bot: event n goes once n - 1 had its first attempt (or after webhookOrderWaitMs).
-  if (
-    job.channel === 'webhook' &&
-    job.seq !== undefined &&
-    job.seq > 1 &&
-    now.getTime() - (job.queued_at ?? 0) < webhookOrderWaitMs &&
-    (await deliveries.firstAttemptsUpTo(job.bot_id)) < job.seq - 1
-  ) {
-    return { kind: 'retry', delaySeconds: 1 };
-  }
   // One sender at a time: a duplicate message finds the claim (or a finished delivery) and leaves; the claim
   // holder's own message is still queued if it crashes.
   const claimMs = deps.config.WEBHOOK_TIMEOUT_MS + 30_000;
@@ -96,6 +117,17 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
     job.event,
     now.getTime() + claimMs,
     now.getTime(),
+    job.record && {
+      botId: job.bot_id,
+      accountId: job.record.account_id,
+      channel: job.channel,
+      event: job.event,
+      target: job.record.target,
+      payload: job.record.payload,
+      messageId: job.record.message_id,
+      createdAt: job.record.created_at,
+      ...(job.record.seq !== undefined && { seq: job.record.seq }),
+    },
   );
   if (!d) {
     // Not claimable: finished, claimed by another worker (a duplicate), or its next attempt is not due yet.
@@ -122,11 +154,6 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
     event: d.event,
   });
   const result: SendResult = d.channel === 'webhook' ? await postWebhook(deps, d) : await sendMail(deps, d);
-  if (d.seq !== undefined && d.attempts.length === 0) {
-    await deliveries
-      .markFirstAttempt(d.botId, d.seq)
-      .catch((err) => deps.log.warn('could not record the event order', { bot_id: d.botId, err }));
-  }
   const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
   const attempt: Attempt = {
     at: now.toISOString(),

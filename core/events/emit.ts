@@ -3,7 +3,7 @@
 // webhook, with one webhook-id per event however often it is tried). The control function calls it for the
 // bot-events queue, which hands one bot's events over one at a time, in order: numbering them here is their order.
 import type { BotSession } from '../bots/session';
-import { scheduleDelivery } from '../delivery/deliver';
+import { requeueDelivery, scheduleDelivery } from '../delivery/deliver';
 import type { Stores } from '../deps';
 import type { MessageQueue } from '../ports/queue';
 import { eventRegistry, type LifecycleEventName, statusCodeOf, subscribes } from './registry';
@@ -69,8 +69,7 @@ export async function emitEvent(
       // Its delivery exists: make sure it is queued, number nothing again.
       const existing = await deps.stores.deliveries.get(target.botId, 'webhook', eventKey);
       if (existing) {
-        if (existing.status === 'pending')
-          await scheduleDelivery(deps.stores, deps.deliveryQueue, existing, now);
+        if (existing.status === 'pending') await requeueDelivery(deps.deliveryQueue, existing);
         return;
       }
     } else if (code && !event.key) {
@@ -80,9 +79,11 @@ export async function emitEvent(
       if (changes.some((c) => c.code === code)) return;
     }
   }
+  // Keyed: the same message received again right after a failure gets its first number back, not a new one.
   const seq = await deps.stores.sessions.recordEvent(target.botId, {
     statusChange: code ? { code, at: event.at, detail: event.detail } : undefined,
     numbered: Boolean(webhook),
+    key: eventKey,
   });
   if (!webhook || seq === undefined) return;
   const body = eventRegistry[event.name].schema.parse({
@@ -92,7 +93,9 @@ export async function emitEvent(
     seq,
     data: event.data,
   });
-  await scheduleWebhook(deps, target, { event: eventKey, target: webhook, body, seq }, now);
+  // A first receipt's delivery is stored by the delivery stage's claim (one write fewer); a repeat's here, at once, so
+  // a further repeat finds it.
+  await scheduleWebhook(deps, target, { event: eventKey, target: webhook, body, seq }, now, !options.repeat);
 }
 
 type SpecEventName = 'session_complete' | 'bot_join_failed' | 'bot_failed';
@@ -116,6 +119,7 @@ function scheduleWebhook(
   session: Pick<BotSession, 'botId' | 'accountId'>,
   w: { event: string; target: string; body: unknown; seq: number | undefined },
   now: Date,
+  inline = false,
 ): Promise<void> {
   return scheduleDelivery(
     deps.stores,
@@ -130,6 +134,7 @@ function scheduleWebhook(
       seq: w.seq,
     },
     now,
+    { inline },
   );
 }
 
@@ -147,5 +152,5 @@ async function specEventSeq(
   if (!session.webhookEvents) return undefined;
   const existing = await deps.stores.deliveries.get(session.botId, 'webhook', event);
   if (existing) return existing.seq;
-  return deps.stores.sessions.recordEvent(session.botId, { numbered: true });
+  return deps.stores.sessions.recordEvent(session.botId, { numbered: true, key: event });
 }

@@ -39,7 +39,8 @@ export interface DeliveriesStore {
   list(botId: string): Promise<Delivery[]>;
   /**
    * Takes the right to send a pending delivery now and returns it; null when it is delivered, failed, missing, or
-   * another worker holds an unexpired claim (at most one send in flight), or its next attempt is not due yet.
+   * another worker holds an unexpired claim (at most one send in flight), or its next attempt is not due yet. With
+   * `create`, a missing record is created in the same call; an existing one keeps its webhook-id, seq and payload.
    */
   claim(
     botId: string,
@@ -47,6 +48,7 @@ export interface DeliveriesStore {
     event: string,
     untilMs: number,
     nowMs: number,
+    create?: Omit<Delivery, 'status' | 'attempts'>,
   ): Promise<Delivery | null>;
   /** Appends an attempt and sets the resulting state; only a pending delivery changes. */
   recordAttempt(
@@ -54,10 +56,6 @@ export interface DeliveriesStore {
     attempt: Attempt,
     outcome: { status: DeliveryStatus; nextAttemptAt?: string },
   ): Promise<boolean>;
-  /** The highest event number of the bot whose first webhook attempt was made (0: none yet). */
-  firstAttemptsUpTo(botId: string): Promise<number>;
-  /** Records that event `seq`'s first attempt was made (the mark only grows). */
-  markFirstAttempt(botId: string, seq: number): Promise<void>;
   /** A failed (dead-lettered) delivery goes back to pending for a redrive; its attempts are kept. */
   reopen(botId: string, channel: Channel, event: string): Promise<boolean>;
 }

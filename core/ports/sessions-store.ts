@@ -50,11 +50,13 @@ export interface SessionsStore {
   addReplacement(botId: string, attempt: number, replacement: Replacement): Promise<boolean>;
   /**
    * Records an event of the bot's life: appends its status change (if it is one) and, when `numbered` (it goes to the
-   * webhook), takes and returns the bot's next event number (1, 2, …). Also after the session ended.
+   * webhook), takes and returns the bot's next event number (1, 2, …). Also after the session ended. With `key` (the
+   * event's delivery key), the same event recorded again right after itself (a redelivered queue message) records
+   * nothing and returns the number it took the first time.
    */
   recordEvent(
     botId: string,
-    event: { statusChange?: StatusChange; numbered: boolean },
+    event: { statusChange?: StatusChange; numbered: boolean; key?: string },
   ): Promise<number | undefined>;
   /**
    * Records a warning on the session, once per code (a replacement that hits the same failure adds nothing), also

@@ -20,6 +20,7 @@ import {
   type RoomEvents,
   RoomJoinError,
 } from '../../core/ports/room-provider';
+import type { Synthesizer } from '../../core/ports/synthesizer';
 import { freePort } from '../support/free-port';
 import { recordingLogger } from '../support/recording-logger';
 import { toneSynthesizer } from '../support/tone-synthesizer';
@@ -542,6 +543,52 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
       text: 'Hello, I am the interviewer for today.',
       voice: 'Joanna',
     });
+  });
+
+  it('plays a streamed line from its first chunk, while the synthesizer is still sending the rest', async () => {
+    const sampleRate = 16_000;
+    const tone = (ms: number) => {
+      const n = Math.round((ms * sampleRate) / 1000);
+      const pcm = Buffer.alloc(n * 2);
+      for (let i = 0; i < n; i++)
+        pcm.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / sampleRate) * 12_000), i * 2);
+      return pcm;
+    };
+    let sendRest!: () => void;
+    const rest = new Promise<void>((resolve) => {
+      sendRest = resolve;
+    });
+    let restSent = false;
+    const streaming: Synthesizer = {
+      synthesize: () => Promise.reject(new Error('a streaming synthesizer is played from its stream')),
+      async stream() {
+        return {
+          sampleRate,
+          chunks: (async function* () {
+            // The first chunk split inside a sample, as an HTTP body may split it.
+            const first = tone(1_500);
+            yield first.subarray(0, 1_001);
+            yield first.subarray(1_001);
+            await rest;
+            restSent = true;
+            yield tone(200);
+          })(),
+        };
+      },
+    };
+    const h = harnessed({}, false, undefined, { synthesizer: streaming });
+    const conn = await h.provider.join(joinOptions);
+    open = conn;
+    const page = h.page();
+    expect(await page.evaluate(() => window.__dailyStub!.peakAudio(300))).toBeLessThan(0.01);
+    const listening = page.evaluate(() => window.__dailyStub!.peakAudio(800));
+    const spoken = conn.speech.say('Thank you, that is helpful.');
+    // Heard on the microphone track while the rest of the line has not been sent yet.
+    expect(await listening).toBeGreaterThan(0.1);
+    expect(restSent).toBe(false);
+    sendRest();
+    expect(await spoken).toBe('done');
+    expect(restSent).toBe(true);
   });
 
   it('sends a static tile whose track keeps delivering frames; video_mode off sends none', async () => {

@@ -177,4 +177,18 @@ describe('transcript cache (status view and transcript endpoint)', () => {
     await cache.read(running('b'), 3);
     expect(s.reads).toEqual(['b@1']);
   });
+
+  it('reads nothing for a session marked as having saved no segment; reads an unmarked (older) session as always', async () => {
+    const s = store(new Map([['a', [{ seq: 1, utterances: [line(1)] }]]]));
+    const cache = new TranscriptCache(s, 1000);
+    const none = await cache.read({ ...running('a'), transcriptAt: null }, 0);
+    expect(none.lines).toEqual([]);
+    expect(none.text()).toBe('');
+    expect(s.reads).toEqual([]);
+    // Marked since: the next read (past the TTL or not) catches up from the first segment.
+    expect((await cache.read({ ...running('a'), transcriptAt: 't1' }, 1)).lines).toEqual([line(1)]);
+    // Written before the mark existed: no field at all, so its segments are read.
+    expect((await cache.read({ botId: 'b', status: 'completed' as const }, 2)).lines).toEqual([]);
+    expect(s.reads).toEqual(['a@1', 'b@1']);
+  });
 });

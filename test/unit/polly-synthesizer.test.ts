@@ -27,3 +27,75 @@ describe('Polly synthesizer', () => {
     polly.restore();
   });
 });
+
+/** A stand-in of the SDK client: records what it is sent and answers with a body the test controls chunk by chunk. */
+function pollyStandIn(body: AsyncIterable<Uint8Array> | undefined) {
+  const calls: { input: unknown; abortSignal?: AbortSignal }[] = [];
+  const client = {
+    async send(command: SynthesizeSpeechCommand, options?: { abortSignal?: AbortSignal }) {
+      calls.push({ input: command.input, abortSignal: options?.abortSignal });
+      return { AudioStream: body };
+    },
+  } as unknown as PollyClient;
+  return { client, calls };
+}
+
+/** A body whose chunks are released one at a time, as Polly sends them while it synthesizes. */
+function trickle() {
+  const waiting: ((chunk: Uint8Array | null) => void)[] = [];
+  const queued: (Uint8Array | null)[] = [];
+  const next = () =>
+    new Promise<Uint8Array | null>((resolve) => {
+      const q = queued.shift();
+      if (q !== undefined) resolve(q);
+      else waiting.push(resolve);
+    });
+  return {
+    send(chunk: Uint8Array | null) {
+      const w = waiting.shift();
+      if (w) w(chunk);
+      else queued.push(chunk);
+    },
+    body: {
+      async *[Symbol.asyncIterator]() {
+        for (let c = await next(); c; c = await next()) yield c;
+      },
+    } as AsyncIterable<Uint8Array>,
+  };
+}
+
+describe('Polly synthesizer, streamed', () => {
+  it('hands over the first chunk before Polly has sent the rest, with the same request as synthesize', async () => {
+    const source = trickle();
+    const { client, calls } = pollyStandIn(source.body);
+    const abort = new AbortController();
+    const out = await new PollySynthesizer(client).stream('Thank you.', 'Joanna', abort.signal);
+    expect(out.sampleRate).toBe(pollySampleRate);
+    expect(calls[0]!.input).toEqual({
+      Text: 'Thank you.',
+      VoiceId: 'Joanna',
+      Engine: 'neural',
+      OutputFormat: 'pcm',
+      SampleRate: '16000',
+      TextType: 'text',
+    });
+    // The caller's signal reaches the SDK: a line cut off mid-synthesis ends Polly's response.
+    expect(calls[0]!.abortSignal).toBe(abort.signal);
+
+    const reader = out.chunks[Symbol.asyncIterator]();
+    source.send(new Uint8Array([1, 0]));
+    // Only one chunk was sent: it arrives on its own, without waiting for the end of the body.
+    expect(await reader.next()).toEqual({ done: false, value: new Uint8Array([1, 0]) });
+    source.send(new Uint8Array([2, 0, 3]));
+    expect(await reader.next()).toEqual({ done: false, value: new Uint8Array([2, 0, 3]) });
+    source.send(null);
+    expect((await reader.next()).done).toBe(true);
+  });
+
+  it('fails loudly when Polly answers without an audio stream', async () => {
+    const { client } = pollyStandIn(undefined);
+    await expect(new PollySynthesizer(client).stream('Hi.', 'Joanna')).rejects.toThrow(
+      'Polly returned no audio stream',
+    );
+  });
+});

@@ -32,9 +32,6 @@ function fromItem(i: Record<string, unknown>): Delivery {
   };
 }
 
-/** The item holding how far a bot's numbered webhook events have had their first attempt. */
-const orderKey = (botId: string) => ({ pk: keys.session(botId).pk, sk: 'WEBHOOK_ORDER' });
-
 export class DynamoDeliveriesStore implements DeliveriesStore {
   constructor(private readonly table: TableHandle) {}
 
@@ -74,30 +71,6 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
     }
   }
 
-  async firstAttemptsUpTo(botId: string): Promise<number> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.tableName, Key: orderKey(botId), ConsistentRead: true }),
-    );
-    return Number(Item?.up_to ?? 0);
-  }
-
-  async markFirstAttempt(botId: string, seq: number): Promise<void> {
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: orderKey(botId),
-          UpdateExpression: 'SET up_to = :seq, #type = :type',
-          ConditionExpression: 'attribute_not_exists(up_to) OR up_to < :seq',
-          ExpressionAttributeNames: { '#type': 'type' },
-          ExpressionAttributeValues: { ':seq': seq, ':type': 'webhook_order' },
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
-  }
-
   async get(botId: string, channel: Channel, event: string): Promise<Delivery | null> {
     const { Item } = await this.table.doc.send(
       new GetCommand({
@@ -123,7 +96,9 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
 
   /**
    * Takes the right to send a pending delivery now and returns it; null when it is delivered, failed, missing, or
-   * another worker holds an unexpired claim (at most one send in flight).
+   * another worker holds an unexpired claim (at most one send in flight). With `create`, a missing record is created
+   * by this same call (the job carried it): a record that exists keeps what it has (its webhook-id and seq), so a job
+   * sent twice for one event still sends one event.
    */
   async claim(
     botId: string,
@@ -131,23 +106,49 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
     event: string,
     untilMs: number,
     nowMs: number,
+    create?: Omit<Delivery, 'status' | 'attempts'>,
   ): Promise<Delivery | null> {
+    const sets = ['claim_until = :until'];
+    const values: Record<string, unknown> = {
+      ':until': untilMs,
+      ':now': nowMs,
+      ':nowIso': new Date(nowMs).toISOString(),
+      ':pending': 'pending',
+    };
+    const names: Record<string, string> = { '#s': 'status' };
+    if (create) {
+      const fields: Record<string, unknown> = {
+        type: 'delivery',
+        bot_id: create.botId,
+        account_id: create.accountId,
+        channel: create.channel,
+        event: create.event,
+        target: create.target,
+        payload: packText(create.payload),
+        message_id: create.messageId,
+        status: 'pending',
+        attempts: [],
+        created_at: create.createdAt,
+        ...(create.seq !== undefined && { seq: create.seq }),
+      };
+      for (const [i, [name, value]] of Object.entries(fields).entries()) {
+        names[`#c${i}`] = name;
+        values[`:c${i}`] = value;
+        sets.push(`#c${i} = if_not_exists(#c${i}, :c${i})`);
+      }
+    }
+    // Not before its next attempt is due: a duplicate or early job must not skip the backoff.
+    const claimable =
+      '#s = :pending AND (attribute_not_exists(claim_until) OR claim_until < :now) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at <= :nowIso)';
     try {
       const { Attributes } = await this.table.doc.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: this.key(botId, channel, event),
-          UpdateExpression: 'SET claim_until = :until',
-          // Not before its next attempt is due: a duplicate or early job must not skip the backoff.
-          ConditionExpression:
-            '#s = :pending AND (attribute_not_exists(claim_until) OR claim_until < :now) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at <= :nowIso)',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: {
-            ':until': untilMs,
-            ':now': nowMs,
-            ':nowIso': new Date(nowMs).toISOString(),
-            ':pending': 'pending',
-          },
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: create ? `attribute_not_exists(pk) OR (${claimable})` : claimable,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
         }),
       );

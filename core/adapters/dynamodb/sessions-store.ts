@@ -53,6 +53,7 @@ const fieldToAttribute = {
   completedAt: 'completed_at',
   stopRequestedAt: 'stop_requested_at',
   joinedAt: 'joined_at',
+  transcriptAt: 'transcript_at',
   leftAt: 'left_at',
   exitReason: 'exit_reason',
   error: 'error',
@@ -463,37 +464,62 @@ export class DynamoSessionsStore implements SessionsStore {
   /**
    * Records an event of the bot's life: appends its status change (when it is one) and, when it goes to the webhook,
    * takes the bot's next event number. Returns that number. Not conditional on the session running: bot.done and
-   * bot.failed come after it ended.
+   * bot.failed come after it ended. With `key`, the item keeps the last event's key (`last_event`): the bot-events
+   * queue hands a bot's messages over one at a time, so a message received again after a failure is that last event,
+   * and it gets its first number back (one read, only then) instead of a new one and a second status change.
    */
   async recordEvent(
     botId: string,
-    event: { statusChange?: StatusChange; numbered: boolean },
+    event: { statusChange?: StatusChange; numbered: boolean; key?: string },
   ): Promise<number | undefined> {
     const values: Record<string, unknown> = {};
-    const parts: string[] = [];
+    const sets: string[] = [];
+    let add = '';
     if (event.statusChange) {
-      parts.push('SET status_changes = list_append(if_not_exists(status_changes, :none), :change)');
+      sets.push('status_changes = list_append(if_not_exists(status_changes, :none), :change)');
       values[':none'] = [];
       values[':change'] = [
         Object.fromEntries(Object.entries(event.statusChange).filter(([, v]) => v !== undefined)),
       ];
     }
     if (event.numbered) {
-      parts.push('ADD webhook_seq :one');
+      add = ' ADD webhook_seq :one';
       values[':one'] = 1;
     }
-    if (parts.length === 0) return undefined;
-    const out = await this.table.doc.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.session(botId),
-        UpdateExpression: parts.join(' '),
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: values,
-        ReturnValues: 'UPDATED_NEW',
-      }),
-    );
-    return event.numbered ? Number(out.Attributes?.webhook_seq) : undefined;
+    if (sets.length === 0 && !add) return undefined;
+    if (event.key !== undefined) {
+      sets.push('last_event = :key');
+      values[':key'] = event.key;
+    }
+    try {
+      const out = await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: `${sets.length ? `SET ${sets.join(', ')}` : ''}${add}`.trim(),
+          ConditionExpression:
+            event.key !== undefined
+              ? 'attribute_exists(pk) AND (attribute_not_exists(last_event) OR last_event <> :key)'
+              : 'attribute_exists(pk)',
+          ExpressionAttributeValues: values,
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return event.numbered ? Number(out.Attributes?.webhook_seq) : undefined;
+    } catch (err) {
+      if (!isConditionFailure(err) || event.key === undefined) throw err;
+      const { Item } = await this.table.doc.send(
+        new GetCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          ProjectionExpression: 'last_event, webhook_seq',
+          ConsistentRead: true,
+        }),
+      );
+      // No session: the condition's first half; fail as a missing session always did.
+      if (Item?.last_event !== event.key) throw err;
+      return event.numbered && Item.webhook_seq !== undefined ? Number(Item.webhook_seq) : undefined;
+    }
   }
 
   /**

@@ -3,7 +3,7 @@
 // first, SEGMENT#R01#00000001 … for the first replacement (sorting after the first's), so two tasks that overlap
 // during a hand-over never overwrite each other. The segments are the transcript's only copy: nothing rewrites the
 // whole text while the bot runs, so the write volume grows with the meeting's length, not its square.
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mergeAttempts, type Utterance } from '../../bots/transcript';
 import type { Segment, TranscriptStore } from '../../ports/transcript-store';
 import { keys, queryAll, type TableHandle } from './table';
@@ -28,8 +28,23 @@ function segmentKey(attempt: number, seq: number): string {
 export class DynamoTranscriptStore implements TranscriptStore {
   constructor(private readonly table: TableHandle) {}
 
-  /** Saves one flush's lines under its sequence number; a retried flush overwrites itself. */
+  /**
+   * Saves one flush's lines under its sequence number; a retried flush overwrites itself. A task's first segment
+   * marks the session first (`transcript_at`), so a reader that saw a session without the mark knows it had no
+   * segment then and skips reading them (core/bots/transcript-cache.ts): one write per task, not per segment.
+   */
   async saveSegment(botId: string, seq: number, utterances: Utterance[], attempt = 0): Promise<void> {
+    if (seq === 1) {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: 'SET transcript_at = :now',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':now': new Date().toISOString() },
+        }),
+      );
+    }
     await this.table.doc.send(
       new PutCommand({
         TableName: this.table.tableName,

@@ -114,7 +114,7 @@ describe.skipIf(transcripts.length === 0)('local engine on real transcripts', ()
     });
   }
 
-  it('scores follow what happened in each conversation, not its kind', () => {
+  it('scores follow what happened in each conversation, not its kind', { timeout: 60_000 }, () => {
     const insightsOf = (name: string) => {
       const t = transcripts.find((x) => x.name === name)!;
       return analyseLocally({ utterances: toUtterances(t.turns), processInsights: true }).insights!;
