@@ -57,13 +57,14 @@ describe.skipIf(Boolean(skip))('ARCHITECTURE.md diagrams', () => {
       }
     }, text);
 
-  it('every diagram parses: the shape on AWS and the three sequences (join, utterance, end)', async () => {
+  it('every diagram parses: the shape on AWS, the three sequences (join, utterance, end), the bot’s states', async () => {
     const diagrams = diagramsOf(readFileSync(join(repoRoot, 'ARCHITECTURE.md'), 'utf8'));
     expect(diagrams.map((d) => d.trimStart().split(/\s/)[0])).toEqual([
       'flowchart',
       'sequenceDiagram',
       'sequenceDiagram',
       'sequenceDiagram',
+      'stateDiagram-v2',
     ]);
     for (const d of diagrams) expect(await parse(d), d.split('\n').slice(0, 3).join(' / ')).toBeNull();
   });
