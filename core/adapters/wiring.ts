@@ -52,7 +52,10 @@ export interface Adapters {
   /** The warm pool's wake-up queue (POOL_QUEUE_URL); undefined without one. */
   readonly poolQueue: PoolQueue | undefined;
   readonly mailer: Mailer;
-  /** Meeting recordings: files under RECORDINGS_DIR when set (the local stack), else the RECORDINGS_BUCKET on S3. */
+  /**
+   * Meeting recordings: files under RECORDINGS_DIR when set (the local stack, which may put its own under the key
+   * `recordings` with `own` first: its links name a port known only once it listens), else RECORDINGS_BUCKET on S3.
+   */
   readonly recordings: RecordingStore;
   /** ECS RunTask/StopTask on the cluster of BOT_CLUSTER_ARN (the deployed join and leave functions). */
   readonly ecsRunner: TaskRunner;
@@ -139,7 +142,7 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
       return once<RecordingStore>('recordings', () =>
         config.RECORDINGS_DIR
           ? new FileRecordingStore(config.RECORDINGS_DIR, {
-              baseUrl: config.RECORDINGS_URL_BASE,
+              baseUrl: () => config.RECORDINGS_URL_BASE,
               key: config.RECORDINGS_URL_KEY,
             })
           : new S3RecordingStore(
@@ -186,6 +189,7 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
         ...(adapters.poolQueue && { poolQueue: adapters.poolQueue }),
         log: parts.log ?? log,
         rateLimiter: parts.rateLimiter ?? new DynamoRateLimiter(adapters.table),
+        recordings: () => adapters.recordings,
       });
     },
     destroy() {

@@ -7,7 +7,7 @@ import type { Stores } from '../deps';
 import { metrics } from '../metrics';
 import type { ExitReason, Insights, QaPair, SessionErrorCode } from '../schemas/api';
 import type { JoinErrorCode } from '../schemas/webhooks';
-import { type BotSession, secondsSinceStart } from './session';
+import { type BotSession, type RecordingFileInfo, secondsSinceStart } from './session';
 
 /** What completing a session records. The transcript is not among it: its segments are its only copy. */
 export interface Completion {
@@ -17,6 +17,8 @@ export interface Completion {
   insightsError?: string;
   /** When the bot left the room: usage is charged up to here, not up to when results were ready. */
   endedAt?: string;
+  /** The assembled recording, when the session recorded one. */
+  recordingFile?: RecordingFileInfo;
 }
 
 type Deps = Pick<Stores, 'sessions' | 'ledger'> & { config: Pick<Config, 'CREDITS_PER_MINUTE'> };
@@ -52,6 +54,7 @@ export async function completeSession(
     qaPairs: result.qaPairs ?? [],
     insights: result.insights ?? null,
     insightsError: result.insightsError,
+    ...(result.recordingFile && { recordingFile: result.recordingFile }),
   });
   if (completed)
     metrics.sessionEnded(result.exitReason, minutesInRoom(session.joinedAt, result.endedAt ?? completedAt));

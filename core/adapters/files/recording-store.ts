@@ -19,7 +19,7 @@ const safeId = /^[0-9a-f-]{36}$/i;
 export class FileRecordingStore implements RecordingStore {
   constructor(
     private readonly dir: string,
-    private readonly link_: { baseUrl: string; key: string },
+    private readonly link_: { baseUrl: () => string; key: string },
   ) {}
 
   private folder(botId: string): string {
@@ -80,7 +80,7 @@ export class FileRecordingStore implements RecordingStore {
     const expires = Math.floor(now.getTime() / 1000) + ttlSeconds;
     const signature = signLink(this.link_.key, botId, expires);
     return {
-      url: `${this.link_.baseUrl}/recordings/${botId}.webm?expires=${expires}&signature=${signature}`,
+      url: `${this.link_.baseUrl()}/recordings/${botId}.webm?expires=${expires}&signature=${signature}`,
       expiresAt: new Date(expires * 1000),
     };
   }
