@@ -4,7 +4,7 @@ import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { failSession } from '../core/bots/finish-session';
 import { startColdRequest } from '../core/bots/pool-fallback';
 import { canReplace, failBotInRoom, failLostBot, replaceRequest } from '../core/bots/replace-bot';
-import { type BotSession, currentAttempt } from '../core/bots/session';
+import { type BotSession, currentAttempt, recordsAudio } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
 import type { Config } from '../core/config';
 import { joinFailed, type LifecycleEventMessage, lifecycleEvent } from '../core/control/messages';
@@ -14,6 +14,7 @@ import { subscribes } from '../core/events/registry';
 import type { Logger } from '../core/log';
 import { metrics } from '../core/metrics';
 import type { ConversationEngine } from '../core/ports/conversation-engine';
+import type { RecordingStore } from '../core/ports/recordings';
 import {
   JoinAbortedError,
   type RoomConnection,
@@ -21,12 +22,13 @@ import {
   type RoomProvider,
 } from '../core/ports/room-provider';
 import { sessionEnded } from '../core/results/messages';
-import type { ExitReason } from '../core/schemas/api';
+import { defaultRecordingNotice, type ExitReason } from '../core/schemas/api';
 import type { BotFailedErrorCode } from '../core/schemas/webhooks';
 import { transcriptionLanguageFor } from '../core/transcription-languages';
 import { withActivityFallback } from './audio-activity-fallback';
 import { ConversationController, turnTakingSettings } from './conversation';
 import { joinTimes } from './heartbeat';
+import { type RecordingUploader, startRecording } from './recording-uploader';
 import { SessionWarnings } from './session-warnings';
 import { TranscriptRecorder } from './transcript-recorder';
 import { forceLeaveWatcher } from './watchers/force-leave';
@@ -43,6 +45,8 @@ export interface BotContext {
   config: Config;
   provider: RoomProvider;
   conversation: ConversationEngine;
+  /** Where the recording's pieces go: set for a session that records (start request recording.audio). */
+  recordings?: RecordingStore;
   /** Where its messages go: events and failures (bot-events queue), requests (control), the hand-over (results). */
   outbox: Outbox;
   log: Logger;
@@ -237,6 +241,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     });
   });
   recorder.start();
+  const recording = recordsAudio(session) ? await startSessionRecording(ctx, room, warnings) : undefined;
   // What turn-taking, barge-in and the idle timer read: the room, with audio activity from transcription timing while
   // the provider's audio levels are missing.
   const heard = withActivityFallback(room, config.AUDIO_LEVELS_MISSING_MS, log);
@@ -247,6 +252,10 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       botName: session.botConfig.name,
       prompt: session.botConfig.bot_prompt,
       greeting: session.botConfig.bot_greeting,
+      ...(recording &&
+        session.botConfig.recording_notice !== false && {
+          notice: session.botConfig.recording_notice_text ?? defaultRecordingNotice,
+        }),
       ...turnTakingSettings(config),
       maxModelFailures: config.CONVERSATION_MODEL_MAX_FAILURES,
       retryBackoffMs: config.CONVERSATION_RETRY_BACKOFF_MS,
@@ -373,6 +382,9 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   // Exit pipeline (ARCHITECTURE.md): leave first, then save, then hand over.
   const triggeredAt = Date.now();
   conversation.stop();
+  // The recorder lives in the room's page: its last piece is taken before the page leaves (bounded: a crashed page
+  // hands over nothing more).
+  if (recording) await finishRecording(recording, config.LEAVE_TIMEOUT_MS, log);
   // A bot handing over leaves its transcription running for its replacement, but only one seen in the room: after a
   // failed handover (no replacement in time, the session already over) nobody would own it, so it is stopped.
   const leaving = room.leave({ keepTranscription: ending.kind === 'handed_over' && replacementInRoom });
@@ -511,6 +523,41 @@ export function sendBotEvent(
 }
 
 /** Retries a step whose loss would lose results (transcript save, queue hand-over) with short backoff. */
+/** Starts recording the room (a warning on the session, never a failed session, when it cannot). */
+async function startSessionRecording(
+  ctx: BotContext,
+  room: RoomConnection,
+  warnings: SessionWarnings,
+): Promise<RecordingUploader | undefined> {
+  const { log } = ctx;
+  if (!ctx.recordings) {
+    log.error('this session records, but the bot has no recording store');
+    warnings.add({ code: 'recording_failed', message: 'The bot had nowhere to store the recording.' });
+    return undefined;
+  }
+  return startRecording({
+    room,
+    store: ctx.recordings,
+    botId: ctx.session.botId,
+    attempt: ctx.attempt,
+    pieceMs: ctx.config.RECORDING_PIECE_MS,
+    log,
+    onWarning: (w) => warnings.add(w),
+  });
+}
+
+async function finishRecording(recording: RecordingUploader, timeoutMs: number, log: Logger): Promise<void> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((r) => {
+    timer = setTimeout(() => r('timeout'), timeoutMs);
+  });
+  const outcome = await Promise.race([recording.finish().then(() => 'done' as const), timedOut]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') log.warn('the recording did not finish in time; its last piece may be missing');
+  else log.info('recording finished', { finish_ms: Date.now() - started });
+}
+
 async function retry(step: () => Promise<unknown>, attempts: number, log: Logger): Promise<void> {
   for (let i = 1; ; i++) {
     try {
