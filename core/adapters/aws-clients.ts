@@ -72,14 +72,16 @@ export function sesClient(config: Pick<Config, 'AWS_REGION' | 'SES_ENDPOINT'>) {
   return capture(new SESv2Client({ region: config.AWS_REGION, ...connectionOptions(config.SES_ENDPOINT) }));
 }
 
-/** Path-style addressing with an endpoint override (moto serves buckets by path, not by host name). */
+/**
+ * Path-style addressing with an endpoint override (moto serves buckets by path, not by host name). S3 keeps the SDK's
+ * endpoint rules: they put the bucket into the address, which a fixed endpoint provider would leave out.
+ */
 export function s3Client(config: Pick<Config, 'AWS_REGION' | 'S3_ENDPOINT'>) {
+  const { endpointProvider: _, ...options } = connectionOptions(config.S3_ENDPOINT, 30_000) as ReturnType<
+    typeof connectionOptions
+  > & { endpointProvider?: unknown };
   return capture(
-    new S3Client({
-      region: config.AWS_REGION,
-      forcePathStyle: Boolean(config.S3_ENDPOINT),
-      ...connectionOptions(config.S3_ENDPOINT, 30_000),
-    }),
+    new S3Client({ region: config.AWS_REGION, forcePathStyle: Boolean(config.S3_ENDPOINT), ...options }),
   );
 }
 
