@@ -49,7 +49,7 @@ function pieces(hz: number, seconds: number): Uint8Array[] {
 const recording = (botId: string, apiKey = key) =>
   stack.request('GET', `/api/bot/${botId}/recording`, { key: apiKey });
 
-describe('GET /api/bot/{bot_id}/recording', () => {
+describe('GET /api/bot/{bot_id}/recording', { timeout: 60_000 }, () => {
   it('409 while running; after the results stage one file, served by a signed link valid at most an hour', async () => {
     const botId = await startBot({ recording: { audio: true } });
     const running = await recording(botId);

@@ -48,7 +48,8 @@ function probe(bytes: Uint8Array): { duration: number; rms: number[] } {
   return { duration, rms };
 }
 
-describe('assembleRecording', () => {
+// ffmpeg runs take seconds on a loaded machine.
+describe('assembleRecording', { timeout: 30_000 }, () => {
   it('one recorder: a playable file of its length', () => {
     const out = assembleRecording([{ startedAtMs: 0, bytes: tone(440, 3) }]);
     const { duration, rms } = probe(out.bytes);
