@@ -15,6 +15,7 @@ import { subscribes } from '../core/events/registry';
 import type { Logger } from '../core/log';
 import { metrics } from '../core/metrics';
 import type { ConversationEngine } from '../core/ports/conversation-engine';
+import type { RecordingStore } from '../core/ports/recordings';
 import { RoomJoinError, type RoomProvider } from '../core/ports/room-provider';
 import { sessionEnded } from '../core/results/messages';
 import type { ExitReason } from '../core/schemas/api';
@@ -28,6 +29,8 @@ export interface BotContext {
   config: Config;
   provider: RoomProvider;
   conversation: ConversationEngine;
+  /** Where the recording's pieces go: set for a session that records (start request recording.audio). */
+  recordings?: RecordingStore;
   /** Where its messages go: events and failures (bot-events queue), requests (control), the hand-over (results). */
   outbox: Outbox;
   log: Logger;

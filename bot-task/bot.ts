@@ -4,9 +4,10 @@
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { BotLife } from '../core/bots/lifecycle';
 import { canReplace, replaceRequest } from '../core/bots/replace-bot';
-import { currentAttempt } from '../core/bots/session';
+import { currentAttempt, recordsAudio } from '../core/bots/session';
+import type { Logger } from '../core/log';
 import { JoinAbortedError, type RoomConnection } from '../core/ports/room-provider';
-import type { ExitReason } from '../core/schemas/api';
+import { defaultRecordingNotice, type ExitReason } from '../core/schemas/api';
 import { transcriptionLanguageFor } from '../core/transcription-languages';
 import { withActivityFallback } from './audio-activity-fallback';
 import {
@@ -23,6 +24,7 @@ import {
   waitingRoomTimeoutMs,
 } from './bot-life';
 import { ConversationController, turnTakingSettings } from './conversation';
+import { type RecordingUploader, startRecording } from './recording-uploader';
 import { SessionWarnings } from './session-warnings';
 import { TranscriptRecorder } from './transcript-recorder';
 import { forceLeaveWatcher } from './watchers/force-leave';
@@ -129,6 +131,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     });
   });
   recorder.start();
+  const recording = recordsAudio(session) ? await startSessionRecording(ctx, room, warnings) : undefined;
   // What turn-taking, barge-in and the idle timer read: the room, with audio activity from transcription timing while
   // the provider's audio levels are missing.
   const heard = withActivityFallback(room, config.AUDIO_LEVELS_MISSING_MS, log);
@@ -139,6 +142,10 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       botName: session.botConfig.name,
       prompt: session.botConfig.bot_prompt,
       greeting: session.botConfig.bot_greeting,
+      ...(recording &&
+        session.botConfig.recording_notice !== false && {
+          notice: session.botConfig.recording_notice_text ?? defaultRecordingNotice,
+        }),
       ...turnTakingSettings(config),
       maxModelFailures: config.CONVERSATION_MODEL_MAX_FAILURES,
       retryBackoffMs: config.CONVERSATION_RETRY_BACKOFF_MS,
@@ -265,6 +272,9 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   // Exit pipeline (ARCHITECTURE.md): leave first, then save, then hand over.
   const triggeredAt = Date.now();
   conversation.stop();
+  // The recorder lives in the room's page: its last piece is taken before the page leaves (bounded: a crashed page
+  // hands over nothing more).
+  if (recording) await finishRecording(recording, config.LEAVE_TIMEOUT_MS, log);
   // A bot handing over leaves its transcription running for its replacement, but only one seen in the room: after a
   // failed handover (no replacement in time, the session already over) nobody would own it, so it is stopped.
   const leaving = room.leave({ keepTranscription: ending.kind === 'handed_over' && replacementInRoom });
@@ -275,4 +285,39 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   log.info('left the room', { ending: ending.kind, leave_ms: Date.now() - triggeredAt });
   await warnings.flush();
   return afterLeaving(ctx, life, ending, leftAt, recorder);
+}
+
+/** Starts recording the room (a warning on the session, never a failed session, when it cannot). */
+async function startSessionRecording(
+  ctx: BotContext,
+  room: RoomConnection,
+  warnings: SessionWarnings,
+): Promise<RecordingUploader | undefined> {
+  const { log } = ctx;
+  if (!ctx.recordings) {
+    log.error('this session records, but the bot has no recording store');
+    warnings.add({ code: 'recording_failed', message: 'The bot had nowhere to store the recording.' });
+    return undefined;
+  }
+  return startRecording({
+    room,
+    store: ctx.recordings,
+    botId: ctx.session.botId,
+    attempt: ctx.attempt,
+    pieceMs: ctx.config.RECORDING_PIECE_MS,
+    log,
+    onWarning: (w) => warnings.add(w),
+  });
+}
+
+async function finishRecording(recording: RecordingUploader, timeoutMs: number, log: Logger): Promise<void> {
+  const started = Date.now();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((r) => {
+    timer = setTimeout(() => r('timeout'), timeoutMs);
+  });
+  const outcome = await Promise.race([recording.finish().then(() => 'done' as const), timedOut]);
+  clearTimeout(timer);
+  if (outcome === 'timeout') log.warn('the recording did not finish in time; its last piece may be missing');
+  else log.info('recording finished', { finish_ms: Date.now() - started });
 }

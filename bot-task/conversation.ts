@@ -55,6 +55,11 @@ export interface ConversationSettings {
   prompt?: string;
   greeting?: string;
   /**
+   * Said before the greeting, and posted as a chat message, to the first person in the room: the recording notice
+   * (bot_config.recording_notice_text). A replacement continuing the conversation does not say it again.
+   */
+  notice?: string;
+  /**
    * Silence after a participant's final words before the bot answers when the words neither clearly end nor clearly
    * go on (END_OF_TURN_SILENCE_MS); with `turnTaking.mode` `fixed`, after any words.
    */
@@ -112,6 +117,8 @@ export class ConversationController {
   private repliedUpTo = 0;
   /** Lines of the bot from before this controller (a replaced task continuing a transcript) come from `heard`. */
   private readonly startedAt = new Date().toISOString();
+  /** The notice (settings.notice) was given, or is not this controller's to give. */
+  private noticeGiven = false;
   /** The model's failed turns since its last success. */
   private modelFailures = 0;
   /** The model failed too often: the fallback engine speaks for the rest of the session. */
@@ -240,6 +247,7 @@ export class ConversationController {
     // the last word was a participant's, the lost bot owed them its reply, and this one gives it.
     const before = this.heard();
     const resuming = before.some((u) => u.is_bot);
+    if (resuming) this.noticeGiven = true;
     let greeted = resuming;
     let owed = resuming && !before.at(-1)?.is_bot;
     if (resuming)
@@ -324,6 +332,7 @@ export class ConversationController {
     // heard since the last attempt is dropped.
     if (kind === 'reply' && this.participantLines() > 0 && this.participantLines() <= this.repliedUpTo)
       return;
+    if (kind === 'greet') await this.giveNotice();
     for (;;) {
       if (this.stopped) return;
       const engine = this.onFallbackEngine ? this.fallbackEngine : this.engine;
@@ -376,6 +385,23 @@ export class ConversationController {
         await waited;
       }
     }
+  }
+
+  /**
+   * The notice, before anything else the bot says: spoken (in the transcript as the bot's line, like all it says) and
+   * posted in the room's chat, so someone without sound sees it too. A chat that fails is logged, never fatal.
+   */
+  private async giveNotice(): Promise<void> {
+    const notice = this.settings.notice;
+    if (!notice || this.noticeGiven || this.stopped) return;
+    this.noticeGiven = true;
+    this.interrupted = false;
+    await this.speak(async function* () {
+      yield notice;
+    });
+    // In text-only mode the line above was already posted as text.
+    if (this.textOnly || !this.room.post) return;
+    await this.room.post(notice).catch((err) => this.log.warn('the notice could not be posted', { err }));
   }
 
   /**

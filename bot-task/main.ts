@@ -6,7 +6,7 @@ import { languageEngines } from '../core/adapters/language-engines';
 import { useEmfMetrics } from '../core/adapters/metrics/emf-metrics';
 import { wireAdapters } from '../core/adapters/wiring';
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
-import { type BotSession, currentAttempt } from '../core/bots/session';
+import { type BotSession, currentAttempt, recordsAudio } from '../core/bots/session';
 import { loadConfig } from '../core/config';
 import { correlatedLog, correlatedQueue } from '../core/correlation';
 import { createLogger, type Logger } from '../core/log';
@@ -222,6 +222,7 @@ async function main(): Promise<number> {
       config,
       provider: await sessionProvider(session),
       conversation: engines.conversation,
+      ...(recordsAudio(session) && { recordings: adapters.recordings }),
       // The control, results and delivery stages log the same correlation_id: it travels in every message it sends.
       outbox: correlatedQueue(adapters.outbox, session.correlationId),
       log,

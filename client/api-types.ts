@@ -56,6 +56,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bot/{bot_id}/recording": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A recorded session's audio: a download address valid for at most an hour
+         * @description For a session started with recording.audio. The file (Opus in WebM, mono) is assembled after the bot left; until the session completes this answers 409 recording_not_ready. Ask again for a fresh address when one expired (docs/recording.md).
+         */
+        get: operations["getBotRecording"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/bot/{bot_id}/deliveries": {
         parameters: {
             query?: never;
@@ -559,6 +579,47 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "recording.ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The recording asked for is ready to download (before bot.done).
+         * @description Sent when named in webhook_events. Signed per Standard Webhooks; the webhook-id is the same on every attempt.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["RecordingReadyEvent"];
+                };
+            };
+            responses: {
+                /** @description Received */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "transcript.data": {
         parameters: {
             query?: never;
@@ -633,8 +694,16 @@ export interface components {
             email?: string;
             /** @description https URL that receives the results and failures (session_complete, bot_join_failed, bot_failed) and the events named by webhook_events. */
             webhook_callback_url?: string;
-            /** @description The events the webhook receives besides session_complete, bot_join_failed, bot_failed, which it always receives (the results and the failures: a list without them still gets them). Allowed: session_complete, bot_join_failed, bot_failed, bot.joining, bot.in_waiting_room, bot.in_call, bot.left, bot.done, bot.failed, bot.replaced, transcript.data. */
+            /** @description The events the webhook receives besides session_complete, bot_join_failed, bot_failed, which it always receives (the results and the failures: a list without them still gets them). Allowed: session_complete, bot_join_failed, bot_failed, bot.joining, bot.in_waiting_room, bot.in_call, bot.left, bot.done, bot.failed, bot.replaced, recording.ready, transcript.data. */
             webhook_events?: string[];
+            /** @description What to record (an addition). Absent: nothing is recorded. */
+            recording?: {
+                /**
+                 * @description true: record the meeting's mixed audio (every participant and the bot) as one Opus/WebM file, mono, about 32 kb/s, fetched with GET /api/bot/{bot_id}/recording after the session (docs/recording.md).
+                 * @default false
+                 */
+                audio?: boolean;
+            };
             /** @description Meeting token for private rooms. */
             meeting_token?: string;
             /** @description Custom prompt steering the evaluation. */
@@ -677,6 +746,10 @@ export interface components {
              * @enum {string}
              */
             language?: "bg" | "ca" | "cs" | "da" | "da-DK" | "de" | "de-CH" | "el" | "en" | "en-AU" | "en-GB" | "en-IN" | "en-NZ" | "en-US" | "es" | "es-419" | "et" | "fi" | "fr" | "fr-CA" | "hi" | "hu" | "id" | "it" | "ja" | "ko" | "ko-KR" | "lt" | "lv" | "ms" | "nl" | "nl-BE" | "no" | "pl" | "pt" | "pt-BR" | "ro" | "ru" | "sk" | "sv" | "sv-SE" | "th" | "th-TH" | "tr" | "uk" | "vi" | "zh" | "zh-CN" | "zh-HK" | "zh-TW";
+            /** @description With recording.audio: the bot says recording_notice_text when it starts recording and posts it as a chat message (it is in the transcript). Default true; false: no notice (the customer tells the participants). */
+            recording_notice?: boolean;
+            /** @description The recording notice, said and posted as written. Default: "This meeting is being recorded." */
+            recording_notice_text?: string;
             /** @description When the bot leaves on its own. Members left out take the deployment's defaults (docs/configuration.md). */
             automatic_leave?: {
                 /** @description Once the last participant has left, the bot waits this long before it leaves (participant_left); anyone who joins meanwhile, such as a participant whose connection dropped, keeps the session going. Default 2. */
@@ -743,13 +816,20 @@ export interface components {
                 /** @description The exit reason, error or replacement reason where there is one. */
                 detail: string | null;
             }[];
+            /** @description The recording, once assembled after the session (fetch it with GET /api/bot/{bot_id}/recording); null without one, and while it is being made (an addition). */
+            recording: {
+                /** @description Length of the file, gaps included. */
+                duration_seconds: number;
+                /** @description Size of the file. */
+                size_bytes: number;
+            } | null;
             /** @description What the bot had to do without, in the order it happened; empty when nothing (an addition). */
             warnings: {
                 /**
-                 * @description `conversation_model_fallback`: the conversation model (Bedrock or the OpenAI-compatible server) failed on consecutive attempts and the bot finished the interview with the local engine (no model). `speech_fallback`: the voice (Amazon Polly) failed twice on one line and the bot went on in text only (chat messages in the room).
+                 * @description `conversation_model_fallback`: the conversation model (Bedrock or the OpenAI-compatible server) failed on consecutive attempts and the bot finished the interview with the local engine (no model). `speech_fallback`: the voice (Amazon Polly) failed twice on one line and the bot went on in text only (chat messages in the room). `recording_failed`: the recording asked for could not be made or assembled (the message says why); the session completed without it.
                  * @enum {string}
                  */
-                code: "conversation_model_fallback" | "speech_fallback";
+                code: "conversation_model_fallback" | "speech_fallback" | "recording_failed";
                 /** @description What happened, for people (the vendor error where there is one). */
                 message: string;
             }[];
@@ -817,6 +897,34 @@ export interface components {
             next_after_seq: number | null;
             /** @description The seq of the newest saved utterance (0 when none yet): how long the transcript is so far. */
             last_seq: number;
+        };
+        /** @description A session's recording: a time-limited download address and what the file is (an addition). */
+        RecordingView: {
+            /**
+             * Format: uri
+             * @description Where to download the file (GET, no Authorization header); valid until expires_at.
+             */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the URL stops working: at most an hour after this response.
+             */
+            expires_at: string;
+            /**
+             * @description Opus in WebM, mono, about 32 kb/s.
+             * @constant
+             */
+            content_type: "audio/webm";
+            /** @description Length of the file, gaps included. */
+            duration_seconds: number;
+            size_bytes: number;
+            /** @description Stretches with no audio, because the bot was lost and replaced; empty when none. */
+            gaps: {
+                /** @description Where in the file the gap starts. */
+                at_seconds: number;
+                /** @description How long nothing was recorded (a lost bot until its replacement joined). */
+                seconds: number;
+            }[];
         };
         /** @description One final utterance. */
         Utterance: {
@@ -919,13 +1027,20 @@ export interface components {
             /** @description What the bot had to do without (the status view’s warnings); empty when nothing (an addition). */
             warnings: {
                 /**
-                 * @description `conversation_model_fallback`: the conversation model (Bedrock or the OpenAI-compatible server) failed on consecutive attempts and the bot finished the interview with the local engine (no model). `speech_fallback`: the voice (Amazon Polly) failed twice on one line and the bot went on in text only (chat messages in the room).
+                 * @description `conversation_model_fallback`: the conversation model (Bedrock or the OpenAI-compatible server) failed on consecutive attempts and the bot finished the interview with the local engine (no model). `speech_fallback`: the voice (Amazon Polly) failed twice on one line and the bot went on in text only (chat messages in the room). `recording_failed`: the recording asked for could not be made or assembled (the message says why); the session completed without it.
                  * @enum {string}
                  */
-                code: "conversation_model_fallback" | "speech_fallback";
+                code: "conversation_model_fallback" | "speech_fallback" | "recording_failed";
                 /** @description What happened, for people (the vendor error where there is one). */
                 message: string;
             }[];
+            /** @description Present when the session was recorded: the file's length and size. No address: fetch one with GET /api/bot/{bot_id}/recording (an addition). */
+            recording?: {
+                /** @description Length of the file, gaps included. */
+                duration_seconds: number;
+                /** @description Size of the file. */
+                size_bytes: number;
+            };
         };
         /** @description Sent when the bot fails to join the room. */
         BotJoinFailedEvent: {
@@ -1087,6 +1202,24 @@ export interface components {
                 /** Format: date-time */
                 lost_at: string;
                 attempt: number;
+            };
+        };
+        /** @description The recording is assembled: GET /api/bot/{bot_id}/recording gives its download address. */
+        RecordingReadyEvent: {
+            /** @constant */
+            event: "recording.ready";
+            /** Format: uuid */
+            bot_id: string;
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601 with offset).
+             */
+            timestamp: string;
+            /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
+            seq: number;
+            data: {
+                duration_seconds: number;
+                size_bytes: number;
             };
         };
         /** @description Final utterances since the last transcript.data, at most about a second apart. */
@@ -1339,6 +1472,83 @@ export interface operations {
             };
             /** @description No bot session with that id for this account (error: not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this key; see Retry-After (error: rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected fault; the caller may retry (error: server_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    getBotRecording: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bot id returned by the start operation. */
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where to download the recording, and what it is */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecordingView"];
+                };
+            };
+            /** @description The request or a path parameter is not valid (error: validation_error) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (error: authentication_error) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No bot session with that id for this account, or the session was not recorded or ended without a recording (error: not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The session is still running or its recording is being made (error: recording_not_ready) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

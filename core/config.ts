@@ -36,6 +36,21 @@ export const configSchema = z.object({
   DELIVERY_QUEUE_URL: z.string().default(''),
   DELIVERY_DLQ_URL: z.string().default(''),
   SES_ENDPOINT: z.url().optional(),
+  /** S3 (moto in tests); unset in AWS. */
+  S3_ENDPOINT: z.url().optional(),
+  /** The bucket of meeting recordings (docs/recording.md); the stack sets it. */
+  RECORDINGS_BUCKET: z.string().default(''),
+  /**
+   * A directory for recordings instead of S3 (the local stack: DATA_DIR/recordings), served by the local stack at
+   * RECORDINGS_URL_BASE with links signed by RECORDINGS_URL_KEY.
+   */
+  RECORDINGS_DIR: z.string().default(''),
+  RECORDINGS_URL_BASE: z.string().default(''),
+  RECORDINGS_URL_KEY: z.string().default(''),
+  /** How long a recording's download link is valid, in seconds (at most an hour). */
+  RECORDING_LINK_TTL_SECONDS: int(3_600, 60).pipe(z.number().max(3_600)),
+  /** How often the bot uploads a piece of its recording while the meeting runs: what a lost task can lose at most. */
+  RECORDING_PIECE_MS: int(10_000, 1_000).pipe(z.number().max(30_000)),
   /** The verified SES identity results are sent from. */
   SES_FROM_ADDRESS: z.string().default('Meeting Bot <bots@example.com>'),
   /** Bedrock model (or inference profile) the bot converses with; empty: LLM_BASE_URL's server, else the local engine. */

@@ -12,6 +12,7 @@ import type { DeliveriesStore } from './ports/deliveries-store';
 import type { IdempotencyStore } from './ports/idempotency-store';
 import type { PoolQueue } from './ports/pool-queue';
 import type { RateLimiter } from './ports/rate-limiter';
+import type { RecordingStore } from './ports/recordings';
 import type { SessionsStore } from './ports/sessions-store';
 import type { TaskRunner } from './ports/task-runner';
 import type { TranscriptStore } from './ports/transcript-store';
@@ -39,6 +40,8 @@ export interface ServiceDeps extends Stores {
   poolQueue?: PoolQueue;
   log: Logger;
   now: () => Date;
+  /** The recordings' store, built on first use (only the recording endpoint needs it). */
+  recordings: () => RecordingStore;
 }
 
 /** The HTTP use cases' dependencies around the adapters a composition root built. */
@@ -52,6 +55,7 @@ export function buildServiceDeps(
     rateLimiter: RateLimiter;
     log: Logger;
     now?: () => Date;
+    recordings?: () => RecordingStore;
   },
 ): ServiceDeps {
   const { stores, rateLimiter } = parts;
@@ -70,5 +74,10 @@ export function buildServiceDeps(
     statusCache: new SessionCache(config.STATUS_CACHE_TTL_MS),
     transcriptCache: new TranscriptCache(stores.transcripts, config.STATUS_CACHE_TTL_MS),
     now: parts.now ?? (() => new Date()),
+    recordings:
+      parts.recordings ??
+      (() => {
+        throw new Error('no recording store is wired into this process');
+      }),
   };
 }

@@ -11,6 +11,7 @@ import {
   leaveResponseSchema,
   listBotsQuerySchema,
   qaPairSchema,
+  recordingViewSchema,
   startResponseSchema,
   statusViewSchema,
 } from './schemas/api';
@@ -46,6 +47,7 @@ const components: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   DeliveriesView: { schema: deliveriesViewSchema, io: 'output' },
   BotListView: { schema: botListViewSchema, io: 'output' },
   TranscriptPage: { schema: transcriptPageSchema, io: 'output' },
+  RecordingView: { schema: recordingViewSchema, io: 'output' },
   // One utterance as both the transcript pages and transcript.data carry it (a reference in each).
   Utterance: { schema: liveUtteranceSchema, io: 'output' },
   QaPair: { schema: qaPairSchema, io: 'output' },
@@ -235,6 +237,30 @@ export function buildOpenApiDocument() {
               'bot_id is not a UUID, after_seq or limit is not a whole number in range, or an unknown parameter',
             ),
             '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
+          },
+        },
+      },
+      '/api/bot/{bot_id}/recording': {
+        get: {
+          operationId: 'getBotRecording',
+          summary: "A recorded session's audio: a download address valid for at most an hour",
+          description:
+            'For a session started with recording.audio. The file (Opus in WebM, mono) is assembled after the bot ' +
+            'left; until the session completes this answers 409 recording_not_ready. Ask again for a fresh address ' +
+            'when one expired (docs/recording.md).',
+          tags: ['bots'],
+          parameters: [botIdParam],
+          responses: {
+            '200': json('RecordingView', 'Where to download the recording, and what it is'),
+            ...commonErrors,
+            '404': errorResponse(
+              ['not_found'],
+              'No bot session with that id for this account, or the session was not recorded or ended without a recording',
+            ),
+            '409': errorResponse(
+              ['recording_not_ready'],
+              'The session is still running or its recording is being made',
+            ),
           },
         },
       },

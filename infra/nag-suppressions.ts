@@ -30,6 +30,14 @@ export function applyNagSuppressions(stack: MeetingBotStack): void {
     });
   }
 
+  Validations.of(stack.recordings.bucket).acknowledge({
+    id: 'AwsSolutions-S1',
+    reason:
+      'Server access logs would hold every recording key (a bot id) a second time, in a bucket of their own outside ' +
+      'the retention and deletion of the recordings; the API decides who may read a recording, and its requests ' +
+      'are logged by the status function.',
+  });
+
   Validations.of(stack.operations.eventsDlq).acknowledge({
     id: 'AwsSolutions-SQS3',
     reason:

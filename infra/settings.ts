@@ -101,6 +101,10 @@ const contextSchema = z.object({
     .int()
     .refine((v) => retentionDays.includes(v), `one of ${retentionDays.join(', ')}`)
     .default(30),
+  /**
+   * Days a recording (its pieces and its file) is kept in the recordings bucket before S3 deletes it (docs/recording.md).
+   */
+  recordingRetentionDays: number(30, 1, 3650),
   /** LOG_LEVEL of every function and the bot task. */
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** Browser origins allowed to call the API (CORS); empty: no CORS headers (server-to-server use). */

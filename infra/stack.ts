@@ -9,6 +9,7 @@ import { Dashboard } from './constructs/dashboard';
 import { BotData } from './constructs/data';
 import { Delivery } from './constructs/delivery';
 import { Operations } from './constructs/operations';
+import { Recordings } from './constructs/recordings';
 import { applyNagSuppressions } from './nag-suppressions';
 import { doctorOutputKeys } from './outputs';
 import type { MeetingBotSettings } from './settings';
@@ -21,6 +22,7 @@ export { stackName } from './outputs';
 
 export class MeetingBotStack extends Stack {
   readonly data: BotData;
+  readonly recordings: Recordings;
   readonly delivery: Delivery;
   readonly controlPlane: ControlPlane;
   readonly runtime: BotRuntime;
@@ -40,6 +42,7 @@ export class MeetingBotStack extends Stack {
     Tags.of(this).add('stage', settings.stage);
 
     this.data = new BotData(this, 'Data', { settings });
+    this.recordings = new Recordings(this, 'Recordings', { settings });
     this.delivery = new Delivery(this, 'Delivery', { settings, data: this.data });
     this.controlPlane = new ControlPlane(this, 'ControlPlane', {
       settings,
@@ -64,7 +67,20 @@ export class MeetingBotStack extends Stack {
       results.function.addEnvironment(name, value);
     }
     this.controlPlane.grantSend(results.role, ['botEvents']);
+    // Recordings: the bot uploads pieces, the results stage assembles them, the status function signs downloads.
+    const recordingsEnv = this.recordings.environment();
+    for (const [name, value] of Object.entries(recordingsEnv)) {
+      this.runtime.container.addEnvironment(name, value);
+      results.function.addEnvironment(name, value);
+    }
+    this.recordings.grantUploadPieces(this.runtime.taskDefinition.taskRole);
+    this.recordings.grantAssemble(results.role);
     this.api = new Api(this, 'Api', { settings, data: this.data, runtime: this.runtime });
+    const status = this.api.functions.get('status');
+    if (status) {
+      for (const [name, value] of Object.entries(recordingsEnv)) status.function.addEnvironment(name, value);
+      this.recordings.grantReadFile(status.role);
+    }
     const join = this.api.functions.get('join');
     if (settings.botPoolSize > 0) {
       this.pool = new BotPool(this, 'BotPool', { settings, data: this.data, runtime: this.runtime });

@@ -1,7 +1,10 @@
 // The embedded default: the whole service on one machine, no cloud account, no network (ARCHITECTURE.md).
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
+import { FileRecordingStore } from '../core/adapters/files/recording-store';
 import { describeEngine, languageEngines } from '../core/adapters/language-engines';
 import { MemoryRateLimiter } from '../core/adapters/memory/rate-limiter';
 import { wireAdapters } from '../core/adapters/wiring';
@@ -22,6 +25,7 @@ import { startDynalite } from './dynalite';
 import { mailViewer } from './mail-viewer';
 import { QueuePoller } from './queue-poller';
 import { type LocalQueues, startLocalQueues } from './queues';
+import { recordingDownloads } from './recordings';
 import { createRoomServer, type RoomServer } from './room/room-server';
 import { startLocalSes } from './ses';
 import { stackFileName } from './stack-file';
@@ -100,6 +104,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
   const queues = await startLocalQueues({ stateFile: dataDir ? join(dataDir, 'queues.json') : undefined });
   const ses = await startLocalSes();
+  // Recordings are files (the bots, child processes, write their pieces there too); a stack without a data directory
+  // keeps them in a temporary one. Download links are signed with a key of this run.
+  const recordingsDir = dataDir
+    ? join(dataDir, 'recordings')
+    : mkdtempSync(join(tmpdir(), 'meeting-bot-recordings-'));
+  const recordingsKey = randomBytes(32).toString('base64url');
   const env = {
     ...localDefaults,
     ...process.env,
@@ -113,6 +123,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     DELIVERY_DLQ_URL: queues.deliveryDlq.url,
     POOL_QUEUE_URL: queues.pool.url,
     SES_ENDPOINT: ses.endpoint,
+    RECORDINGS_DIR: recordingsDir,
+    RECORDINGS_URL_KEY: recordingsKey,
     // Containers cannot be pooled (see LocalTaskRunner): with no pool, a join starts its bot at once instead of
     // offering the session to nobody and falling back after POOL_CLAIM_TIMEOUT_MS.
     ...(container && { BOT_POOL_SIZE: '0' }),
@@ -129,6 +141,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   if (queues.restored > 0) log.info('queued messages restored from the last run', { count: queues.restored });
   // The same composition root as the deployed functions; only the endpoints in `config` differ.
   const adapters = wireAdapters(config, log);
+  // The links name the API's address, known once it listens (a test's port 0).
+  let publicBase = '';
+  const recordings = adapters.own(
+    'recordings',
+    () => new FileRecordingStore(recordingsDir, { baseUrl: () => publicBase, key: recordingsKey }),
+  );
   log.info('language engines', {
     conversation: describeEngine(config, 'conversation'),
     insights: describeEngine(config, 'insights'),
@@ -176,6 +194,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       config,
       outbox,
       insights: languageEngines(adapters).insights,
+      recordings: adapters.recordings,
       deliveryQueue: adapters.deliveryQueue,
       log,
       now: () => new Date(),
@@ -239,9 +258,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const port = options.port ?? Number(process.env.PORT ?? 3000);
   const api = await startApiServer(deps, {
     port,
-    mounts: [rooms.handle, mailViewer(() => ses.mails()), apiDocs()],
+    mounts: [
+      rooms.handle,
+      mailViewer(() => ses.mails()),
+      apiDocs(),
+      recordingDownloads(recordings, recordingsKey),
+    ],
   });
   baseUrl = api.baseUrl;
+  publicBase = api.baseUrl;
   api.server.on('upgrade', (req, socket, head) => {
     if (!rooms.upgrade(req, socket, head)) socket.destroy();
   });

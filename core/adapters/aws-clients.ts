@@ -9,6 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { IAMClient } from '@aws-sdk/client-iam';
 import { PollyClient } from '@aws-sdk/client-polly';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { ServiceQuotasClient } from '@aws-sdk/client-service-quotas';
 import { SESv2Client } from '@aws-sdk/client-sesv2';
@@ -69,6 +70,19 @@ export function sqsClient(config: Pick<Config, 'AWS_REGION' | 'SQS_ENDPOINT'>) {
 
 export function sesClient(config: Pick<Config, 'AWS_REGION' | 'SES_ENDPOINT'>) {
   return capture(new SESv2Client({ region: config.AWS_REGION, ...connectionOptions(config.SES_ENDPOINT) }));
+}
+
+/**
+ * Path-style addressing with an endpoint override (moto serves buckets by path, not by host name). S3 keeps the SDK's
+ * endpoint rules: they put the bucket into the address, which a fixed endpoint provider would leave out.
+ */
+export function s3Client(config: Pick<Config, 'AWS_REGION' | 'S3_ENDPOINT'>) {
+  const { endpointProvider: _, ...options } = connectionOptions(config.S3_ENDPOINT, 30_000) as ReturnType<
+    typeof connectionOptions
+  > & { endpointProvider?: unknown };
+  return capture(
+    new S3Client({ region: config.AWS_REGION, forcePathStyle: Boolean(config.S3_ENDPOINT), ...options }),
+  );
 }
 
 export function bedrockClient(config: Pick<Config, 'AWS_REGION'>) {

@@ -12,12 +12,15 @@ import type { Mailer } from '../ports/mailer';
 import type { PoolQueue } from '../ports/pool-queue';
 import type { MessageQueue } from '../ports/queue';
 import type { RateLimiter } from '../ports/rate-limiter';
+import type { RecordingStore } from '../ports/recordings';
 import type { TaskRunner } from '../ports/task-runner';
-import { dynamoDocumentClient, ecsClient, sesClient, sqsClient } from './aws-clients';
+import { dynamoDocumentClient, ecsClient, s3Client, sesClient, sqsClient } from './aws-clients';
 import { DynamoRateLimiter } from './dynamodb/rate-limiter';
 import { buildStores } from './dynamodb/stores';
 import type { TableHandle } from './dynamodb/table';
 import { EcsTaskRunner } from './ecs/ecs-task-runner';
+import { FileRecordingStore } from './files/recording-store';
+import { S3RecordingStore } from './s3/recording-store';
 import { SesMailer } from './ses/ses-mailer';
 import { SqsPoolQueue } from './sqs/pool-queue';
 import { SqsQueue } from './sqs/sqs-queue';
@@ -49,6 +52,11 @@ export interface Adapters {
   /** The warm pool's wake-up queue (POOL_QUEUE_URL); undefined without one. */
   readonly poolQueue: PoolQueue | undefined;
   readonly mailer: Mailer;
+  /**
+   * Meeting recordings: files under RECORDINGS_DIR when set (the local stack, which may put its own under the key
+   * `recordings` with `own` first: its links name a port known only once it listens), else RECORDINGS_BUCKET on S3.
+   */
+  readonly recordings: RecordingStore;
   /** ECS RunTask/StopTask on the cluster of BOT_CLUSTER_ARN (the deployed join and leave functions). */
   readonly ecsRunner: TaskRunner;
   /** What the HTTP use cases need; the runner is ECS unless another is given (the local stack's child processes). */
@@ -130,6 +138,19 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
           ),
       );
     },
+    get recordings() {
+      return once<RecordingStore>('recordings', () =>
+        config.RECORDINGS_DIR
+          ? new FileRecordingStore(config.RECORDINGS_DIR, {
+              baseUrl: () => config.RECORDINGS_URL_BASE,
+              key: config.RECORDINGS_URL_KEY,
+            })
+          : new S3RecordingStore(
+              client('s3', () => s3Client(config)),
+              config.RECORDINGS_BUCKET,
+            ),
+      );
+    },
     get ecsRunner() {
       return once(
         'ecsRunner',
@@ -168,6 +189,7 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
         ...(adapters.poolQueue && { poolQueue: adapters.poolQueue }),
         log: parts.log ?? log,
         rateLimiter: parts.rateLimiter ?? new DynamoRateLimiter(adapters.table),
+        recordings: () => adapters.recordings,
       });
     },
     destroy() {

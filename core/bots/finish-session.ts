@@ -8,7 +8,7 @@ import { metrics } from '../metrics';
 import type { ExitReason, Insights, QaPair, SessionErrorCode } from '../schemas/api';
 import type { JoinErrorCode } from '../schemas/webhooks';
 import { can, finalStates, plan, stateOf } from './lifecycle';
-import { type BotSession, secondsSinceStart } from './session';
+import { type BotSession, type RecordingFileInfo, secondsSinceStart } from './session';
 
 /** What completing a session records. The transcript is not among it: its segments are its only copy. */
 export interface Completion {
@@ -18,6 +18,8 @@ export interface Completion {
   insightsError?: string;
   /** When the bot left the room: usage is charged up to here, not up to when results were ready. */
   endedAt?: string;
+  /** The assembled recording, when the session recorded one. */
+  recordingFile?: RecordingFileInfo;
 }
 
 type Deps = Pick<Stores, 'sessions' | 'ledger'> & { config: Pick<Config, 'CREDITS_PER_MINUTE'> };

@@ -4,7 +4,7 @@
 // and the results stage. The store's conditional writes (core/ports/sessions-store.ts) keep two writers from both
 // winning a race; this module keeps any one writer from taking a step its bot's state does not allow.
 import type { ExitReason, Insights, QaPair, SessionErrorCode } from '../schemas/api';
-import type { BotSession, Replacement, SessionClaim } from './session';
+import type { BotSession, RecordingFileInfo, Replacement, SessionClaim } from './session';
 
 export const botStates = [
   /** Created with a later join time; no bot yet. */
@@ -74,6 +74,7 @@ export interface TransitionInputs {
     qaPairs?: QaPair[];
     insights?: Insights | null;
     insightsError?: string;
+    recordingFile?: RecordingFileInfo;
   };
   fail: { completedAt: string; error: string; errorCode?: SessionErrorCode };
 }
@@ -242,7 +243,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
   complete: {
     from: ['leaving'],
     to: 'done',
-    fields: ['status', 'completedAt', 'exitReason', 'qaPairs', 'insights', 'insightsError'],
+    fields: ['status', 'completedAt', 'exitReason', 'qaPairs', 'insights', 'insightsError', 'recordingFile'],
     emits: ['bot.done', 'session_complete'],
     by: 'the results stage, after settling the credits; only while running',
     writes: (r) => ({
@@ -253,6 +254,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
         qaPairs: r.qaPairs ?? [],
         insights: r.insights ?? null,
         insightsError: r.insightsError,
+        ...(r.recordingFile && { recordingFile: r.recordingFile }),
       },
     }),
   },

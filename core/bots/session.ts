@@ -7,6 +7,8 @@ import type {
   Insights,
   Provider,
   QaPair,
+  RecordingRequest,
+  RecordingSummary,
   ReplacementView,
   SessionErrorCode,
   SessionWarningView,
@@ -77,6 +79,28 @@ export interface BotSession {
   startPath?: StartPath;
   /** What the bot had to do without (a failed model or voice), once per code, in order (status view `warnings`). */
   warnings?: SessionWarning[];
+  /** What the start request asked to record (start request `recording`); unset: nothing. */
+  recording?: RecordingRequest;
+  /** The assembled recording, set by the results stage when the session completes with one. */
+  recordingFile?: RecordingFileInfo;
+}
+
+/** The assembled recording of a session: what the status view, the webhook and the recording endpoint tell. */
+export interface RecordingFileInfo {
+  durationSeconds: number;
+  sizeBytes: number;
+  /** Stretches without audio (a lost bot until its replacement joined), in seconds. */
+  gaps: { atSeconds: number; seconds: number }[];
+}
+
+/** Whether the session records audio. */
+export function recordsAudio(s: Pick<BotSession, 'recording'>): boolean {
+  return s.recording?.audio === true;
+}
+
+export function recordingSummary(s: Pick<BotSession, 'recordingFile'>): RecordingSummary | null {
+  const f = s.recordingFile;
+  return f ? { duration_seconds: f.durationSeconds, size_bytes: f.sizeBytes } : null;
 }
 
 /** A degradation the customer is told about; the codes are the schema's (core/schemas/api.ts `warningCodes`). */
@@ -168,5 +192,6 @@ export function toStatusView(s: BotSession, transcript: string | null): StatusVi
       detail: c.detail ?? null,
     })),
     warnings: warningViews(s),
+    recording: recordingSummary(s),
   };
 }

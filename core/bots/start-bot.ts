@@ -241,6 +241,8 @@ function newSession(
     email: req.email,
     webhookUrl: req.webhook_callback_url,
     ...(req.webhook_events && { webhookEvents: req.webhook_events }),
+    // Stored only when it records: an old session and a new one that records nothing look the same.
+    ...(req.recording?.audio && { recording: req.recording }),
     meetingToken: req.meeting_token,
     analysisPrompt: req.analysis_prompt,
     summaryFormatPrompt: req.summary_format_prompt,

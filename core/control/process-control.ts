@@ -3,6 +3,7 @@
 // its webhook in the order they happened. The results stage is not involved in any of it (core/results/).
 import { startColdIfUnclaimed } from '../bots/pool-fallback';
 import { replaceBot } from '../bots/replace-bot';
+import { recordingSummary } from '../bots/session';
 import { transcriptText } from '../bots/transcript';
 import type { Config } from '../config';
 import { sessionCompletePayload } from '../delivery/payloads';
@@ -75,6 +76,16 @@ async function handle(deps: ControlDeps, message: ControlPlaneMessage, receiveCo
       const session = await deps.stores.sessions.get(message.bot_id);
       if (session?.status !== 'completed') return log.warn('session_completed of a session not completed');
       // The results stage sends this again when it sees a completed session again: each step looks first.
+      const recording = recordingSummary(session);
+      if (recording) {
+        await emitEvent(
+          deps,
+          targetOf(session),
+          { name: 'recording.ready', at: session.completedAt ?? deps.now().toISOString(), data: recording },
+          deps.now(),
+          { repeat: true },
+        );
+      }
       await emitEvent(
         deps,
         targetOf(session),

@@ -1,6 +1,6 @@
 // Webhook bodies built from a finished session (the interface's session_complete plus our additions,
 // docs/webhooks.md), validated by schema.
-import { type BotSession, replacementViews, warningViews } from '../bots/session';
+import { type BotSession, recordingSummary, replacementViews, warningViews } from '../bots/session';
 import { type SessionCompleteEvent, sessionCompleteSchema } from '../schemas/webhooks';
 
 /** session_complete for a completed session and its transcript text (read from its segments). */
@@ -29,5 +29,7 @@ export function sessionCompletePayload(s: BotSession, transcriptText: string): S
   // As the interface has it: insights omitted when disabled or failed; insights_error only when processing failed.
   if (s.insights) event.insights = s.insights;
   if (s.insightsError) event.insights_error = s.insightsError;
+  const recording = recordingSummary(s);
+  if (recording) event.recording = recording;
   return sessionCompleteSchema.parse(event);
 }

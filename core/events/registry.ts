@@ -137,6 +137,18 @@ export const eventRegistry = {
     alwaysSent: false,
     statusCode: 'replaced',
   },
+  'recording.ready': {
+    schema: envelope(
+      'recording.ready',
+      z.strictObject({
+        duration_seconds: z.number(),
+        size_bytes: z.number().int(),
+      }),
+      'The recording is assembled: GET /api/bot/{bot_id}/recording gives its download address.',
+    ),
+    description: 'The recording asked for is ready to download (before bot.done).',
+    alwaysSent: false,
+  },
   'transcript.data': {
     schema: envelope(
       'transcript.data',

@@ -122,6 +122,21 @@ export class JoinAbortedError extends Error {
   }
 }
 
+/** The room's mixed audio, recorded by the bot in its own browser (docs/recording.md). */
+export interface RecordOptions {
+  /** How often a piece is cut and handed over (the most a lost task loses), in ms. */
+  pieceMs: number;
+  /** Each piece as it is cut, numbered from 0 (the first carries the WebM header); never throws. */
+  onPiece(piece: { seq: number; bytes: Uint8Array }): void;
+}
+
+export interface RoomRecording {
+  /** When the recorder started, on the wall clock (ms since the epoch). */
+  readonly startedAtMs: number;
+  /** Stops the recorder; resolves once its last piece was handed to onPiece. */
+  stop(): Promise<void>;
+}
+
 export interface RoomConnection {
   /** The bot's own participant id: its own audio and transcription are ignored. */
   readonly selfId: string;
@@ -134,6 +149,16 @@ export interface RoomConnection {
   on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void): void;
   /** The bot's voice; its lines come back as the bot's own utterances. */
   readonly speech: Speech;
+  /**
+   * Records the room's audio, every participant and the bot's voice mixed, as Opus in WebM, mono (absent where the
+   * provider cannot). Rejects when the recorder cannot start.
+   */
+  record?(options: RecordOptions): Promise<RoomRecording>;
+  /**
+   * Posts a chat message to everyone in the room that is not a line of the conversation (the recording notice,
+   * which is also spoken: the spoken line is the transcript's). Absent where the room has no chat.
+   */
+  post?(text: string): Promise<void>;
   /**
    * Leaves the room; resolves once out (bounded by the provider's own timeouts). A transcription the bot started is
    * stopped first, unless `keepTranscription` (a bot handing over to its replacement, which uses it as it is); one

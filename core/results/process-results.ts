@@ -4,7 +4,7 @@
 // nothing twice and sends nothing twice.
 
 import { completeSession } from '../bots/finish-session';
-import type { BotSession } from '../bots/session';
+import { type BotSession, type RecordingFileInfo, recordsAudio } from '../bots/session';
 import { transcriptText, type Utterance } from '../bots/transcript';
 import type { Config } from '../config';
 import type { Outbox } from '../control/outbox';
@@ -17,6 +17,8 @@ import { renderResultsEmail } from '../mail/results-email';
 import { metrics } from '../metrics';
 import { type InsightsEngine, InsightsError } from '../ports/insights-engine';
 import type { MessageQueue } from '../ports/queue';
+import type { RecordingStore } from '../ports/recordings';
+import { finaliseRecording } from '../recording/finalise';
 import type { ResultsMessage } from './messages';
 
 export interface ResultsDeps {
@@ -25,6 +27,8 @@ export interface ResultsDeps {
   /** Where session_completed goes (the bot-events queue: bot.done and session_complete in the bot's order). */
   outbox: Outbox;
   insights: InsightsEngine;
+  /** Where the bots uploaded their recordings' pieces; needed only by sessions that record. */
+  recordings?: RecordingStore;
   deliveryQueue: MessageQueue;
   log: Logger;
   now: () => Date;
@@ -86,6 +90,7 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
         log.error('Q&A extraction failed; completing with rule-based Q&A pairs', { err });
       }
     }
+    const recordingFile = recordsAudio(session) ? await finishRecording(deps, session, log) : undefined;
     await completeSession(
       { ...deps.stores, config: deps.config },
       message.bot_id,
@@ -97,6 +102,7 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
         // Minutes are charged up to when the bot left the room, not up to now (insights may have taken minutes,
         // or the message waited in the queue through throttling retries).
         endedAt: message.left_at,
+        recordingFile,
       },
       deps.now(),
     );
@@ -106,6 +112,34 @@ async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: 
   await scheduleResultsEmail(deps, session, transcriptText(utterances));
   await deps.outbox.send({ kind: 'session_completed', bot_id: session.botId });
   log.info('session completed', { exit_reason: session.exitReason });
+}
+
+/**
+ * The session's recording as one file, before the session completes (so the status view never shows a completed
+ * session whose recording is still being made). A recording that cannot be made is a warning on the session, a metric
+ * and an error log: the session completes without it. A storage failure throws, and the queue retries.
+ */
+async function finishRecording(
+  deps: ResultsDeps,
+  session: BotSession,
+  log: Logger,
+): Promise<RecordingFileInfo | undefined> {
+  if (!deps.recordings) throw new Error('the results stage has no recording store, and this session records');
+  const outcome = await finaliseRecording(deps.recordings, session.botId, log);
+  if ('file' in outcome) {
+    log.info('recording assembled', {
+      duration_seconds: outcome.file.durationSeconds,
+      size_bytes: outcome.file.sizeBytes,
+      gaps: outcome.file.gaps.length,
+    });
+    return outcome.file;
+  }
+  log.error('recording failed; completing without it', { detail: outcome.error });
+  if (
+    await deps.stores.sessions.addWarning(session.botId, { code: 'recording_failed', message: outcome.error })
+  )
+    metrics.sessionWarning('recording_failed');
+  return undefined;
 }
 
 /** The embedded, model-free Q&A extraction: the fallback when a model engine's Q&A step fails. */

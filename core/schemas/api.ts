@@ -13,9 +13,26 @@ export const limits = {
   tokenChars: 4096,
   emailChars: 254,
   maxDurationSeconds: 14_400,
+  recordingNoticeChars: 300,
 } as const;
 
 export const providers = ['daily', 'local'] as const;
+
+/** What the bot says and posts when it starts recording, unless bot_config says otherwise. */
+export const defaultRecordingNotice = 'This meeting is being recorded.';
+
+export const recordingRequestSchema = z
+  .strictObject({
+    audio: z
+      .boolean()
+      .default(false)
+      .describe(
+        "true: record the meeting's mixed audio (every participant and the bot) as one Opus/WebM file, mono, about " +
+          '32 kb/s, fetched with GET /api/bot/{bot_id}/recording after the session (docs/recording.md).',
+      ),
+  })
+  .describe('What to record (an addition). Absent: nothing is recorded.');
+export type RecordingRequest = z.infer<typeof recordingRequestSchema>;
 export type Provider = (typeof providers)[number];
 
 export const exitReasons = [
@@ -126,6 +143,20 @@ export const botConfigSchema = z
         'Language the room is transcribed in (a Deepgram code, docs/api.md, "Transcription languages"). Default: the ' +
           "voice's language (en-US for Joanna, fr for Lea), or en.",
       ),
+    recording_notice: z
+      .boolean()
+      .optional()
+      .describe(
+        'With recording.audio: the bot says recording_notice_text when it starts recording and posts it as a chat ' +
+          'message (it is in the transcript). Default true; false: no notice (the customer tells the participants).',
+      ),
+    recording_notice_text: z
+      .string()
+      .trim()
+      .min(1)
+      .max(limits.recordingNoticeChars)
+      .optional()
+      .describe(`The recording notice, said and posted as written. Default: "${defaultRecordingNotice}"`),
     automatic_leave: automaticLeaveSchema.optional(),
     max_duration_seconds: seconds(
       'max_duration_seconds',
@@ -247,6 +278,7 @@ export function buildStartRequestSchema<E extends z.ZodType>(policy: RequestPoli
             'the events named by webhook_events.',
         ),
       webhook_events: webhookEvents.optional(),
+      recording: recordingRequestSchema.optional(),
       meeting_token: z
         .string()
         .min(1)
@@ -383,7 +415,7 @@ export type ReplacementView = z.infer<typeof replacementSchema>;
  * What went wrong around a session that still completed (an addition): the bot carried on in a degraded way, and the
  * customer is told. One warning per code per session.
  */
-export const warningCodes = ['conversation_model_fallback', 'speech_fallback'] as const;
+export const warningCodes = ['conversation_model_fallback', 'speech_fallback', 'recording_failed'] as const;
 export type WarningCode = (typeof warningCodes)[number];
 
 export const warningSchema = z
@@ -394,7 +426,8 @@ export const warningSchema = z
         '`conversation_model_fallback`: the conversation model (Bedrock or the OpenAI-compatible server) failed on ' +
           'consecutive attempts and the bot finished the interview with the local engine (no model). ' +
           '`speech_fallback`: the voice (Amazon Polly) failed twice on one line and the bot went on in text only ' +
-          '(chat messages in the room).',
+          '(chat messages in the room). `recording_failed`: the recording asked for could not be made or assembled ' +
+          '(the message says why); the session completed without it.',
       ),
     message: z.string().describe('What happened, for people (the vendor error where there is one).'),
   })
@@ -402,6 +435,39 @@ export const warningSchema = z
     'Something outside the service failed during the session and the bot carried on without it (an addition).',
   );
 export type SessionWarningView = z.infer<typeof warningSchema>;
+
+export const recordingSummarySchema = z
+  .strictObject({
+    duration_seconds: z.number().describe('Length of the file, gaps included.'),
+    size_bytes: z.number().int().describe('Size of the file.'),
+  })
+  .describe(
+    "A session's recording: its length and size (no address: that comes from the recording endpoint).",
+  );
+export type RecordingSummary = z.infer<typeof recordingSummarySchema>;
+
+export const recordingViewSchema = z
+  .strictObject({
+    url: z
+      .url()
+      .describe('Where to download the file (GET, no Authorization header); valid until expires_at.'),
+    expires_at: dateTime.describe('When the URL stops working: at most an hour after this response.'),
+    content_type: z.literal('audio/webm').describe('Opus in WebM, mono, about 32 kb/s.'),
+    duration_seconds: z.number().describe('Length of the file, gaps included.'),
+    size_bytes: z.number().int(),
+    gaps: z
+      .array(
+        z.strictObject({
+          at_seconds: z.number().describe('Where in the file the gap starts.'),
+          seconds: z
+            .number()
+            .describe('How long nothing was recorded (a lost bot until its replacement joined).'),
+        }),
+      )
+      .describe('Stretches with no audio, because the bot was lost and replaced; empty when none.'),
+  })
+  .describe("A session's recording: a time-limited download address and what the file is (an addition).");
+export type RecordingView = z.infer<typeof recordingViewSchema>;
 
 export const statusViewSchema = z
   .strictObject({
@@ -448,6 +514,12 @@ export const statusViewSchema = z
       )
       .describe(
         'The steps of the bot’s life, in order; `status` keeps the spec’s three values (an addition).',
+      ),
+    recording: recordingSummarySchema
+      .nullable()
+      .describe(
+        'The recording, once assembled after the session (fetch it with GET /api/bot/{bot_id}/recording); null ' +
+          'without one, and while it is being made (an addition).',
       ),
     warnings: z
       .array(warningSchema)

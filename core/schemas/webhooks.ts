@@ -1,7 +1,14 @@
 // Zod schemas of the webhook payloads (the interface's two plus our additions: bot_id, qa_pairs, started_at,
 // completed_at, bot_failed; docs/webhooks.md).
 import { z } from 'zod';
-import { exitReasons, insightsSchema, qaPairSchema, replacementSchema, warningSchema } from './api';
+import {
+  exitReasons,
+  insightsSchema,
+  qaPairSchema,
+  recordingSummarySchema,
+  replacementSchema,
+  warningSchema,
+} from './api';
 
 const dateTime = z.iso.datetime({ offset: true });
 
@@ -31,6 +38,12 @@ export const sessionCompleteSchema = z
       .array(warningSchema)
       .describe(
         'What the bot had to do without (the status view’s warnings); empty when nothing (an addition).',
+      ),
+    recording: recordingSummarySchema
+      .optional()
+      .describe(
+        "Present when the session was recorded: the file's length and size. No address: fetch one with " +
+          'GET /api/bot/{bot_id}/recording (an addition).',
       ),
   })
   .describe('Sent after the call ends and the results are processed.');

@@ -15,6 +15,7 @@ export const routeTable: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/bot/{bot_id}/status', name: 'status' },
   // Served by the status function too: the same reads of the same bot, so no function of its own.
   { method: 'GET', path: '/api/bot/{bot_id}/transcript', name: 'status' },
+  { method: 'GET', path: '/api/bot/{bot_id}/recording', name: 'status' },
   { method: 'GET', path: '/api/bot/{bot_id}/deliveries', name: 'deliveries' },
   { method: 'GET', path: '/api/bots', name: 'list' },
   { method: 'GET', path: '/openapi.json', name: 'openapi' },

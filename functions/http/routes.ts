@@ -1,4 +1,5 @@
 // The API's routes (docs/api.md): each one line from HTTP to a use case.
+import { getRecording } from '../../core/bots/get-recording';
 import { getBotDeliveries, getBotStatus } from '../../core/bots/get-status';
 import { listBots } from '../../core/bots/list-bots';
 import { startBot } from '../../core/bots/start-bot';
@@ -34,9 +35,18 @@ export const transcriptRoute: Route = async ({ deps, event, caller }) => ({
   body: await getTranscriptPage(deps, caller, event.pathParameters?.bot_id, event.queryStringParameters),
 });
 
-/** The status function serves two routes (route-table.ts); API Gateway names the one matched in `routeKey`. */
+export const recordingRoute: Route = async ({ deps, event, caller }) => ({
+  status: 200,
+  body: await getRecording(deps, caller, event.pathParameters?.bot_id),
+});
+
+/** The status function serves three routes (route-table.ts); API Gateway names the one matched in `routeKey`. */
 export const statusFunctionRoute: Route = (ctx) =>
-  ctx.event.routeKey === 'GET /api/bot/{bot_id}/transcript' ? transcriptRoute(ctx) : statusRoute(ctx);
+  ctx.event.routeKey === 'GET /api/bot/{bot_id}/transcript'
+    ? transcriptRoute(ctx)
+    : ctx.event.routeKey === 'GET /api/bot/{bot_id}/recording'
+      ? recordingRoute(ctx)
+      : statusRoute(ctx);
 
 export const deliveriesRoute: Route = async ({ deps, event, caller }) => ({
   status: 200,

@@ -23,6 +23,7 @@ export const handler = lambdaEntry(
         config: a.config,
         outbox: a.outbox,
         insights: languageEngines(a).insights,
+        recordings: a.recordings,
         deliveryQueue: a.deliveryQueue,
         log: a.log,
         now: () => new Date(),

@@ -218,6 +218,51 @@ class StubCall {
     this.emit(e);
   }
 
+  /**
+   * Participant `id` speaks: `wavBase64` (a WAV file) is decoded and played into an audio track that becomes their
+   * `tracks.audio` (announced with participant-updated and track-started, as daily-js does for a subscribed track).
+   * Resolves when it has been played. The track stays, silent, afterwards.
+   */
+  async speak(id: string, wavBase64: string): Promise<void> {
+    const p = this.people.get(id);
+    if (!p) throw new Error(`no participant ${id}`);
+    this.voices ??= new AudioContext({ sampleRate: 48_000 });
+    const ctx = this.voices;
+    await ctx.resume();
+    let out = this.tracks.get(id);
+    if (!out) {
+      out = ctx.createMediaStreamDestination();
+      out.channelCount = 1;
+      this.tracks.set(id, out);
+      const track = out.stream.getAudioTracks()[0]!;
+      const updated = {
+        ...p,
+        tracks: {
+          ...(p.tracks ?? {}),
+          audio: { state: 'playable', subscribed: true, track, persistentTrack: track },
+        },
+      } as unknown as DailyParticipant;
+      this.people.set(id, updated);
+      this.emit({
+        ...base,
+        action: 'participant-updated',
+        participant: updated,
+      } as DailyEventObjectParticipant);
+      this.emit({ ...base, action: 'track-started', participant: updated, track, type: 'audio' } as never);
+    }
+    const bytes = Uint8Array.from(atob(wavBase64), (c) => c.charCodeAt(0));
+    const buffer = await ctx.decodeAudioData(bytes.buffer);
+    const source = ctx.createBufferSource();
+    source.buffer = buffer;
+    source.connect(out);
+    await new Promise<void>((resolve) => {
+      source.onended = () => resolve();
+      source.start();
+    });
+  }
+  private voices: AudioContext | undefined;
+  private readonly tracks = new Map<string, MediaStreamAudioDestinationNode>();
+
   removeParticipant(id: string) {
     const p = this.people.get(id) ?? participant(id, '', false);
     this.people.delete(id);

@@ -226,7 +226,11 @@ describe('the Lambda functions', () => {
           'ecs:ListTasks',
         ],
       ],
-      ['status', [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query']],
+      // The status function also signs recording downloads (a presigned GET carries its permissions).
+      [
+        'status',
+        [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 's3:GetObject', 'kms:Decrypt'],
+      ],
       [
         'list',
         [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
@@ -239,9 +243,11 @@ describe('the Lambda functions', () => {
       );
     }
     const d = s.stack.delivery;
-    // The results function only makes results: no RunTask, no PassRole, no offer to withdraw.
+    // The results function only makes results: no RunTask, no PassRole, no offer to withdraw; it assembles the
+    // recording from its pieces.
+    const assemble = ['s3:ListBucket', 's3:GetObject', 's3:PutObject', 'kms:Decrypt', 'kms:GenerateDataKey'];
     expect([...actionsOf(roleOfFunction(fnId(d.resultsFunction)))].sort()).toEqual(
-      [...new Set([...logs, ...consume, ...send, ...items, ...bedrock])].sort(),
+      [...new Set([...logs, ...consume, ...send, ...items, ...bedrock, ...assemble])].sort(),
     );
     // The control function starts cold tasks and replacements (RunTask like the join) and, with the warm pool,
     // withdraws the offer of a session its cold fallback takes over (DeleteItem). No model.
@@ -341,6 +347,12 @@ describe('least privilege across every IAM policy in the stack', () => {
       resource: /:task\/",\{"Ref":"BotRuntimeCluster\w+"\},"\/\*"/,
       why: 'tasks',
     },
+    // Recordings are keyed by bot id: the grants name the layout (pieces, the file), never the whole bucket.
+    {
+      action: /^s3:(PutObject|GetObject|DeleteObject)$/,
+      resource: /RecordingsBucket\w+","Arn"\]\},"\/recordings\/\*(\/pieces\/\*|\/recording\.webm)?"/,
+      why: 'recording objects by bot id',
+    },
     // X-Ray's segment writes have no resource-level permissions (CDK grants them for active tracing).
     { action: /^xray:(PutTraceSegments|PutTelemetryRecords)$/, resource: /^"\*"$/, why: 'X-Ray segments' },
     // ListTasks without a container instance is authorized against `*`; the ecs:cluster condition scopes it.
@@ -425,6 +437,53 @@ describe('the data layer', () => {
     // A dev stage can be torn down; production retains and protects (test/infra/settings.test.ts).
     expect(table.DeletionPolicy).toBe('Delete');
     expect(table.Properties!.DeletionProtectionEnabled).toBe(false);
+  });
+});
+
+describe('the recordings bucket', () => {
+  it('is private, SSE-KMS with a rotated key of the stack, TLS only, and expires recordings', () => {
+    const [[, bucket]] = resourcesOfType(s.json, 'AWS::S3::Bucket') as [[string, CfnResource]];
+    const p = bucket.Properties!;
+    expect(p.BucketEncryption.ServerSideEncryptionConfiguration[0]).toMatchObject({
+      ServerSideEncryptionByDefault: {
+        SSEAlgorithm: 'aws:kms',
+        KMSMasterKeyID: { 'Fn::GetAtt': [expect.stringMatching(/^RecordingsKey/), 'Arn'] },
+      },
+      BucketKeyEnabled: true,
+    });
+    expect(p.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(p.LifecycleConfiguration.Rules).toEqual([
+      expect.objectContaining({ Prefix: 'recordings/', ExpirationInDays: 30, Status: 'Enabled' }),
+    ]);
+    const [[, key]] = resourcesOfType(s.json, 'AWS::KMS::Key').filter(([id]) =>
+      id.startsWith('RecordingsKey'),
+    ) as [[string, CfnResource]];
+    expect(key.Properties!.EnableKeyRotation).toBe(true);
+    const [[, policy]] = resourcesOfType(s.json, 'AWS::S3::BucketPolicy') as [[string, CfnResource]];
+    expect(policy.Properties!.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+  });
+
+  it('lets the bot task write pieces only, and nothing but the results and status functions read', () => {
+    const task = logicalId(s.stack.runtime.taskDefinition.taskRole);
+    const s3Statements = statementsOfRole(task).filter((st) => st.Action.some((a) => a.startsWith('s3:')));
+    expect(s3Statements.flatMap((st) => st.Action)).toEqual(['s3:PutObject']);
+    expect(JSON.stringify(s3Statements[0]!.Resource)).toContain('/recordings/*/pieces/*');
+    const readers = resourcesOfType(s.json, 'AWS::IAM::Role')
+      .map(([id]) => id)
+      .filter((id) => statementsOfRole(id).some((st) => st.Action.includes('s3:GetObject')));
+    expect(readers.sort()).toEqual(
+      [
+        roleOfFunction(fnId(s.stack.delivery.resultsFunction)),
+        roleOfFunction(fnId(s.stack.api.functions.get('status')!)),
+      ].sort(),
+    );
   });
 });
 
@@ -574,7 +633,7 @@ describe('the bot runtime', () => {
     expect(sg.SecurityGroupIngress).toBeUndefined();
   });
 
-  it('gives the task role only its session items, the results queue, the conversation model and Polly (and the pool)', () => {
+  it('gives the task role only its session items, the results queue, the conversation model, Polly, recording pieces (and the pool)', () => {
     const role = logicalId(s.stack.runtime.taskDefinition.taskRole);
     expect([...actionsOf(role)].sort()).toEqual(
       [
@@ -593,6 +652,9 @@ describe('the bot runtime', () => {
         'sqs:ReceiveMessage',
         'sqs:DeleteMessage',
         'ecs:UpdateTaskProtection',
+        // The recording's pieces (encrypted with the recordings key).
+        's3:PutObject',
+        'kms:GenerateDataKey',
       ].sort(),
     );
     const model = statementsOfRole(role).find((x) => x.Action.includes('bedrock:InvokeModel'))!;

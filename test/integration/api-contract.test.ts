@@ -357,6 +357,8 @@ describe('GET /api/bot/{bot_id}/status', () => {
       status_changes: expect.any(Array),
       // Always present; empty while the bot did without nothing.
       warnings: [],
+      // Null without a recording (and while one is being made).
+      recording: null,
     });
     expect(JSON.stringify(res.body)).not.toContain('meeting_token');
   });

@@ -64,6 +64,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
         config: stack.config,
         outbox,
         insights,
+        recordings: stack.deps.recordings(),
         deliveryQueue: control.deliveryQueue,
         log: createLogger('silent'),
         now: () => new Date(),

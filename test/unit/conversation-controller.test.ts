@@ -80,6 +80,44 @@ describe('conversation controller', () => {
     c.stop();
   });
 
+  it('says the recording notice before the greeting and posts it in the chat; a replacement does not say it again', async () => {
+    const { room, said, done } = slowSpeechRoom();
+    const posted: string[] = [];
+    room.post = async (text) => {
+      posted.push(text);
+    };
+    const { engine } = recordingEngine('Hello, I am Iris.', 'Thanks.');
+    const notice = 'This meeting is being recorded.';
+    const settings = { botName: 'Iris', endOfTurnMs: 5, notice };
+    const c = new ConversationController(room, engine, settings, () => [], log);
+    c.start();
+    await until(async () => said.length === 1);
+    expect(said).toEqual([notice]);
+    done();
+    await until(async () => said.length === 2);
+    expect(said).toEqual([notice, 'Hello, I am Iris.']);
+    expect(posted).toEqual([notice]);
+    done();
+    c.stop();
+
+    // A replacement continuing the conversation: the room heard the notice from the lost bot.
+    const again = slowSpeechRoom();
+    const resumed: Utterance[] = [
+      {
+        speaker: 'Iris',
+        participant_id: 'old',
+        started_at: new Date(0).toISOString(),
+        text: notice,
+        is_bot: true,
+      },
+    ];
+    const r = new ConversationController(again.room, engine, settings, () => resumed, log);
+    r.start();
+    await new Promise((res) => setTimeout(res, 50));
+    expect(again.said).toEqual([]);
+    r.stop();
+  });
+
   it('a replaced task continues the conversation: no second greeting, and the engine sees the bot’s own lines from before this process', async () => {
     const { room, fake, said, done } = slowSpeechRoom();
     const earlier = new Date(Date.now() - 60_000).toISOString();

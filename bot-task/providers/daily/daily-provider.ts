@@ -6,6 +6,7 @@ import { fetchImage } from '../../../core/net/fetch-image';
 import {
   JoinAbortedError,
   type JoinOptions,
+  type RecordOptions,
   type RoomConnection,
   type RoomEventName,
   type RoomEvents,
@@ -246,8 +247,12 @@ export class DailyRoomProvider implements RoomProvider {
         case 'log':
           log[e.level]('daily page', { detail: e.message });
           break;
+        case 'recording-piece':
+          onPiece?.({ seq: e.seq, bytes: new Uint8Array(Buffer.from(e.data, 'base64')) });
+          break;
       }
     };
+    let onPiece: RecordOptions['onPiece'] | undefined;
 
     // Asked to stop while joining: give up at once (closing the browser drops a half-made call).
     const aborted = new Promise<null>((resolve) => {
@@ -346,6 +351,18 @@ export class DailyRoomProvider implements RoomProvider {
     return {
       selfId: result.selfId,
       speech,
+      async record(o) {
+        onPiece = o.onPiece;
+        const startedAtMs = await page.evaluate((ms) => window.bot.startRecording(ms), o.pieceMs);
+        return {
+          startedAtMs,
+          stop: () => page.evaluate(() => window.bot.stopRecording()),
+        };
+      },
+      async post(text) {
+        if (closing) return;
+        await page.evaluate(([t, name]) => window.bot.sendText(t, name), [text, options.botName] as const);
+      },
       participants: () => [...people.values()],
       on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void) {
         emitter.on(event, listener);

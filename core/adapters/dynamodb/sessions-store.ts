@@ -75,6 +75,8 @@ const fieldToAttribute = {
   startPath: 'start_path',
   correlationId: 'correlation_id',
   warnings: 'warnings',
+  recording: 'recording',
+  recordingFile: 'recording_file',
 } as const satisfies Record<keyof BotSession, string>;
 
 type Field = keyof typeof fieldToAttribute;

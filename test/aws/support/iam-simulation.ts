@@ -163,6 +163,19 @@ function queuePolicy(template: TemplateJson, resolver: TemplateResolver, queueAr
 }
 
 /**
+ * The key policy of the KMS key `keyArn` (AWS::KMS::Key): KMS authorizes every call against it first, and the identity
+ * policies count only where it delegates to the account (https://docs.aws.amazon.com/kms/latest/developerguide/key-policy-default.html).
+ */
+function keyPolicy(template: TemplateJson, resolver: TemplateResolver, keyArn: string): Json | undefined {
+  for (const [id, k] of Object.entries(template.Resources)) {
+    if (k.Type !== 'AWS::KMS::Key') continue;
+    if (resolver.resolve({ 'Fn::GetAtt': [id, 'Arn'] }) === keyArn)
+      return resolver.resolve(k.Properties!.KeyPolicy);
+  }
+  return undefined;
+}
+
+/**
  * A request authorized on `*` matches only statements whose Resource is `*` (IAM matches the request's resource
  * string against each pattern). The simulator reads a `*` request as "any resource of the action's types", so the
  * statements that name resources are taken out before it sees them.
@@ -188,7 +201,9 @@ export async function simulate(
     );
     const resourcePolicy = request.action.startsWith('sqs:')
       ? queuePolicy(template, resolver, request.resource)
-      : undefined;
+      : request.action.startsWith('kms:')
+        ? keyPolicy(template, resolver, request.resource)
+        : undefined;
     const result = await runSimulation(
       {
         identityPolicies,

@@ -11,6 +11,7 @@ import type {
   DailyEventObjectParticipant,
   DailyEventObjectParticipantLeft,
   DailyEventObjectRemoteParticipantsAudioLevel,
+  DailyEventObjectTrack,
   DailyEventObjectTranscriptionError,
   DailyEventObjectTranscriptionMessage,
   DailyEventObjectTranscriptionStarted,
@@ -65,7 +66,9 @@ export type HarnessEvent =
   | { type: 'disconnected'; kind: DisconnectKind; reason: string }
   /** The bot is in the room's lobby (knocking) and has asked to be let in; the join goes on until it is decided. */
   | { type: 'waiting-room' }
-  | { type: 'log'; level: 'info' | 'warn'; message: string };
+  | { type: 'log'; level: 'info' | 'warn'; message: string }
+  /** A piece of the recording (startRecording), base64, numbered from 0. */
+  | { type: 'recording-piece'; seq: number; data: string };
 
 declare global {
   interface Window {
@@ -84,6 +87,10 @@ declare global {
       stopSpeech(): void;
       /** Sends a line as a chat message to everyone in the call (the bot's voice failed). */
       sendText(text: string, name: string): void;
+      /** Records the call's mixed audio, a `recording-piece` every `pieceMs`; resolves with its start (epoch ms). */
+      startRecording(pieceMs: number): Promise<number>;
+      /** Stops the recorder; resolves once Node has taken its last piece. */
+      stopRecording(): Promise<void>;
       /** What the tile shows (for tests and logs). */
       tile?: 'image' | 'name-card' | 'off';
     };
@@ -102,6 +109,8 @@ let call: DailyCall | undefined;
 let leaving = false;
 let audioContext: AudioContext | undefined;
 let microphone: MediaStreamAudioDestinationNode | undefined;
+/** The bot's voice, on its way to the microphone (and to the recording). */
+let voice: GainNode | undefined;
 let playing: { source: AudioBufferSourceNode; done: (outcome: 'done' | 'interrupted') => void } | undefined;
 let tileTimer: ReturnType<typeof setInterval> | undefined;
 let lastLevelsAt = 0;
@@ -137,6 +146,8 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 function microphoneTrack(): MediaStreamTrack {
   audioContext = new AudioContext({ sampleRate: 48_000 });
   microphone = audioContext.createMediaStreamDestination();
+  voice = audioContext.createGain();
+  voice.connect(microphone);
   return microphone.stream.getAudioTracks()[0]!;
 }
 
@@ -152,7 +163,7 @@ async function play(pcmBase64: string, sampleRate: number): Promise<'done' | 'in
   for (let i = 0; i < samples.length; i++) channel[i] = samples[i]! / 32768;
   const source = audioContext.createBufferSource();
   source.buffer = buffer;
-  source.connect(microphone);
+  source.connect(voice!);
   return new Promise((resolve) => {
     const done = (outcome: 'done' | 'interrupted') => {
       if (playing?.source !== source) return;
@@ -200,7 +211,7 @@ function pushAudio(line: number, pcmBase64: string): void {
   for (let i = 0; i < samples.length; i++) channel[i] = samples[i]! / 32768;
   const source = audioContext.createBufferSource();
   source.buffer = buffer;
-  source.connect(microphone);
+  source.connect(voice!);
   const at = Math.max(audioContext.currentTime, s.next);
   s.next = at + buffer.duration;
   s.sources.add(source);
@@ -234,6 +245,104 @@ function endAudio(line: number): Promise<'done' | 'interrupted'> {
 function sendText(text: string, name: string): void {
   if (!call) throw new Error('not in a call');
   call.sendAppMessage({ event: 'chat-msg', message: text.slice(0, 3000), name, room: 'main-room' }, '*');
+}
+
+/**
+ * The recording: every remote participant's audio and the bot's voice mixed to one mono stream, recorded by
+ * MediaRecorder as Opus in WebM at about 32 kb/s and handed to Node a piece at a time (docs/recording.md).
+ */
+let recorder:
+  | {
+      media: MediaRecorder;
+      mix: MediaStreamAudioDestinationNode;
+      remote: Map<string, { trackId: string; node: MediaStreamAudioSourceNode; element: HTMLAudioElement }>;
+      seq: number;
+      /** Pieces on their way to Node, in order. */
+      sent: Promise<void>;
+    }
+  | undefined;
+
+/** Adds (or updates) a remote participant's audio in the recording's mix. */
+function recordParticipant(p: DailyParticipant | undefined): void {
+  const r = recorder;
+  if (!r || !audioContext || !p || p.local) return;
+  const audio = p.tracks?.audio;
+  const track = audio?.persistentTrack ?? audio?.track;
+  const known = r.remote.get(p.session_id);
+  if (!track || track.readyState === 'ended') return;
+  if (known?.trackId === track.id) return;
+  if (known) forgetParticipant(p.session_id);
+  const stream = new MediaStream([track]);
+  // Chromium feeds a remote WebRTC track into Web Audio only while a media element plays it too
+  // (https://crbug.com/933677); muted, so the bot's page stays silent.
+  const element = new Audio();
+  element.muted = true;
+  element.srcObject = stream;
+  void element.play().catch(() => {});
+  const node = audioContext.createMediaStreamSource(stream);
+  node.connect(r.mix);
+  r.remote.set(p.session_id, { trackId: track.id, node, element });
+}
+
+function forgetParticipant(sessionId: string): void {
+  const known = recorder?.remote.get(sessionId);
+  if (!known) return;
+  known.node.disconnect();
+  known.element.srcObject = null;
+  recorder?.remote.delete(sessionId);
+}
+
+function base64Of(blob: Blob): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(blob);
+  });
+}
+
+async function startRecording(pieceMs: number): Promise<number> {
+  if (!call || !audioContext || !voice) throw new Error('not in a call');
+  if (recorder) throw new Error('already recording');
+  const mimeType = 'audio/webm;codecs=opus';
+  if (!MediaRecorder.isTypeSupported(mimeType)) throw new Error(`this browser cannot record ${mimeType}`);
+  await audioContext.resume();
+  const mix = audioContext.createMediaStreamDestination();
+  mix.channelCount = 1;
+  mix.channelCountMode = 'explicit';
+  voice.connect(mix);
+  const media = new MediaRecorder(mix.stream, { mimeType, audioBitsPerSecond: 32_000 });
+  const r = { media, mix, remote: new Map(), seq: 0, sent: Promise.resolve() };
+  recorder = r;
+  for (const p of Object.values(call.participants())) recordParticipant(p);
+  media.ondataavailable = (e: BlobEvent) => {
+    if (!e.data.size) return;
+    const seq = r.seq++;
+    // Awaiting the binding: Node has taken the piece when its promise settles, so stopRecording can wait for all.
+    r.sent = r.sent
+      .then(async () => {
+        await window.__botEvent?.({ type: 'recording-piece', seq, data: await base64Of(e.data) });
+      })
+      .catch((err) =>
+        emit({ type: 'log', level: 'warn', message: `recording piece ${seq} lost: ${messageOf(err)}` }),
+      );
+  };
+  media.onerror = () => emit({ type: 'log', level: 'warn', message: 'the recorder reported an error' });
+  media.start(pieceMs);
+  return Date.now();
+}
+
+function stopRecording(): Promise<void> {
+  const r = recorder;
+  if (!r) return Promise.resolve();
+  if (r.media.state === 'inactive') return r.sent;
+  return new Promise((resolve) => {
+    r.media.onstop = () => {
+      for (const id of [...r.remote.keys()]) forgetParticipant(id);
+      void r.sent.then(resolve);
+    };
+    r.media.stop();
+  });
 }
 
 function stopSpeech(): void {
@@ -480,9 +589,15 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
     });
   });
   call.on('participant-updated', (e: DailyEventObjectParticipant) => {
-    if (!e.participant.local) remember(e.participant);
+    if (e.participant.local) return;
+    remember(e.participant);
+    recordParticipant(e.participant);
+  });
+  call.on('track-started', (e: DailyEventObjectTrack) => {
+    if (e.track?.kind === 'audio') recordParticipant(e.participant ?? undefined);
   });
   call.on('participant-left', (e: DailyEventObjectParticipantLeft) => {
+    forgetParticipant(e.participant.session_id);
     emit({ type: 'participant-left', participantId: e.participant.session_id });
     if (transcription.stopper?.id === e.participant.session_id) stopperLeft();
   });
@@ -670,6 +785,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
 async function leave(keepTranscription = false): Promise<void> {
   leaving = true;
   stopSpeech();
+  await withTimeout(stopRecording(), 3000, 'stop recording').catch(() => {});
   clearInterval(tileTimer);
   clearTimeout(transcription.retry);
   clearTimeout(transcription.stopper?.decided);
@@ -698,4 +814,6 @@ window.bot = {
   endAudio,
   stopSpeech,
   sendText,
+  startRecording,
+  stopRecording,
 };

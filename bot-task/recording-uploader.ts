@@ -1,0 +1,85 @@
+// The bot's side of a recording: the room's recorder hands over a piece every RECORDING_PIECE_MS, and each is
+// uploaded at once, in order, retried, so a lost task loses at most the piece it was cutting. The results stage
+// assembles the pieces after the session (core/recording/finalise.ts).
+
+import type { SessionWarning } from '../core/bots/session';
+import type { Logger } from '../core/log';
+import type { RecordingStore } from '../core/ports/recordings';
+import type { RoomConnection, RoomRecording } from '../core/ports/room-provider';
+
+export interface RecordingUploader {
+  /** Stops the recorder and waits for every piece to be uploaded (or given up). */
+  finish(): Promise<void>;
+}
+
+const attempts = 4;
+
+export async function startRecording(o: {
+  room: RoomConnection;
+  store: RecordingStore;
+  botId: string;
+  attempt: number;
+  pieceMs: number;
+  log: Logger;
+  onWarning: (w: SessionWarning) => void;
+  /** Backoff before the second upload attempt of a piece, doubling after (tests shorten it). */
+  retryMs?: number;
+}): Promise<RecordingUploader | undefined> {
+  const { room, store, botId, attempt, log } = o;
+  const warn = (message: string) => o.onWarning({ code: 'recording_failed', message });
+  if (!room.record) {
+    log.error('the room provider cannot record; the session goes on without a recording');
+    warn('This room provider cannot record audio; the session has no recording.');
+    return undefined;
+  }
+  let uploads: Promise<void> = Promise.resolve();
+  let lost = 0;
+  let recording: RoomRecording | undefined;
+  const pending: { seq: number; bytes: Uint8Array }[] = [];
+  const upload = async (piece: { seq: number; bytes: Uint8Array }, startedAtMs: number) => {
+    for (let i = 1; ; i++) {
+      try {
+        await store.putPiece(botId, { attempt, seq: piece.seq }, startedAtMs, piece.bytes);
+        return;
+      } catch (err) {
+        if (i >= attempts) {
+          lost++;
+          log.error('a recording piece could not be uploaded; the recording ends before it', {
+            seq: piece.seq,
+            err,
+          });
+          if (lost === 1)
+            warn(
+              `A piece of the recording could not be stored (${(err as Error).message}); the recording is cut short.`,
+            );
+          return;
+        }
+        await new Promise((r) => setTimeout(r, (o.retryMs ?? 500) * 2 ** (i - 1)));
+      }
+    }
+  };
+  const enqueue = (piece: { seq: number; bytes: Uint8Array }) => {
+    if (!recording) {
+      pending.push(piece);
+      return;
+    }
+    const startedAtMs = recording.startedAtMs;
+    uploads = uploads.then(() => upload(piece, startedAtMs));
+  };
+  try {
+    recording = await room.record({ pieceMs: o.pieceMs, onPiece: enqueue });
+  } catch (err) {
+    log.error('the recorder could not start; the session goes on without a recording', { err });
+    warn(`The recorder could not start (${(err as Error).message}); the session has no recording.`);
+    return undefined;
+  }
+  for (const piece of pending.splice(0)) enqueue(piece);
+  log.info('recording', { piece_ms: o.pieceMs });
+  const started = recording;
+  return {
+    async finish() {
+      await started.stop().catch((err) => log.warn('the recorder did not stop cleanly', { err }));
+      await uploads;
+    },
+  };
+}

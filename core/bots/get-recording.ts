@@ -1,0 +1,49 @@
+// Use case: a session's recording, as a short-lived download address (the file never passes through the API).
+import type { Caller } from '../accounts/authenticate';
+import type { ServiceDeps } from '../deps';
+import { ApiError } from '../errors';
+import type { RecordingView } from '../schemas/api';
+import { findOwnSession } from './get-status';
+import { recordsAudio } from './session';
+
+export async function getRecording(
+  deps: ServiceDeps,
+  caller: Caller,
+  rawBotId: string | undefined,
+): Promise<RecordingView> {
+  const session = await findOwnSession(deps, caller, rawBotId);
+  const file = session.recordingFile;
+  if (!file) {
+    if (!recordsAudio(session))
+      throw new ApiError(
+        'not_found',
+        `bot session ${session.botId} was not recorded (start it with recording.audio)`,
+        {
+          message: 'This session has no recording.',
+        },
+      );
+    if (session.status === 'running')
+      throw new ApiError(
+        'recording_not_ready',
+        `the recording of bot session ${session.botId} is not ready yet`,
+      );
+    throw new ApiError(
+      'not_found',
+      `bot session ${session.botId} ended without a recording (see its warnings)`,
+      {
+        message: 'This session has no recording.',
+      },
+    );
+  }
+  const link = await deps
+    .recordings()
+    .link(session.botId, deps.config.RECORDING_LINK_TTL_SECONDS, deps.now());
+  return {
+    url: link.url,
+    expires_at: link.expiresAt.toISOString(),
+    content_type: 'audio/webm',
+    duration_seconds: file.durationSeconds,
+    size_bytes: file.sizeBytes,
+    gaps: file.gaps.map((g) => ({ at_seconds: g.atSeconds, seconds: g.seconds })),
+  };
+}
