@@ -414,7 +414,12 @@ export class ConversationController {
           pieces.next(),
           ...(gate ? [gate.dropped] : []),
           ...(current ? [current.outcome.then((o) => (o === 'interrupted' ? cut : never))] : []),
-        ]);
+        ]).catch(async (err: unknown) => {
+          // The model failed mid-reply: the line already playing is heard out before the turn is retried (and
+          // before its holding line), never talked over by the bot itself.
+          if (current) await heardOut(current);
+          throw err;
+        });
         if (next === dropped) break;
         if (next === cut) {
           await heardOut(current!);

@@ -265,4 +265,44 @@ describe('pipelined speech', () => {
     expect(room.written).toEqual(['Thank you, that is helpful.', 'What next?']);
     c.stop();
   });
+
+  it('a model failing mid-reply: the line already playing is heard out before the holding line', async () => {
+    const { room, events, finish } = pipelinedRoom();
+    let fail: () => void = () => {};
+    const failing = new Promise<void>((r) => {
+      fail = r;
+    });
+    let calls = 0;
+    const engine: ConversationEngine = {
+      async *greet() {
+        calls++;
+        if (calls > 1) {
+          yield 'Hello.';
+          return;
+        }
+        yield 'Thank ';
+        yield 'you, ';
+        await failing;
+        throw new Error('model stream broke');
+      },
+      async *reply() {},
+    };
+    const c = new ConversationController(
+      room,
+      engine,
+      { botName: 'Iris', endOfTurnMs: 5, retryBackoffMs: 10 },
+      () => [],
+      log,
+    );
+    c.start();
+    await until(async () => events.includes('play Thank you,'), 1000);
+    fail();
+    await new Promise((r) => setTimeout(r, 50));
+    // Nothing else is said while the clause still plays.
+    expect(events).toEqual(['synthesize Thank you,', 'play Thank you,']);
+    finish();
+    await until(async () => events.includes('play Sorry, give me a moment.'), 1000);
+    expect(events.indexOf('done Thank you,')).toBeLessThan(events.indexOf('play Sorry, give me a moment.'));
+    c.stop();
+  });
 });
