@@ -126,6 +126,10 @@ interface Trace {
   released: Stamp[];
   cancelled: number;
   firstPush?: Stamp;
+  /** The reply's first line ended playing (virtual clock). */
+  firstEnd?: number;
+  /** The reply's second line started playing (virtual clock). */
+  secondPush?: number;
 }
 
 function modelStandIn(name: ModelName, trace: Trace, random: () => number) {
@@ -180,17 +184,26 @@ function modelStandIn(name: ModelName, trace: Trace, random: () => number) {
   return new OpenAIConversationEngine(client, { model: 'gpt-4o-mini' });
 }
 
-/** Polly: the first bytes after its time to first byte, the rest faster than it plays (100 ms of audio per chunk). */
+/** Speech at about 15 characters a second: 65 ms of audio per character of the line. */
+const audioMsPerChar = 65;
+/** The page plays 16 kHz 16-bit mono: 32 bytes a millisecond. */
+const bytesPerMs = 32;
+
+/**
+ * Polly: the first bytes after its time to first byte, the rest faster than it plays (100 ms of audio per chunk, as
+ * much audio as the line takes to say).
+ */
 function pollyStandIn(trace: Trace, random: () => number) {
   return {
-    async send(_command: unknown, options?: { abortSignal?: AbortSignal }) {
+    async send(command: { input?: { Text?: string } }, options?: { abortSignal?: AbortSignal }) {
       trace.pollyCalls.push(stamp());
       const signal = options?.abortSignal;
       if (signal) setMaxListeners(100, signal);
       await sleep(sample(random, services.pollyFirstByte), signal);
+      const chunks = Math.max(1, Math.ceil(((command.input?.Text ?? '').length * audioMsPerChar) / 100));
       return {
         AudioStream: (async function* () {
-          for (let i = 0; i < 20; i++) {
+          for (let i = 0; i < chunks; i++) {
             if (i === 0) trace.pollyFirstBytes.push(stamp());
             else await sleep(10, signal);
             yield new Uint8Array(3_201);
@@ -202,8 +215,10 @@ function pollyStandIn(trace: Trace, random: () => number) {
 }
 
 /** The room as Daily's provider presents it: transcript events and audio activity, the bot's voice on dailySpeech. */
-function benchRoom(trace: Trace, random: () => number, onFirstPush: () => void) {
+function benchRoom(trace: Trace, random: () => number, onFirstPush: () => void, onSecondLine: () => void) {
   const events = new EventEmitter();
+  /** Per line: when its audio started and how much of it was pushed, to end it when it has been played. */
+  const lines = new Map<number, { start: number; bytes: number }>();
   const speech = dailySpeech({
     synthesizer: new PollySynthesizer(pollyStandIn(trace, random)),
     voice: 'Joanna',
@@ -211,12 +226,25 @@ function benchRoom(trace: Trace, random: () => number, onFirstPush: () => void) 
     write: async () => {},
     player: {
       open: async () => {},
-      push: async () => {
+      push: async (line, pcm) => {
+        const played = lines.get(line) ?? { start: performance.now(), bytes: 0 };
+        lines.set(line, played);
+        played.bytes += Buffer.byteLength(pcm, 'base64');
+        if (lines.size === 2 && trace.secondPush === undefined) {
+          trace.secondPush = performance.now();
+          onSecondLine();
+        }
         if (trace.firstPush) return;
         trace.firstPush = stamp();
         onFirstPush();
       },
-      end: async () => 'done',
+      // The line has been heard once its audio has played from its first chunk on.
+      end: async (line) => {
+        const played = lines.get(line);
+        if (played) await sleep(played.start + played.bytes / bytesPerMs - performance.now());
+        if (lines.size === 1) trace.firstEnd = performance.now();
+        return 'done';
+      },
       stop: () => {},
     },
   });
@@ -251,7 +279,16 @@ async function turn(model: ModelName, seed: number): Promise<Trace> {
   const replied = new Promise<void>((resolve) => {
     heardReply = resolve;
   });
-  const { room, emit } = benchRoom(trace, random, () => heardReply());
+  let heardSecond = () => {};
+  const second = new Promise<void>((resolve) => {
+    heardSecond = resolve;
+  });
+  const { room, emit } = benchRoom(
+    trace,
+    random,
+    () => heardReply(),
+    () => heardSecond(),
+  );
   const heard: Utterance[] = [];
   const controller = new ConversationController(
     room,
@@ -325,8 +362,10 @@ async function turn(model: ModelName, seed: number): Promise<Trace> {
     );
   trace.speechEnd = start + spokenMs;
   await Promise.race([replied, sleep(15_000)]);
-  controller.stop();
   if (trace.firstPush === undefined) throw new Error(`${model}: no reply within 15 s (seed ${seed})`);
+  // The reply goes on: how long the listener waits between its first line and the next.
+  await Promise.race([second, sleep(15_000)]);
+  controller.stop();
   return trace;
 }
 
@@ -335,6 +374,8 @@ const lastBefore = (times: Stamp[], t: Stamp) =>
   times.filter((x) => x.v < t.v || (x.v === t.v && x.r <= t.r)).at(-1) ?? t;
 
 interface Figures {
+  /** Silence between the end of the reply's first line and the start of the next (virtual). */
+  gap: number;
   total: number;
   own: number;
   hold: number;
@@ -360,6 +401,10 @@ function figures(t: Trace): Figures {
   const own =
     Math.max(0, model.r - trigger.r) + Math.max(0, polly.r - sentenceDone.r) + Math.max(0, push.r - ready.r);
   return {
+    gap:
+      t.firstEnd !== undefined && t.secondPush !== undefined
+        ? Math.max(0, t.secondPush - t.firstEnd)
+        : Number.NaN,
     total: push.v - t.speechEnd + own,
     own,
     hold: Math.max(0, release.v - firstByte.v),
@@ -420,6 +465,11 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
               95,
             ),
           ),
+        },
+        /** Silence between the reply's first line and its second (the next line is synthesized while one plays). */
+        gap_between_lines_ms: {
+          p50: round(percentile(pick((x) => x.gap).filter(Number.isFinite), 50)),
+          p95: round(percentile(pick((x) => x.gap).filter(Number.isFinite), 95)),
         },
         /** Turns whose audio was ready before the end-of-turn silence had run: it waited this long. */
         held_for_silence_ms: {

@@ -20,7 +20,7 @@ import {
 import { LocalConversationEngine } from '../core/engines/rules/conversation/local-engine';
 import type { Logger } from '../core/log';
 import { metrics } from '../core/metrics';
-import { type ConversationEngine, sentences } from '../core/ports/conversation-engine';
+import { type ConversationEngine, replyPieces, type SpokenPiece } from '../core/ports/conversation-engine';
 import type { RoomConnection, RoomEvents } from '../core/ports/room-provider';
 import type { SpeechOutcome } from '../core/ports/speech';
 
@@ -405,66 +405,128 @@ export class ConversationController {
   }
 
   /**
-   * Speaks what the engine produces, sentence by sentence. With a `gate` the first sentence is prepared at once and
-   * heard only when the gate opens; a gate cancelled first drops the reply unheard (and stops the engine). Returns
-   * whether anything of it was heard or written.
+   * Speaks what the engine produces, sentence by sentence, the first sentence's opening clause on its own as soon as
+   * it is written (replyPieces). Each piece is handed to the voice as soon as the model has written it, held until the
+   * piece before has been heard: the voice synthesizes line N+1 while line N plays, so the reply has no gap between
+   * its lines, and a piece whose line before was cut off (barge-in) is dropped unheard with its prepared audio. With
+   * a `gate` the first piece is prepared at once and heard only when the gate opens; a gate cancelled first drops the
+   * reply unheard (and stops the engine). Returns whether anything of it was heard or written.
    */
   private async speak(produce: () => AsyncIterable<string>, gate?: Gate): Promise<boolean> {
     if (this.stopped) return false;
     this.interrupted = false;
-    const lines = sentences(produce())[Symbol.asyncIterator]();
+    const pieces = replyPieces(produce())[Symbol.asyncIterator]();
     let heard = false;
+    /** The piece being heard (or held), while the next is read from the model and prepared. */
+    let current: Voiced | undefined;
+    /** The last piece that started to be heard: `speaking` holds until it ends. */
+    let latest: Voiced | undefined;
+    /** An opening clause held back to go out with the rest of its sentence (text only). */
+    let carry: string | undefined;
+    /** The piece's line was heard to its end; otherwise (cut off, dropped) the reply ends, its line marked cut off. */
+    const heardOut = async (piece: Voiced): Promise<boolean> => {
+      const outcome = await piece.outcome;
+      if (piece.heard && outcome === 'done') return true;
+      if (outcome === 'interrupted' && this.spoken.includes(piece.line))
+        // Talked over: the engine must not take the words said over it as the answer to this line.
+        piece.line.text = cutOff(piece.line.text);
+      return false;
+    };
     try {
       for (;;) {
-        // A held reply whose person goes on is dropped while the model is still thinking, not after.
-        const next = await (gate ? Promise.race([lines.next(), gate.dropped]) : lines.next());
-        if (next === dropped || next.done) break;
-        const sentence = next.value;
+        // While the piece before plays, the next is read from the model. A held reply whose person goes on is
+        // dropped while the model is still thinking, not after; a piece cut off meanwhile ends the reply.
+        const next = await Promise.race([
+          pieces.next(),
+          ...(gate ? [gate.dropped] : []),
+          ...(current ? [current.outcome.then((o) => (o === 'interrupted' ? cut : never))] : []),
+        ]).catch(async (err: unknown) => {
+          // The model failed mid-reply: the line already playing is heard out before the turn is retried (and
+          // before its holding line), never talked over by the bot itself.
+          if (current) await heardOut(current);
+          throw err;
+        });
+        if (next === dropped) break;
+        if (next === cut) {
+          await heardOut(current!);
+          break;
+        }
         if (this.stopped || this.interrupted) break;
-        const startWhen = gate && !heard ? gate.opened : undefined;
-        const line: Utterance = {
+        // Text only: an opening clause would be a chat message of its own; it goes out with the rest of its sentence.
+        let piece: SpokenPiece | undefined = next.done ? undefined : next.value;
+        if (carry !== undefined) {
+          piece = { text: piece ? `${carry} ${piece.text}` : carry };
+          carry = undefined;
+        }
+        if (!piece) break;
+        if (piece.continues && this.textOnly) {
+          carry = piece.text;
+          continue;
+        }
+        const before = current;
+        // The first piece waits for the gate; each later one for the one before it to have been heard.
+        const startWhen = before
+          ? before.outcome.then((o) => o === 'done' && before.heard && !this.stopped && !this.interrupted)
+          : gate
+            ? gate.opened
+            : undefined;
+        // An opening clause and the rest of its sentence are one line of the bot's (what the engine reads).
+        const joined = before?.piece.continues ? before.line : undefined;
+        const line: Utterance = joined ?? {
           speaker: this.settings.botName,
           participant_id: this.room.selfId,
           started_at: new Date().toISOString(),
-          text: sentence,
+          text: piece.text,
           is_bot: true,
         };
+        const voiced: Voiced = { piece, line, heard: false, outcome: Promise.resolve('done') };
         const say = () => {
           this.speaking = true;
+          latest = voiced;
+          voiced.heard = true;
+          heard = true;
+          if (joined) {
+            line.text = `${line.text} ${voiced.piece.text}`;
+            return;
+          }
           line.started_at = new Date().toISOString();
           this.spoken.push(line);
-          heard = true;
         };
         if (startWhen) void startWhen.then((go) => go && !this.stopped && say());
         else say();
-        const outcome = await this.voice(sentence, startWhen);
-        this.speaking = false;
-        if (!heard) break;
-        if (outcome === 'interrupted') {
-          // Talked over: the engine must not take the words said over it as the answer to this line.
-          line.text = cutOff(sentence);
-          break;
-        }
+        voiced.outcome = this.voice(piece.text, startWhen, piece.continues);
+        void voiced.outcome.then(() => {
+          if (latest === voiced) this.speaking = false;
+        });
+        current = voiced;
+        // The piece before is heard out while this one is prepared.
+        if (before && !(await heardOut(before))) break;
       }
+      if (current) await heardOut(current);
     } finally {
       this.speaking = false;
       // Not awaited: a model still thinking ends its stream when it next answers (the engine aborts it then).
-      void lines.return?.(undefined).catch(() => {});
+      void pieces.return?.(undefined).catch(() => {});
     }
     return heard;
   }
 
   /**
-   * Gets one sentence to the room, never throwing: spoken, or (the voice failed twice on it, or earlier in the
-   * session) sent as text, which the room's transcript holds as the bot's line.
+   * Gets one piece to the room, never throwing: spoken, or (the voice failed twice on it, or earlier in the
+   * session) sent as text, which the room's transcript holds as the bot's line. A piece prepared while the one before
+   * plays goes out as text too when the voice fails on that one meanwhile.
    */
-  private async voice(text: string, startWhen?: Promise<boolean>): Promise<SpeechOutcome> {
-    if (this.textOnly && startWhen && !(await startWhen)) return 'interrupted';
+  private async voice(text: string, startWhen?: Promise<boolean>, continues?: true): Promise<SpeechOutcome> {
     for (let attempt = 1; !this.textOnly; attempt++) {
+      const go = startWhen?.then((ok) => ok && !this.textOnly);
+      const options = { ...(go && { startWhen: go }), ...(continues && { continues }) };
       try {
-        return await this.room.speech.say(text, startWhen ? { startWhen } : undefined);
+        const outcome = await this.room.speech.say(text, go || continues ? options : undefined);
+        if (outcome === 'interrupted' && this.textOnly && startWhen && (await startWhen)) break;
+        return outcome;
       } catch (err) {
         if (this.stopped || this.interrupted) return 'interrupted';
+        if (this.textOnly) break;
         const reason = describe(err);
         if (attempt === 1) {
           metrics.speechFailed('retried');
@@ -485,6 +547,7 @@ export class ConversationController {
         });
       }
     }
+    if (startWhen && !(await startWhen)) return 'interrupted';
     try {
       await this.room.speech.write(text);
     } catch (err) {
@@ -509,6 +572,19 @@ export class ConversationController {
 
 /** What Gate.dropped resolves to. */
 const dropped = Symbol('dropped');
+/** A piece of the reply was cut off while the next was awaited. */
+const cut = Symbol('cut');
+const never = new Promise<never>(() => {});
+
+/** A piece of a reply handed to the voice. */
+interface Voiced {
+  piece: SpokenPiece;
+  /** The bot's line it belongs to (an opening clause and the rest of its sentence share one). */
+  line: Utterance;
+  /** It started to be heard. */
+  heard: boolean;
+  outcome: Promise<SpeechOutcome>;
+}
 
 /** Opens once a held reply may be heard, or is cancelled (then it never is). */
 class Gate {

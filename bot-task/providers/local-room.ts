@@ -174,10 +174,18 @@ export class LocalRoomProvider implements RoomProvider {
 
     const send = (m: unknown) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(m));
     let current: ((outcome: SpeechOutcome) => void) | undefined;
+    /** An opening clause (SayOptions.continues), said with the rest of its sentence: one line in the room. */
+    let opening = '';
     const speech: Speech = {
-      say: async (text, sayOptions) => {
+      say: async (said, sayOptions) => {
         // Nothing to prepare here (the room page speaks the text): the line just waits for its turn.
         if (sayOptions?.startWhen && !(await sayOptions.startWhen)) return 'interrupted';
+        if (sayOptions?.continues) {
+          opening = `${opening}${said} `;
+          return 'done';
+        }
+        const text = `${opening}${said}`;
+        opening = '';
         current?.('interrupted');
         send({ type: 'speaking', active: true });
         send({ type: 'say', text, voice: options.voice });
@@ -197,7 +205,10 @@ export class LocalRoomProvider implements RoomProvider {
       write: async (text) => {
         send({ type: 'say', text });
       },
-      stop: () => current?.('interrupted'),
+      stop: () => {
+        opening = '';
+        current?.('interrupted');
+      },
     };
 
     return {

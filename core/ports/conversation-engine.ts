@@ -38,3 +38,54 @@ export async function* sentences(chunks: AsyncIterable<string>): AsyncIterable<s
   const rest = buffer.trim();
   if (rest) yield rest;
 }
+
+/** A piece of a reply for the voice: a sentence, or the first sentence's opening clause (`continues`). */
+export interface SpokenPiece {
+  text: string;
+  /** The opening clause of a sentence whose rest is the next piece: one line to the listener and the transcript. */
+  continues?: true;
+}
+
+/** The words an opening clause needs to be spoken on its own ("Thank you,"; not a lone "So," or "Well,"). */
+const clauseMinWords = 2;
+
+/**
+ * Like `sentences`, but the reply's first sentence is split at its first clause ("Thank you, that is helpful." →
+ * "Thank you," then "that is helpful."), yielded as soon as the clause mark and the white space after it arrive: the
+ * voice starts on a few words instead of waiting for the whole sentence. Only the first sentence is split; later ones
+ * are already being written while the first plays. A sentence that arrives whole is not split.
+ */
+export async function* replyPieces(chunks: AsyncIterable<string>): AsyncIterable<SpokenPiece> {
+  let buffer = '';
+  let first = true;
+  const sentenceEnd = /[.!?…]+["')\]]*\s+/;
+  const clauseEnd = /[,;:]\s+/g;
+  for await (const chunk of chunks) {
+    buffer += chunk;
+    for (;;) {
+      const end = sentenceEnd.exec(buffer);
+      // Split only while the sentence is still being written: a sentence that arrived whole is spoken whole.
+      if (first && !end) {
+        clauseEnd.lastIndex = 0;
+        for (let m = clauseEnd.exec(buffer); m; m = clauseEnd.exec(buffer)) {
+          const clause = buffer.slice(0, m.index + 1).trim();
+          if (clause.split(/\s+/).length < clauseMinWords) continue;
+          buffer = buffer.slice(m.index + m[0].length);
+          first = false;
+          yield { text: clause, continues: true };
+          break;
+        }
+        if (!first) continue;
+      }
+      if (!end) break;
+      const sentence = buffer.slice(0, end.index + end[0].length).trim();
+      buffer = buffer.slice(end.index + end[0].length);
+      if (sentence) {
+        first = false;
+        yield { text: sentence };
+      }
+    }
+  }
+  const rest = buffer.trim();
+  if (rest) yield { text: rest };
+}

@@ -9,6 +9,12 @@ export interface SayOptions {
    * ('interrupted'). A reply started before the participant's silence was long enough to answer.
    */
   startWhen?: Promise<boolean>;
+  /**
+   * The text is the opening clause of a sentence whose rest comes in the next say() (the bot speaks a reply's first
+   * words as soon as they are written): the two are one line of the bot's, and a room that writes each say() into its
+   * transcript joins them.
+   */
+  continues?: boolean;
 }
 
 export interface Speech {

@@ -16,17 +16,26 @@ export class FakeRoom implements RoomConnection {
   readonly spoken: string[] = [];
   /** Lines sent as text (the voice failed). */
   readonly written: string[] = [];
+  /** An opening clause said on its own (SayOptions.continues): one line with the rest of its sentence. */
+  private opening = '';
   readonly speech = {
     say: async (text: string, options?: SayOptions) => {
       // A held reply is heard only once it is released (Speech.say's contract).
       if (options?.startWhen && !(await options.startWhen)) return 'interrupted' as const;
-      this.spoken.push(text);
+      if (options?.continues) {
+        this.opening = `${this.opening}${text} `;
+        return 'done' as const;
+      }
+      this.spoken.push(`${this.opening}${text}`);
+      this.opening = '';
       return 'done' as const;
     },
     write: async (text: string) => {
       this.written.push(text);
     },
-    stop: () => {},
+    stop: () => {
+      this.opening = '';
+    },
   };
 
   constructor(initial: RoomParticipant[] = []) {

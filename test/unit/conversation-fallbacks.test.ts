@@ -9,6 +9,7 @@ import type { SessionWarning } from '../../core/bots/session';
 import type { Utterance } from '../../core/bots/transcript';
 import { metricNames, useMetricsSink } from '../../core/metrics';
 import type { ConversationEngine } from '../../core/ports/conversation-engine';
+import type { SayOptions } from '../../core/ports/speech';
 import { FakeRoom } from '../support/fake-room';
 import { recordingLogger } from '../support/recording-logger';
 
@@ -197,7 +198,9 @@ describe('a failing conversation model', () => {
 function roomWithVoice(failing: (call: number) => boolean) {
   const room = new FakeRoom([{ participantId: 'ann', name: 'Ann' }]);
   const tried: number[] = [];
-  room.speech.say = async (text: string) => {
+  room.speech.say = async (text: string, options?: SayOptions) => {
+    // A line prepared while the one before plays is tried once that one has been heard (Speech.say's contract).
+    if (options?.startWhen && !(await options.startWhen)) return 'interrupted' as const;
     tried.push(Date.now());
     if (failing(tried.length)) throw new Error('connect ECONNREFUSED 127.0.0.1:9 (Polly)');
     room.spoken.push(text);

@@ -90,4 +90,131 @@ describe('daily speech', () => {
     expect(await dropped).toBe('interrupted');
     expect(calls).toHaveLength(3);
   });
+
+  describe('a reply of several lines', () => {
+    /** A player whose lines play until the test ends them (or stop() cuts them off). */
+    function slowPlayer() {
+      const calls: string[] = [];
+      const playing = new Map<number, (o: 'done' | 'interrupted') => void>();
+      const player: AudioPlayer = {
+        open: async (line) => void calls.push(`open ${line}`),
+        push: async (line) => void calls.push(`push ${line}`),
+        end: (line) => {
+          calls.push(`end ${line}`);
+          return new Promise((resolve) => playing.set(line, resolve));
+        },
+        stop: () => {
+          calls.push('stop');
+          for (const finish of playing.values()) finish('interrupted');
+        },
+      };
+      return { player, calls, finish: (line: number) => playing.get(line)?.('done') };
+    }
+
+    /** A synthesizer that records each request and whether its stream was aborted. */
+    function recordingSynthesizer() {
+      const requests: { text: string; signal: AbortSignal }[] = [];
+      const synthesizer: Synthesizer = {
+        synthesize: async () => {
+          throw new Error('not used');
+        },
+        stream: async (text, _voice, signal) => {
+          requests.push({ text, signal: signal! });
+          return {
+            sampleRate: 16_000,
+            chunks: (async function* () {
+              yield new Uint8Array([1, 0]);
+            })(),
+          };
+        },
+      };
+      return { synthesizer, requests };
+    }
+
+    const tick = () => new Promise((r) => setTimeout(r, 10));
+
+    it('synthesizes the next line while the one before plays, and plays it right after, in order', async () => {
+      const { player, calls, finish } = slowPlayer();
+      const { synthesizer, requests } = recordingSynthesizer();
+      const speech = dailySpeech({
+        synthesizer,
+        voice: 'Joanna',
+        player,
+        write: async () => {},
+        closing: () => false,
+      });
+      const first = speech.say('Thank you,');
+      await tick();
+      const second = speech.say('that is helpful.', { startWhen: first.then((o) => o === 'done') });
+      await tick();
+      // Polly is already at work on the second line while the first plays; nothing of it is heard yet.
+      expect(requests.map((r) => r.text)).toEqual(['Thank you,', 'that is helpful.']);
+      expect(calls).toEqual(['open 1', 'push 1', 'end 1']);
+      finish(1);
+      expect(await first).toBe('done');
+      await tick();
+      expect(calls).toEqual(['open 1', 'push 1', 'end 1', 'open 2', 'push 2', 'end 2']);
+      finish(2);
+      expect(await second).toBe('done');
+    });
+
+    it('drops the prepared line, and ends its synthesis, when the line before is cut off', async () => {
+      const { player, calls } = slowPlayer();
+      const { synthesizer, requests } = recordingSynthesizer();
+      const speech = dailySpeech({
+        synthesizer,
+        voice: 'Joanna',
+        player,
+        write: async () => {},
+        closing: () => false,
+      });
+      const first = speech.say('Thank you,');
+      await tick();
+      const second = speech.say('that is helpful.', { startWhen: first.then((o) => o === 'done') });
+      await tick();
+      expect(requests[1]!.signal.aborted).toBe(false);
+      speech.stop(); // barge-in
+      expect(await first).toBe('interrupted');
+      expect(await second).toBe('interrupted');
+      expect(requests[1]!.signal.aborted).toBe(true);
+      // The second line was never opened on the page.
+      expect(calls).toEqual(['open 1', 'push 1', 'end 1', 'stop']);
+    });
+
+    it('a line prepared while another still streams does not cut that one off', async () => {
+      const { player, calls, finish } = slowPlayer();
+      const { synthesizer: rest } = recordingSynthesizer();
+      // The first line's audio is still coming from Polly when the next line is said.
+      const { synthesizer: first_, more } = streaming([
+        [1, 0],
+        [2, 0],
+      ]);
+      const synthesizer: Synthesizer = {
+        synthesize: rest.synthesize,
+        stream: (text, voice, signal) => (text === 'Hello.' ? first_ : rest).stream!(text, voice, signal),
+      };
+      const speech = dailySpeech({
+        synthesizer,
+        voice: 'Joanna',
+        player,
+        write: async () => {},
+        closing: () => false,
+      });
+      const first = speech.say('Hello.');
+      await tick();
+      let release: (go: boolean) => void = () => {};
+      const held = speech.say('Held.', { startWhen: new Promise((r) => (release = r)) });
+      await tick();
+      more();
+      await tick();
+      expect(calls).toEqual(['open 1', 'push 1', 'push 1', 'end 1']);
+      finish(1);
+      expect(await first).toBe('done');
+      release(true);
+      await tick();
+      finish(2);
+      expect(await held).toBe('done');
+      expect(calls).not.toContain('stop');
+    });
+  });
 });

@@ -1,6 +1,7 @@
 // The Daily bot's voice: each line is synthesized as a stream and played into the page's microphone track from its
 // first bytes, instead of after the whole line was synthesized and copied over. A held line
-// (SayOptions.startWhen) is synthesized at once and its audio kept until it is released.
+// (SayOptions.startWhen) is synthesized at once and its audio kept until it is released: a reply's next line is
+// synthesized while the line before plays (held until that one has been heard), so the lines follow without a gap.
 import type { Speech, SpeechOutcome } from '../../../core/ports/speech';
 import type { SpeechStream, Synthesizer } from '../../../core/ports/synthesizer';
 
@@ -29,13 +30,17 @@ export interface DailySpeechOptions {
 }
 
 export function dailySpeech(o: DailySpeechOptions): Speech {
+  /** Bumped by stop(): every line said before it is cut off, the playing one and those prepared after it alike. */
   let generation = 0;
+  let lines = 0;
   /** Ends the synthesis of lines that were cut off (a barge-in while Polly still sends). */
   const aborts = new Set<AbortController>();
   return {
     async say(text, options) {
-      const mine = ++generation;
-      const current = () => mine === generation && !o.closing();
+      // A line said while another plays is prepared meanwhile (its startWhen waits for that one): it does not cut it off.
+      const mine = ++lines;
+      const said = generation;
+      const current = () => said === generation && !o.closing();
       const abort = new AbortController();
       aborts.add(abort);
       try {
