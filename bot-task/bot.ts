@@ -89,7 +89,7 @@ const emptyRoomGraceMs = 2_000;
 export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   const { session, stores, config, log } = ctx;
   const botId = session.botId;
-  const joinStarted = Date.now();
+  let joinStarted = Date.now();
   const replacing = ctx.attempt > 0;
   const live = liveTranscriptSender(ctx);
   const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log, ctx.attempt, live);
@@ -113,9 +113,13 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   );
   void ctx.terminated.then(() => joinAbort.abort());
 
-  if (!replacing) void sendBotEvent(ctx, { event: 'bot.joining', data: { room_url: session.roomUrl } });
   let room: RoomConnection;
   try {
+    if (!replacing) {
+      await untilJoinAt(session.joinAt, joinAbort.signal);
+      joinStarted = Date.now();
+      void sendBotEvent(ctx, { event: 'bot.joining', data: { room_url: session.roomUrl } });
+    }
     room = await ctx.provider.join({
       roomUrl: session.roomUrl,
       meetingToken: session.meetingToken,
@@ -422,6 +426,27 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
  * Each saved batch of lines as one `transcript.data` event, when the session's webhook asked for it (at most 250 ms
  * after the line is heard); undefined when it did not.
  */
+/**
+ * A scheduled bot is given its session ahead of join_at (a pooled bot, or a task started early): it joins at join_at,
+ * not before. A stop meanwhile ends the wait as it ends a join (JoinAbortedError).
+ */
+async function untilJoinAt(joinAt: string | undefined, signal: AbortSignal): Promise<void> {
+  const waitMs = joinAt ? Date.parse(joinAt) - Date.now() : 0;
+  if (waitMs > 0)
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  if (signal.aborted) throw new JoinAbortedError();
+}
+
 export function liveTranscriptSender(
   ctx: Pick<BotContext, 'session' | 'outbox' | 'log' | 'attempt'>,
 ): ((lines: { line: Utterance; seq: number }[]) => void) | undefined {

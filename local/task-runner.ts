@@ -127,6 +127,7 @@ export class LocalTaskRunner implements TaskRunner {
   /** Pooled bots that died idle in a row: refills back off, so a bot that cannot start does not spin. */
   private idleDeaths = 0;
   private closing = false;
+  private reservedIdle = 0;
 
   constructor(private readonly options: LocalRunnerOptions) {
     mkdirSync(options.logDir, { recursive: true });
@@ -214,9 +215,19 @@ export class LocalTaskRunner implements TaskRunner {
     };
   }
 
+  /**
+   * The scheduler's idle bots for the sessions due soon, on top of BOT_POOL_SIZE (the local PoolCapacity): started
+   * now; ones left over when the number drops are used by the next joins rather than stopped.
+   */
+  reserveIdle(extra: number): void {
+    this.reservedIdle = Math.max(0, extra);
+    this.fillPool();
+  }
+
   /** Starts idle pooled bots until BOT_POOL_SIZE wait (the stack calls it once; exits and joins refill). */
   fillPool(): void {
-    const size = this.options.container ? 0 : (this.options.poolSize ?? 0);
+    const base = this.options.poolSize ?? 0;
+    const size = this.options.container || base === 0 ? 0 : base + this.reservedIdle;
     const places = [...this.children.values()].filter((c) => c.poolBotId && !c.released).length;
     for (let n = places + this.spawning; n < size && !this.closing; n++) {
       this.spawning++;
