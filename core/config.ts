@@ -235,6 +235,12 @@ export const configSchema = z.object({
    * Must exceed the run interval; at most 14 min (a queue message is delayed at most 15 min).
    */
   SCHEDULE_HORIZON_MS: int(150_000, 1000).pipe(z.number().max(840_000)),
+  /**
+   * The warm pool's ECS service (name or ARN) and its most tasks: the scheduler raises its desired count for scheduled
+   * sessions, never above the maximum. Set by the stack on the scheduler function; unset without a pool.
+   */
+  BOT_POOL_SERVICE: z.string().default(''),
+  BOT_POOL_MAX: int(10, 0),
   /** The local stack's scheduler timer (AWS runs the scheduler every minute). */
   SCHEDULE_TICK_MS: int(5_000, 100),
   /**

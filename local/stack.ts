@@ -240,7 +240,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
   // The scheduler: EventBridge runs it every minute on AWS; here a timer, often enough that a join's horizon is short.
   const poolCapacity: PoolCapacity | undefined =
-    config.BOT_POOL_SIZE > 0 ? { reserveFor: async (upcoming) => runner.reserveIdle(upcoming) } : undefined;
+    config.BOT_POOL_SIZE > 0 ? { addIdle: async (count) => runner.addIdle(count) } : undefined;
   const scheduler = setInterval(() => {
     void runScheduler(
       { stores, outbox, config, log, ...(poolCapacity && { poolCapacity }) },

@@ -118,6 +118,8 @@ type PoolReport = { ready: true } | { claiming: string | null } | { claimed: str
  * doubled the burst's p95, bench/join-latency). A join that takes longer than this (a waiting room) frees it anyway.
  */
 const refillBackstopMs = 10_000;
+/** The most idle bots the scheduler adds at once on one machine (each is a Node process, and Chromium with Daily). */
+const maxAddedIdle = 20;
 
 export class LocalTaskRunner implements TaskRunner {
   /** By bot id and attempt (pooled bots by pool id): a bot handing over to its replacement runs beside it a while. */
@@ -127,7 +129,6 @@ export class LocalTaskRunner implements TaskRunner {
   /** Pooled bots that died idle in a row: refills back off, so a bot that cannot start does not spin. */
   private idleDeaths = 0;
   private closing = false;
-  private reservedIdle = 0;
 
   constructor(private readonly options: LocalRunnerOptions) {
     mkdirSync(options.logDir, { recursive: true });
@@ -217,17 +218,21 @@ export class LocalTaskRunner implements TaskRunner {
 
   /**
    * The scheduler's idle bots for the sessions due soon, on top of BOT_POOL_SIZE (the local PoolCapacity): started
-   * now; ones left over when the number drops are used by the next joins rather than stopped.
+   * now, at most `maxAddedIdle` at once; the pool does not refill them once they are used.
    */
-  reserveIdle(extra: number): void {
-    this.reservedIdle = Math.max(0, extra);
-    this.fillPool();
+  addIdle(count: number): void {
+    if (this.options.container || !this.options.poolSize) return;
+    for (let n = 0; n < Math.min(count, maxAddedIdle) && !this.closing; n++) {
+      this.spawning++;
+      void this.startPooled()
+        .catch((err) => this.options.onPoolError?.(err))
+        .finally(() => this.spawning--);
+    }
   }
 
   /** Starts idle pooled bots until BOT_POOL_SIZE wait (the stack calls it once; exits and joins refill). */
   fillPool(): void {
-    const base = this.options.poolSize ?? 0;
-    const size = this.options.container || base === 0 ? 0 : base + this.reservedIdle;
+    const size = this.options.container ? 0 : (this.options.poolSize ?? 0);
     const places = [...this.children.values()].filter((c) => c.poolBotId && !c.released).length;
     for (let n = places + this.spawning; n < size && !this.closing; n++) {
       this.spawning++;

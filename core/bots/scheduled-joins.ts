@@ -75,15 +75,16 @@ export async function runScheduler(deps: SchedulerDeps, now: Date): Promise<numb
   const from = new Date(now.getTime() - catchUpMs).toISOString();
   const to = new Date(now.getTime() + deps.config.SCHEDULE_HORIZON_MS + lead).toISOString();
   const due = await deps.stores.sessions.listScheduled(from, to);
+  if (due.length === 0) return 0;
   if (deps.poolCapacity) {
     // Raised now, minutes ahead, rather than by the pool's per-minute idle metric after the sessions went unserved.
+    // Each session counts once: its entry goes once its start is queued below.
     await deps.poolCapacity
-      .reserveFor(due.length)
+      .addIdle(due.length)
       .catch((err) =>
         deps.log.error('scheduler: could not raise the warm pool', { err, upcoming: due.length }),
       );
   }
-  if (due.length === 0) return 0;
   let queued = 0;
   for (const entry of due) {
     try {

@@ -1,10 +1,10 @@
-// Port: the warm pool's size ahead of demand — the scheduler asks for idle bots for the sessions due soon (ECS: the
-// pool service's desired count; locally: the runner's idle bot processes).
+// Port: the warm pool's size ahead of demand — the scheduler adds idle bots for the scheduled sessions due soon (ECS:
+// the pool service's desired count; locally: the runner's idle bot processes).
 
 export interface PoolCapacity {
   /**
-   * Keeps at least `upcoming` idle bots beyond the pool's usual size, for the scheduled sessions due within the
-   * scheduler's window. Only raises: the pool's own scaling brings it back down once they are served.
+   * Adds `count` idle bots to the pool now, up to its maximum: one per scheduled session whose start the scheduler
+   * queues (it queues each once). Only adds: the pool's own scaling takes the surplus back once they are served.
    */
-  reserveFor(upcoming: number): Promise<void>;
+  addIdle(count: number): Promise<void>;
 }

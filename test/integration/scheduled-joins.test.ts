@@ -11,16 +11,16 @@ let cold: TestStack;
 beforeAll(async () => {
   [pooled, cold] = await Promise.all([
     startTestStack({ BOT_POOL_SIZE: '1', POOL_POLL_MS: '200', SCHEDULE_TICK_MS: '1000' }),
-    // Shorter leads, so the cold path and the cancel run in seconds: join_at may be 5 s ahead, the task starts 10 s
-    // before it (a bot process takes seconds to start on a loaded machine).
-    startTestStack({ JOIN_AT_MIN_LEAD_MS: '5000', SCHEDULE_COLD_LEAD_MS: '10000', SCHEDULE_TICK_MS: '500' }),
+    // Shorter times, so the cold path and the cancel run sooner: join_at may be 5 s ahead. The task starts 20 s before
+    // join_at (the local default is 15 s; a bot process can take over 10 s to start on a machine this loaded).
+    startTestStack({ JOIN_AT_MIN_LEAD_MS: '5000', SCHEDULE_COLD_LEAD_MS: '20000', SCHEDULE_TICK_MS: '500' }),
   ]);
   // Ready as npm start is once it has started: the pooled bot idle, the bot bundle built.
   await Promise.all([
-    until(() => pooled.runner.pool.filter((b) => b.ready && !b.botId).length === 1, 40_000),
+    until(() => pooled.runner.pool.filter((b) => b.ready && !b.botId).length === 1, 90_000),
     cold.runner.prepare(),
   ]);
-}, 60_000);
+}, 120_000);
 afterAll(() => Promise.all([pooled?.close(), cold?.close()]));
 
 async function openRoom(s: TestStack, room: string) {
@@ -110,16 +110,16 @@ describe('scheduled joins (local)', () => {
   }, 90_000);
 
   it('without the pool: its task starts ahead (SCHEDULE_COLD_LEAD_MS) and the bot joins at join_at', async () => {
-    const { offsetMs, startPath } = await scheduledBotJoins(cold, 'cold-fifteen', 15_000);
+    const { offsetMs, startPath } = await scheduledBotJoins(cold, 'cold-path', 25_000);
     expect(startPath).toBe('cold');
     expect(offsetMs).toBeGreaterThanOrEqual(-50);
     expect(offsetMs).toBeLessThan(5000);
-  }, 60_000);
+  }, 90_000);
 
   it('a leave before join_at cancels: completed force_leave, no task ever started, nothing charged', async () => {
     const account = await cold.account(10);
     await openRoom(cold, 'cancelled');
-    const joinAt = new Date(Date.now() + 14_000);
+    const joinAt = new Date(Date.now() + 24_000);
     const res = await schedule(cold, account.apiKey, 'cancelled', joinAt.toISOString());
     expect(res.status).toBe(201);
     const botId = res.body.bot_id as string;
@@ -134,7 +134,7 @@ describe('scheduled joins (local)', () => {
       () =>
         cold.messagesSeen.some((m) => m.kind === 'start_scheduled' && m.bot_id === botId) &&
         Date.now() > joinAt.getTime() + 1000,
-      20_000,
+      40_000,
     );
     expect(cold.runner.attempt(botId)).toBeUndefined();
     expect(botIn(cold, 'cancelled')).toBeUndefined();
@@ -142,7 +142,7 @@ describe('scheduled joins (local)', () => {
     expect(after.balance).toBe(10);
     const status = await cold.request('GET', `/api/bot/${botId}/status`, { key: account.apiKey });
     expect(status.body).toMatchObject({ status: 'completed', exit_reason: 'force_leave', started_at: null });
-  }, 60_000);
+  }, 90_000);
 
   it('bad join_at values get a 400 validation_error naming join_at, and change nothing', async () => {
     const account = await pooled.account(10);
