@@ -44,7 +44,7 @@ const emptyRoomGraceMs = 2_000;
 export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   const { session, stores, config, log } = ctx;
   const botId = session.botId;
-  const joinStarted = Date.now();
+  let joinStarted = Date.now();
   const replacing = ctx.attempt > 0;
   // The bot's own view of its state: a replacement starts where its session is (replacing), a first bot joining.
   const life = new BotLife(replacing ? 'replacing' : 'joining', botId);
@@ -70,13 +70,16 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   );
   void ctx.terminated.then(() => joinAbort.abort());
 
-  if (!replacing)
-    void emitStep(ctx, life.step('announce', {}), {
-      event: 'bot.joining',
-      data: { room_url: session.roomUrl },
-    });
   let room: RoomConnection;
   try {
+    if (!replacing) {
+      await untilJoinAt(session.joinAt, joinAbort.signal);
+      joinStarted = Date.now();
+      void emitStep(ctx, life.step('announce', {}), {
+        event: 'bot.joining',
+        data: { room_url: session.roomUrl },
+      });
+    }
     room = await ctx.provider.join({
       roomUrl: session.roomUrl,
       meetingToken: session.meetingToken,
@@ -320,4 +323,25 @@ async function finishRecording(recording: RecordingUploader, timeoutMs: number, 
   clearTimeout(timer);
   if (outcome === 'timeout') log.warn('the recording did not finish in time; its last piece may be missing');
   else log.info('recording finished', { finish_ms: Date.now() - started });
+}
+
+/**
+ * A scheduled bot is given its session ahead of join_at (a pooled bot, or a task started early): it joins at join_at,
+ * not before. A stop meanwhile ends the wait as it ends a join (JoinAbortedError).
+ */
+async function untilJoinAt(joinAt: string | undefined, signal: AbortSignal): Promise<void> {
+  const waitMs = joinAt ? Date.parse(joinAt) - Date.now() : 0;
+  if (waitMs > 0)
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, waitMs);
+      signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  if (signal.aborted) throw new JoinAbortedError();
 }

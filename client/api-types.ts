@@ -292,6 +292,47 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "bot.scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A join with join_at was accepted; the bot joins the room at join_at.
+         * @description Sent when named in webhook_events. Signed per Standard Webhooks; the webhook-id is the same on every attempt.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["BotScheduledEvent"];
+                };
+            };
+            responses: {
+                /** @description Received */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "bot.joining": {
         parameters: {
             query?: never;
@@ -694,7 +735,7 @@ export interface components {
             email?: string;
             /** @description https URL that receives the results and failures (session_complete, bot_join_failed, bot_failed) and the events named by webhook_events. */
             webhook_callback_url?: string;
-            /** @description The events the webhook receives besides session_complete, bot_join_failed, bot_failed, which it always receives (the results and the failures: a list without them still gets them). Allowed: session_complete, bot_join_failed, bot_failed, bot.joining, bot.in_waiting_room, bot.in_call, bot.left, bot.done, bot.failed, bot.replaced, recording.ready, transcript.data. */
+            /** @description The events the webhook receives besides session_complete, bot_join_failed, bot_failed, which it always receives (the results and the failures: a list without them still gets them). Allowed: session_complete, bot_join_failed, bot_failed, bot.scheduled, bot.joining, bot.in_waiting_room, bot.in_call, bot.left, bot.done, bot.failed, bot.replaced, recording.ready, transcript.data. */
             webhook_events?: string[];
             /** @description What to record (an addition). Absent: nothing is recorded. */
             recording?: {
@@ -710,6 +751,11 @@ export interface components {
             analysis_prompt?: string;
             /** @description Custom prompt for the summary format. */
             summary_format_prompt?: string;
+            /**
+             * Format: date-time
+             * @description Schedule the bot instead of starting it now (an addition): when it joins the room, RFC 3339 with an offset (e.g. 2026-05-04T10:00:00Z or 2026-05-04T12:00:00+02:00), at least JOIN_AT_MIN_LEAD_MS (30 s) and at most JOIN_AT_MAX_LEAD_MS (30 days) ahead. The credit hold is taken now; nothing is charged before the bot is in the room; a leave before join_at cancels it.
+             */
+            join_at?: string;
         };
         /** @description How the bot looks, sounds and behaves. Every member has a default. */
         BotConfig: {
@@ -793,6 +839,8 @@ export interface components {
             qa_pairs: components["schemas"]["QaPair"][] | null;
             insights: components["schemas"]["Insights"] | null;
             error: string | null;
+            /** @description When a scheduled bot joins (the start request’s join_at, in UTC); null for a bot started at once. */
+            join_at: string | null;
             /** @description Of a failed session, what failed when we know more than `error` says (an addition to the interface): `waiting_room_timeout` (nobody let the bot in from the waiting room in time), `capacity_unavailable` (the platform would not launch the bot within RUN_TASK_RETRY_BUDGET_MS: throttled, at a quota, or no capacity; nothing is charged) or `transcription_unavailable` (the room's transcription could not start, or stopped with an error and could not be restarted within TRANSCRIPTION_RECOVERY_MS; nothing is charged). Null otherwise. */
             error_code: ("waiting_room_timeout" | "capacity_unavailable" | "transcription_unavailable") | null;
             /** @description Why the bot left (an addition to the interface). */
@@ -809,7 +857,7 @@ export interface components {
             }[];
             /** @description The steps of the bot’s life, in order; `status` keeps the spec’s three values (an addition). */
             status_changes: {
-                /** @description joining, in_waiting_room, in_call, left, done, failed or replaced (the bot.* events). */
+                /** @description scheduled, joining, in_waiting_room, in_call, left, done, failed or replaced (the bot.* events). */
                 code: string;
                 /** Format: date-time */
                 at: string;
@@ -1081,6 +1129,27 @@ export interface components {
             /** Format: date-time */
             timestamp: string;
             duration_seconds: number;
+        };
+        /** @description The bot is scheduled: it joins the room at join_at; a leave before then cancels it. */
+        BotScheduledEvent: {
+            /** @constant */
+            event: "bot.scheduled";
+            /** Format: uuid */
+            bot_id: string;
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601 with offset).
+             */
+            timestamp: string;
+            /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
+            seq: number;
+            data: {
+                /**
+                 * Format: date-time
+                 * @description When the bot joins the room (UTC).
+                 */
+                join_at: string;
+            };
         };
         /** @description The bot is joining the room. */
         BotJoiningEvent: {

@@ -232,6 +232,33 @@ export const configSchema = z.object({
    */
   POOL_CLAIM_TIMEOUT_MS: int(2_000, 0).pipe(z.number().max(900_000)),
   /**
+   * Scheduled joins (start request `join_at`): how far ahead `join_at` must be, at least and at most. The minimum
+   * leaves the service time to get a bot ready; the maximum bounds how long a credit hold is kept.
+   */
+  JOIN_AT_MIN_LEAD_MS: int(30_000, 0),
+  JOIN_AT_MAX_LEAD_MS: int(30 * 24 * 3600_000, 1000),
+  /**
+   * A scheduled session is handed to a bot this long before `join_at` when the pool is on (a pooled bot claims it,
+   * loads nothing new, and joins at `join_at`; the cold fallback follows POOL_CLAIM_TIMEOUT_MS later).
+   */
+  SCHEDULE_POOL_LEAD_MS: int(10_000, 0),
+  /** Without the pool, a scheduled session's task is started this long before `join_at` (task start, Chromium). */
+  SCHEDULE_COLD_LEAD_MS: int(90_000, 0),
+  /**
+   * How far ahead the scheduler looks each time it runs (every minute on AWS, every SCHEDULE_TICK_MS locally): the
+   * sessions due in that window are queued, each delayed to its own moment, and the warm pool is raised for them.
+   * Must exceed the run interval; at most 14 min (a queue message is delayed at most 15 min).
+   */
+  SCHEDULE_HORIZON_MS: int(150_000, 1000).pipe(z.number().max(840_000)),
+  /**
+   * The warm pool's ECS service (name or ARN) and its most tasks: the scheduler raises its desired count for scheduled
+   * sessions, never above the maximum. Set by the stack on the scheduler function; unset without a pool.
+   */
+  BOT_POOL_SERVICE: z.string().default(''),
+  BOT_POOL_MAX: int(10, 0),
+  /** The local stack's scheduler timer (AWS runs the scheduler every minute). */
+  SCHEDULE_TICK_MS: int(5_000, 100),
+  /**
    * How often an idle pooled bot scans the offered sessions (one strongly consistent Query each time): the backstop
    * for an offer whose wake-up on POOL_QUEUE_URL was lost, and the only way to find offers without that queue.
    */

@@ -9,12 +9,14 @@ import { describeEngine, languageEngines } from '../core/adapters/language-engin
 import { MemoryRateLimiter } from '../core/adapters/memory/rate-limiter';
 import { wireAdapters } from '../core/adapters/wiring';
 import { reconcileHolds, reconcileSettings } from '../core/bots/reconcile-holds';
+import { runScheduler } from '../core/bots/scheduled-joins';
 import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
 import type { Outbox, OutboxMessage } from '../core/control/outbox';
 import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
+import type { PoolCapacity } from '../core/ports/pool-capacity';
 import { makeControlHandler } from '../functions/control/handler';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
@@ -90,6 +92,9 @@ const localDefaults: Record<string, string> = {
   BOT_POOL_SIZE: '1',
   // Its pooled bots expect local rooms (npm start's demo room); BOT_POOL_PROVIDER=daily warms Chromium instead.
   BOT_POOL_PROVIDER: 'local',
+  // A bot process starts in a second or two here (no image pull, no Fargate placement): a scheduled session's task
+  // starts 15 s before join_at rather than the AWS default's 90 s.
+  SCHEDULE_COLD_LEAD_MS: '15000',
   // Node 20 is supported locally; the SDK's notice about its future Node 22 floor is noise here.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
@@ -252,6 +257,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       .catch((err) => log.warn('hold reconciliation failed', { err }));
   }, config.HEARTBEAT_MS);
 
+  // The scheduler: EventBridge runs it every minute on AWS; here a timer, often enough that a join's horizon is short.
+  const poolCapacity: PoolCapacity | undefined =
+    config.BOT_POOL_SIZE > 0 ? { addIdle: async (count) => runner.addIdle(count) } : undefined;
+  const scheduler = setInterval(() => {
+    void runScheduler(
+      { stores, outbox, config, log, ...(poolCapacity && { poolCapacity }) },
+      new Date(),
+    ).catch((err) => log.warn('scheduler run failed', { err }));
+  }, config.SCHEDULE_TICK_MS);
+
   let baseUrl = '';
   const rooms = createRoomServer({ baseUrl: () => baseUrl });
   rooms.createRoom('demo', false);
@@ -308,6 +323,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     close() {
       closing ??= (async () => {
         clearInterval(sweeper);
+        clearInterval(scheduler);
         // The stack going away stops its bots as the platform would (Spot, scale-in): each asks for a replacement
         // and saves its transcript. The control and results stages stop first, so no replacement starts now: the
         // requests wait in the queue (kept in DATA_DIR) and the next start replaces the bots — in the demo room the

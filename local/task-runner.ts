@@ -118,6 +118,8 @@ type PoolReport = { ready: true } | { claiming: string | null } | { claimed: str
  * doubled the burst's p95, bench/join-latency). A join that takes longer than this (a waiting room) frees it anyway.
  */
 const refillBackstopMs = 10_000;
+/** The most idle bots the scheduler adds at once on one machine (each is a Node process, and Chromium with Daily). */
+const maxAddedIdle = 20;
 
 export class LocalTaskRunner implements TaskRunner {
   /** By bot id and attempt (pooled bots by pool id): a bot handing over to its replacement runs beside it a while. */
@@ -212,6 +214,20 @@ export class LocalTaskRunner implements TaskRunner {
       );
       return true;
     };
+  }
+
+  /**
+   * The scheduler's idle bots for the sessions due soon, on top of BOT_POOL_SIZE (the local PoolCapacity): started
+   * now, at most `maxAddedIdle` at once; the pool does not refill them once they are used.
+   */
+  addIdle(count: number): void {
+    if (this.options.container || !this.options.poolSize) return;
+    for (let n = 0; n < Math.min(count, maxAddedIdle) && !this.closing; n++) {
+      this.spawning++;
+      void this.startPooled()
+        .catch((err) => this.options.onPoolError?.(err))
+        .finally(() => this.spawning--);
+    }
   }
 
   /** Starts idle pooled bots until BOT_POOL_SIZE wait (the stack calls it once; exits and joins refill). */

@@ -12,6 +12,7 @@ const lambdaEntries = [
   'functions/delivery/handler.ts',
   'functions/ops/task-stopped.ts',
   'functions/ops/sweep-heartbeats.ts',
+  'functions/ops/run-scheduler.ts',
 ];
 
 const lambdas = await build({

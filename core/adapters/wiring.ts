@@ -9,6 +9,7 @@ import { type Outbox, routedOutbox } from '../control/outbox';
 import { buildServiceDeps, type ServiceDeps, type Stores } from '../deps';
 import type { Logger } from '../log';
 import type { Mailer } from '../ports/mailer';
+import type { PoolCapacity } from '../ports/pool-capacity';
 import type { PoolQueue } from '../ports/pool-queue';
 import type { MessageQueue } from '../ports/queue';
 import type { RateLimiter } from '../ports/rate-limiter';
@@ -19,6 +20,7 @@ import { DynamoRateLimiter } from './dynamodb/rate-limiter';
 import { buildStores } from './dynamodb/stores';
 import type { TableHandle } from './dynamodb/table';
 import { EcsTaskRunner } from './ecs/ecs-task-runner';
+import { EcsPoolCapacity } from './ecs/pool-capacity';
 import { FileRecordingStore } from './files/recording-store';
 import { S3RecordingStore } from './s3/recording-store';
 import { SesMailer } from './ses/ses-mailer';
@@ -59,6 +61,8 @@ export interface Adapters {
   readonly recordings: RecordingStore;
   /** ECS RunTask/StopTask on the cluster of BOT_CLUSTER_ARN (the deployed join and leave functions). */
   readonly ecsRunner: TaskRunner;
+  /** The warm pool's ECS service, sized by the scheduler; undefined without one (BOT_POOL_SERVICE). */
+  readonly poolCapacity: PoolCapacity | undefined;
   /** What the HTTP use cases need; the runner is ECS unless another is given (the local stack's child processes). */
   serviceDeps(parts?: { runner?: TaskRunner; rateLimiter?: RateLimiter; log?: Logger }): ServiceDeps;
   /**
@@ -149,6 +153,22 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
               client('s3', () => s3Client(config)),
               config.RECORDINGS_BUCKET,
             ),
+      );
+    },
+    get poolCapacity() {
+      if (!config.BOT_POOL_SERVICE) return undefined;
+      return once(
+        'poolCapacity',
+        () =>
+          new EcsPoolCapacity(
+            client('ecs', () => ecsClient(config)),
+            {
+              cluster: config.BOT_CLUSTER_ARN,
+              service: config.BOT_POOL_SERVICE,
+              max: config.BOT_POOL_MAX,
+            },
+            log,
+          ),
       );
     },
     get ecsRunner() {

@@ -41,12 +41,21 @@ export function beforeRoom(state: BotState): boolean {
 export function stateOf(
   s: Pick<
     BotSession,
-    'status' | 'joinedAt' | 'leftAt' | 'stopRequestedAt' | 'replacements' | 'statusChanges'
+    | 'status'
+    | 'joinedAt'
+    | 'leftAt'
+    | 'stopRequestedAt'
+    | 'replacements'
+    | 'statusChanges'
+    | 'joinAt'
+    | 'dispatchedAt'
   >,
 ): BotState {
   if (s.status === 'completed') return 'done';
   if (s.status === 'failed') return 'failed';
   if (s.leftAt || s.stopRequestedAt) return 'leaving';
+  // A scheduled join no bot was given yet (core/bots/scheduled-joins.ts).
+  if (s.joinAt && !s.dispatchedAt) return 'scheduled';
   const replacement = s.replacements?.at(-1);
   if (replacement && !replacement.joinedAt) return 'replacing';
   if (s.joinedAt) return 'in_call';
@@ -211,7 +220,8 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     }),
   },
   request_stop: {
-    from: live,
+    // A stop before a scheduled join is handed out cancels it: no bot can be given a session with a stop request.
+    from: ['scheduled', ...live],
     to: 'leaving',
     fields: ['stopRequestedAt'],
     emits: [],

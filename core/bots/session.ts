@@ -77,6 +77,10 @@ export interface BotSession {
   claimedAt?: string;
   /** How the bot that serves the session started: an idle pooled bot, or a fresh (cold) task. */
   startPath?: StartPath;
+  /** A scheduled session: when the bot joins the room (start request `join_at`, UTC). */
+  joinAt?: string;
+  /** When the scheduler handed a scheduled session to a bot (offered it to the pool, or started its task). */
+  dispatchedAt?: string;
   /** What the bot had to do without (a failed model or voice), once per code, in order (status view `warnings`). */
   warnings?: SessionWarning[];
   /** What the start request asked to record (start request `recording`); unset: nothing. */
@@ -128,7 +132,7 @@ export interface SessionClaim {
   taskRef?: string;
 }
 
-/** One step of the bot's life: joining, in_waiting_room, in_call, left, done, failed, replaced. */
+/** One step of the bot's life: scheduled, joining, in_waiting_room, in_call, left, done, failed, replaced. */
 export interface StatusChange {
   code: string;
   at: string;
@@ -181,6 +185,7 @@ export function toStatusView(s: BotSession, transcript: string | null): StatusVi
   const { provider: _, created_at: __, ...common } = toBotSummary(s);
   return {
     ...common,
+    join_at: s.joinAt ?? null,
     error_code: s.errorCode ?? null,
     transcript,
     qa_pairs: s.qaPairs ?? null,

@@ -4,9 +4,11 @@ import { randomUUID } from 'node:crypto';
 import type { Caller } from '../accounts/authenticate';
 import { InsufficientCreditsError, TooManyRunningBotsError } from '../accounts/errors';
 import { requestFingerprint } from '../accounts/secrets';
+import { lifecycleEvent } from '../control/messages';
 import { correlatedLog } from '../correlation';
 import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
+import type { Logger } from '../log';
 import { metrics } from '../metrics';
 import type { CreditHold } from '../ports/credit-ledger';
 import type { StoredResponse } from '../ports/idempotency-store';
@@ -18,6 +20,7 @@ import { normalizeBotConfig } from './automatic-leave';
 import { failSession } from './finish-session';
 import { launchFailureOf } from './launch-failure';
 import { startColdRequest } from './pool-fallback';
+import { dueWithinHorizon, queueScheduledStart } from './scheduled-joins';
 import { type BotSession, coldClaimant } from './session';
 
 /** Log lines of a join (dashboards and the runbook search for them). */
@@ -55,6 +58,7 @@ export async function startBot(
       `room_url: must be a room on a Daily domain this service accepts (${deps.config.DAILY_ROOM_DOMAINS.map((d) => `*.${d}`).join(', ')})`,
     );
   }
+  const joinAt = request.join_at === undefined ? undefined : checkJoinAt(request.join_at, deps);
   const botId = randomUUID();
   const response: StoredResponse = {
     status: 201,
@@ -111,7 +115,7 @@ export async function startBot(
   try {
     await deps.sessions.create(
       {
-        ...newSession(botId, caller.accountId, request, deps, pooled),
+        ...newSession(botId, caller.accountId, request, deps, pooled, joinAt),
         ...(requestId && { correlationId: requestId }),
       },
       hold,
@@ -119,6 +123,13 @@ export async function startBot(
   } catch (err) {
     await undo(deps, caller, botId, hold, idempotencyKey);
     throw err;
+  }
+
+  if (joinAt) {
+    await schedule(deps, { botId, accountId: caller.accountId, request, joinAt }, log);
+    if (idempotencyKey) await deps.idempotency.complete(caller.accountId, idempotencyKey, response);
+    log.info('bot scheduled', { provider: request.provider, join_at: joinAt });
+    return { ...response, replayed: false };
   }
 
   try {
@@ -144,6 +155,59 @@ export async function startBot(
   if (idempotencyKey) await deps.idempotency.complete(caller.accountId, idempotencyKey, response);
   log.info('bot started', { provider: request.provider });
   return { ...response, replayed: false };
+}
+
+/** join_at as the session keeps it (UTC), once it is known to lie within the deployment's bounds. */
+function checkJoinAt(joinAt: string, deps: ServiceDeps): string {
+  const at = new Date(joinAt);
+  const ahead = at.getTime() - deps.now().getTime();
+  const { JOIN_AT_MIN_LEAD_MS: min, JOIN_AT_MAX_LEAD_MS: max } = deps.config;
+  if (ahead < min || ahead > max)
+    throw new ApiError(
+      'validation_error',
+      `join_at: must be at least ${formatSpan(min)} and at most ${formatSpan(max)} ahead (it is ${ahead < 0 ? `${formatSpan(-ahead)} in the past` : `${formatSpan(ahead)} ahead`})`,
+    );
+  return at.toISOString();
+}
+
+function formatSpan(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  if (s < 172_800) return `${Math.round(s / 3600)} h`;
+  return `${Math.round(s / 86_400)} days`;
+}
+
+/**
+ * A scheduled session is written (with its hold) and listed for the scheduler; bot.scheduled goes out. One due
+ * before the scheduler's next look has its start queued here. Neither failure fails the join: the session is listed,
+ * and the scheduler queues its start.
+ */
+async function schedule(
+  deps: ServiceDeps,
+  s: { botId: string; accountId: string; request: StartRequest; joinAt: string },
+  log: Logger,
+): Promise<void> {
+  const at = deps.now();
+  await deps.outbox
+    .send(
+      lifecycleEvent(
+        {
+          botId: s.botId,
+          accountId: s.accountId,
+          webhookUrl: s.request.webhook_callback_url,
+          webhookEvents: s.request.webhook_events,
+        },
+        { event: 'bot.scheduled', at: at.toISOString(), data: { join_at: s.joinAt } },
+      ),
+    )
+    .catch((err) => log.error('could not send bot.scheduled', { err }));
+  if (dueWithinHorizon(s.joinAt, deps.config, at))
+    await queueScheduledStart(
+      { stores: deps, outbox: deps.outbox, config: deps.config },
+      { botId: s.botId, joinAt: s.joinAt },
+      at,
+    ).catch((err) => log.warn('could not queue the scheduled start; the scheduler will', { err }));
 }
 
 /**
@@ -225,6 +289,7 @@ function newSession(
   req: StartRequest,
   deps: ServiceDeps,
   pooled: boolean,
+  joinAt?: string,
 ): BotSession {
   const now = deps.now().toISOString();
   return {
@@ -253,9 +318,12 @@ function newSession(
     // No segment yet: status reads skip the segments until the first save marks the session (transcript-store.ts).
     transcriptAt: null,
     // Offered to the pool, the session is claimed later (by a pooled bot or the fallback); otherwise a cold task
-    // serves it from the start.
-    ...(pooled
-      ? { poolOfferedAt: now }
-      : { claimedBy: coldClaimant, claimedAt: now, startPath: 'cold' as const }),
+    // serves it from the start. A scheduled one is neither until the scheduler hands it out (scheduled-joins.ts);
+    // it has started when its bot is due, at join_at.
+    ...(joinAt
+      ? { joinAt, startedAt: null }
+      : pooled
+        ? { poolOfferedAt: now }
+        : { claimedBy: coldClaimant, claimedAt: now, startPath: 'cold' as const }),
   };
 }

@@ -62,7 +62,10 @@ export async function sweepStaleSessions(
     // beating while it hands over): it gets the startup grace from when it was asked for.
     const replacement = session.replacements?.at(-1);
     const starting = !session.heartbeatAt || Boolean(replacement && !replacement.joinedAt);
-    const last = starting ? (replacement?.at ?? session.createdAt) : (session.heartbeatAt as string);
+    // A scheduled bot is due at join_at: its startup grace counts from then, not from when it was scheduled.
+    const last = starting
+      ? (replacement?.at ?? session.joinAt ?? session.createdAt)
+      : (session.heartbeatAt as string);
     const allowed = starting ? settings.startupGraceMs : settings.staleMs;
     if (now.getTime() - Date.parse(last) <= allowed) continue;
     const reason = !starting

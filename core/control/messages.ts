@@ -32,6 +32,9 @@ export const controlMessageSchema = z.discriminatedUnion('kind', [
     claimant: z.string().max(200).optional(),
     reason: z.string().max(1000),
   }),
+  // A scheduled session's moment to get a bot: offer it to the warm pool or start its task, unless it was
+  // cancelled or handed out already (core/bots/scheduled-joins.ts). Sent delayed, by the scheduler or the join.
+  z.object({ kind: z.literal('start_scheduled'), bot_id: z.uuid() }),
 ]);
 
 export const botEventMessageSchema = z.discriminatedUnion('kind', [
@@ -43,6 +46,7 @@ export const botEventMessageSchema = z.discriminatedUnion('kind', [
     account_id: z.string().min(1).max(200),
     webhook: webhookSchema,
     event: z.enum([
+      'bot.scheduled',
       'bot.joining',
       'bot.in_waiting_room',
       'bot.in_call',

@@ -22,6 +22,7 @@ export interface OutboxQueues {
 
 export const queueOf = {
   start_cold: 'control',
+  start_scheduled: 'control',
   replace_bot: 'control',
   bot_event: 'botEvents',
   session_completed: 'botEvents',

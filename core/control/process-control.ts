@@ -3,6 +3,7 @@
 // its webhook in the order they happened. The results stage is not involved in any of it (core/results/).
 import { startColdIfUnclaimed } from '../bots/pool-fallback';
 import { replaceBot } from '../bots/replace-bot';
+import { type ScheduleConfig, startScheduled } from '../bots/scheduled-joins';
 import { recordingSummary } from '../bots/session';
 import { transcriptText } from '../bots/transcript';
 import type { Config } from '../config';
@@ -17,7 +18,7 @@ import type { Outbox } from './outbox';
 
 export interface ControlDeps {
   stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries'>;
-  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'>;
+  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'> & ScheduleConfig;
   /** Starts cold tasks and replacements (ECS RunTask on AWS, a child process locally). */
   runner: TaskRunner;
   /** What a decision leads to: a session that ends (results queue), a failure or bot.replaced (bot events). */
@@ -56,6 +57,11 @@ async function handle(deps: ControlDeps, message: ControlPlaneMessage, receiveCo
     case 'start_cold': {
       const outcome = await startColdIfUnclaimed(deps, message, deps.now());
       log.info('pool fallback processed', { outcome, reason: message.reason });
+      return;
+    }
+    case 'start_scheduled': {
+      const outcome = await startScheduled(deps, message, deps.now());
+      log.info('scheduled start processed', { outcome });
       return;
     }
     case 'replace_bot': {

@@ -75,6 +75,16 @@ export const eventRegistry = {
       'A bot that had joined was lost for good, removed from the room, or left because the room’s transcription was unavailable; with the partial transcript.',
     alwaysSent: true,
   },
+  'bot.scheduled': {
+    schema: envelope(
+      'bot.scheduled',
+      z.strictObject({ join_at: dateTime.describe('When the bot joins the room (UTC).') }),
+      'The bot is scheduled: it joins the room at join_at; a leave before then cancels it.',
+    ),
+    description: 'A join with join_at was accepted; the bot joins the room at join_at.',
+    alwaysSent: false,
+    statusCode: 'scheduled',
+  },
   'bot.joining': {
     schema: envelope('bot.joining', z.strictObject({ room_url: z.string() }), 'The bot is joining the room.'),
     description: 'The bot started joining the room.',

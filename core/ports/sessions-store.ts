@@ -10,6 +10,12 @@ export interface SessionCursor {
   botId: string;
 }
 
+/** A scheduled session waiting for its start to be queued (sessions-store `listScheduled`). */
+export interface ScheduledJoin {
+  botId: string;
+  joinAt: string;
+}
+
 export interface SessionsStore {
   /**
    * Writes a new session. The join's `hold` is recorded in the ledger by the same write, so a session never exists
@@ -87,4 +93,16 @@ export interface SessionsStore {
    * should the bot then die before joining, the heartbeat sweep is the backstop.
    */
   sessionClaimedBy(claimant: string): Promise<string | null>;
+  /**
+   * The scheduled sessions whose start is not queued yet and whose join_at is in [from, to) (ISO UTC), oldest first.
+   * A session with `joinAt` is listed by `create` until `unlistScheduled`.
+   */
+  listScheduled(from: string, to: string): Promise<ScheduledJoin[]>;
+  /** Takes a scheduled session off that list (its start is queued). */
+  unlistScheduled(entry: ScheduledJoin): Promise<void>;
+  /**
+   * Hands a scheduled session to a bot, exactly once: sets `dispatchedAt` (and `startedAt` to its join_at), and with
+   * `offer` offers it to the warm pool from `at`. False when it was cancelled, ended or handed out already.
+   */
+  dispatchScheduled(botId: string, at: string, offer: boolean): Promise<boolean>;
 }

@@ -287,6 +287,15 @@ export function buildStartRequestSchema<E extends z.ZodType>(policy: RequestPoli
         .describe('Meeting token for private rooms.'),
       analysis_prompt: prompt('Custom prompt steering the evaluation.').optional(),
       summary_format_prompt: prompt('Custom prompt for the summary format.').optional(),
+      join_at: z.iso
+        .datetime({ offset: true })
+        .optional()
+        .describe(
+          'Schedule the bot instead of starting it now (an addition): when it joins the room, RFC 3339 with an offset ' +
+            '(e.g. 2026-05-04T10:00:00Z or 2026-05-04T12:00:00+02:00), at least JOIN_AT_MIN_LEAD_MS (30 s) and at most ' +
+            'JOIN_AT_MAX_LEAD_MS (30 days) ahead. The credit hold is taken now; nothing is charged before the bot is in ' +
+            'the room; a leave before join_at cancels it.',
+        ),
     })
     .superRefine((req, ctx) => {
       if (roomNameOf(req.provider, req.room_url) === null) {
@@ -480,6 +489,11 @@ export const statusViewSchema = z
     qa_pairs: z.array(qaPairSchema).nullable(),
     insights: insightsSchema.nullable(),
     error: z.string().nullable(),
+    join_at: dateTime
+      .nullable()
+      .describe(
+        'When a scheduled bot joins (the start request’s join_at, in UTC); null for a bot started at once.',
+      ),
     error_code: z
       .enum(sessionErrorCodes)
       .nullable()
@@ -503,7 +517,7 @@ export const statusViewSchema = z
           code: z
             .string()
             .describe(
-              'joining, in_waiting_room, in_call, left, done, failed or replaced (the bot.* events).',
+              'scheduled, joining, in_waiting_room, in_call, left, done, failed or replaced (the bot.* events).',
             ),
           at: dateTime,
           detail: z

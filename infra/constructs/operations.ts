@@ -42,6 +42,9 @@ export interface OperationsProps {
 export class Operations extends Construct {
   readonly taskStopped: ServiceFunction;
   readonly sweeper: ServiceFunction;
+  /** Scheduled joins: queues the starts due soon and raises the warm pool for them (docs/scheduled-joins.md). */
+  readonly scheduler: ServiceFunction;
+  readonly scheduleRule: events.Rule;
   readonly taskStateRule: events.Rule;
   readonly sweepRule: events.Rule;
   /** Events and async invocations that could not be handled. */
@@ -126,6 +129,47 @@ export class Operations extends Construct {
       ],
     });
 
+    this.scheduler = new ServiceFunction(this, 'Scheduler', {
+      entry: 'functions/ops/run-scheduler.ts',
+      settings,
+      description: 'Scheduled joins: queues the starts due soon, raises the warm pool for them',
+      timeout: Duration.seconds(60),
+      environment: {
+        TABLE_NAME: data.table.tableName,
+        ...controlPlane.environment(['control']),
+        BOT_POOL_SIZE: String(pool ? settings.botPoolSize : 0),
+        ...(pool && {
+          BOT_CLUSTER_ARN: runtime.cluster.clusterArn,
+          BOT_POOL_SERVICE: pool.service.serviceArn,
+          BOT_POOL_MAX: String(settings.botPoolMax),
+        }),
+      },
+    });
+    this.scheduler.function.configureAsyncInvoke(asyncFailures);
+    // Query: the scheduled-join entries of the minutes ahead; DeleteItem: an entry once its start is queued.
+    data.grantItems(this.scheduler.role, ['dynamodb:Query', 'dynamodb:DeleteItem']);
+    controlPlane.grantSend(this.scheduler.role, ['control']);
+    if (pool) {
+      this.scheduler.role.addToPrincipalPolicy(
+        new iam.PolicyStatement({
+          actions: ['ecs:DescribeServices', 'ecs:UpdateService'],
+          resources: [pool.service.serviceArn],
+        }),
+      );
+    }
+    // Every minute, as the sweep: a minute's query plus delayed queue messages (docs/scheduled-joins.md for why).
+    this.scheduleRule = new events.Rule(this, 'SchedulerSchedule', {
+      description: 'Queues the starts of scheduled joins due soon',
+      schedule: events.Schedule.rate(Duration.minutes(1)),
+      targets: [
+        new targets.LambdaFunction(this.scheduler.function, {
+          retryAttempts: 0,
+          deadLetterQueue: this.eventsDlq,
+        }),
+      ],
+    });
+    this.wireScheduledJoins(props);
+
     // Alarm notifications are encrypted at rest; CloudWatch needs the key to publish.
     const topicKey = new kms.Key(this, 'AlarmTopicKey', {
       description: `meeting-bot ${settings.stage} alarm topic`,
@@ -171,6 +215,7 @@ export class Operations extends Construct {
         : []),
       ['TaskStoppedFunction', this.taskStopped],
       ['SweeperFunction', this.sweeper],
+      ['SchedulerFunction', this.scheduler],
     ];
     for (const [name, fn] of this.functions) {
       this.alarm(`${name}Errors`, {
@@ -243,6 +288,32 @@ export class Operations extends Construct {
       threshold: 5,
       alarmDescription: 'The API answered 5xx (server_error) five or more times in five minutes',
     });
+  }
+
+  /**
+   * What scheduled joins add to the route and control functions: the join lists the session and takes it off the
+   * list when it queues the start itself (DeleteItem, the control queue) and sends bot.scheduled (bot events); a
+   * leave before join_at ends the session (DeleteItem, the results queue); the control function hands it out, with
+   * the pool's cold fallback on its own queue.
+   */
+  private wireScheduledJoins(props: OperationsProps): void {
+    const { settings, data, controlPlane, delivery, api, pool } = props;
+    const join = api.functions.get('join');
+    if (join) {
+      data.grantItems(join.role, ['dynamodb:DeleteItem']);
+      controlPlane.grantSend(join.role, ['control', 'botEvents']);
+      for (const [name, value] of Object.entries(controlPlane.environment(['control', 'botEvents'])))
+        join.function.addEnvironment(name, value);
+    }
+    const leave = api.functions.get('leave');
+    if (leave) {
+      data.grantItems(leave.role, ['dynamodb:DeleteItem']);
+      delivery.resultsQueue.grantSendMessages(leave.role);
+      leave.function.addEnvironment('RESULTS_QUEUE_URL', delivery.resultsQueue.queueUrl);
+    }
+    const control = controlPlane.function;
+    controlPlane.grantSend(control.role, ['control']);
+    control.function.addEnvironment('BOT_POOL_SIZE', String(pool ? settings.botPoolSize : 0));
   }
 
   /** An alarm to the topic; by default it fires on one period at or above the threshold, missing data is fine. */

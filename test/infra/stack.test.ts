@@ -224,6 +224,9 @@ describe('the Lambda functions', () => {
           'dynamodb:PutItem',
           'ecs:StopTask',
           'ecs:ListTasks',
+          // A leave before a scheduled bot's join_at ends it (results queue) and takes it off the scheduler's list.
+          'dynamodb:DeleteItem',
+          ...send,
         ],
       ],
       // The status function also signs recording downloads (a presigned GET carries its permissions).
@@ -265,6 +268,19 @@ describe('the Lambda functions', () => {
         [...new Set([...logs, ...send, ...items])].sort(),
       );
     }
+    // The scheduler reads and deletes the scheduled-join entries, queues starts, and sizes the pool's service.
+    expect([...actionsOf(roleOfFunction(fnId(s.stack.operations.scheduler)))].sort()).toEqual(
+      [
+        ...new Set([
+          ...logs,
+          ...send,
+          'dynamodb:Query',
+          'dynamodb:DeleteItem',
+          'ecs:DescribeServices',
+          'ecs:UpdateService',
+        ]),
+      ].sort(),
+    );
   });
 
   it('scope each grant to its resource: table, index, queues, cluster, roles, model, SES identity', () => {
@@ -308,8 +324,13 @@ describe('the Lambda functions', () => {
         .sort();
     const ids = (...qs: IConstruct[]) => qs.map(logicalId).sort();
     expect(sendsOf(roleOfFunction(fnId(d.resultsFunction)))).toEqual(ids(d.deliveryQueue, c.botEventsQueue));
+    // Its own control queue too: a scheduled session's pool offer comes with the delayed cold-start fallback.
     expect(sendsOf(roleOfFunction(fnId(c.function)))).toEqual(
-      ids(c.botEventsQueue, d.resultsQueue, d.deliveryQueue),
+      ids(c.controlQueue, c.botEventsQueue, d.resultsQueue, d.deliveryQueue),
+    );
+    // The scheduler queues scheduled starts (and its failed invocations go to the events DLQ).
+    expect(sendsOf(roleOfFunction(fnId(s.stack.operations.scheduler)))).toEqual(
+      ids(c.controlQueue, s.stack.operations.eventsDlq),
     );
     for (const fn of [s.stack.operations.taskStopped, s.stack.operations.sweeper]) {
       // And their own failed invocations to the events DLQ (async invoke destination).
@@ -838,12 +859,18 @@ describe('the warm pool (issue 15)', () => {
     // for, and none whose failure (an empty Daily secret, no ECS service-linked role) could trip the circuit breaker.
     expect(props(serviceId).DesiredCount).toBe(0);
     // Nothing in the stack waits on the service beyond its creation: only the scaling (which sets a count outside
-    // CloudFormation) and the dashboard and alarms (which read its name) refer to it.
+    // CloudFormation), the dashboard and alarms (which read its name) and the scheduler (its ARN in its environment
+    // and its grant, to raise the count for scheduled sessions) refer to it.
     const referrers = Object.entries(R)
       .filter(([id, r]) => id !== serviceId && JSON.stringify(r).includes(`"${serviceId}"`))
       .map(([, r]) => r.Type);
     expect(new Set(referrers)).toEqual(
-      new Set(['AWS::ApplicationAutoScaling::ScalableTarget', 'AWS::CloudWatch::Dashboard']),
+      new Set([
+        'AWS::ApplicationAutoScaling::ScalableTarget',
+        'AWS::CloudWatch::Dashboard',
+        'AWS::Lambda::Function',
+        'AWS::IAM::Policy',
+      ]),
     );
     expect(Object.values(R).filter((r) => /WaitCondition/.test(r.Type))).toEqual([]);
     // Scaling raises it to botPoolSize after creation; tasks that cannot start keep it at 0, which PoolEmpty reports.
@@ -886,10 +913,15 @@ describe('the warm pool (issue 15)', () => {
     expect(JSON.stringify(protection.Resource)).toContain(
       `:task/",{"Ref":"${logicalId(s.stack.runtime.cluster)}"},"/*"`,
     );
-    // The join's other send is the delayed cold-start fallback, on the control queue only (never results).
+    // The join's other sends: the delayed cold-start fallback and a scheduled start on the control queue, and
+    // bot.scheduled on the bot events (never results).
     const joinSends = statementsOfRole(joinRoleId()).filter((st) => st.Action.includes('sqs:SendMessage'));
-    expect(joinSends.flatMap((st) => st.Resource.map(refTarget)).sort()).toEqual(
-      [poolQueueId(), logicalId(s.stack.controlPlane.controlQueue)].sort(),
+    expect([...new Set(joinSends.flatMap((st) => st.Resource.map(refTarget)))].sort()).toEqual(
+      [
+        poolQueueId(),
+        logicalId(s.stack.controlPlane.controlQueue),
+        logicalId(s.stack.controlPlane.botEventsQueue),
+      ].sort(),
     );
   });
 

@@ -85,7 +85,11 @@ allow(['in_call', 'replacing'], 'lose', () => ({
   replacement: { index: 1, set: { at, reason: 'crashed' } },
   emits: ['bot.replaced'],
 }));
-allow(live, 'request_stop', () => ({ to: 'leaving', changes: { stopRequestedAt: at }, emits: [] }));
+allow(['scheduled', ...live], 'request_stop', () => ({
+  to: 'leaving',
+  changes: { stopRequestedAt: at },
+  emits: [],
+}));
 allow(live, 'leave', () => ({
   to: 'leaving',
   changes: { exitReason: 'stop_phrase', leftAt: at },
@@ -157,9 +161,9 @@ describe('the bot lifecycle', () => {
     }
   }
 
-  it('scheduled only goes on to joining or is cancelled (done)', () => {
+  it('scheduled only goes on to joining, is cancelled (done) or asked to stop (leaving, then done)', () => {
     const out = transitions.filter((t) => allowed.scheduled?.[t]).map((t) => allowed.scheduled![t]!.to);
-    expect(out.sort()).toEqual(['done', 'joining']);
+    expect(out.sort()).toEqual(['done', 'joining', 'leaving']);
   });
 
   it('done and failed are final', () => {
@@ -190,6 +194,9 @@ describe('the bot lifecycle', () => {
   it('reads the state from a stored session', () => {
     const base = { status: 'running' as const };
     expect(stateOf(base)).toBe('joining');
+    expect(stateOf({ ...base, joinAt: at })).toBe('scheduled');
+    expect(stateOf({ ...base, joinAt: at, dispatchedAt: at })).toBe('joining');
+    expect(stateOf({ ...base, joinAt: at, stopRequestedAt: at })).toBe('leaving');
     expect(stateOf({ ...base, statusChanges: [{ code: 'in_waiting_room', at }] })).toBe('waiting_room');
     expect(stateOf({ ...base, joinedAt: at })).toBe('in_call');
     expect(stateOf({ ...base, joinedAt: at, replacements: [{ at, reason: 'x' }] })).toBe('replacing');

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { BotSession, Replacement, SessionClaim, SessionWarning, StatusChange } from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
-import type { SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
+import type { ScheduledJoin, SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
 import { packJson, unpackJson } from './packed-text';
 import {
@@ -32,6 +32,16 @@ const offerTtlSeconds = 3600;
 const claimRecordTtlSeconds = 7 * 24 * 3600;
 /** A stop request's own item outlives its session (48 h at most) the same way. */
 const stopRequestTtlSeconds = claimRecordTtlSeconds;
+
+/** A session offered to the warm pool from `at` (a join's creation, or a scheduled session's hand-out). */
+function offerItem(at: string, botId: string): TableItem {
+  return {
+    ...keys.poolOffer(at, botId),
+    type: 'pool_offer',
+    bot_id: botId,
+    [ttlAttribute]: Math.floor(Date.parse(at) / 1000) + offerTtlSeconds,
+  };
+}
 
 const fieldToAttribute = {
   botId: 'bot_id',
@@ -77,6 +87,8 @@ const fieldToAttribute = {
   warnings: 'warnings',
   recording: 'recording',
   recordingFile: 'recording_file',
+  joinAt: 'join_at',
+  dispatchedAt: 'dispatched_at',
 } as const satisfies Record<keyof BotSession, string>;
 
 type Field = keyof typeof fieldToAttribute;
@@ -179,17 +191,89 @@ export class DynamoSessionsStore implements SessionsStore {
       type: 'account_bot',
       bot_id: session.botId,
     };
-    const offer: TableItem[] = session.poolOfferedAt
-      ? [
-          {
-            ...keys.poolOffer(session.createdAt, session.botId),
-            type: 'pool_offer',
-            bot_id: session.botId,
-            [ttlAttribute]: Math.floor(Date.parse(session.createdAt) / 1000) + offerTtlSeconds,
-          },
-        ]
-      : [];
-    await putItems(this.table, [toItem(session), listed, ...(hold ? [holdEntryItem(hold)] : []), ...offer]);
+    const offer: TableItem[] = session.poolOfferedAt ? [offerItem(session.poolOfferedAt, session.botId)] : [];
+    const scheduled: TableItem[] =
+      session.joinAt && !session.dispatchedAt
+        ? [
+            {
+              ...keys.scheduledJoin(session.joinAt, session.botId),
+              type: 'scheduled_join',
+              bot_id: session.botId,
+              join_at: session.joinAt,
+              // A forgotten entry goes a week after its time; the sweeper fails a session that never got a bot.
+              [ttlAttribute]: Math.floor(Date.parse(session.joinAt) / 1000) + claimRecordTtlSeconds,
+            },
+          ]
+        : [];
+    await putItems(this.table, [
+      toItem(session),
+      listed,
+      ...(hold ? [holdEntryItem(hold)] : []),
+      ...offer,
+      ...scheduled,
+    ]);
+  }
+
+  /** The scheduled sessions whose join_at is in [from, to), oldest first: one Query per minute of the window. */
+  async listScheduled(from: string, to: string): Promise<ScheduledJoin[]> {
+    const found: ScheduledJoin[] = [];
+    const lastMinute = Date.parse(to);
+    for (let minute = Date.parse(`${from.slice(0, 16)}:00Z`); minute <= lastMinute; minute += 60_000) {
+      const items = await queryAll(this.table, {
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': keys.scheduledJoin(new Date(minute).toISOString(), '').pk,
+          ':from': from,
+          ':to': to,
+        },
+        ProjectionExpression: 'bot_id, join_at',
+      });
+      for (const item of items)
+        if (String(item.join_at) < to)
+          found.push({ botId: String(item.bot_id), joinAt: String(item.join_at) });
+    }
+    return found;
+  }
+
+  async unlistScheduled(entry: ScheduledJoin): Promise<void> {
+    await this.table.doc.send(
+      new DeleteCommand({
+        TableName: this.table.tableName,
+        Key: keys.scheduledJoin(entry.joinAt, entry.botId),
+      }),
+    );
+  }
+
+  /**
+   * Hands a scheduled session out once: only while it runs, was not asked to stop and was not handed out. With
+   * `offer`, it is offered to the warm pool from `at` (the offer item follows the session's write: an offer whose
+   * write failed is found by nobody, and the cold fallback serves the session).
+   */
+  async dispatchScheduled(botId: string, at: string, offer: boolean): Promise<boolean> {
+    const sets = ['dispatched_at = :at', 'started_at = join_at'];
+    if (offer) sets.push('pool_offered_at = :at');
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression:
+            'attribute_exists(pk) AND #status = :running AND attribute_exists(join_at) AND ' +
+            'attribute_not_exists(dispatched_at) AND attribute_not_exists(stop_requested_at)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':at': at, ':running': 'running' },
+        }),
+      );
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+    if (offer)
+      await this.table.doc.send(
+        new PutCommand({ TableName: this.table.tableName, Item: offerItem(at, botId) }),
+      );
+    return true;
   }
 
   /** The pool's offers since `since`, oldest first: one strongly consistent Query of the offers partition. */
@@ -251,7 +335,7 @@ export class DynamoSessionsStore implements SessionsStore {
           .send(
             new DeleteCommand({
               TableName: this.table.tableName,
-              Key: keys.poolOffer(String(item.created_at), botId),
+              Key: keys.poolOffer(String(item.pool_offered_at), botId),
             }),
           )
           .catch(() => {})

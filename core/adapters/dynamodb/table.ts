@@ -41,11 +41,20 @@ export const keys = {
    * with one strongly consistent Query, which a GSI could not give; offers live seconds, so it stays small.
    */
   poolOffer: (createdAt: string, botId: string) => ({ pk: poolOffersPk, sk: `${createdAt}#${botId}` }),
+  /**
+   * A scheduled session not yet handed to the scheduler's queue, by the minute of its join_at (UTC): the scheduler
+   * reads the minutes of its window, one Query each, and deletes the entry once the session's start is queued.
+   */
+  scheduledJoin: (joinAt: string, botId: string) => ({
+    pk: `${scheduledJoinsPrefix}${joinAt.slice(0, 16)}`,
+    sk: `${joinAt}#${botId}`,
+  }),
   /** The session a pooled bot won, by its claimant id (on ECS its task ARN): a stopped pooled task's session. */
   poolClaim: (claimant: string) => ({ pk: `CLAIM#${claimant}`, sk: 'CLAIM' }),
 } as const;
 
 export const poolOffersPk = 'POOL#OFFERS';
+export const scheduledJoinsPrefix = 'SCHEDULE#';
 
 /** Sparse index of running sessions (only they carry `running_pk`): the heartbeat sweeper reads it. */
 export const runningIndex = {

@@ -16,7 +16,12 @@ import {
   EC2Client,
   ModifyVpcAttributeCommand,
 } from '@aws-sdk/client-ec2';
-import { CreateClusterCommand, ECSClient, RegisterTaskDefinitionCommand } from '@aws-sdk/client-ecs';
+import {
+  CreateClusterCommand,
+  CreateServiceCommand,
+  ECSClient,
+  RegisterTaskDefinitionCommand,
+} from '@aws-sdk/client-ecs';
 import { CreateEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { CreateQueueCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { CfnResource, TemplateJson } from '../../infra/synth-stack';
@@ -320,6 +325,18 @@ export async function deployToMoto(
       }),
     );
     resolver.set(taskId, { ref: taskDefinition!.taskDefinitionArn!, attrs: {} });
+    // The warm pool's service (when the stack has one), empty: the scheduler reads and raises its desired count.
+    for (const [serviceId] of resolver.ofType('AWS::ECS::Service')) {
+      const { service } = await ecs.send(
+        new CreateServiceCommand({
+          cluster: clusterName,
+          serviceName: serviceId,
+          taskDefinition: taskDefinition!.taskDefinitionArn!,
+          desiredCount: 0,
+        }),
+      );
+      resolver.set(serviceId, { ref: service!.serviceArn!, attrs: { Name: serviceId } });
+    }
     const botContainer = (taskDef.Properties!.ContainerDefinitions as Json[])[0];
     const task = {
       role: logicalIdOf(taskDef.Properties!.TaskRoleArn),

@@ -101,6 +101,14 @@ export function iamRequestsOf(call: AwsCall, stack: DeployedStack): IamRequest[]
           : '*';
         return [req('ecs:ListTasks', resource, { 'ecs:cluster': cluster })];
       }
+      if (op === 'DescribeServices' || op === 'UpdateService') {
+        const services: string[] = op === 'UpdateService' ? [input.service] : input.services;
+        return services.map((sv) =>
+          req(`ecs:${op}`, isArn(sv) ? sv : arn('ecs', `service/${cluster.split('/').pop()}/${sv}`), {
+            'ecs:cluster': cluster,
+          }),
+        );
+      }
       if (op === 'StopTask' || op === 'DescribeTasks') {
         const tasks: string[] = op === 'StopTask' ? [input.task] : input.tasks;
         return tasks.map((t) =>

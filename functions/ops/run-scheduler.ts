@@ -1,0 +1,17 @@
+// Lambda entry: the scheduler of scheduled joins (EventBridge, every minute): queues the starts due soon and raises
+// the warm pool for them (core/bots/scheduled-joins.ts).
+import { runScheduler } from '../../core/bots/scheduled-joins';
+import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
+
+export const handler = lambdaEntry(
+  'scheduler',
+  flushingMetrics(async () => {
+    const adapters = lambdaAdapters('scheduler');
+    const { stores, config, outbox, log, poolCapacity } = adapters;
+    const queued = await runScheduler(
+      { stores, config, outbox, log, ...(poolCapacity && { poolCapacity }) },
+      new Date(),
+    );
+    return { queued };
+  }),
+);
