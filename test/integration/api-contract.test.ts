@@ -359,6 +359,8 @@ describe('GET /api/bot/{bot_id}/status', () => {
       warnings: [],
       // Null without a recording (and while one is being made).
       recording: null,
+      // Null for a bot started at once (a scheduled one shows its join time).
+      join_at: null,
     });
     expect(JSON.stringify(res.body)).not.toContain('meeting_token');
   });
