@@ -42,6 +42,9 @@ const joinInstances = 25;
  * RunTask at half the account's rate, so together they stay within it.
  */
 const controlInstances = 2;
+/** The control queue's visibility timeout and receives before its DLQ. */
+const visibilityMs = 30_000;
+const maxReceives = 5;
 /** How often an idle pooled bot scans the offers here (1 s on AWS): wake-ups carry the storm; scans cost dynalite time. */
 const simPollMs = 30_000;
 
@@ -71,6 +74,10 @@ export interface StormFigures {
   run_task_throttled: number;
   quota_refusals: number;
   requeued_starts: number;
+  /** Control messages whose handling threw (redelivered by the simulated queue). */
+  control_errors: number;
+  /** Session reads of a starting bot that failed and were tried again (dynalite overloaded, not the design). */
+  bot_read_errors: number;
   pool_desired_after: number;
   service_launches: number;
   pool_idle_cost_per_hour_before_usd: number;
@@ -119,6 +126,8 @@ export async function runStorm(s: StormScenario): Promise<StormFigures> {
     const answers: Record<string, number> = {};
     let failedAfter201 = 0;
     let requeued = 0;
+    let controlErrors = 0;
+    let botReadErrors = 0;
     let poolClaims = 0;
     let coldStarts = 0;
     let idlePooled = 0;
@@ -167,9 +176,15 @@ export async function runStorm(s: StormScenario): Promise<StormFigures> {
       poolClaims++;
       inRoom(session.botId, true);
     };
-    const coldBot = async (task: SimTask) => {
-      // The bot-task reads its session and joins it (bot-task/main.ts), unless it ended meanwhile.
-      const session = await stores.sessions.get(task.botId!);
+    const coldBot = async (task: SimTask): Promise<void> => {
+      // The bot-task reads its session and joins it (bot-task/main.ts), unless it ended meanwhile. A read that fails
+      // (dynalite slow on a loaded machine) is tried again a second later, as the bot's store client retries.
+      const session = await stores.sessions.get(task.botId!).catch(() => 'error' as const);
+      if (session === 'error') {
+        botReadErrors++;
+        await time.sleep(1_000);
+        return coldBot(task);
+      }
       if (session?.status !== 'running' || session.claimedBy !== coldClaimant) return;
       coldStarts++;
       inRoom(session.botId, false);
@@ -208,35 +223,43 @@ export async function runStorm(s: StormScenario): Promise<StormFigures> {
         const m = message as ControlMessage;
         if (m.kind !== 'start_cold') return;
         time.at(time.now() + (options?.delaySeconds ?? 0) * 1000 + 20, () => {
-          const runner = controlRunners[nextControl++ % controlInstances]!;
-          void startColdIfUnclaimed(
-            {
-              stores,
-              config,
-              runner,
-              outbox,
-              log,
-              random,
-              ...(growth && { poolDemand: (n: number) => growth.demand(n) }),
-            },
-            m as StartColdRequest,
-            time.date(),
-          ).then(
-            (outcome) => {
-              if (outcome === 'requeued') requeued++;
-              if (outcome === 'failed') {
-                failedAfter201++;
-                settledJoins++;
-              }
-            },
-            () => {
-              // A thrown message is redelivered by SQS; here it is counted, as it would alarm.
-              failedAfter201++;
-              settledJoins++;
-            },
-          );
+          deliver(m as StartColdRequest, 1);
         });
       },
+    };
+    /** One receipt of a control message by a control instance; a thrown one comes back after the visibility timeout. */
+    const deliver = (m: StartColdRequest, receipt: number) => {
+      const runner = controlRunners[nextControl++ % controlInstances]!;
+      void startColdIfUnclaimed(
+        {
+          stores,
+          config,
+          runner,
+          outbox,
+          log,
+          random,
+          ...(growth && { poolDemand: (n: number) => growth.demand(n) }),
+        },
+        m as StartColdRequest,
+        time.date(),
+      ).then(
+        (outcome) => {
+          if (outcome === 'requeued') requeued++;
+          if (outcome === 'failed') {
+            failedAfter201++;
+            settledJoins++;
+          }
+        },
+        () => {
+          // SQS redelivers a message whose handling threw, after its visibility timeout, up to the DLQ.
+          controlErrors++;
+          if (receipt < maxReceives) time.at(time.now() + visibilityMs, () => deliver(m, receipt + 1));
+          else {
+            failedAfter201++;
+            settledJoins++;
+          }
+        },
+      );
     };
     const joinRunners = Array.from(
       { length: joinInstances },
@@ -308,6 +331,8 @@ export async function runStorm(s: StormScenario): Promise<StormFigures> {
       run_task_throttled: ecs.stats.runTaskThrottled,
       quota_refusals: ecs.stats.quotaRefusals,
       requeued_starts: requeued,
+      control_errors: controlErrors,
+      bot_read_errors: botReadErrors,
       pool_desired_after: ecs.desired,
       service_launches: ecs.stats.serviceLaunches,
       pool_idle_cost_per_hour_before_usd: round2(s.pool * idleBotHourUsd),

@@ -82,7 +82,7 @@ export class TaskLauncher {
     const { budgetMs, attempts } = this.policy;
     const deadline = this.clock.now() + budgetMs;
     const refusals: string[] = [];
-    let lastWasQuota = false;
+    let quotaSeen = false;
     let retries = 0;
     for (const provider of this.platform.providers(options)) {
       for (let noCapacity = 0; noCapacity < attempts; ) {
@@ -96,7 +96,7 @@ export class TaskLauncher {
           Math.max(minCallMs, deadline - this.clock.now()),
         );
         if ('taskRef' in outcome) return { taskRef: outcome.taskRef };
-        lastWasQuota = outcome.refused === 'quota';
+        if (outcome.refused === 'quota') quotaSeen = true;
         refusals.push(outcome.detail);
         metrics.runTaskRefused(outcome.refused === 'quota' ? 'throttled' : outcome.refused);
         if (outcome.refused === 'capacity') noCapacity++;
@@ -105,7 +105,7 @@ export class TaskLauncher {
         // Equal jitter: half the exponential delay fixed, half random, so bots refused together spread out.
         const exponential = Math.min(maxRetryDelayMs, this.policy.baseMs * 2 ** retries++);
         const delay = Math.round(exponential / 2 + (exponential / 2) * this.clock.random());
-        if (this.clock.now() + delay > deadline) throw this.capacityError(refusals, lastWasQuota);
+        if (this.clock.now() + delay > deadline) throw this.capacityError(refusals, quotaSeen);
         this.log?.warn('RunTask refused; retrying', {
           bot_id: botId,
           refusal: outcome.refused,
@@ -115,7 +115,7 @@ export class TaskLauncher {
         await this.clock.sleep(delay);
       }
     }
-    throw this.capacityError(refusals, lastWasQuota);
+    throw this.capacityError(refusals, quotaSeen);
   }
 
   private capacityError(refusals: string[], quota: boolean): TaskCapacityError {
