@@ -353,9 +353,18 @@ export class SimPoolQueue implements PoolQueue {
     if (queued) return Promise.resolve(this.wrap(queued));
     return new Promise((resolve, reject) => {
       let settled = false;
+      const onAbort = () => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        if (!settled) {
+          settled = true;
+          reject(signal.reason);
+        }
+      };
       const waiter = (offer: PoolOffer | null) => {
         if (settled) return;
         settled = true;
+        signal.removeEventListener('abort', onAbort);
         resolve(offer);
       };
       this.waiters.push(waiter);
@@ -364,14 +373,7 @@ export class SimPoolQueue implements PoolQueue {
         if (i >= 0) this.waiters.splice(i, 1);
         waiter(null);
       });
-      signal.addEventListener('abort', () => {
-        const i = this.waiters.indexOf(waiter);
-        if (i >= 0) this.waiters.splice(i, 1);
-        if (!settled) {
-          settled = true;
-          reject(signal.reason);
-        }
-      });
+      signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 
