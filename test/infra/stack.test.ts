@@ -244,10 +244,14 @@ describe('the Lambda functions', () => {
       [...new Set([...logs, ...consume, ...send, ...items, ...bedrock])].sort(),
     );
     // The control function starts cold tasks and replacements (RunTask like the join) and, with the warm pool,
-    // withdraws the offer of a session its cold fallback takes over (DeleteItem). No model.
+    // withdraws the offer of a session its cold fallback takes over (DeleteItem) and grows the pool service in a
+    // storm (DescribeServices, UpdateService on that service only). No model.
     const runTask = ['ecs:RunTask', 'ecs:TagResource', 'iam:PassRole'];
+    const growPool = ['ecs:DescribeServices', 'ecs:UpdateService'];
     expect([...actionsOf(roleOfFunction(fnId(s.stack.controlPlane.function)))].sort()).toEqual(
-      [...new Set([...logs, ...consume, ...send, ...items, ...runTask, 'dynamodb:DeleteItem'])].sort(),
+      [
+        ...new Set([...logs, ...consume, ...send, ...items, ...runTask, ...growPool, 'dynamodb:DeleteItem']),
+      ].sort(),
     );
     if (d.deliveryFunction) {
       expect([...actionsOf(roleOfFunction(fnId(d.deliveryFunction)))].sort()).toEqual(
