@@ -780,12 +780,18 @@ describe('the warm pool (issue 15)', () => {
     // for, and none whose failure (an empty Daily secret, no ECS service-linked role) could trip the circuit breaker.
     expect(props(serviceId).DesiredCount).toBe(0);
     // Nothing in the stack waits on the service beyond its creation: only the scaling (which sets a count outside
-    // CloudFormation) and the dashboard and alarms (which read its name) refer to it.
+    // CloudFormation), the dashboard and alarms (which read its name) and the control function (which grows it in
+    // a storm: its name in the environment, its ARN in the role's policy) refer to it.
     const referrers = Object.entries(R)
       .filter(([id, r]) => id !== serviceId && JSON.stringify(r).includes(`"${serviceId}"`))
       .map(([, r]) => r.Type);
     expect(new Set(referrers)).toEqual(
-      new Set(['AWS::ApplicationAutoScaling::ScalableTarget', 'AWS::CloudWatch::Dashboard']),
+      new Set([
+        'AWS::ApplicationAutoScaling::ScalableTarget',
+        'AWS::CloudWatch::Dashboard',
+        'AWS::Lambda::Function',
+        'AWS::IAM::Policy',
+      ]),
     );
     expect(Object.values(R).filter((r) => /WaitCondition/.test(r.Type))).toEqual([]);
     // Scaling raises it to botPoolSize after creation; tasks that cannot start keep it at 0, which PoolEmpty reports.
