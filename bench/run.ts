@@ -32,6 +32,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   'live-transcript': () => import('./live-transcript'),
   'join-latency': () => import('./join-latency'),
   storage: () => import('./storage'),
+  storm: () => import('./storm'),
 };
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

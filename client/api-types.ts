@@ -842,7 +842,7 @@ export interface components {
             /** @description When a scheduled bot joins (the start request’s join_at, in UTC); null for a bot started at once. */
             join_at: string | null;
             /** @description Of a failed session, what failed when we know more than `error` says (an addition to the interface): `waiting_room_timeout` (nobody let the bot in from the waiting room in time), `capacity_unavailable` (the platform would not launch the bot within RUN_TASK_RETRY_BUDGET_MS: throttled, at a quota, or no capacity; nothing is charged) or `transcription_unavailable` (the room's transcription could not start, or stopped with an error and could not be restarted within TRANSCRIPTION_RECOVERY_MS; nothing is charged). Null otherwise. */
-            error_code: ("waiting_room_timeout" | "capacity_unavailable" | "transcription_unavailable") | null;
+            error_code: ("waiting_room_timeout" | "capacity_unavailable" | "capacity_exhausted" | "transcription_unavailable") | null;
             /** @description Why the bot left (an addition to the interface). */
             exit_reason: ("participant_left" | "stop_phrase" | "force_leave" | "idle_timeout" | "max_duration") | null;
             /** @description Each time the bot was lost and replaced, in order; empty when it never was (an addition to the interface). */
@@ -1106,7 +1106,7 @@ export interface components {
              * @description Our addition to bot_join_failed, present when we know more than error_type says: `waiting_room_timeout` (with error_type `unknown`) when nobody let the bot in from the waiting room in time (bot_config.automatic_leave.waiting_room_timeout_seconds); `capacity_unavailable` (error_type `unknown`) when the platform would not launch the bot (throttled, at a launch limit or out of capacity) within RUN_TASK_RETRY_BUDGET_MS after the warm pool had no bot for it; nothing is charged.
              * @enum {string}
              */
-            error_code?: "waiting_room_timeout" | "capacity_unavailable";
+            error_code?: "waiting_room_timeout" | "capacity_unavailable" | "capacity_exhausted";
             /** Format: date-time */
             timestamp: string;
             duration_seconds: number;
@@ -1414,10 +1414,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The platform would not launch a bot in time: ECS kept throttling the launch (RunTask is limited per account and region), a launch limit or quota was reached, or Fargate had no capacity. The join retried with jittered backoff for RUN_TASK_RETRY_BUDGET_MS (15 s by default) first. Nothing was started or charged: the credit hold is returned and the Idempotency-Key freed, so the same request may be sent again after Retry-After seconds. Throttling never answers 500 (error: capacity_unavailable) */
+            /** @description The service truly cannot start another bot now. capacity_exhausted: the account's quota of concurrent bot tasks (Fargate vCPUs or tasks) is reached; bots must end first (Retry-After 60). capacity_unavailable: the launch could not even be handed to the control plane (its queue failed). A join that ECS merely throttles (RunTask is limited per account and region) or that finds no capacity is not refused: it answers 201 and the control plane starts the bot at the paced rate, retrying for up to START_GIVE_UP_MS. Nothing was started or charged: the credit hold is returned and the Idempotency-Key freed, so the same request may be sent again after Retry-After seconds. Throttling never answers 5xx (error: capacity_exhausted, capacity_unavailable) */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying (CAPACITY_RETRY_AFTER_SECONDS). */
+                    /** @description Seconds to wait before retrying: 60 for capacity_exhausted, CAPACITY_RETRY_AFTER_SECONDS otherwise. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };

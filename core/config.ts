@@ -250,12 +250,6 @@ export const configSchema = z.object({
    * Must exceed the run interval; at most 14 min (a queue message is delayed at most 15 min).
    */
   SCHEDULE_HORIZON_MS: int(150_000, 1000).pipe(z.number().max(840_000)),
-  /**
-   * The warm pool's ECS service (name or ARN) and its most tasks: the scheduler raises its desired count for scheduled
-   * sessions, never above the maximum. Set by the stack on the scheduler function; unset without a pool.
-   */
-  BOT_POOL_SERVICE: z.string().default(''),
-  BOT_POOL_MAX: int(10, 0),
   /** The local stack's scheduler timer (AWS runs the scheduler every minute). */
   SCHEDULE_TICK_MS: int(5_000, 100),
   /**
@@ -268,6 +262,14 @@ export const configSchema = z.object({
    * pooled bot long-polls it, so a join is claimed within a round trip. Empty: pooled bots only scan (POOL_POLL_MS).
    */
   POOL_QUEUE_URL: z.string().default(''),
+  /**
+   * The warm pool's ECS service (name or ARN): the scheduler raises its desired count for the sessions due soon, and
+   * the control function when offers go unclaimed, so the pool grows ahead of and in a storm (docs/warm-pool.md).
+   * Empty: no growth beyond the scaling.
+   */
+  BOT_POOL_SERVICE: z.string().default(''),
+  /** The most pooled bots that growth may ask for (the service's scaling maximum, `botPoolMax`). */
+  BOT_POOL_MAX: int(10, 0).pipe(z.number().max(5000)),
   /**
    * The room provider a pooled bot gets ready before it waits: `daily` launches Chromium and loads the bot page with
    * daily-js, `local` loads the local room client. A session of the other provider is still served, by a provider
@@ -311,6 +313,16 @@ export const configSchema = z.object({
   RUN_TASK_RETRY_BASE_MS: int(200, 1),
   /** The Retry-After a join answered 503 capacity_unavailable carries. */
   CAPACITY_RETRY_AFTER_SECONDS: int(15, 1),
+  /**
+   * RunTask calls per second one process makes at most (its token bucket holds one second's worth). ECS allows 20 per
+   * account and region: the control function, which makes most of them, is one of few processes doing so.
+   */
+  RUN_TASK_CALLS_PER_SECOND: int(20, 1).pipe(z.number().max(100)),
+  /**
+   * How long the control plane keeps trying to launch a session's bot while ECS throttles (re-queued with jitter),
+   * from the join; past it the session fails capacity_unavailable, never charged.
+   */
+  START_GIVE_UP_MS: int(300_000, 10_000).pipe(z.number().max(3_600_000)),
   /** CloudWatch namespace of the service's metrics (core/metrics.ts); the stack sets MeetingBot/<stage>. */
   METRICS_NAMESPACE: z.string().min(1).default('MeetingBot'),
   /**

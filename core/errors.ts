@@ -13,6 +13,7 @@ export const errorStatus = {
   rate_limited: 429,
   server_error: 500,
   capacity_unavailable: 503,
+  capacity_exhausted: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
@@ -31,6 +32,8 @@ const defaultMessages: Record<ErrorCode, string> = {
   server_error: 'Something went wrong on our side. Please retry.',
   capacity_unavailable:
     'No bot could be launched right now; nothing was started or charged. Retry after the Retry-After seconds.',
+  capacity_exhausted:
+    'This service runs as many bots as it can right now; nothing was started or charged. Retry after the Retry-After seconds.',
 };
 
 export interface ApiErrorExtras {

@@ -60,6 +60,10 @@ export const metricNames = {
    * Sum over a minute is the number of idle bots (the pool's scaling and its empty-pool alarm read it).
    */
   poolIdleBots: 'PoolIdleBots',
+  /** Pooled bots the pool service was asked for because offers went unclaimed (core/bots/pool-growth.ts). */
+  poolGrowth: 'PoolGrowth',
+  /** A resize of the pool service that failed (the storm's cold starts still serve the sessions). */
+  poolGrowthFailures: 'PoolGrowthFailures',
   /** A session warning raised (a bot carrying on without a failed dependency), by `code` (core/schemas/api.ts). */
   sessionWarnings: 'SessionWarnings',
   /** A conversation turn the model failed (after its own retries of a busy model), by `error` code. */
@@ -144,6 +148,8 @@ export const metrics = {
   launchFailed: (stage: 'join' | 'pool_fallback' | 'replacement') =>
     put(metricNames.launchFailures, 'Count', 1, { stage }),
   pooledBotIdle: () => put(metricNames.poolIdleBots, 'Count', 1),
+  poolGrown: (bots: number) => put(metricNames.poolGrowth, 'Count', bots),
+  poolGrowthFailed: () => put(metricNames.poolGrowthFailures, 'Count', 1),
   dlqParked: (channel: string) => put(metricNames.dlqParks, 'Count', 1, { channel }),
   sessionWarning: (code: string) => put(metricNames.sessionWarnings, 'Count', 1, { code }),
   conversationModelFailed: (error: string) =>

@@ -190,16 +190,20 @@ export function buildOpenApiDocument() {
             '422': errorResponse(['idempotency_conflict'], 'Idempotency-Key reused with another body'),
             '503': {
               ...errorResponse(
-                ['capacity_unavailable'],
-                'The platform would not launch a bot in time: ECS kept throttling the launch (RunTask is limited ' +
-                  'per account and region), a launch limit or quota was reached, or Fargate had no capacity. The ' +
-                  'join retried with jittered backoff for RUN_TASK_RETRY_BUDGET_MS (15 s by default) first. Nothing ' +
-                  'was started or charged: the credit hold is returned and the Idempotency-Key freed, so the same ' +
-                  'request may be sent again after Retry-After seconds. Throttling never answers 500',
+                ['capacity_exhausted', 'capacity_unavailable'],
+                "The service truly cannot start another bot now. capacity_exhausted: the account's quota of " +
+                  'concurrent bot tasks (Fargate vCPUs or tasks) is reached; bots must end first (Retry-After 60). ' +
+                  'capacity_unavailable: the launch could not even be handed to the control plane (its queue failed). ' +
+                  'A join that ECS merely throttles (RunTask is limited per account and region) or that finds no ' +
+                  'capacity is not refused: it answers 201 and the control plane starts the bot at the paced rate, ' +
+                  'retrying for up to START_GIVE_UP_MS. Nothing was started or charged: the credit hold is returned ' +
+                  'and the Idempotency-Key freed, so the same request may be sent again after Retry-After seconds. ' +
+                  'Throttling never answers 5xx',
               ),
               headers: {
                 'Retry-After': {
-                  description: 'Seconds to wait before retrying (CAPACITY_RETRY_AFTER_SECONDS).',
+                  description:
+                    'Seconds to wait before retrying: 60 for capacity_exhausted, CAPACITY_RETRY_AFTER_SECONDS otherwise.',
                   schema: { type: 'integer', minimum: 1 },
                 },
               },

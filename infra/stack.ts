@@ -85,6 +85,7 @@ export class MeetingBotStack extends Stack {
     if (settings.botPoolSize > 0) {
       this.pool = new BotPool(this, 'BotPool', { settings, data: this.data, runtime: this.runtime });
       if (join) this.pool.wireJoin(join, this.controlPlane.controlQueue);
+      this.pool.wireControl(control);
       // The control plane's cold fallback withdraws the offer it took over (sessions-store.ts claim).
       this.data.grantItems(control.role, ['dynamodb:DeleteItem']);
     } else {

@@ -4,6 +4,7 @@
 // The Lambda handlers, the bot-task, the admin CLI and the local stack all wire through here, so AWS and the local
 // stand-ins differ only in the endpoints of the configuration (STYLE.md: one place builds SDK clients).
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import { PoolGrowth } from '../bots/pool-growth';
 import type { Config } from '../config';
 import { type Outbox, routedOutbox } from '../control/outbox';
 import { buildServiceDeps, type ServiceDeps, type Stores } from '../deps';
@@ -19,6 +20,7 @@ import { dynamoDocumentClient, ecsClient, s3Client, sesClient, sqsClient } from 
 import { DynamoRateLimiter } from './dynamodb/rate-limiter';
 import { buildStores } from './dynamodb/stores';
 import type { TableHandle } from './dynamodb/table';
+import { EcsPoolScaler } from './ecs/ecs-pool-scaler';
 import { EcsTaskRunner } from './ecs/ecs-task-runner';
 import { EcsPoolCapacity } from './ecs/pool-capacity';
 import { FileRecordingStore } from './files/recording-store';
@@ -63,6 +65,8 @@ export interface Adapters {
   readonly ecsRunner: TaskRunner;
   /** The warm pool's ECS service, sized by the scheduler; undefined without one (BOT_POOL_SERVICE). */
   readonly poolCapacity: PoolCapacity | undefined;
+  /** Grows the warm pool's ECS service (BOT_POOL_SERVICE); undefined without one. */
+  readonly poolGrowth: PoolGrowth | undefined;
   /** What the HTTP use cases need; the runner is ECS unless another is given (the local stack's child processes). */
   serviceDeps(parts?: { runner?: TaskRunner; rateLimiter?: RateLimiter; log?: Logger }): ServiceDeps;
   /**
@@ -171,6 +175,19 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
           ),
       );
     },
+    get poolGrowth() {
+      if (!config.BOT_POOL_SERVICE) return undefined;
+      return once(
+        'poolGrowth',
+        () =>
+          new PoolGrowth(
+            new EcsPoolScaler(
+              client('ecs', () => ecsClient(config)),
+              { cluster: config.BOT_CLUSTER_ARN, service: config.BOT_POOL_SERVICE, max: config.BOT_POOL_MAX },
+            ),
+          ),
+      );
+    },
     get ecsRunner() {
       return once(
         'ecsRunner',
@@ -188,6 +205,7 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
               retryBudgetMs: config.RUN_TASK_RETRY_BUDGET_MS,
               retryBaseMs: config.RUN_TASK_RETRY_BASE_MS,
               retryAfterSeconds: config.CAPACITY_RETRY_AFTER_SECONDS,
+              callsPerSecond: config.RUN_TASK_CALLS_PER_SECOND,
             },
             {},
             log,

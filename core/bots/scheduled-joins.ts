@@ -116,7 +116,7 @@ export async function startScheduled(
   deps: StartScheduledDeps,
   request: StartScheduledRequest,
   now: Date,
-): Promise<'offered' | 'started' | 'skipped' | 'claimed' | 'ended' | 'left' | 'failed'> {
+): Promise<'offered' | 'started' | 'skipped' | 'claimed' | 'ended' | 'left' | 'failed' | 'requeued'> {
   const pooled = deps.config.BOT_POOL_SIZE > 0;
   if (!(await deps.stores.sessions.dispatchScheduled(request.bot_id, now.toISOString(), pooled)))
     return 'skipped';

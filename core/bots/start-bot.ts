@@ -26,6 +26,8 @@ import { type BotSession, coldClaimant } from './session';
 /** Log lines of a join (dashboards and the runbook search for them). */
 export const joinLogMessages = {
   noCapacity: 'join: no bot could be launched within the retry budget (503 capacity_unavailable)',
+  exhausted: "join: the account's quota of concurrent bot tasks is reached (503 capacity_exhausted)",
+  handedOver: 'join: ECS is throttling; the start is handed to the control plane',
 } as const;
 
 export interface StartResult extends StoredResponse {
@@ -133,16 +135,30 @@ export async function startBot(
   }
 
   try {
-    await startServing(deps, botId, pooled);
+    await startServing(deps, botId, pooled, log);
   } catch (err) {
     const { capacity, error, code } = launchFailureOf(err);
-    log.error(capacity ? joinLogMessages.noCapacity : 'bot task could not be started', { err });
+    log.error(
+      code === 'capacity_exhausted'
+        ? joinLogMessages.exhausted
+        : capacity
+          ? joinLogMessages.noCapacity
+          : 'bot task could not be started',
+      { err },
+    );
     await failSession(deps, botId, { error, chargeUsage: false, errorCode: code }, deps.now());
     if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
     if (err instanceof TaskCapacityError) {
       // Throttling or capacity is ours to absorb, not a fault to report as a 500: the caller is told to come back,
       // holding nothing (the hold is returned, the Idempotency-Key freed; the session stays failed, unseen).
       metrics.launchFailed('join');
+      if (err.exhausted) {
+        throw new ApiError(
+          'capacity_exhausted',
+          `this service already runs as many bots as its platform quota allows; nothing was started or charged, retry after ${err.retryAfterSeconds} s`,
+          { retryAfter: err.retryAfterSeconds },
+        );
+      }
       throw new ApiError(
         'capacity_unavailable',
         `no bot could be launched within ${Math.round(deps.config.RUN_TASK_RETRY_BUDGET_MS / 1000)} s (the platform is throttling or at capacity); nothing was started or charged, retry after ${err.retryAfterSeconds} s`,
@@ -216,7 +232,12 @@ async function schedule(
  * control-queue message delayed by POOL_CLAIM_TIMEOUT_MS, starts a cold task if none did. When that message cannot be sent,
  * the cold start is now.
  */
-async function startServing(deps: ServiceDeps, botId: string, pooled: boolean): Promise<void> {
+async function startServing(
+  deps: ServiceDeps,
+  botId: string,
+  pooled: boolean,
+  log: ReturnType<typeof correlatedLog>,
+): Promise<void> {
   if (pooled) {
     try {
       await deps.outbox.send(startColdRequest(botId, 'no pooled bot claimed the session in time'), {
@@ -237,7 +258,18 @@ async function startServing(deps: ServiceDeps, botId: string, pooled: boolean): 
     // A pooled bot may have it already: then it is served, and no task starts.
     if (!(await deps.sessions.claim(botId, { by: coldClaimant, path: 'cold', at: now }))) return;
   }
-  await deps.runner.start(botId);
+  try {
+    await deps.runner.start(botId);
+  } catch (err) {
+    // Throttled (or no capacity) past the join's budget is a storm, not a fault: the control plane keeps trying at
+    // the paced rate (core/bots/pool-fallback.ts) and the join answers 201. Only the quota, which no wait fixes,
+    // is the caller's to hear now; and if even the hand-over cannot be sent, the caller hears 503.
+    if (!(err instanceof TaskCapacityError) || err.exhausted) throw err;
+    await deps.outbox.send({ ...startColdRequest(botId, err.message), claimed: true, tries: 1 }).catch(() => {
+      throw err;
+    });
+    log.warn(joinLogMessages.handedOver, { detail: err.message });
+  }
 }
 
 async function claimIdempotencyKey(

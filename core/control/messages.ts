@@ -31,6 +31,13 @@ export const controlMessageSchema = z.discriminatedUnion('kind', [
     /** The pooled bot that was lost after claiming; unset: the session was never claimed. */
     claimant: z.string().max(200).optional(),
     reason: z.string().max(1000),
+    /**
+     * The session is already claimed for a cold start (the join handed its start over while ECS throttled, or this is
+     * a later try): start it without claiming.
+     */
+    claimed: z.boolean().optional(),
+    /** Launch tries made so far for this session (each ran out of its retry budget). */
+    tries: z.number().int().min(0).max(1000).optional(),
   }),
   // A scheduled session's moment to get a bot: offer it to the warm pool or start its task, unless it was
   // cancelled or handed out already (core/bots/scheduled-joins.ts). Sent delayed, by the scheduler or the join.

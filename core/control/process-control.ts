@@ -18,9 +18,13 @@ import type { Outbox } from './outbox';
 
 export interface ControlDeps {
   stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries'>;
-  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'> & ScheduleConfig;
+  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'> &
+    Partial<Pick<Config, 'START_GIVE_UP_MS'>> &
+    ScheduleConfig;
   /** Starts cold tasks and replacements (ECS RunTask on AWS, a child process locally). */
   runner: TaskRunner;
+  /** Grows the warm pool by the offers it did not claim in time; absent without a pool service to grow. */
+  poolDemand?: (sessions: number) => Promise<void>;
   /** What a decision leads to: a session that ends (results queue), a failure or bot.replaced (bot events). */
   outbox: Outbox;
   deliveryQueue: MessageQueue;

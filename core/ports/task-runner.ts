@@ -21,10 +21,43 @@ export class TaskCapacityError extends Error {
     message: string,
     /** When a retry is likely to find room again (seconds). */
     readonly retryAfterSeconds: number,
+    /**
+     * The deployment truly cannot run more bots now: the account's Fargate quota of concurrent tasks or vCPUs was
+     * the last refusal. Unlike throttling, waiting seconds does not help; bots must end first.
+     */
+    readonly exhausted = false,
   ) {
     super(message);
     this.name = 'TaskCapacityError';
   }
+}
+
+/** How one launch call went, as the platform adapter classifies it; the launcher decides what to do next. */
+export type LaunchTry =
+  | { taskRef: string }
+  | {
+      /**
+       * `throttled`: a rate limit (RunTask calls, Fargate's launch bucket); `unavailable`: a server fault or no answer;
+       * `capacity`: no capacity on this capacity provider (try the next); `quota`: the account's concurrent tasks or
+       * vCPUs quota.
+       */
+      refused: 'throttled' | 'unavailable' | 'capacity' | 'quota';
+      detail: string;
+    };
+
+/**
+ * One launch call on the platform (one RunTask), with no retry of its own: the launcher (core/bots/task-launcher.ts)
+ * paces and retries them. Errors no wait can fix are thrown as they are.
+ */
+export interface TaskPlatform {
+  /** The capacity providers to try, in order, for a start with these options. */
+  providers(options: TaskStartOptions): string[];
+  tryLaunch(
+    botId: string,
+    provider: string,
+    options: TaskStartOptions,
+    timeoutMs: number,
+  ): Promise<LaunchTry>;
 }
 
 export interface TaskRunner {

@@ -49,12 +49,14 @@ export const botStatuses = ['running', 'completed', 'failed'] as const;
 /**
  * What made a failed session fail, more precisely than its `error` text (status view `error_code`, our addition):
  * `waiting_room_timeout` (nobody let the bot in), `capacity_unavailable` (ECS would not launch the bot within the
- * retry budget: throttled, at a quota, or no capacity), `transcription_unavailable` (Daily's transcription could not
+ * retry budget: throttled, or no capacity), `capacity_exhausted` (the account's quota of concurrent bot tasks was
+ * reached), `transcription_unavailable` (Daily's transcription could not
  * start, or stopped with an error and could not be restarted, so the bot heard nobody).
  */
 export const sessionErrorCodes = [
   'waiting_room_timeout',
   'capacity_unavailable',
+  'capacity_exhausted',
   'transcription_unavailable',
 ] as const;
 export type SessionErrorCode = (typeof sessionErrorCodes)[number];

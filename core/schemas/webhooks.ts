@@ -51,7 +51,7 @@ export const sessionCompleteSchema = z
 export const joinErrorTypes = ['room_not_found', 'auth_error', 'unknown'] as const;
 export type JoinErrorType = (typeof joinErrorTypes)[number];
 /** Finer reasons than `error_type` (our addition to the interface); `unknown` stays the type, as the interface allows. */
-export const joinErrorCodes = ['waiting_room_timeout', 'capacity_unavailable'] as const;
+export const joinErrorCodes = ['waiting_room_timeout', 'capacity_unavailable', 'capacity_exhausted'] as const;
 export type JoinErrorCode = (typeof joinErrorCodes)[number];
 /** Why a bot that had joined failed, when we know more than error_message says (our addition). */
 export const botFailedErrorCodes = ['transcription_unavailable'] as const;

@@ -23,6 +23,7 @@ export const handler = lambdaEntry(
         config: a.config,
         // Cold starts and replacements are ECS tasks like any bot.
         runner: a.ecsRunner,
+        ...(a.poolGrowth && { poolDemand: (n: number) => a.poolGrowth!.demand(n) }),
         outbox: a.outbox,
         deliveryQueue: a.deliveryQueue,
         log: a.log,

@@ -219,6 +219,21 @@ export class BotPool extends Construct {
     controlQueue.grantSendMessages(join.role);
   }
 
+  /**
+   * The control function grows the pool in a storm (core/bots/pool-growth.ts): it reads and raises this service's
+   * desired count, up to the scaling's maximum, and may touch no other service.
+   */
+  wireControl(control: ServiceFunction): void {
+    control.function.addEnvironment('BOT_POOL_SERVICE', this.service.serviceName);
+    control.function.addEnvironment('BOT_POOL_MAX', String(this.settings.botPoolMax));
+    control.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['ecs:DescribeServices', 'ecs:UpdateService'],
+        resources: [this.service.serviceArn],
+      }),
+    );
+  }
+
   /** ECS Container Insights' task counts of the pool's service (idle and busy bots together). */
   taskCount(name: 'DesiredTaskCount' | 'RunningTaskCount', label: string): cloudwatch.Metric {
     return new cloudwatch.Metric({

@@ -21,6 +21,9 @@ export interface ControlPlaneProps {
   delivery: Delivery;
 }
 
+/** Control function instances the control queue runs at once (the least SQS event sources allow). */
+const controlConcurrency = 2;
+
 export class ControlPlane extends Construct {
   readonly controlQueue: sqs.Queue;
   readonly controlDlq: sqs.Queue;
@@ -70,9 +73,16 @@ export class ControlPlane extends Construct {
     });
     for (const q of [this.controlQueue, this.botEventsQueue]) {
       this.function.function.addEventSource(
-        new SqsEventSource(q, { batchSize: 10, reportBatchItemFailures: true }),
+        new SqsEventSource(q, {
+          batchSize: 10,
+          reportBatchItemFailures: true,
+          // Cold starts and replacements: at most 2 instances at once, each pacing RunTask at 10 calls/s
+          // (RUN_TASK_CALLS_PER_SECOND below), so together they keep within ECS's 20/s per account and region.
+          ...(q === this.controlQueue && { maxConcurrency: controlConcurrency }),
+        }),
       );
     }
+    this.function.function.addEnvironment('RUN_TASK_CALLS_PER_SECOND', String(20 / controlConcurrency));
     data.grantItems(this.function.role, [
       'dynamodb:GetItem',
       'dynamodb:PutItem',

@@ -115,6 +115,8 @@ export class Dashboard extends Construct {
       graph(dashboardWidgets.launches, [
         byDimension('runTaskRefusals', 'refusal'),
         byDimension('launchFailures', 'stage'),
+        metric('poolGrowth', { label: 'pool grown by (storm)' }),
+        metric('poolGrowthFailures', { label: 'pool growth failed' }),
       ]),
       graph(
         dashboardWidgets.webhookSuccess,

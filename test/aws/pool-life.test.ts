@@ -278,5 +278,38 @@ describe.skipIf(skip)(
       ).toEqual([]);
       expect(verdicts).toHaveLength(refused.length);
     });
+
+    it('IAM: only the control function reads and resizes the pool service (its growth in a storm), and no other', async () => {
+      const [serviceId] = life.stack.resolver.ofType('AWS::ECS::Service')[0]!;
+      const serviceArn = String(life.stack.resolver.resolve({ Ref: serviceId }));
+      expect(serviceArn).toMatch(/^arn:aws:ecs:/);
+      const otherService = serviceArn.replace(/[^/]+$/, 'another-service');
+      const request = (principal: string, action: string, resource: string): IamRequest => ({
+        principal,
+        action,
+        resource,
+        context: { 'aws:SecureTransport': 'true' },
+        from: 'pool growth (core/adapters/ecs/ecs-pool-scaler.ts)',
+      });
+      const control = life.fn('ControlPlaneControl').role;
+      const allowed = [
+        request(control, 'ecs:DescribeServices', serviceArn),
+        request(control, 'ecs:UpdateService', serviceArn),
+      ];
+      expect(denials(await simulate(life.template, life.stack.resolver, allowed))).toEqual([]);
+      const refused = [
+        request(control, 'ecs:UpdateService', otherService),
+        request(control, 'ecs:DeleteService', serviceArn),
+        ...['ApiJoin', 'ApiLeave', 'DeliveryResults', 'TaskStopped', 'Sweeper'].map((f) =>
+          request(life.fn(f).role, 'ecs:UpdateService', serviceArn),
+        ),
+        request(life.stack.task.role, 'ecs:UpdateService', serviceArn),
+      ];
+      const verdicts = await simulate(life.template, life.stack.resolver, refused);
+      expect(verdicts.filter((v) => v.result !== 'ImplicitlyDenied').map((v) => v.request.action)).toEqual(
+        [],
+      );
+      expect(verdicts).toHaveLength(refused.length);
+    });
   },
 );

@@ -253,10 +253,14 @@ describe('the Lambda functions', () => {
       [...new Set([...logs, ...consume, ...send, ...items, ...bedrock, ...assemble])].sort(),
     );
     // The control function starts cold tasks and replacements (RunTask like the join) and, with the warm pool,
-    // withdraws the offer of a session its cold fallback takes over (DeleteItem). No model.
+    // withdraws the offer of a session its cold fallback takes over (DeleteItem) and grows the pool service in a
+    // storm (DescribeServices, UpdateService on that service only). No model.
     const runTask = ['ecs:RunTask', 'ecs:TagResource', 'iam:PassRole'];
+    const growPool = ['ecs:DescribeServices', 'ecs:UpdateService'];
     expect([...actionsOf(roleOfFunction(fnId(s.stack.controlPlane.function)))].sort()).toEqual(
-      [...new Set([...logs, ...consume, ...send, ...items, ...runTask, 'dynamodb:DeleteItem'])].sort(),
+      [
+        ...new Set([...logs, ...consume, ...send, ...items, ...runTask, ...growPool, 'dynamodb:DeleteItem']),
+      ].sort(),
     );
     if (d.deliveryFunction) {
       expect([...actionsOf(roleOfFunction(fnId(d.deliveryFunction)))].sort()).toEqual(
@@ -859,8 +863,8 @@ describe('the warm pool (issue 15)', () => {
     // for, and none whose failure (an empty Daily secret, no ECS service-linked role) could trip the circuit breaker.
     expect(props(serviceId).DesiredCount).toBe(0);
     // Nothing in the stack waits on the service beyond its creation: only the scaling (which sets a count outside
-    // CloudFormation), the dashboard and alarms (which read its name) and the scheduler (its ARN in its environment
-    // and its grant, to raise the count for scheduled sessions) refer to it.
+    // CloudFormation), the dashboard and alarms (which read its name), the scheduler (to raise the count for scheduled
+    // sessions) and the control function (which grows it in a storm): their environments and their roles' policies.
     const referrers = Object.entries(R)
       .filter(([id, r]) => id !== serviceId && JSON.stringify(r).includes(`"${serviceId}"`))
       .map(([, r]) => r.Type);

@@ -401,15 +401,16 @@ describe('join and leave Lambdas on ECS', () => {
       requestContext: { requestId: 'req-1' },
     }) as unknown as APIGatewayProxyEventV2;
 
-  it('join: no capacity anywhere → 503 capacity_unavailable with Retry-After, the session failed, nothing charged', async () => {
+  /** The control-queue messages the join sent (its hand-over of a start ECS would not make now). */
+  const controlMessages = () =>
+    sqs.commandCalls(SendMessageCommand).map((c) => JSON.parse(c.args[0].input.MessageBody!));
+
+  it('join: no capacity anywhere within the budget → 201, the start handed to the control plane, still held', async () => {
+    sqs.reset();
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
     ecs.on(RunTaskCommand).resolves({ tasks: [], failures: [capacityFailure] });
     const res = await join(request('/api/bot/join', { room_url: 'https://acme.daily.co/standup' }));
-    expect(res.statusCode).toBe(503);
-    expect(res.headers?.['retry-after']).toBe('3');
-    expect(JSON.parse(res.body!)).toMatchObject({
-      error: 'capacity_unavailable',
-      detail: expect.stringMatching(/nothing was started or charged/),
-    });
+    expect(res.statusCode).toBe(201);
 
     const runs = ecs.commandCalls(RunTaskCommand).map((c) => c.args[0].input);
     expect(runs.map((r) => r.capacityProviderStrategy![0]!.capacityProvider)).toEqual([
@@ -419,45 +420,83 @@ describe('join and leave Lambdas on ECS', () => {
       'FARGATE',
     ]);
     const id = runs[0]!.startedBy!;
+    expect(JSON.parse(res.body!)).toMatchObject({ status: 'started', bot_id: id });
     expect(runs.every((r) => r.startedBy === id && r.clientToken!.startsWith(id))).toBe(true);
     expect(items.get(`BOT#${id}|SESSION`)).toMatchObject({ status: 'running', account_id: accountId });
-
-    const sent = updates();
-    const failed = sent.find(
-      (u) => u.Key?.pk === `BOT#${id}` && Object.values(u.ExpressionAttributeValues ?? {}).includes('failed'),
+    // The control plane starts it (already claimed cold: no claim race), paced, retrying for minutes.
+    expect(controlMessages()).toEqual([
+      expect.objectContaining({ kind: 'start_cold', bot_id: id, claimed: true, tries: 1 }),
+    ]);
+    // Nothing failed, nothing settled: the hold stays until the session ends.
+    expect(updates().some((u) => Object.values(u.ExpressionAttributeValues ?? {}).includes('failed'))).toBe(
+      false,
     );
-    expect(failed, 'session marked failed').toBeDefined();
-    expect(Object.values(failed!.ExpressionAttributeValues!)).toContainEqual(
-      expect.stringMatching(/no bot could be launched: .*Capacity is unavailable.*; no credits were charged/),
-    );
-    // The session says why in error_code too, as a pool fallback that cannot launch does.
-    expect(Object.values(failed!.ExpressionAttributeValues!)).toContain('capacity_unavailable');
-    // The hold goes back in full: the net change of the balance is the whole hold, nothing is charged.
-    const settle = sent.find(
-      (u) => String(u.Key?.pk).startsWith('ACCOUNT#') && u.UpdateExpression?.includes('REMOVE holds'),
-    );
-    expect(settle?.ExpressionAttributeValues).toMatchObject({ ':net': 1, ':hold': 1 });
   }, 10_000);
 
-  it('join: RunTask throttled past the retry budget → 503 capacity_unavailable, never a 500; the hold returned', async () => {
+  it('join: RunTask throttled past the retry budget → 201 and handed over, never a 5xx', async () => {
+    sqs.reset();
+    sqs.on(SendMessageCommand).resolves({ MessageId: 'm-1' });
     ecs.on(RunTaskCommand).rejects(throttling());
     const sink = new MemoryMetrics();
     useMetricsSink(sink);
     const started = Date.now();
     const res = await join(request('/api/bot/join', { room_url: 'https://acme.daily.co/standup' }));
     useMetricsSink(undefined);
-    // Counted: each refusal, the launch given up at the join, and the join's outcome (not an anonymous 5xx).
+    expect(res.statusCode).toBe(201);
+    // Counted: each refusal; the launch was not given up, so no launch failure.
     expect(sink.named(metricNames.runTaskRefusals, { refusal: 'throttled' }).length).toBe(
       ecs.commandCalls(RunTaskCommand).length,
     );
-    expect(sink.named(metricNames.launchFailures, { stage: 'join' })).toHaveLength(1);
-    expect(sink.named(metricNames.joins, { outcome: 'capacity_unavailable' })).toHaveLength(1);
+    expect(sink.named(metricNames.launchFailures, { stage: 'join' })).toHaveLength(0);
     // RUN_TASK_RETRY_BUDGET_MS is 1 s here: the join retried within it, and no longer.
     expect(Date.now() - started).toBeLessThan(3000);
+    expect(ecs.commandCalls(RunTaskCommand).length).toBeGreaterThan(2);
+    expect(controlMessages()).toEqual([expect.objectContaining({ kind: 'start_cold', claimed: true })]);
+  }, 10_000);
+
+  it('join: throttled and the hand-over cannot be sent → 503 capacity_unavailable, the hold returned', async () => {
+    sqs.reset();
+    sqs.on(SendMessageCommand).rejects(new Error('SQS is down'));
+    ecs.on(RunTaskCommand).rejects(throttling());
+    const sink = new MemoryMetrics();
+    useMetricsSink(sink);
+    const res = await join(request('/api/bot/join', { room_url: 'https://acme.daily.co/standup' }));
+    useMetricsSink(undefined);
     expect(res.statusCode).toBe(503);
     expect(res.headers?.['retry-after']).toBe('3');
-    expect(JSON.parse(res.body!)).toMatchObject({ error: 'capacity_unavailable' });
-    expect(ecs.commandCalls(RunTaskCommand).length).toBeGreaterThan(2);
+    expect(JSON.parse(res.body!)).toMatchObject({
+      error: 'capacity_unavailable',
+      detail: expect.stringMatching(/nothing was started or charged/),
+    });
+    expect(sink.named(metricNames.launchFailures, { stage: 'join' })).toHaveLength(1);
+    expect(sink.named(metricNames.joins, { outcome: 'capacity_unavailable' })).toHaveLength(1);
+    const settle = updates().find(
+      (u) => String(u.Key?.pk).startsWith('ACCOUNT#') && u.UpdateExpression?.includes('REMOVE holds'),
+    );
+    expect(settle?.ExpressionAttributeValues).toMatchObject({ ':net': 1, ':hold': 1 });
+  }, 10_000);
+
+  it("join: the account's Fargate quota reached → 503 capacity_exhausted with Retry-After, nothing held", async () => {
+    sqs.reset();
+    ecs
+      .on(RunTaskCommand)
+      .rejects(
+        sdkError(
+          'ClientException',
+          400,
+          "You've reached the limit on the number of vCPUs you can run concurrently",
+        ),
+      );
+    const res = await join(request('/api/bot/join', { room_url: 'https://acme.daily.co/standup' }));
+    expect(res.statusCode).toBe(503);
+    expect(res.headers?.['retry-after']).toBe('60');
+    expect(JSON.parse(res.body!)).toMatchObject({ error: 'capacity_exhausted' });
+    expect(controlMessages()).toEqual([]);
+    const id = ecs.commandCalls(RunTaskCommand)[0]!.args[0].input.startedBy!;
+    const failed = updates().find(
+      (u) => u.Key?.pk === `BOT#${id}` && Object.values(u.ExpressionAttributeValues ?? {}).includes('failed'),
+    );
+    expect(Object.values(failed!.ExpressionAttributeValues!)).toContain('capacity_exhausted');
     const settle = updates().find(
       (u) => String(u.Key?.pk).startsWith('ACCOUNT#') && u.UpdateExpression?.includes('REMOVE holds'),
     );

@@ -84,6 +84,8 @@ describe('EMF metrics (Powertools)', () => {
       metrics.dlqParked('webhook');
       metrics.insights(1234, false);
       metrics.pooledBotIdle();
+      metrics.poolGrown(7);
+      metrics.poolGrowthFailed();
       metrics.sessionWarning('speech_fallback');
       metrics.conversationModelFailed('model_throttled');
       metrics.speechFailed('text_only');
@@ -111,6 +113,8 @@ describe('EMF metrics (Powertools)', () => {
           dimensions: { ...service, error_type: 'meeting-full' },
         },
         { name: 'RunningBots', unit: 'Count', value: 3, dimensions: service },
+        { name: 'PoolGrowth', unit: 'Count', value: 7, dimensions: service },
+        { name: 'PoolGrowthFailures', unit: 'Count', value: 1, dimensions: service },
         { name: 'JoinLatency', unit: 'Milliseconds', value: 7500, dimensions: service },
         {
           name: 'SessionsEnded',

@@ -1,7 +1,8 @@
 // TaskRunner on ECS Fargate: RunTask per bot (clientToken = bot id, so a retried join starts one task) and StopTask
 // (the tasks found by startedBy = bot id). A replacement of a lost bot is a task of the same bot id with
-// BOT_ATTEMPT set, on on-demand capacity. Throttling, launch limits and server faults are retried with jittered
-// backoff inside a time budget (the join's: its Lambda answers within 29 s); past it the start is a TaskCapacityError.
+// BOT_ATTEMPT set, on on-demand capacity. Each RunTask goes through the launcher (core/bots/task-launcher.ts), which
+// paces the calls and retries throttling, launch limits and server faults with jittered backoff inside a time budget
+// (the join's: its Lambda answers within 29 s); past it the start is a TaskCapacityError.
 import {
   type ECSClient,
   ListTasksCommand,
@@ -9,9 +10,9 @@ import {
   type RunTaskCommandInput,
   StopTaskCommand,
 } from '@aws-sdk/client-ecs';
+import { type LaunchClock, realLaunchClock, TaskLauncher, TokenBucket } from '../../bots/task-launcher';
 import type { Logger } from '../../log';
-import { metrics } from '../../metrics';
-import { TaskCapacityError, type TaskRunner, type TaskStartOptions } from '../../ports/task-runner';
+import type { LaunchTry, TaskPlatform, TaskRunner, TaskStartOptions } from '../../ports/task-runner';
 import { describeFailures, failuresAreCapacity, runTaskErrorKind } from './run-task-errors';
 
 export interface EcsRunnerSettings {
@@ -31,95 +32,68 @@ export interface EcsRunnerSettings {
   retryBaseMs?: number;
   /** What a start that ran out of budget tells the caller to wait (CAPACITY_RETRY_AFTER_SECONDS). */
   retryAfterSeconds?: number;
+  /** This process's pace of RunTask calls (RUN_TASK_CALLS_PER_SECOND); bucket of one second's worth. */
+  callsPerSecond?: number;
 }
 
 /** Time as the runner sees it: real by default, virtual in tests. */
-export interface RunnerClock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-  random(): number;
-}
+export type RunnerClock = LaunchClock;
 
-const realClock: RunnerClock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-  random: Math.random,
-};
+/** ECS's sustained RunTask rate per account and region (calls per second), the launcher's default pace. */
+export const runTaskCallsPerSecond = 20;
 
-/** A RunTask call always gets at least this long, even when the budget is nearly spent. */
-const minCallMs = 1_000;
-
-/** One wait between RunTask calls is never longer than this, so a long budget still polls for room. */
-const maxRetryDelayMs = 5_000;
-
-export class EcsTaskRunner implements TaskRunner {
-  private readonly clock: RunnerClock;
+export class EcsTaskRunner implements TaskRunner, TaskPlatform {
+  private readonly launcher: TaskLauncher;
 
   constructor(
     private readonly ecs: ECSClient,
     private readonly settings: EcsRunnerSettings,
     clock: Partial<RunnerClock> = {},
-    private readonly log?: Logger,
+    log?: Logger,
   ) {
-    this.clock = { ...realClock, ...clock };
-  }
-
-  async start(botId: string, options: TaskStartOptions = {}): Promise<{ taskRef: string }> {
-    const budgetMs = this.settings.retryBudgetMs ?? 15_000;
-    const deadline = this.clock.now() + budgetMs;
-    const attempts = this.settings.attempts ?? 2;
-    const refusals: string[] = [];
-    let retries = 0;
-    for (const provider of this.providers(options)) {
-      for (let noCapacity = 0; noCapacity < attempts; ) {
-        let kind: 'throttled' | 'unavailable' | 'capacity';
-        try {
-          // One call (with the SDK's own retries) never outlives the budget: a hanging call would otherwise hold the
-          // join past its Lambda's timeout, where the caller gets a gateway error instead of our 503. An aborted
-          // call may still have launched the task: the retry carries the same client token, so ECS starts one.
-          const { tasks = [], failures = [] } = await this.ecs.send(
-            new RunTaskCommand(this.input(botId, provider, options.attempt ?? 0)),
-            { abortSignal: AbortSignal.timeout(Math.max(minCallMs, deadline - this.clock.now())) },
-          );
-          const arn = tasks[0]?.taskArn;
-          if (arn) return { taskRef: arn };
-          if (!failuresAreCapacity(failures)) throw new PermanentRunTaskError(describeFailures(failures));
-          kind = 'capacity';
-          noCapacity++;
-          refusals.push(`${provider}: ${describeFailures(failures)}`);
-        } catch (err) {
-          if (err instanceof PermanentRunTaskError) throw err;
-          const errorKind = runTaskErrorKind(err);
-          if (errorKind === 'permanent') throw err;
-          kind = errorKind;
-          refusals.push(`${(err as Error).name}: ${(err as Error).message}`);
-        }
-        metrics.runTaskRefused(kind);
-        // Out of tries on this provider: the next one has capacity of its own, so it is tried at once.
-        if (noCapacity >= attempts) break;
-        // Equal jitter: half the exponential delay fixed, half random, so bots refused together spread out.
-        const exponential = Math.min(maxRetryDelayMs, (this.settings.retryBaseMs ?? 200) * 2 ** retries++);
-        const delay = Math.round(exponential / 2 + (exponential / 2) * this.clock.random());
-        if (this.clock.now() + delay > deadline) throw this.capacityError(budgetMs, refusals);
-        this.log?.warn('RunTask refused; retrying', {
-          bot_id: botId,
-          refusal: kind,
-          detail: refusals.at(-1),
-          retry_in_ms: delay,
-        });
-        await this.clock.sleep(delay);
-      }
-    }
-    throw this.capacityError(budgetMs, refusals);
-  }
-
-  private capacityError(budgetMs: number, refusals: string[]): TaskCapacityError {
-    // The last refusals say why; the whole list can be long (one per retry).
-    const why = [...new Set(refusals)].slice(-3).join('; ');
-    return new TaskCapacityError(
-      `ECS did not launch the bot task within ${Math.round(budgetMs / 1000)} s (${refusals.length} refusals): ${why}`,
-      this.settings.retryAfterSeconds ?? 15,
+    const fullClock = { ...realLaunchClock, ...clock };
+    const perSecond = settings.callsPerSecond ?? runTaskCallsPerSecond;
+    this.launcher = new TaskLauncher(
+      this,
+      {
+        budgetMs: settings.retryBudgetMs ?? 15_000,
+        attempts: settings.attempts ?? 2,
+        baseMs: settings.retryBaseMs ?? 200,
+        retryAfterSeconds: settings.retryAfterSeconds ?? 15,
+      },
+      new TokenBucket(perSecond, perSecond, fullClock),
+      fullClock,
+      log,
     );
+  }
+
+  start(botId: string, options: TaskStartOptions = {}): Promise<{ taskRef: string }> {
+    return this.launcher.start(botId, options);
+  }
+
+  /** One RunTask call, classified; the launcher paces and retries. */
+  async tryLaunch(
+    botId: string,
+    provider: string,
+    options: TaskStartOptions,
+    timeoutMs: number,
+  ): Promise<LaunchTry> {
+    try {
+      // An aborted call may still have launched the task: the retry carries the same client token, so ECS starts one.
+      const { tasks = [], failures = [] } = await this.ecs.send(
+        new RunTaskCommand(this.input(botId, provider, options.attempt ?? 0)),
+        { abortSignal: AbortSignal.timeout(timeoutMs) },
+      );
+      const arn = tasks[0]?.taskArn;
+      if (arn) return { taskRef: arn };
+      if (!failuresAreCapacity(failures)) throw new PermanentRunTaskError(describeFailures(failures));
+      return { refused: 'capacity', detail: `${provider}: ${describeFailures(failures)}` };
+    } catch (err) {
+      if (err instanceof PermanentRunTaskError) throw err;
+      const kind = runTaskErrorKind(err);
+      if (kind === 'permanent') throw err;
+      return { refused: kind, detail: `${(err as Error).name}: ${(err as Error).message}` };
+    }
   }
 
   /**
@@ -148,7 +122,7 @@ export class EcsTaskRunner implements TaskRunner {
   }
 
   /** A replacement runs on capacity AWS does not take back: the on-demand providers of the list, else FARGATE. */
-  private providers(options: TaskStartOptions): string[] {
+  providers(options: TaskStartOptions): string[] {
     if (!options.onDemand) return this.settings.capacityProviders;
     const onDemand = this.settings.capacityProviders.filter((p) => !/SPOT/i.test(p));
     return onDemand.length > 0 ? onDemand : ['FARGATE'];

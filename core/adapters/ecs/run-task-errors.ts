@@ -5,13 +5,14 @@ import { sdkErrorOf } from '../sdk-error';
 /**
  * - `throttled`: the account's API rate or a launch limit (RunTask is limited per account and region; Fargate
  *   launches have a token bucket; running tasks and vCPUs have quotas). Waiting helps.
+ * - `quota`: the account's quota of concurrent Fargate tasks or vCPUs. Waiting helps only once bots end.
  * - `unavailable`: ECS answered with a server fault (5xx) or nothing came back (network, timeout). Waiting helps.
  * - `permanent`: anything else (a missing cluster or task definition, access denied, an invalid parameter).
  *
  * https://docs.aws.amazon.com/AmazonECS/latest/APIReference/request-throttling.html (ThrottlingException,
  * "Rate exceeded"); https://docs.aws.amazon.com/AmazonECS/latest/developerguide/service-quotas.html.
  */
-export type RunTaskErrorKind = 'throttled' | 'unavailable' | 'permanent';
+export type RunTaskErrorKind = 'throttled' | 'quota' | 'unavailable' | 'permanent';
 
 const throttledNames = new Set([
   'ThrottlingException',
@@ -30,10 +31,14 @@ const throttledNames = new Set([
 const limitMessage =
   /rate exceeded|request limit exceeded|throttl|too many requests|reached the limit on the number of|limit exceeded/i;
 
+/** Fargate's answer at the account's concurrency quota ("...the number of vCPUs you can run concurrently"). */
+const quotaMessage = /reached the limit on the number of (tasks|vcpus)/i;
+
 export function runTaskErrorKind(err: unknown): RunTaskErrorKind {
   const e = sdkErrorOf(err);
   const name = e.name ?? '';
   const status = e.$metadata?.httpStatusCode;
+  if (quotaMessage.test(e.message ?? '')) return 'quota';
   if (throttledNames.has(name) || status === 429 || limitMessage.test(e.message ?? '')) return 'throttled';
   if (name === 'ServerException' || e.$fault === 'server' || (status !== undefined && status >= 500))
     return 'unavailable';

@@ -1,0 +1,383 @@
+// The storm benchmark's simulated world: a virtual clock that the code under test sleeps on, an ECS + Fargate that
+// obeys AWS's published launch quotas (RunTask calls and Fargate task launches as token buckets, the account's
+// concurrency quota) and answers refusals shaped as the SDK throws them, the warm pool's service and wake-up queue,
+// and the delayed control queue. Only the platform is simulated: joins, offers, claims, pacing, retries, fallbacks and
+// pool growth are the service's own code (bench/storm.ts), against a real DynamoDB stand-in (dynalite).
+import type { ECSClient } from '@aws-sdk/client-ecs';
+import { ECSServiceException } from '@aws-sdk/client-ecs';
+import type { PoolOffer, PoolQueue } from '../core/ports/pool-queue';
+
+/**
+ * Virtual time: `sleep` resolves when the clock gets there, and the clock jumps to the next timer only once no
+ * real work is in flight (every store call is tracked), so the code's own timers follow it and a 10-minute storm runs
+ * in the time its DynamoDB calls take.
+ */
+export class VirtualTime {
+  private t: number;
+  private seq = 0;
+  private readonly heap: { at: number; seq: number; fire: () => void }[] = [];
+  private inFlight = 0;
+
+  constructor(readonly epochMs: number) {
+    this.t = epochMs;
+  }
+
+  now = (): number => this.t;
+  date = (): Date => new Date(this.t);
+
+  sleep = (ms: number): Promise<void> => new Promise((resolve) => this.at(this.t + Math.max(0, ms), resolve));
+
+  /** Runs `fire` at virtual time `at` (never earlier than now). */
+  at(at: number, fire: () => void): void {
+    this.push({ at: Math.max(at, this.t), seq: this.seq++, fire });
+  }
+
+  /** Counts a real asynchronous call (a store's), so the clock waits for it before moving. */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight++;
+    return work.finally(() => {
+      this.inFlight--;
+    });
+  }
+
+  /** Wraps every method of `target` with track(). */
+  tracked<T extends object>(target: T): T {
+    return new Proxy(target, {
+      get: (obj, key) => {
+        const value = Reflect.get(obj, key);
+        if (typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          const out = value.apply(obj, args);
+          return out instanceof Promise ? this.track(out) : out;
+        };
+      },
+    });
+  }
+
+  /** Advances time, event by event, until `done()` or no timer is left or `limitMs` of virtual time passed. */
+  async runUntil(done: () => boolean, limitMs: number): Promise<void> {
+    const end = this.t + limitMs;
+    for (;;) {
+      await this.settle();
+      if (done() || this.heap.length === 0 || this.heap[0]!.at > end) return;
+      const at = this.heap[0]!.at;
+      this.t = at;
+      while (this.heap.length > 0 && this.heap[0]!.at === at) this.pop().fire();
+    }
+  }
+
+  private async settle(): Promise<void> {
+    for (let quiet = 0; quiet < 3; ) {
+      await new Promise((r) => setImmediate(r));
+      if (this.inFlight > 0) {
+        quiet = 0;
+        await new Promise((r) => setTimeout(r, 1));
+      } else quiet++;
+    }
+  }
+
+  private push(item: { at: number; seq: number; fire: () => void }) {
+    const h = this.heap;
+    h.push(item);
+    for (let i = h.length - 1; i > 0; ) {
+      const p = (i - 1) >> 1;
+      if (!before(h[i]!, h[p]!)) break;
+      [h[i], h[p]] = [h[p]!, h[i]!];
+      i = p;
+    }
+  }
+
+  private pop() {
+    const h = this.heap;
+    const top = h[0]!;
+    const last = h.pop()!;
+    if (h.length > 0) {
+      h[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && before(h[l]!, h[m]!)) m = l;
+        if (r < h.length && before(h[r]!, h[m]!)) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m]!, h[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+const before = (a: { at: number; seq: number }, b: { at: number; seq: number }) =>
+  a.at < b.at || (a.at === b.at && a.seq < b.seq);
+
+/** A seeded generator (mulberry32): the same run gives the same figures. */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A token bucket as AWS describes its throttling: `capacity` tokens, refilled at `perSecond`. */
+class QuotaBucket {
+  private tokens: number;
+  private updatedAt: number;
+  constructor(
+    private readonly capacity: number,
+    private readonly perSecond: number,
+    private readonly now: () => number,
+  ) {
+    this.tokens = capacity;
+    this.updatedAt = now();
+  }
+  available(): number {
+    const t = this.now();
+    this.tokens = Math.min(this.capacity, this.tokens + ((t - this.updatedAt) / 1000) * this.perSecond);
+    this.updatedAt = t;
+    return this.tokens;
+  }
+  take(n: number): boolean {
+    if (this.available() < n) return false;
+    this.tokens -= n;
+    return true;
+  }
+}
+
+/**
+ * How long a Fargate task takes from RunTask to its bot ready (a cold bot then joins; a pooled one waits). No
+ * published percentile table exists for Fargate start times; this is the component estimate of docs/warm-pool.md,
+ * drawn per task: scheduling and the task's ENI 10–20 s (uniform), the ~320 MB image pulled without a layer cache
+ * (log-normal, median 28 s, 95th percentile ~55 s, within 15–90 s; AWS names the image pull as what decides a
+ * Fargate task's start: docs.aws.amazon.com/AmazonECS/latest/developerguide/fargate-pull-behavior.html), then Node,
+ * Chromium and daily-js on 1 vCPU 5–10 s (uniform).
+ */
+export function taskStartMs(random: () => number): number {
+  const normal = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const pull = Math.min(90_000, Math.max(15_000, 28_000 * Math.exp(0.41 * normal)));
+  return 10_000 + 10_000 * random() + pull + 5_000 + 5_000 * random();
+}
+
+/** The Daily join itself: 1–3 s cold (page, daily-js and token first), 1–2 s for a pooled bot with its page warm. */
+export const joinMs = (random: () => number, warm: boolean) =>
+  warm ? 1_000 + 1_000 * random() : 1_000 + 2_000 * random();
+
+export interface EcsQuotas {
+  /** RunTask calls: a bucket of `runTaskBurst` refilled at `runTaskPerSecond` (per account and region). */
+  runTaskBurst: number;
+  runTaskPerSecond: number;
+  /** Fargate task launches: a bucket of 100 refilled at 20 per second (per account and region). */
+  launchBurst: number;
+  launchPerSecond: number;
+  /** The account's Fargate On-Demand vCPU quota, in 1-vCPU bot tasks. */
+  concurrentTasks: number;
+}
+
+export const awsQuotas: EcsQuotas = {
+  runTaskBurst: 20,
+  runTaskPerSecond: 20,
+  launchBurst: 100,
+  launchPerSecond: 20,
+  concurrentTasks: 5_000,
+};
+
+export interface SimTask {
+  arn: string;
+  /** The session a cold task was started for; undefined for a pooled task of the service. */
+  botId?: string;
+  launchedAt: number;
+}
+
+/**
+ * ECS and Fargate: RunTask (idempotent by client token), DescribeServices and UpdateService for the pool's service,
+ * whose scheduler launches up to the desired count every second within the same launch bucket. A refused RunTask
+ * throws what the SDK throws: ThrottlingException "Rate exceeded" past the API or launch rate, a ClientException at
+ * the concurrency quota.
+ */
+export class SimEcs {
+  readonly stats = {
+    runTaskCalls: 0,
+    runTaskThrottled: 0,
+    quotaRefusals: 0,
+    serviceLaunches: 0,
+    updateService: 0,
+  };
+  desired: number;
+  private readonly api: QuotaBucket;
+  private readonly launches: QuotaBucket;
+  private readonly tokens = new Map<string, string>();
+  private live = 0;
+  private servicePending = 0;
+  private serviceRunning = 0;
+  private n = 0;
+
+  constructor(
+    private readonly time: VirtualTime,
+    private readonly quotas: EcsQuotas,
+    private readonly random: () => number,
+    /** A task is ready (its bot started). */
+    private readonly onReady: (task: SimTask) => void,
+    initialPool: number,
+    /** Idle pooled tasks already running when the storm starts. */
+    onInitialPool: (task: SimTask) => void,
+  ) {
+    this.api = new QuotaBucket(quotas.runTaskBurst, quotas.runTaskPerSecond, time.now);
+    this.launches = new QuotaBucket(quotas.launchBurst, quotas.launchPerSecond, time.now);
+    this.desired = initialPool;
+    for (let i = 0; i < initialPool; i++) {
+      this.live++;
+      this.serviceRunning++;
+      onInitialPool({ arn: this.arn(), launchedAt: time.now() });
+    }
+    this.schedule();
+  }
+
+  /** What the code under test sees as its ECSClient. */
+  client(): ECSClient {
+    return { send: (command: { input: unknown }) => this.send(command) } as unknown as ECSClient;
+  }
+
+  /** A pooled task that served its session and exited (not during this benchmark: sessions outlast it). */
+  get idleCapacity() {
+    return { desired: this.desired, running: this.serviceRunning, pending: this.servicePending };
+  }
+
+  private async send(command: { input: unknown }): Promise<unknown> {
+    // An API round trip.
+    await this.time.sleep(50 + 100 * this.random());
+    const name = command.constructor.name;
+    if (name === 'RunTaskCommand') return this.runTask(command.input as RunTaskInput);
+    if (name === 'DescribeServicesCommand') return { services: [{ desiredCount: this.desired }] };
+    if (name === 'UpdateServiceCommand') {
+      this.stats.updateService++;
+      this.desired = (command.input as { desiredCount: number }).desiredCount;
+      return {};
+    }
+    throw new Error(`the simulated ECS does not answer ${name}`);
+  }
+
+  private runTask(input: RunTaskInput): unknown {
+    this.stats.runTaskCalls++;
+    if (!this.api.take(1)) return this.throttled();
+    const known = input.clientToken && this.tokens.get(input.clientToken);
+    if (known) return { tasks: [{ taskArn: known }], failures: [] };
+    const count = input.count ?? 1;
+    if (this.live + count > this.quotas.concurrentTasks) {
+      this.stats.quotaRefusals++;
+      throw sdkError(
+        'ClientException',
+        "You've reached the limit on the number of vCPUs you can run concurrently",
+      );
+    }
+    if (!this.launches.take(count)) return this.throttled();
+    const botId = input.overrides?.containerOverrides?.[0]?.environment?.find(
+      (e) => e.name === 'BOT_ID',
+    )?.value;
+    const tasks = Array.from({ length: count }, () => {
+      const task: SimTask = { arn: this.arn(), ...(botId && { botId }), launchedAt: this.time.now() };
+      this.live++;
+      this.time.at(this.time.now() + taskStartMs(this.random), () => this.onReady(task));
+      return { taskArn: task.arn };
+    });
+    if (input.clientToken) this.tokens.set(input.clientToken, tasks[0]!.taskArn);
+    return { tasks, failures: [] };
+  }
+
+  private throttled(): never {
+    this.stats.runTaskThrottled++;
+    throw sdkError('ThrottlingException', 'Rate exceeded');
+  }
+
+  /** The service scheduler: once a second, launches toward the desired count within the launch bucket. */
+  private schedule() {
+    this.time.at(this.time.now() + 1_000, () => {
+      const want = this.desired - this.serviceRunning - this.servicePending;
+      const room = Math.min(
+        want,
+        Math.floor(this.launches.available()),
+        this.quotas.concurrentTasks - this.live,
+      );
+      if (room > 0 && this.launches.take(room)) {
+        for (let i = 0; i < room; i++) {
+          const task: SimTask = { arn: this.arn(), launchedAt: this.time.now() };
+          this.live++;
+          this.servicePending++;
+          this.stats.serviceLaunches++;
+          this.time.at(this.time.now() + taskStartMs(this.random), () => {
+            this.servicePending--;
+            this.serviceRunning++;
+            this.onReady(task);
+          });
+        }
+      }
+      if (!this.stopped) this.schedule();
+    });
+  }
+
+  stopped = false;
+
+  private arn() {
+    return `arn:aws:ecs:us-east-1:111122223333:task/bots/${(this.n++).toString(16).padStart(32, '0')}`;
+  }
+}
+
+interface RunTaskInput {
+  count?: number;
+  clientToken?: string;
+  overrides?: { containerOverrides?: { environment?: { name?: string; value?: string }[] }[] };
+}
+
+function sdkError(name: string, message: string) {
+  return new ECSServiceException({ name, message, $fault: 'client', $metadata: { httpStatusCode: 400 } });
+}
+
+/** The pool's wake-up queue on the virtual clock: an offer goes to the longest-waiting idle bot, else waits. */
+export class SimPoolQueue implements PoolQueue {
+  private readonly offers: string[] = [];
+  private readonly waiters: ((offer: PoolOffer | null) => void)[] = [];
+
+  constructor(private readonly time: VirtualTime) {}
+
+  async offer(botId: string): Promise<void> {
+    const waiter = this.waiters.shift();
+    if (waiter) waiter(this.wrap(botId));
+    else this.offers.push(botId);
+  }
+
+  next(waitMs: number, signal: AbortSignal): Promise<PoolOffer | null> {
+    const queued = this.offers.shift();
+    if (queued) return Promise.resolve(this.wrap(queued));
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      const onAbort = () => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        if (!settled) {
+          settled = true;
+          reject(signal.reason);
+        }
+      };
+      const waiter = (offer: PoolOffer | null) => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        resolve(offer);
+      };
+      this.waiters.push(waiter);
+      this.time.at(this.time.now() + waitMs, () => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+        waiter(null);
+      });
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  private wrap(botId: string): PoolOffer {
+    return { botId, done: async () => {} };
+  }
+}

@@ -1,0 +1,408 @@
+// The top-of-the-hour storm: 1,000 ad-hoc joins within 10 s from 50 accounts, with warm pools of 0, 50 and 200,
+// against a simulated ECS + Fargate that obeys AWS's launch quotas (bench/storm-sim.ts). Everything on our side is
+// the real code: the join use case (startBot: credit hold, session and offer written in dynalite), the warm pool's
+// wake-up and claim (claimFromPool, the conditional write), the delayed fallback (startColdIfUnclaimed), the launcher
+// (pacing, jittered retries, the hand-over of a throttled start), the pool's growth (PoolGrowth, EcsPoolScaler) and
+// the ECS adapter's RunTask call and error classification (EcsTaskRunner). Time is virtual: every timer of that code
+// runs on the simulation's clock. Reported: join → bot in room p50/p95/max, 5xx answers (must be 0), RunTask calls
+// and throttles, and the pool's idle cost per hour before and after the storm. Method and limits: docs/benchmarks.md.
+
+import { claimFromPool } from '../bot-task/pool';
+import { EcsPoolScaler } from '../core/adapters/ecs/ecs-pool-scaler';
+import { EcsTaskRunner } from '../core/adapters/ecs/ecs-task-runner';
+import { type StartColdRequest, startColdIfUnclaimed } from '../core/bots/pool-fallback';
+import { PoolGrowth } from '../core/bots/pool-growth';
+import { coldClaimant } from '../core/bots/session';
+import { startBot } from '../core/bots/start-bot';
+import type { ControlMessage } from '../core/control/messages';
+import type { Outbox } from '../core/control/outbox';
+import type { ServiceDeps } from '../core/deps';
+import { ApiError } from '../core/errors';
+import { createLogger } from '../core/log';
+import { startLocalStack } from '../local/stack';
+import type { Table } from './run';
+import {
+  awsQuotas,
+  type EcsQuotas,
+  joinMs,
+  SimEcs,
+  SimPoolQueue,
+  type SimTask,
+  seeded,
+  VirtualTime,
+} from './storm-sim';
+import { type BenchOptions, percentile, verdict } from './support';
+
+/** An idle default bot task (1 vCPU, 2 GB, x86, public IPv4) per hour, us-east-1 on-demand (docs/cost.md). */
+const idleBotHourUsd = 0.0544;
+/** Join Lambda instances busy at once in the storm (each has its own RunTask pacer). */
+const joinInstances = 25;
+/**
+ * Control function instances (the control queue's event source at its minimum maximum-concurrency, 2), each pacing
+ * RunTask at half the account's rate, so together they stay within it.
+ */
+const controlInstances = 2;
+/** The control queue's visibility timeout and receives before its DLQ. */
+const visibilityMs = 30_000;
+const maxReceives = 5;
+/** How often an idle pooled bot scans the offers here (1 s on AWS): wake-ups carry the storm; scans cost dynalite time. */
+const simPollMs = 30_000;
+
+export interface StormScenario {
+  joins: number;
+  windowMs: number;
+  accounts: number;
+  pool: number;
+  /** The pool's growth ceiling (botPoolMax). */
+  poolMax: number;
+  quotas?: EcsQuotas;
+  seed?: number;
+}
+
+export interface StormFigures {
+  pool: number;
+  joins: number;
+  in_room: number;
+  join_to_room_ms: { p50: number; p95: number; max: number };
+  answers: Record<string, number>;
+  http_5xx: number;
+  failed_after_201: number;
+  served_twice: number;
+  pool_claims: number;
+  cold_starts: number;
+  run_task_calls: number;
+  run_task_throttled: number;
+  quota_refusals: number;
+  requeued_starts: number;
+  /** Control messages whose handling threw (redelivered by the simulated queue). */
+  control_errors: number;
+  /** Session reads of a starting bot that failed and were tried again (dynalite overloaded, not the design). */
+  bot_read_errors: number;
+  pool_desired_after: number;
+  service_launches: number;
+  pool_idle_cost_per_hour_before_usd: number;
+  pool_idle_after: number;
+  pool_idle_cost_per_hour_after_usd: number;
+  virtual_s: number;
+  wall_s: number;
+}
+
+export async function runStorm(s: StormScenario): Promise<StormFigures> {
+  const wallStart = Date.now();
+  const random = seeded(s.seed ?? 25);
+  const time = new VirtualTime(Date.parse('2026-01-05T10:00:00Z'));
+  const log = createLogger('silent');
+  const stack = await startLocalStack({
+    port: 0,
+    dataDir: null,
+    // The stack's sweep runs on real time against sessions stamped in virtual time: a day apart, it never runs
+    // during the storm (it would take the simulated bots, which write no heartbeat, for lost ones).
+    env: {
+      LOG_LEVEL: 'silent',
+      BOT_POOL_SIZE: '0',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      HEARTBEAT_MS: String(86_400_000),
+    },
+  });
+  try {
+    const accounts: string[] = [];
+    for (let i = 0; i < s.accounts; i++) {
+      const { account } = await stack.deps.accounts.create(`storm-${i}`);
+      await stack.deps.ledger.grant(account.accountId, 1_000, 'bench');
+      accounts.push(account.accountId);
+    }
+    const stores = {
+      accounts: time.tracked(stack.deps.accounts),
+      sessions: time.tracked(stack.deps.sessions),
+      ledger: time.tracked(stack.deps.ledger),
+      idempotency: time.tracked(stack.deps.idempotency),
+      transcripts: time.tracked(stack.deps.transcripts),
+      deliveries: time.tracked(stack.deps.deliveries),
+    };
+    const config = {
+      ...stack.config,
+      BOT_POOL_SIZE: s.pool > 0 ? 1 : 0,
+      POOL_CLAIM_TIMEOUT_MS: 2_000,
+      RUN_TASK_RETRY_BUDGET_MS: 15_000,
+      MAX_RUNNING_BOTS_PER_ACCOUNT: 1_000,
+    };
+
+    const joinedAt = new Map<string, number>();
+    const inRoomAt = new Map<string, number>();
+    const servedBy = new Map<string, number>();
+    const answers: Record<string, number> = {};
+    let failedAfter201 = 0;
+    let requeued = 0;
+    let controlErrors = 0;
+    let botReadErrors = 0;
+    let poolClaims = 0;
+    let coldStarts = 0;
+    let idlePooled = 0;
+    let settledJoins = 0;
+    let stop!: () => void;
+    const stopped = new Promise<void>((r) => {
+      stop = r;
+    });
+
+    const clock = { now: time.now, sleep: time.sleep, random };
+    const runnerSettings = {
+      cluster: 'bots',
+      taskDefinition: 'bot:1',
+      containerName: 'bot',
+      subnets: ['subnet-a'],
+      securityGroups: ['sg-1'],
+      assignPublicIp: true,
+      capacityProviders: ['FARGATE_SPOT', 'FARGATE'],
+      retryBudgetMs: config.RUN_TASK_RETRY_BUDGET_MS,
+      retryBaseMs: config.RUN_TASK_RETRY_BASE_MS,
+    };
+
+    const inRoom = (botId: string, warm: boolean) => {
+      servedBy.set(botId, (servedBy.get(botId) ?? 0) + 1);
+      time.at(time.now() + joinMs(random, warm), () => {
+        if (!inRoomAt.has(botId)) inRoomAt.set(botId, time.now());
+      });
+    };
+
+    const queue = new SimPoolQueue(time);
+    const pooledBot = async (task: SimTask) => {
+      idlePooled++;
+      const session = await claimFromPool(
+        { sessions: stores.sessions, queue, log, now: time.date },
+        {
+          poolBotId: task.arn,
+          taskRef: task.arn,
+          pollMs: simPollMs,
+          offerWindowMs: 600_000,
+          stopped,
+          random,
+        },
+      );
+      idlePooled--;
+      if (!session) return;
+      poolClaims++;
+      inRoom(session.botId, true);
+    };
+    const coldBot = async (task: SimTask): Promise<void> => {
+      // The bot-task reads its session and joins it (bot-task/main.ts), unless it ended meanwhile. A read that fails
+      // (dynalite slow on a loaded machine) is tried again a second later, as the bot's store client retries.
+      const session = await stores.sessions.get(task.botId!).catch(() => 'error' as const);
+      if (session === 'error') {
+        botReadErrors++;
+        await time.sleep(1_000);
+        return coldBot(task);
+      }
+      if (session?.status !== 'running' || session.claimedBy !== coldClaimant) return;
+      coldStarts++;
+      inRoom(session.botId, false);
+    };
+    const ecs = new SimEcs(
+      time,
+      s.quotas ?? awsQuotas,
+      random,
+      (task) => void (task.botId ? coldBot(task) : pooledBot(task)),
+      s.pool,
+      (task) => void pooledBot(task),
+    );
+
+    const growth =
+      s.pool > 0
+        ? new PoolGrowth(
+            new EcsPoolScaler(ecs.client(), { cluster: 'bots', service: 'pool', max: s.poolMax }),
+            {
+              sleep: time.sleep,
+            },
+          )
+        : undefined;
+    const controlRunners = Array.from(
+      { length: controlInstances },
+      () =>
+        new EcsTaskRunner(
+          ecs.client(),
+          { ...runnerSettings, callsPerSecond: awsQuotas.runTaskPerSecond / controlInstances },
+          clock,
+        ),
+    );
+    let nextControl = 0;
+    // The control queue: a message is handled by one control instance after its delay.
+    const outbox: Outbox = {
+      send: async (message, options) => {
+        const m = message as ControlMessage;
+        if (m.kind !== 'start_cold') return;
+        time.at(time.now() + (options?.delaySeconds ?? 0) * 1000 + 20, () => {
+          deliver(m as StartColdRequest, 1);
+        });
+      },
+    };
+    /** One receipt of a control message by a control instance; a thrown one comes back after the visibility timeout. */
+    const deliver = (m: StartColdRequest, receipt: number) => {
+      const runner = controlRunners[nextControl++ % controlInstances]!;
+      void startColdIfUnclaimed(
+        {
+          stores,
+          config,
+          runner,
+          outbox,
+          log,
+          random,
+          ...(growth && { poolDemand: (n: number) => growth.demand(n) }),
+        },
+        m as StartColdRequest,
+        time.date(),
+      ).then(
+        (outcome) => {
+          if (outcome === 'requeued') requeued++;
+          if (outcome === 'failed') {
+            failedAfter201++;
+            settledJoins++;
+          }
+        },
+        () => {
+          // SQS redelivers a message whose handling threw, after its visibility timeout, up to the DLQ.
+          controlErrors++;
+          if (receipt < maxReceives) time.at(time.now() + visibilityMs, () => deliver(m, receipt + 1));
+          else {
+            failedAfter201++;
+            settledJoins++;
+          }
+        },
+      );
+    };
+    const joinRunners = Array.from(
+      { length: joinInstances },
+      () => new EcsTaskRunner(ecs.client(), runnerSettings, clock),
+    );
+    const deps = (i: number): ServiceDeps => ({
+      ...stack.deps,
+      ...stores,
+      config,
+      runner: joinRunners[i % joinInstances]!,
+      outbox,
+      ...(s.pool > 0 && { poolQueue: queue }),
+      log,
+      now: time.date,
+    });
+
+    const start = time.now();
+    for (let i = 0; i < s.joins; i++) {
+      time.at(start + Math.floor((i / s.joins) * s.windowMs), () => {
+        const t = time.now();
+        startBot(
+          deps(i),
+          { accountId: accounts[i % s.accounts]!, keyId: 'k' },
+          { provider: 'daily', room_url: `https://acme.daily.co/storm-${i}` },
+          undefined,
+        ).then(
+          (r) => {
+            const botId = (r.body as { bot_id: string }).bot_id;
+            joinedAt.set(botId, t);
+            answers[String(r.status)] = (answers[String(r.status)] ?? 0) + 1;
+          },
+          (err: unknown) => {
+            const status = err instanceof ApiError ? err.status : 500;
+            answers[String(status)] = (answers[String(status)] ?? 0) + 1;
+            settledJoins++;
+          },
+        );
+      });
+    }
+    const allSettled = () =>
+      settledJoins + [...joinedAt.keys()].filter((id) => inRoomAt.has(id)).length >= s.joins;
+    await time.runUntil(allSettled, 15 * 60_000);
+    const virtualS = (time.now() - start) / 1000;
+    stop();
+    ecs.stopped = true;
+
+    const delays = [...joinedAt].flatMap(([id, t]) => (inRoomAt.has(id) ? [inRoomAt.get(id)! - t] : []));
+    const { running, pending } = ecs.idleCapacity;
+    const idleAfter = Math.max(0, idlePooled) + pending;
+    void running;
+    return {
+      pool: s.pool,
+      joins: s.joins,
+      in_room: delays.length,
+      join_to_room_ms: {
+        p50: percentile(delays, 50),
+        p95: percentile(delays, 95),
+        max: Math.max(...delays),
+      },
+      answers,
+      http_5xx: Object.entries(answers)
+        .filter(([k]) => k.startsWith('5'))
+        .reduce((n, [, v]) => n + v, 0),
+      failed_after_201: failedAfter201,
+      served_twice: [...servedBy.values()].filter((n) => n > 1).length,
+      pool_claims: poolClaims,
+      cold_starts: coldStarts,
+      run_task_calls: ecs.stats.runTaskCalls,
+      run_task_throttled: ecs.stats.runTaskThrottled,
+      quota_refusals: ecs.stats.quotaRefusals,
+      requeued_starts: requeued,
+      control_errors: controlErrors,
+      bot_read_errors: botReadErrors,
+      pool_desired_after: ecs.desired,
+      service_launches: ecs.stats.serviceLaunches,
+      pool_idle_cost_per_hour_before_usd: round2(s.pool * idleBotHourUsd),
+      pool_idle_after: idleAfter,
+      pool_idle_cost_per_hour_after_usd: round2(idleAfter * idleBotHourUsd),
+      virtual_s: Math.round(virtualS),
+      wall_s: Math.round((Date.now() - wallStart) / 1000),
+    };
+  } finally {
+    await stack.close();
+  }
+}
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+export async function run(options: BenchOptions): Promise<Record<string, unknown>> {
+  const joins = options.quick ? 100 : 1_000;
+  const accounts = options.quick ? 10 : 50;
+  const pools = options.quick ? [0, 5, 20] : [0, 50, 200];
+  const scenarios: StormFigures[] = [];
+  for (const pool of pools) {
+    scenarios.push(await runStorm({ joins, windowMs: 10_000, accounts, pool, poolMax: pool * 2 }));
+  }
+  const no5xx = scenarios.every((f) => f.http_5xx === 0 && f.in_room === f.joins && f.served_twice === 0);
+  return {
+    method:
+      'real join/offer/claim/fallback/launcher/ECS-adapter code on a virtual clock against a simulated ECS + Fargate (RunTask 20/s, Fargate launches bucket 100 at 20/s, 5,000-task quota); DynamoDB is dynalite',
+    joins,
+    window_s: 10,
+    accounts,
+    scenarios,
+    every_join_served_no_5xx: verdict(no5xx, options),
+  };
+}
+
+export function table(result: Record<string, unknown>): Table {
+  const scenarios = result.scenarios as StormFigures[];
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  return [
+    [
+      'pool',
+      'in room',
+      'join→room p50',
+      'p95',
+      'max',
+      '5xx',
+      'RunTask calls',
+      'throttled',
+      'pool after',
+      'idle $/h before → after',
+    ],
+    ...scenarios.map((f) => [
+      String(f.pool),
+      `${f.in_room}/${f.joins}`,
+      s(f.join_to_room_ms.p50),
+      s(f.join_to_room_ms.p95),
+      s(f.join_to_room_ms.max),
+      String(f.http_5xx),
+      String(f.run_task_calls),
+      String(f.run_task_throttled),
+      String(f.pool_desired_after),
+      `${f.pool_idle_cost_per_hour_before_usd} → ${f.pool_idle_cost_per_hour_after_usd}`,
+    ]),
+    [`every join served, no 5xx, none twice: ${String(result.every_join_served_no_5xx)}`],
+  ];
+}

@@ -1,0 +1,130 @@
+// The one place bot tasks are launched: every start (join, pool fallback, replacement) takes a token from a bucket
+// paced at the platform's API quota before each launch call, and retries refusals a wait can fix with jittered
+// exponential backoff inside a time budget. ECS limits RunTask to a sustained 20 calls per second per account and
+// region (bucket 100) and Fargate launches to a bucket of 100 tasks refilled at 20 per second:
+// https://docs.aws.amazon.com/AmazonECS/latest/APIReference/request-throttling.html,
+// https://docs.aws.amazon.com/AmazonECS/latest/developerguide/throttling.html.
+import type { Logger } from '../log';
+import { metrics } from '../metrics';
+import { TaskCapacityError, type TaskPlatform, type TaskStartOptions } from '../ports/task-runner';
+
+/** Time as the launcher sees it: real by default, virtual in tests and in the storm simulation. */
+export interface LaunchClock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+  random(): number;
+}
+
+export const realLaunchClock: LaunchClock = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+  random: Math.random,
+};
+
+/**
+ * A token bucket whose takers queue in order: a take that finds no token reserves the next one (the count goes
+ * negative) and waits for its refill, so a burst of starts leaves at the quota's rate instead of all being refused.
+ */
+export class TokenBucket {
+  private tokens: number;
+  private updatedAt: number;
+
+  constructor(
+    private readonly capacity: number,
+    private readonly perSecond: number,
+    private readonly clock: Pick<LaunchClock, 'now' | 'sleep'>,
+  ) {
+    this.tokens = capacity;
+    this.updatedAt = clock.now();
+  }
+
+  /** Resolves when the caller may make one call. */
+  async take(): Promise<void> {
+    const now = this.clock.now();
+    this.tokens = Math.min(this.capacity, this.tokens + ((now - this.updatedAt) / 1000) * this.perSecond);
+    this.updatedAt = now;
+    this.tokens -= 1;
+    if (this.tokens >= 0) return;
+    await this.clock.sleep(Math.ceil((-this.tokens / this.perSecond) * 1000));
+  }
+}
+
+export interface LaunchPolicy {
+  /** How long one start may keep retrying (RUN_TASK_RETRY_BUDGET_MS). */
+  budgetMs: number;
+  /** Attempts per capacity provider that reports no capacity before the next one is tried. */
+  attempts: number;
+  /** The first retry's delay; each next one doubles, up to 5 s (RUN_TASK_RETRY_BASE_MS). */
+  baseMs: number;
+  /** What a start that ran out of budget tells the caller to wait (CAPACITY_RETRY_AFTER_SECONDS). */
+  retryAfterSeconds: number;
+}
+
+/** One launch call always gets at least this long, even when the budget is nearly spent. */
+const minCallMs = 1_000;
+
+/** One wait between launch calls is never longer than this, so a long budget still polls for room. */
+const maxRetryDelayMs = 5_000;
+
+/** What a start refused by the account's concurrency quota tells the caller to wait: bots must end first. */
+export const quotaRetryAfterSeconds = 60;
+
+export class TaskLauncher {
+  constructor(
+    private readonly platform: TaskPlatform,
+    private readonly policy: LaunchPolicy,
+    private readonly pacer: Pick<TokenBucket, 'take'>,
+    private readonly clock: LaunchClock = realLaunchClock,
+    private readonly log?: Logger,
+  ) {}
+
+  async start(botId: string, options: TaskStartOptions = {}): Promise<{ taskRef: string }> {
+    const { budgetMs, attempts } = this.policy;
+    const deadline = this.clock.now() + budgetMs;
+    const refusals: string[] = [];
+    let quotaSeen = false;
+    let retries = 0;
+    for (const provider of this.platform.providers(options)) {
+      for (let noCapacity = 0; noCapacity < attempts; ) {
+        await this.pacer.take();
+        // One call never outlives the budget: a hanging call would otherwise hold the join past its Lambda's
+        // timeout, where the caller gets a gateway error instead of our answer.
+        const outcome = await this.platform.tryLaunch(
+          botId,
+          provider,
+          options,
+          Math.max(minCallMs, deadline - this.clock.now()),
+        );
+        if ('taskRef' in outcome) return { taskRef: outcome.taskRef };
+        if (outcome.refused === 'quota') quotaSeen = true;
+        refusals.push(outcome.detail);
+        metrics.runTaskRefused(outcome.refused === 'quota' ? 'throttled' : outcome.refused);
+        if (outcome.refused === 'capacity') noCapacity++;
+        // Out of tries on this provider: the next one has capacity of its own, so it is tried at once.
+        if (noCapacity >= attempts) break;
+        // Equal jitter: half the exponential delay fixed, half random, so bots refused together spread out.
+        const exponential = Math.min(maxRetryDelayMs, this.policy.baseMs * 2 ** retries++);
+        const delay = Math.round(exponential / 2 + (exponential / 2) * this.clock.random());
+        if (this.clock.now() + delay > deadline) throw this.capacityError(refusals, quotaSeen);
+        this.log?.warn('RunTask refused; retrying', {
+          bot_id: botId,
+          refusal: outcome.refused,
+          detail: outcome.detail,
+          retry_in_ms: delay,
+        });
+        await this.clock.sleep(delay);
+      }
+    }
+    throw this.capacityError(refusals, quotaSeen);
+  }
+
+  private capacityError(refusals: string[], quota: boolean): TaskCapacityError {
+    // The last refusals say why; the whole list can be long (one per retry).
+    const why = [...new Set(refusals)].slice(-3).join('; ');
+    return new TaskCapacityError(
+      `ECS did not launch the bot task within ${Math.round(this.policy.budgetMs / 1000)} s (${refusals.length} refusals): ${why}`,
+      quota ? quotaRetryAfterSeconds : this.policy.retryAfterSeconds,
+      quota,
+    );
+  }
+}
