@@ -77,6 +77,11 @@ export interface BotSession {
   startPath?: StartPath;
   /** What the bot had to do without (a failed model or voice), once per code, in order (status view `warnings`). */
   warnings?: SessionWarning[];
+  /**
+   * When the meeting's content (transcript, Q&A pairs, insights, delivered payloads) was deleted, by the customer or
+   * by the account's retention: the session is a tombstone from then on (core/data/delete-meeting-data.ts).
+   */
+  dataDeletedAt?: string;
 }
 
 /** A degradation the customer is told about; the codes are the schema's (core/schemas/api.ts `warningCodes`). */
@@ -155,12 +160,14 @@ export function toBotSummary(s: BotSession): BotSummary {
 /** The status view of a session with its transcript text (null while nothing was said in a running session). */
 export function toStatusView(s: BotSession, transcript: string | null): StatusView {
   const { provider: _, created_at: __, ...common } = toBotSummary(s);
+  // A tombstone shows no content, whatever a reader may still hold of it.
+  const deleted = s.dataDeletedAt !== undefined;
   return {
     ...common,
     error_code: s.errorCode ?? null,
-    transcript,
-    qa_pairs: s.qaPairs ?? null,
-    insights: s.insights ?? null,
+    transcript: deleted ? null : transcript,
+    qa_pairs: deleted ? null : (s.qaPairs ?? null),
+    insights: deleted ? null : (s.insights ?? null),
     replacements: replacementViews(s),
     status_changes: (s.statusChanges ?? []).map((c) => ({
       code: c.code,
@@ -168,5 +175,6 @@ export function toStatusView(s: BotSession, transcript: string | null): StatusVi
       detail: c.detail ?? null,
     })),
     warnings: warningViews(s),
+    data_deleted_at: s.dataDeletedAt ?? null,
   };
 }

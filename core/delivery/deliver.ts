@@ -27,6 +27,10 @@ export interface DeliveryJob {
  */
 export const webhookOrderWaitMs = 10_000;
 
+/** The attempt error of a delivery whose payload went with the meeting's data. */
+export const contentDeletedError =
+  'content_deleted: the meeting data was deleted before this delivery was sent';
+
 export type DeliveryOutcome =
   | { kind: 'done' }
   | { kind: 'retry'; delaySeconds: number }
@@ -121,6 +125,17 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
     channel: d.channel,
     event: d.event,
   });
+  if (d.contentDeletedAt !== undefined) {
+    // The meeting's data was deleted: a replay, a redrive or a late retry never sends its content again. The record
+    // ends failed with the reason, and the job is done (nothing to park in the DLQ and redrive later).
+    await deliveries.recordAttempt(
+      d,
+      { at: now.toISOString(), status_code: null, latency_ms: 0, error: contentDeletedError },
+      { status: 'failed' },
+    );
+    log.info('delivery dropped: the meeting data was deleted');
+    return { kind: 'done' };
+  }
   const result: SendResult = d.channel === 'webhook' ? await postWebhook(deps, d) : await sendMail(deps, d);
   if (d.seq !== undefined && d.attempts.length === 0) {
     await deliveries

@@ -4,6 +4,11 @@ import type { CreditHold } from './credit-ledger';
 
 export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
 
+/** What marking a session's content deleted found: newly marked, marked before (with that time), running, missing. */
+export type DataDeletionMark =
+  | { outcome: 'marked' | 'already'; dataDeletedAt: string }
+  | { outcome: 'running' | 'not_found'; dataDeletedAt?: undefined };
+
 /** Where a page of an account's bots ends: the next page starts after it. */
 export interface SessionCursor {
   createdAt: string;
@@ -85,4 +90,8 @@ export interface SessionsStore {
    * should the bot then die before joining, the heartbeat sweep is the backstop.
    */
   sessionClaimedBy(claimant: string): Promise<string | null>;
+  /** Marks an ended session's content deleted (`dataDeletedAt`), once; a running session is left alone. */
+  markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark>;
+  /** Removes the results (Q&A pairs, insights) from a session marked deleted; nothing on one that is not. */
+  purgeContent(botId: string): Promise<void>;
 }

@@ -9,7 +9,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { BotSession, Replacement, SessionClaim, SessionWarning, StatusChange } from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
-import type { SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
+import type { DataDeletionMark, SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
 import { packJson, unpackJson } from './packed-text';
 import {
@@ -75,6 +75,7 @@ const fieldToAttribute = {
   startPath: 'start_path',
   correlationId: 'correlation_id',
   warnings: 'warnings',
+  dataDeletedAt: 'data_deleted_at',
 } as const satisfies Record<keyof BotSession, string>;
 
 type Field = keyof typeof fieldToAttribute;
@@ -601,6 +602,53 @@ export class DynamoSessionsStore implements SessionsStore {
     } catch (err) {
       if (isConditionFailure(err)) return false;
       throw err;
+    }
+  }
+
+  /**
+   * Marks an ended session's content deleted (the tombstone's `data_deleted_at`), once: a repeat finds the first
+   * time. A running session is left alone.
+   */
+  async markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: 'SET data_deleted_at = :at',
+          ConditionExpression:
+            'attribute_exists(pk) AND #status <> :running AND attribute_not_exists(data_deleted_at)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':at': at.toISOString(), ':running': 'running' },
+        }),
+      );
+      return { outcome: 'marked', dataDeletedAt: at.toISOString() };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    const current = await this.get(botId);
+    if (!current) return { outcome: 'not_found' };
+    if (current.dataDeletedAt) return { outcome: 'already', dataDeletedAt: current.dataDeletedAt };
+    return { outcome: 'running' };
+  }
+
+  /**
+   * Removes the session's content attributes: the results (Q&A pairs, insights) and the old layout's `transcript`
+   * copy. Only on a session marked deleted, so a slow deletion can never strip a session that was not asked to be.
+   */
+  async purgeContent(botId: string): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: 'REMOVE qa_pairs, insights, #transcript',
+          ConditionExpression: 'attribute_exists(data_deleted_at)',
+          ExpressionAttributeNames: { '#transcript': 'transcript' },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
     }
   }
 }

@@ -113,6 +113,27 @@ export async function putItems(
   }
 }
 
+/** Deletes items by key in one BatchWriteItem request per 25, resending what DynamoDB leaves unprocessed. */
+export async function deleteItems(
+  { doc, tableName }: TableHandle,
+  itemKeys: { pk: string; sk: string }[],
+  attempts = 6,
+): Promise<void> {
+  for (let i = 0; i < itemKeys.length; i += maxBatchItems) {
+    await untilProcessed(
+      itemKeys.slice(i, i + maxBatchItems).map((Key) => ({ DeleteRequest: { Key } })),
+      async (requests) => {
+        const { UnprocessedItems } = await doc.send(
+          new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+        );
+        return (UnprocessedItems?.[tableName] ?? []) as typeof requests;
+      },
+      (left) => `BatchWriteItem left ${left} deletion(s) unprocessed`,
+      attempts,
+    );
+  }
+}
+
 /**
  * Sends `first`, then whatever each request leaves unprocessed (DynamoDB's batch calls under throttling), with a
  * short exponential backoff; throws `failure(count)` when some are still left after `attempts` requests.
