@@ -9,7 +9,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { BotSession, Replacement, SessionClaim, SessionWarning, StatusChange } from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
-import type { DataDeletionMark, SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
+import type {
+  DataDeletionMark,
+  RetentionDue,
+  SessionsStore,
+  StopRequestOutcome,
+} from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
 import { packJson, unpackJson } from './packed-text';
 import {
@@ -19,6 +24,7 @@ import {
   poolOffersPk,
   putItems,
   queryAll,
+  retentionDuePk,
   runningIndex,
   type TableHandle,
   type TableItem,
@@ -188,7 +194,18 @@ export class DynamoSessionsStore implements SessionsStore {
           },
         ]
       : [];
-    await putItems(this.table, [toItem(session), listed, ...(hold ? [holdEntryItem(hold)] : []), ...offer]);
+    // The retention sweep's entry, in the same request: no session escapes its retention.
+    const retention: TableItem = {
+      ...keys.retentionDue(session.createdAt, session.botId),
+      type: 'retention_due',
+    };
+    await putItems(this.table, [
+      toItem(session),
+      listed,
+      ...(hold ? [holdEntryItem(hold)] : []),
+      ...offer,
+      retention,
+    ]);
   }
 
   /** The pool's offers since `since`, oldest first: one strongly consistent Query of the offers partition. */
@@ -650,5 +667,33 @@ export class DynamoSessionsStore implements SessionsStore {
     } catch (err) {
       if (!isConditionFailure(err)) throw err;
     }
+  }
+
+  async listRetentionDue(upTo: string, limit: number): Promise<RetentionDue[]> {
+    const { Items = [] } = await this.table.doc.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk <= :upTo',
+        // `~` sorts after every bot id character: every entry due at `upTo` itself is in.
+        ExpressionAttributeValues: { ':pk': retentionDuePk, ':upTo': `${upTo}#~` },
+        Limit: limit,
+      }),
+    );
+    return Items.map((i) => {
+      const sk = String(i.sk);
+      const at = sk.lastIndexOf('#');
+      return { due: sk.slice(0, at), botId: sk.slice(at + 1) };
+    });
+  }
+
+  async moveRetentionDue(entry: RetentionDue, to: string): Promise<void> {
+    await putItems(this.table, [{ ...keys.retentionDue(to, entry.botId), type: 'retention_due' }]);
+    await this.clearRetentionDue(entry);
+  }
+
+  async clearRetentionDue(entry: RetentionDue): Promise<void> {
+    await this.table.doc.send(
+      new DeleteCommand({ TableName: this.table.tableName, Key: keys.retentionDue(entry.due, entry.botId) }),
+    );
   }
 }
