@@ -48,7 +48,7 @@ export interface DeployedLife {
   /** The deployed function whose logical id contains `logicalIdPart`. */
   fn(logicalIdPart: string): DeployedFunction;
   api(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     options?: { body?: unknown; headers?: Record<string, string> },
   ): Promise<HttpResult & { json: Record<string, unknown> }>;
