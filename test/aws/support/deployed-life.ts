@@ -294,6 +294,7 @@ function routeKeyOf(method: string, path: string): { key: string; params: Record
     '/api/bot/{bot_id}/status',
     '/api/bot/{bot_id}/transcript',
     '/api/bot/{bot_id}/deliveries',
+    '/api/bot/{bot_id}/data',
     '/api/bots',
     '/openapi.json',
   ];
