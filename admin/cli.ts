@@ -4,8 +4,12 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { AccountNotFoundError } from '../core/accounts/errors';
 import { preflightClients } from '../core/adapters/aws-clients';
 import { type Config, loadConfig } from '../core/config';
+import type { Outbox } from '../core/control/outbox';
+import { deleteMeetingData } from '../core/data/delete-meeting-data';
+import { retentionDaysBounds } from '../core/data/retention';
 import { redriveDeliveries } from '../core/delivery/redrive';
 import type { Stores } from '../core/deps';
+import { createLogger } from '../core/log';
 import { doctorReport, runDoctor } from './doctor';
 import { NoDatabaseError, openTarget, otherDatabases, type Target } from './target';
 
@@ -21,6 +25,7 @@ const options = {
   note: { type: 'string' },
   'request-id': { type: 'string' },
   bot: { type: 'string' },
+  days: { type: 'string' },
   stage: { type: 'string' },
   json: { type: 'boolean' },
   aws: { type: 'boolean' },
@@ -36,7 +41,7 @@ interface Result {
   text: string;
 }
 
-type Work = (stores: Stores, config: Config, sqs: () => SQSClient) => Promise<Result>;
+type Work = (stores: Stores, config: Config, sqs: () => SQSClient, outbox: () => Outbox) => Promise<Result>;
 /** Work on AWS itself rather than on the table; its exit code is its own (1 when it found a problem). */
 type Check = () => Promise<Result & { exitCode: number }>;
 
@@ -197,6 +202,86 @@ const commands: Record<string, Command> = {
     },
   },
 
+  'accounts set-retention': {
+    args: '--account ID --days N|default',
+    about: `Days the account's meeting content is kept (${retentionDaysBounds.min}–${retentionDaysBounds.max}; 0: deleted once delivered; default: RETENTION_DAYS)`,
+    prepare(flags) {
+      const accountId = required(flags, 'account');
+      const raw = required(flags, 'days');
+      const days = raw === 'default' ? null : Number(raw);
+      if (
+        days !== null &&
+        (!/^\d+$/.test(raw) || days < retentionDaysBounds.min || days > retentionDaysBounds.max)
+      ) {
+        throw new UsageError(
+          `--days must be a whole number from ${retentionDaysBounds.min} to ${retentionDaysBounds.max}, or 'default'; got '${raw}'`,
+        );
+      }
+      return async ({ accounts }, config) => {
+        if (!(await accounts.setRetentionDays(accountId, days)))
+          throw new NotFoundError(`account ${accountId} not found`);
+        const effective = days ?? config.RETENTION_DAYS;
+        return {
+          json: { account_id: accountId, retention_days: days, effective_retention_days: effective },
+          text: lines(
+            `Account ${accountId} keeps meeting content ${effective} day(s) after each meeting${days === null ? ' (the deployment default)' : ''}.`,
+            'Older meetings are checked again within a day; their content past it is then deleted.',
+          ),
+        };
+      };
+    },
+  },
+
+  'data delete': {
+    args: '--bot BOT_ID',
+    about:
+      "Delete an ended bot's meeting content for its account (the tombstone stays); writes an audit line",
+    prepare(flags) {
+      const botId = required(flags, 'bot').toLowerCase();
+      if (!/^[0-9a-f-]{36}$/.test(botId)) throw new UsageError('--bot must be a bot id (UUID)');
+      return async (stores, _config, _sqs, outbox) => {
+        const session = await stores.sessions.get(botId);
+        if (!session) throw new NotFoundError(`bot ${botId} not found`);
+        if (session.status === 'running')
+          throw new UsageError(`bot ${botId} is still running: stop it first, then delete its data`);
+        let eventError: string | null = null;
+        const sending: Outbox = {
+          send: (m, o) =>
+            outbox()
+              .send(m, o)
+              .catch((err: Error) => {
+                eventError = err.message;
+              }),
+        };
+        const deleted = await deleteMeetingData(
+          { stores, outbox: sending, log: createLogger('silent'), now: () => new Date() },
+          session,
+          'operator',
+        );
+        // The audit trail: who deleted which account's meeting content, when (stderr, JSON, kept by the caller).
+        process.stderr.write(
+          `${JSON.stringify({
+            level: 'INFO',
+            message: 'audit: operator deleted meeting data',
+            audit: 'data_delete',
+            timestamp: new Date().toISOString(),
+            operator: process.env.USER ?? process.env.LOGNAME ?? 'unknown',
+            bot_id: botId,
+            account_id: session.accountId,
+            data_deleted_at: deleted.data_deleted_at,
+          })}\n`,
+        );
+        return {
+          json: { ...deleted, account_id: session.accountId, event_error: eventError },
+          text: lines(
+            `Deleted the meeting content of bot ${botId} (account ${session.accountId}) at ${deleted.data_deleted_at}.`,
+            ...(eventError ? [`warning: bot.data_deleted was not sent: ${eventError}`] : []),
+          ),
+        };
+      };
+    },
+  },
+
   'keys create': {
     args: '--account ID',
     about: 'Issue another API key (shown once)',
@@ -326,7 +411,10 @@ function usage(): string {
   );
 }
 
-function required(flags: Flags, name: 'name' | 'account' | 'key' | 'amount' | 'credits'): string {
+function required(
+  flags: Flags,
+  name: 'account' | 'amount' | 'credits' | 'key' | 'name' | 'days' | 'bot',
+): string {
   const value = flags[name];
   if (value === undefined || value === '') throw new UsageError(`missing --${name}`);
   return value;
@@ -462,7 +550,12 @@ async function main(args: string[]): Promise<number> {
   try {
     target = await openTarget({ aws: flags.aws === true, mayCreate: command?.createsData === true });
     const { adapters } = target;
-    const result = await work(adapters.stores, adapters.config, () => adapters.sqs);
+    const result = await work(
+      adapters.stores,
+      adapters.config,
+      () => adapters.sqs,
+      () => adapters.outbox,
+    );
     print(flags, result);
     return 0;
   } catch (err) {

@@ -48,6 +48,8 @@ export async function openTarget(options: { aws: boolean; mayCreate: boolean }):
         SQS_ENDPOINT: running.sqs_endpoint,
         DELIVERY_QUEUE_URL: running.delivery_queue_url,
         DELIVERY_DLQ_URL: running.delivery_dlq_url,
+        // An operator's data deletion sends bot.data_deleted to the bot's ordered events.
+        BOT_EVENTS_QUEUE_URL: running.bot_events_queue_url,
       }),
       true,
       `the local stack running on DATA_DIR ${dataDir} (pid ${running.pid}${running.base_url ? `, ${running.base_url}` : ''})`,
@@ -103,6 +105,7 @@ interface StackFile {
   sqs_endpoint?: string;
   delivery_queue_url?: string;
   delivery_dlq_url?: string;
+  bot_events_queue_url?: string;
 }
 
 /** The endpoints of a local stack running on this data directory, if one is. */

@@ -93,6 +93,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/bot/{bot_id}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a meeting's content, keeping its tombstone
+         * @description Deletes the transcript (every saved segment), the Q&A pairs, the insights and the payloads of the stored webhook and e-mail deliveries of an ended bot; the session stays as a tombstone (bot_id, times, exit reason, status changes, the delivery log without payloads) whose status view has transcript, qa_pairs and insights null and data_deleted_at set. Idempotent: a repeat answers 200 with the first data_deleted_at. A delivery not yet sent is never sent; bot.data_deleted goes to a webhook that asked for it. Status reads served from a cache show the tombstone within 60 s.
+         */
+        delete: operations["deleteBotData"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/bots": {
         parameters: {
             query?: never;
@@ -661,6 +681,47 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "bot.data_deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The meeting's content was deleted (on request or by retention); the session is a tombstone.
+         * @description Sent when named in webhook_events. Signed per Standard Webhooks; the webhook-id is the same on every attempt.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": components["schemas"]["BotDataDeletedEvent"];
+                };
+            };
+            responses: {
+                /** @description Received */
+                "2XX": {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "transcript.data": {
         parameters: {
             query?: never;
@@ -735,7 +796,7 @@ export interface components {
             email?: string;
             /** @description https URL that receives the results and failures (session_complete, bot_join_failed, bot_failed) and the events named by webhook_events. */
             webhook_callback_url?: string;
-            /** @description The events the webhook receives besides session_complete, bot_join_failed, bot_failed, which it always receives (the results and the failures: a list without them still gets them). Allowed: session_complete, bot_join_failed, bot_failed, bot.scheduled, bot.joining, bot.in_waiting_room, bot.in_call, bot.left, bot.done, bot.failed, bot.replaced, recording.ready, transcript.data. */
+            /** @description The events the webhook receives besides session_complete, bot_join_failed, bot_failed, which it always receives (the results and the failures: a list without them still gets them). Allowed: session_complete, bot_join_failed, bot_failed, bot.scheduled, bot.joining, bot.in_waiting_room, bot.in_call, bot.left, bot.done, bot.failed, bot.replaced, recording.ready, bot.data_deleted, transcript.data. */
             webhook_events?: string[];
             /** @description What to record (an addition). Absent: nothing is recorded. */
             recording?: {
@@ -825,6 +886,18 @@ export interface components {
             bot_id: string;
             message: string;
         };
+        /** @description The meeting's content is deleted; the session's tombstone remains. */
+        DataDeletion: {
+            /** Format: uuid */
+            bot_id: string;
+            /** @constant */
+            status: "data_deleted";
+            /**
+             * Format: date-time
+             * @description When the content was first deleted (a repeat returns the same time).
+             */
+            data_deleted_at: string;
+        };
         /** @description Status and results of a bot session. */
         StatusView: {
             /** @enum {string} */
@@ -881,6 +954,8 @@ export interface components {
                 /** @description What happened, for people (the vendor error where there is one). */
                 message: string;
             }[];
+            /** @description When the meeting's content was deleted (DELETE /api/bot/{bot_id}/data, or the account's retention): transcript, qa_pairs and insights are then null for good. Null while the content is kept (an addition). */
+            data_deleted_at: string | null;
         };
         /** @description Every delivery of a bot's results and events, with each attempt. */
         DeliveriesView: {
@@ -1291,6 +1366,29 @@ export interface components {
                 size_bytes: number;
             };
         };
+        /** @description The meeting's content (transcript, Q&A pairs, insights, delivered payloads) is deleted; the tombstone remains. */
+        BotDataDeletedEvent: {
+            /** @constant */
+            event: "bot.data_deleted";
+            /** Format: uuid */
+            bot_id: string;
+            /**
+             * Format: date-time
+             * @description When it happened (ISO 8601 with offset).
+             */
+            timestamp: string;
+            /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
+            seq: number;
+            data: {
+                /**
+                 * @description `requested`: DELETE /api/bot/{bot_id}/data; `operator`: our support, on the account's request; `retention`: the account's retention_days passed.
+                 * @enum {string}
+                 */
+                reason: "requested" | "operator" | "retention";
+                /** Format: date-time */
+                data_deleted_at: string;
+            };
+        };
         /** @description Final utterances since the last transcript.data, at most about a second apart. */
         TranscriptDataEvent: {
             /** @constant */
@@ -1686,6 +1784,83 @@ export interface operations {
             };
             /** @description No bot session with that id for this account (error: not_found) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests for this key; see Retry-After (error: rate_limited) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Unexpected fault; the caller may retry (error: server_error) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    deleteBotData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The bot id returned by the start operation. */
+                bot_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The content is deleted (now, or by an earlier request) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataDeletion"];
+                };
+            };
+            /** @description The request or a path parameter is not valid (error: validation_error) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key (error: authentication_error) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No bot session with that id for this account (error: not_found) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The bot is still running: stop it first (error: bot_running) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -176,6 +176,11 @@ export const configSchema = z.object({
   TRANSCRIPT_FLUSH_MS: int(3_000, 50),
   /** Leaving the room is raced against this (daily-js leave() can hang). */
   LEAVE_TIMEOUT_MS: int(5_000, 100),
+  /**
+   * Days a meeting's content (transcript, Q&A pairs, insights, delivery bodies) is kept after the meeting ended, for
+   * accounts without their own `retention_days` (admin CLI `accounts set-retention`); 0 deletes it once delivered.
+   */
+  RETENTION_DAYS: int(30, 0).pipe(z.number().max(3650)),
   /** A running session whose heartbeat is older than this is failed by the sweeper. */
   HEARTBEAT_STALE_MS: int(60_000, 1000),
   /**

@@ -5,6 +5,7 @@ import { eventNames, eventRegistry, liveUtteranceSchema } from './events/registr
 import {
   botConfigSchema,
   botListViewSchema,
+  dataDeletionSchema,
   deliveriesViewSchema,
   errorBodySchema,
   insightsSchema,
@@ -43,6 +44,7 @@ const components: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   BotConfig: { schema: botConfigSchema, io: 'input' },
   StartResponse: { schema: startResponseSchema, io: 'output' },
   LeaveResponse: { schema: leaveResponseSchema, io: 'output' },
+  DataDeletion: { schema: dataDeletionSchema, io: 'output' },
   StatusView: { schema: statusViewSchema, io: 'output' },
   DeliveriesView: { schema: deliveriesViewSchema, io: 'output' },
   BotListView: { schema: botListViewSchema, io: 'output' },
@@ -278,6 +280,27 @@ export function buildOpenApiDocument() {
             '200': json('DeliveriesView', 'The deliveries'),
             ...commonErrors,
             '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
+          },
+        },
+      },
+      '/api/bot/{bot_id}/data': {
+        delete: {
+          operationId: 'deleteBotData',
+          summary: "Delete a meeting's content, keeping its tombstone",
+          description:
+            'Deletes the transcript (every saved segment), the Q&A pairs, the insights and the payloads of the stored ' +
+            'webhook and e-mail deliveries of an ended bot; the session stays as a tombstone (bot_id, times, exit ' +
+            'reason, status changes, the delivery log without payloads) whose status view has transcript, qa_pairs and ' +
+            'insights null and data_deleted_at set. Idempotent: a repeat answers 200 with the first data_deleted_at. ' +
+            'A delivery not yet sent is never sent; bot.data_deleted goes to a webhook that asked for it. Status reads ' +
+            'served from a cache show the tombstone within 60 s.',
+          tags: ['bots'],
+          parameters: [botIdParam],
+          responses: {
+            '200': json('DataDeletion', 'The content is deleted (now, or by an earlier request)'),
+            ...commonErrors,
+            '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
+            '409': errorResponse(['bot_running'], 'The bot is still running: stop it first'),
           },
         },
       },

@@ -82,6 +82,14 @@ export class MeetingBotStack extends Stack {
       this.recordings.grantReadFile(status.role);
     }
     const join = this.api.functions.get('join');
+    // The data deletion tells the bot's webhook (bot.data_deleted) through the bot's ordered events.
+    const dataFn = this.api.functions.get('data');
+    if (dataFn) {
+      for (const [name, value] of Object.entries(this.controlPlane.environment(['botEvents']))) {
+        dataFn.function.addEnvironment(name, value);
+      }
+      this.controlPlane.grantSend(dataFn.role, ['botEvents']);
+    }
     if (settings.botPoolSize > 0) {
       this.pool = new BotPool(this, 'BotPool', { settings, data: this.data, runtime: this.runtime });
       if (join) this.pool.wireJoin(join, this.controlPlane.controlQueue);

@@ -16,6 +16,7 @@ import { noRouteError } from '../functions/http/not-found';
 import { openApiRoute } from '../functions/http/openapi';
 import { type RouteName, routeTable } from '../functions/http/route-table';
 import {
+  dataRoute,
   deliveriesRoute,
   joinRoute,
   leaveRoute,
@@ -45,6 +46,7 @@ export function apiHandlers(deps: ServiceDeps): Record<RouteName, HttpHandler> {
     status: authenticatedRoute(statusFunctionRoute, d),
     deliveries: authenticatedRoute(deliveriesRoute, d),
     list: authenticatedRoute(listRoute, d),
+    data: authenticatedRoute(dataRoute, d),
     openapi: publicRoute(openApiRoute),
   };
 }

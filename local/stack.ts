@@ -14,6 +14,7 @@ import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
 import type { Outbox, OutboxMessage } from '../core/control/outbox';
+import { sweepRetention } from '../core/data/retention';
 import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
 import type { PoolCapacity } from '../core/ports/pool-capacity';
@@ -254,7 +255,10 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       .catch((err) => log.warn('heartbeat sweep failed', { err }))
       // With the sweep: holds whose session was never written (a join that died half-way) are released.
       .then(() => reconcileHolds({ stores, log }, reconcileSettings(config)))
-      .catch((err) => log.warn('hold reconciliation failed', { err }));
+      .catch((err) => log.warn('hold reconciliation failed', { err }))
+      // Content past its account's retention is deleted (the tombstone stays).
+      .then(() => sweepRetention({ stores, config, outbox, log, now: () => new Date() }))
+      .catch((err) => log.error('retention sweep failed', { err }));
   }, config.HEARTBEAT_MS);
 
   // The scheduler: EventBridge runs it every minute on AWS; here a timer, often enough that a join's horizon is short.
@@ -299,6 +303,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         sqs_endpoint: queues.endpoint,
         delivery_queue_url: queues.delivery.url,
         delivery_dlq_url: queues.deliveryDlq.url,
+        bot_events_queue_url: queues.botEvents.url,
         ses_endpoint: ses.endpoint,
       }),
     );

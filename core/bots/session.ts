@@ -83,6 +83,11 @@ export interface BotSession {
   dispatchedAt?: string;
   /** What the bot had to do without (a failed model or voice), once per code, in order (status view `warnings`). */
   warnings?: SessionWarning[];
+  /**
+   * When the meeting's content (transcript, Q&A pairs, insights, delivered payloads) was deleted, by the customer or
+   * by the account's retention: the session is a tombstone from then on (core/data/delete-meeting-data.ts).
+   */
+  dataDeletedAt?: string;
   /** What the start request asked to record (start request `recording`); unset: nothing. */
   recording?: RecordingRequest;
   /** The assembled recording, set by the results stage when the session completes with one. */
@@ -183,13 +188,15 @@ export function toBotSummary(s: BotSession): BotSummary {
 /** The status view of a session with its transcript text (null while nothing was said in a running session). */
 export function toStatusView(s: BotSession, transcript: string | null): StatusView {
   const { provider: _, created_at: __, ...common } = toBotSummary(s);
+  // A tombstone shows no content, whatever a reader may still hold of it.
+  const deleted = s.dataDeletedAt !== undefined;
   return {
     ...common,
     join_at: s.joinAt ?? null,
     error_code: s.errorCode ?? null,
-    transcript,
-    qa_pairs: s.qaPairs ?? null,
-    insights: s.insights ?? null,
+    transcript: deleted ? null : transcript,
+    qa_pairs: deleted ? null : (s.qaPairs ?? null),
+    insights: deleted ? null : (s.insights ?? null),
     replacements: replacementViews(s),
     status_changes: (s.statusChanges ?? []).map((c) => ({
       code: c.code,
@@ -198,5 +205,6 @@ export function toStatusView(s: BotSession, transcript: string | null): StatusVi
     })),
     warnings: warningViews(s),
     recording: recordingSummary(s),
+    data_deleted_at: s.dataDeletedAt ?? null,
   };
 }

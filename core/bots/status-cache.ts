@@ -1,8 +1,12 @@
-// A small in-process cache of sessions for the status endpoint. Ended sessions never change again and stay cached;
-// a running one is reused for at most STATUS_CACHE_TTL_MS, so a poller sees changes within that time.
+// A small in-process cache of sessions for the status endpoint. An ended session changes only when its data is
+// deleted, so it stays cached for a minute; a running one is reused for at most STATUS_CACHE_TTL_MS, so a poller
+// sees changes within that time.
 import type { JsonText } from '../json-text';
 import { BoundedMap } from './bounded-map';
 import type { BotSession } from './session';
+
+/** How long an ended session is reused: a deletion of its data shows in every status reader within this. */
+export const endedSessionTtlMs = 60_000;
 
 interface Entry {
   session: BotSession;
@@ -21,6 +25,11 @@ export class SessionCache {
     maxEntries = 10_000,
     /** Results (Q&A pairs, insights) make entries large: the cache also stays under this many (estimated) bytes. */
     maxBytes = 64 * 1024 * 1024,
+    /**
+     * An ended session only changes once more, when its data is deleted (another process, another Lambda instance):
+     * it is read again after this long, so a deletion shows in every reader within it.
+     */
+    private readonly endedTtlMs = endedSessionTtlMs,
   ) {
     this.entries = new BoundedMap(maxEntries, maxBytes);
   }
@@ -84,9 +93,14 @@ export class SessionCache {
     if (!ended && this.runningTtlMs <= 0) return;
     this.entries.set(
       session.botId,
-      { session, until: ended ? Number.POSITIVE_INFINITY : nowMs + this.runningTtlMs },
+      { session, until: nowMs + (ended ? this.endedTtlMs : this.runningTtlMs) },
       estimateBytes(session),
     );
+  }
+
+  /** Drops a bot's entry (its data was deleted in this process: the next read shows the tombstone). */
+  forget(botId: string): void {
+    this.entries.delete(botId);
   }
 }
 

@@ -51,12 +51,17 @@ export class TranscriptCache {
    * must have been read before this call: when it says ended, the lines read now are all there will be.
    */
   async read(
-    session: Pick<BotSession, 'botId' | 'status' | 'replacements' | 'transcriptAt'>,
+    session: Pick<BotSession, 'botId' | 'status' | 'replacements' | 'transcriptAt' | 'dataDeletedAt'>,
     nowMs: number,
     maxAgeMs = this.runningTtlMs,
   ): Promise<TranscriptView> {
     // Marked as never having saved a segment when it was read: there is nothing to read (saves mark it first).
     if (session.transcriptAt === null) return noLines;
+    // Its data was deleted: whatever this process still holds of it goes too.
+    if (session.dataDeletedAt !== undefined) {
+      this.entries.delete(session.botId);
+      return noLines;
+    }
     const cached = this.entries.get(session.botId);
     const entry =
       cached && (cached.final || (session.status === 'running' && nowMs - cached.checkedAt <= maxAgeMs))

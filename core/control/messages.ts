@@ -60,6 +60,7 @@ export const botEventMessageSchema = z.discriminatedUnion('kind', [
       'bot.left',
       'bot.replaced',
       'transcript.data',
+      'bot.data_deleted',
     ]),
     at: z.iso.datetime({ offset: true }),
     key: z.string().max(100).optional(),

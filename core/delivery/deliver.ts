@@ -37,6 +37,10 @@ export interface DeliveryRecordJob {
  */
 export const maxInlinePayloadChars = 64 * 1024;
 
+/** The attempt error of a delivery whose payload went with the meeting's data. */
+export const contentDeletedError =
+  'content_deleted: the meeting data was deleted before this delivery was sent';
+
 export type DeliveryOutcome =
   | { kind: 'done' }
   | { kind: 'retry'; delaySeconds: number }
@@ -153,6 +157,17 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
     channel: d.channel,
     event: d.event,
   });
+  if (d.contentDeletedAt !== undefined) {
+    // The meeting's data was deleted: a replay, a redrive or a late retry never sends its content again. The record
+    // ends failed with the reason, and the job is done (nothing to park in the DLQ and redrive later).
+    await deliveries.recordAttempt(
+      d,
+      { at: now.toISOString(), status_code: null, latency_ms: 0, error: contentDeletedError },
+      { status: 'failed' },
+    );
+    log.info('delivery dropped: the meeting data was deleted');
+    return { kind: 'done' };
+  }
   const result: SendResult = d.channel === 'webhook' ? await postWebhook(deps, d) : await sendMail(deps, d);
   const ok = result.status !== undefined && result.status >= 200 && result.status < 300;
   const attempt: Attempt = {

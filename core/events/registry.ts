@@ -159,6 +159,24 @@ export const eventRegistry = {
     description: 'The recording asked for is ready to download (before bot.done).',
     alwaysSent: false,
   },
+  'bot.data_deleted': {
+    schema: envelope(
+      'bot.data_deleted',
+      z.strictObject({
+        reason: z
+          .enum(['requested', 'operator', 'retention'])
+          .describe(
+            "`requested`: DELETE /api/bot/{bot_id}/data; `operator`: our support, on the account's request; `retention`: the account's retention_days passed.",
+          ),
+        data_deleted_at: dateTime,
+      }),
+      "The meeting's content (transcript, Q&A pairs, insights, delivered payloads) is deleted; the tombstone remains.",
+    ),
+    description:
+      "The meeting's content was deleted (on request or by retention); the session is a tombstone.",
+    alwaysSent: false,
+    statusCode: 'data_deleted',
+  },
   'transcript.data': {
     schema: envelope(
       'transcript.data',

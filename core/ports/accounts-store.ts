@@ -12,6 +12,8 @@ export interface Account {
   /** When `webhookSecret` replaced `previousWebhookSecret`: the overlap runs from here. */
   webhookSecretRotatedAt?: string;
   createdAt: string;
+  /** Days the meeting content of this account's bots is kept; unset: the deployment's RETENTION_DAYS. */
+  retentionDays?: number;
 }
 
 export interface ApiKeyRecord {
@@ -37,4 +39,6 @@ export interface AccountsStore {
    * (WEBHOOK_SECRET_OVERLAP_SECONDS) from now ends. Throws AccountNotFoundError for a missing account.
    */
   rotateWebhookSecret(accountId: string, now?: Date): Promise<string>;
+  /** Sets the account's retention (days), or back to the deployment's default (null). False: no such account. */
+  setRetentionDays(accountId: string, days: number | null): Promise<boolean>;
 }

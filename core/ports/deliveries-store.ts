@@ -30,6 +30,8 @@ export interface Delivery {
   claimUntil?: number;
   /** The bot's event number of an event of ours: its webhook deliveries go out in this order. */
   seq?: number;
+  /** When its payload was deleted with the meeting's data: it is never sent again, whatever asks for it. */
+  contentDeletedAt?: string;
 }
 
 export interface DeliveriesStore {
@@ -58,4 +60,9 @@ export interface DeliveriesStore {
   ): Promise<boolean>;
   /** A failed (dead-lettered) delivery goes back to pending for a redrive; its attempts are kept. */
   reopen(botId: string, channel: Channel, event: string): Promise<boolean>;
+  /**
+   * Deletes the payload of every delivery of the bot (the meeting's data deletion), keeping channel, event, target,
+   * status, attempts and ids so the delivery log still reads; marks each `contentDeletedAt`. Returns how many.
+   */
+  purgeContent(botId: string, at: Date): Promise<number>;
 }

@@ -4,6 +4,17 @@ import type { CreditHold } from './credit-ledger';
 
 export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
 
+/** A bot whose content the retention sweep looks at from `due` on. */
+export interface RetentionDue {
+  botId: string;
+  due: string;
+}
+
+/** What marking a session's content deleted found: newly marked, marked before (with that time), running, missing. */
+export type DataDeletionMark =
+  | { outcome: 'marked' | 'already'; dataDeletedAt: string }
+  | { outcome: 'running' | 'not_found'; dataDeletedAt?: undefined };
+
 /** Where a page of an account's bots ends: the next page starts after it. */
 export interface SessionCursor {
   createdAt: string;
@@ -105,4 +116,14 @@ export interface SessionsStore {
    * `offer` offers it to the warm pool from `at`. False when it was cancelled, ended or handed out already.
    */
   dispatchScheduled(botId: string, at: string, offer: boolean): Promise<boolean>;
+  /** Marks an ended session's content deleted (`dataDeletedAt`), once; a running session is left alone. */
+  markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark>;
+  /** Removes the results (Q&A pairs, insights) from a session marked deleted; nothing on one that is not. */
+  purgeContent(botId: string): Promise<void>;
+  /** Up to `limit` bots due for the retention sweep at `upTo` or before, oldest first. */
+  listRetentionDue(upTo: string, limit: number): Promise<RetentionDue[]>;
+  /** Moves a bot's retention entry to a later time (the meeting's end plus the retention, or a later look). */
+  moveRetentionDue(entry: RetentionDue, to: string): Promise<void>;
+  /** Removes a bot's retention entry: its content is deleted, or the session is gone. */
+  clearRetentionDue(entry: RetentionDue): Promise<void>;
 }

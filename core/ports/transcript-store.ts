@@ -24,4 +24,6 @@ export interface TranscriptStore {
    * needs to catch up (strongly consistent, so a segment saved before the call is in it).
    */
   segmentsFrom(botId: string, attempt: number, fromSeq: number): Promise<Segment[]>;
+  /** Deletes every saved segment of every task of the session (the meeting's data deletion); returns how many. */
+  deleteAll(botId: string): Promise<number>;
 }

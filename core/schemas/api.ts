@@ -542,8 +542,25 @@ export const statusViewSchema = z
       .describe(
         'What the bot had to do without, in the order it happened; empty when nothing (an addition).',
       ),
+    data_deleted_at: dateTime
+      .nullable()
+      .describe(
+        "When the meeting's content was deleted (DELETE /api/bot/{bot_id}/data, or the account's retention): " +
+          'transcript, qa_pairs and insights are then null for good. Null while the content is kept (an addition).',
+      ),
   })
   .describe('Status and results of a bot session.');
+
+export const dataDeletionSchema = z
+  .strictObject({
+    bot_id: z.uuid(),
+    status: z.literal('data_deleted'),
+    data_deleted_at: dateTime.describe(
+      'When the content was first deleted (a repeat returns the same time).',
+    ),
+  })
+  .describe("The meeting's content is deleted; the session's tombstone remains.");
+export type DataDeletion = z.infer<typeof dataDeletionSchema>;
 export type StatusView = z.infer<typeof statusViewSchema>;
 
 export const errorBodySchema = z

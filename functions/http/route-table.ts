@@ -1,9 +1,9 @@
 // Every HTTP route of the API, named for its Lambda function; the local server and the CDK API both read this.
 
-export type RouteName = 'join' | 'leave' | 'status' | 'deliveries' | 'list' | 'openapi';
+export type RouteName = 'join' | 'leave' | 'status' | 'deliveries' | 'list' | 'data' | 'openapi';
 
 export interface RouteSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   name: RouteName;
 }
@@ -18,5 +18,6 @@ export const routeTable: readonly RouteSpec[] = [
   { method: 'GET', path: '/api/bot/{bot_id}/recording', name: 'status' },
   { method: 'GET', path: '/api/bot/{bot_id}/deliveries', name: 'deliveries' },
   { method: 'GET', path: '/api/bots', name: 'list' },
+  { method: 'DELETE', path: '/api/bot/{bot_id}/data', name: 'data' },
   { method: 'GET', path: '/openapi.json', name: 'openapi' },
 ];

@@ -1,10 +1,11 @@
 // The API's routes (docs/api.md): each one line from HTTP to a use case.
 import { getRecording } from '../../core/bots/get-recording';
-import { getBotDeliveries, getBotStatus } from '../../core/bots/get-status';
+import { findOwnSession, getBotDeliveries, getBotStatus } from '../../core/bots/get-status';
 import { listBots } from '../../core/bots/list-bots';
 import { startBot } from '../../core/bots/start-bot';
 import { stopBot } from '../../core/bots/stop-bot';
 import { getTranscriptPage } from '../../core/bots/transcript-page';
+import { deleteMeetingData } from '../../core/data/delete-meeting-data';
 import { header, jsonBody, type Route } from './http-route';
 
 export const joinRoute: Route = async ({ deps, event, caller }) => {
@@ -57,3 +58,15 @@ export const listRoute: Route = async ({ deps, event, caller }) => ({
   status: 200,
   body: await listBots(deps, caller, event.queryStringParameters),
 });
+
+/** Deletes the meeting's content of one of the caller's ended bots; the tombstone stays (docs/api.md). */
+export const dataRoute: Route = async ({ deps, event, caller }) => {
+  const session = await findOwnSession(deps, caller, event.pathParameters?.bot_id);
+  const body = await deleteMeetingData(
+    { stores: deps, outbox: deps.outbox, log: deps.log, now: deps.now },
+    session,
+    'requested',
+  );
+  deps.statusCache.forget(session.botId);
+  return { status: 200, body };
+};

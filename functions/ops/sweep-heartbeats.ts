@@ -1,7 +1,8 @@
-// Lambda entry: scheduled heartbeat sweeper (EventBridge schedule).
+// Lambda entry: scheduled sweeper (EventBridge schedule): stale heartbeats, orphaned holds, expired meeting content.
 import { reconcileHolds, reconcileSettings } from '../../core/bots/reconcile-holds';
 import { sweepSettings, sweepStaleSessions } from '../../core/bots/sweep-stale';
 import { alarmLogMessages } from '../../core/bots/task-stopped';
+import { sweepRetention } from '../../core/data/retention';
 import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
 
 export const handler = lambdaEntry(
@@ -12,6 +13,9 @@ export const handler = lambdaEntry(
     log.info(alarmLogMessages.sweepDone, { failed: failed.length });
     // Holds whose session was never written (a join that died half-way) go back to their accounts.
     const released = await reconcileHolds({ stores, log }, reconcileSettings(config));
-    return { failed, releasedHolds: released.length };
+    // Content past its account's retention is deleted exactly as a customer's deletion does; the tombstone stays.
+    const retention = await sweepRetention({ stores, config, outbox, log, now: () => new Date() });
+    if (retention.failed.length > 0) log.error('retention sweep left bots due', { failed: retention.failed });
+    return { failed, releasedHolds: released.length, retentionDeleted: retention.deleted.length };
   }),
 );

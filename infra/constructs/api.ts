@@ -40,6 +40,8 @@ const tableAccess: Partial<Record<FunctionName, ItemAction[]>> = {
   deliveries: readRoute,
   // The account's list entries (Query), then the sessions' summary attributes (BatchGetItem).
   list: [...readRoute, 'dynamodb:BatchGetItem'],
+  // The tombstone's mark and the deliveries' payloads (UpdateItem), the segments (Query, then BatchWriteItem deletes).
+  data: [...readRoute, 'dynamodb:BatchWriteItem'],
   openapi: [],
 };
 
@@ -81,7 +83,11 @@ export class Api extends Construct {
         ? {
             corsPreflight: {
               allowOrigins: cors,
-              allowMethods: [apigw.CorsHttpMethod.GET, apigw.CorsHttpMethod.POST],
+              allowMethods: [
+                apigw.CorsHttpMethod.GET,
+                apigw.CorsHttpMethod.POST,
+                apigw.CorsHttpMethod.DELETE,
+              ],
               allowHeaders: ['authorization', 'content-type', 'idempotency-key'],
               exposeHeaders: ['retry-after', 'x-request-id', 'idempotent-replayed'],
               maxAge: Duration.hours(1),

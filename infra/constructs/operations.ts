@@ -115,7 +115,14 @@ export class Operations extends Construct {
       environment: opsEnv,
     });
     this.sweeper.function.configureAsyncInvoke(asyncFailures);
-    data.grantItems(this.sweeper.role, [...sessionActions], { runningIndex: true });
+    // The retention sweep: its due entries (DeleteItem) and the content it deletes (segments: BatchWriteItem).
+    data.grantItems(
+      this.sweeper.role,
+      [...sessionActions, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
+      {
+        runningIndex: true,
+      },
+    );
     delivery.resultsQueue.grantSendMessages(this.sweeper.role);
     controlPlane.grantSend(this.sweeper.role, ['control', 'botEvents']);
     this.sweepRule = new events.Rule(this, 'SweepSchedule', {

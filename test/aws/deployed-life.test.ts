@@ -629,6 +629,22 @@ describe.skipIf(skip)(
       }
     });
 
+    it("DELETE /api/bot/{bot_id}/data deletes an ended bot's content and keeps its tombstone", async () => {
+      const id = await endedSession('/hooks/erase');
+      const res = await api('DELETE', `/api/bot/${id}/data`);
+      expect(res.statusCode).toBe(200);
+      expect(res.json).toMatchObject({ bot_id: id, status: 'data_deleted' });
+      const view = (await api('GET', `/api/bot/${id}/status`)).json;
+      expect(view).toMatchObject({
+        status: 'completed',
+        data_deleted_at: res.json.data_deleted_at,
+        transcript: null,
+      });
+      expect((await api('DELETE', `/api/bot/${id}/data`)).json.data_deleted_at).toBe(
+        res.json.data_deleted_at,
+      );
+    });
+
     it('IAM: every call any principal made is allowed by its policies in the synthesized template', async () => {
       const judged = roleCalls(proxy.calls, template);
       const principals = new Set(judged.map((c) => c.principal));
@@ -636,6 +652,8 @@ describe.skipIf(skip)(
       expect(principals).toContain(stack.task.role);
       expect(principals).toContain(fn('ApiJoin').role);
       expect(principals).toContain(fn('ApiLeave').role);
+      expect(principals).toContain(fn('ApiData').role);
+      expect(principals).toContain(fn('Sweeper').role);
       expect(principals).toContain(fn('DeliveryDeliver').role);
       const requests = judged.flatMap((c) => iamRequestsOf(c, stack));
       const verdicts = await simulate(template, stack.resolver, requests);

@@ -238,6 +238,19 @@ describe('the Lambda functions', () => {
         'list',
         [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
       ],
+      // The data deletion: the tombstone and the delivery payloads (UpdateItem), the segments (Query, then
+      // BatchWriteItem deletes), and bot.data_deleted on the bot-events queue.
+      [
+        'data',
+        [
+          ...logs,
+          'dynamodb:GetItem',
+          'dynamodb:UpdateItem',
+          'dynamodb:Query',
+          'dynamodb:BatchWriteItem',
+          ...send,
+        ],
+      ],
       ['openapi', logs],
     ];
     for (const [name, actions] of expected) {
@@ -267,11 +280,13 @@ describe('the Lambda functions', () => {
         [...new Set([...logs, ...consume, ...send, ...items, 'ses:SendEmail'])].sort(),
       );
     }
-    for (const fn of [s.stack.operations.taskStopped, s.stack.operations.sweeper]) {
-      expect([...actionsOf(roleOfFunction(fnId(fn)))].sort()).toEqual(
-        [...new Set([...logs, ...send, ...items])].sort(),
-      );
-    }
+    expect([...actionsOf(roleOfFunction(fnId(s.stack.operations.taskStopped)))].sort()).toEqual(
+      [...new Set([...logs, ...send, ...items])].sort(),
+    );
+    // The sweeper also runs the retention sweep: its due entries (DeleteItem) and the segments it deletes.
+    expect([...actionsOf(roleOfFunction(fnId(s.stack.operations.sweeper)))].sort()).toEqual(
+      [...new Set([...logs, ...send, ...items, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])].sort(),
+    );
     // The scheduler reads and deletes the scheduled-join entries, queues starts, and sizes the pool's service.
     expect([...actionsOf(roleOfFunction(fnId(s.stack.operations.scheduler)))].sort()).toEqual(
       [

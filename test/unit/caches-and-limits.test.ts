@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryRateLimiter } from '../../core/adapters/memory/rate-limiter';
 import type { BotSession } from '../../core/bots/session';
-import { SessionCache } from '../../core/bots/status-cache';
+import { endedSessionTtlMs, SessionCache } from '../../core/bots/status-cache';
 import { TranscriptCache } from '../../core/bots/transcript-cache';
 import { JsonText } from '../../core/json-text';
 
@@ -15,10 +15,14 @@ describe('session cache for the status endpoint', () => {
     expect(cache.get('a', 1001)).toBeUndefined();
   });
 
-  it('keeps ended sessions (they never change again)', () => {
+  it('keeps ended sessions for a minute (only a data deletion changes them), then reads them again', () => {
     const cache = new SessionCache(1000);
     cache.put(session('b', 'completed'), 0);
-    expect(cache.get('b', 10_000_000)?.status).toBe('completed');
+    expect(cache.get('b', endedSessionTtlMs)?.status).toBe('completed');
+    expect(cache.get('b', endedSessionTtlMs + 1)).toBeUndefined();
+    cache.put(session('c', 'completed'), 0);
+    cache.forget('c');
+    expect(cache.get('c', 1)).toBeUndefined();
   });
 
   it('caches no running session when the TTL is 0, and stays bounded', () => {

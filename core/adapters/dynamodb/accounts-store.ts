@@ -52,7 +52,26 @@ export class DynamoAccountsStore implements AccountsStore {
       previousWebhookSecret: Item.previous_webhook_secret,
       webhookSecretRotatedAt: Item.webhook_secret_rotated_at,
       createdAt: Item.created_at,
+      ...(Item.retention_days !== undefined && { retentionDays: Number(Item.retention_days) }),
     };
+  }
+
+  async setRetentionDays(accountId: string, days: number | null): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.account(accountId),
+          UpdateExpression: days === null ? 'REMOVE retention_days' : 'SET retention_days = :d',
+          ConditionExpression: 'attribute_exists(pk)',
+          ...(days !== null && { ExpressionAttributeValues: { ':d': days } }),
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
   }
 
   /** Issues a new key for an existing account. The plain key is returned once and never stored. */

@@ -29,6 +29,7 @@ function fromItem(i: Record<string, unknown>): Delivery {
     nextAttemptAt: i.next_attempt_at as string | undefined,
     claimUntil: i.claim_until as number | undefined,
     ...(i.seq !== undefined && { seq: Number(i.seq) }),
+    ...(i.content_deleted_at !== undefined && { contentDeletedAt: i.content_deleted_at as string }),
   };
 }
 
@@ -216,5 +217,31 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
       if (isConditionFailure(err)) return false;
       throw err;
     }
+  }
+
+  /** One update per delivery: the payload goes, the record (status, attempts, webhook-id) stays. */
+  async purgeContent(botId: string, at: Date): Promise<number> {
+    const { Items = [] } = await this.table.doc.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        ExpressionAttributeValues: { ':pk': keys.session(botId).pk, ':p': prefix },
+        ProjectionExpression: 'pk, sk, content_deleted_at',
+        ConsistentRead: true,
+      }),
+    );
+    for (const item of Items) {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          // The first deletion's time stays; a repeat only makes sure the payload is gone.
+          UpdateExpression: 'SET content_deleted_at = if_not_exists(content_deleted_at, :at) REMOVE payload',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': at.toISOString() },
+        }),
+      );
+    }
+    return Items.length;
   }
 }

@@ -9,7 +9,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { BotSession, Replacement, SessionClaim, SessionWarning, StatusChange } from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
-import type { ScheduledJoin, SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
+import type {
+  DataDeletionMark,
+  RetentionDue,
+  ScheduledJoin,
+  SessionsStore,
+  StopRequestOutcome,
+} from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
 import { packJson, unpackJson } from './packed-text';
 import {
@@ -19,6 +25,7 @@ import {
   poolOffersPk,
   putItems,
   queryAll,
+  retentionDuePk,
   runningIndex,
   type TableHandle,
   type TableItem,
@@ -89,6 +96,7 @@ const fieldToAttribute = {
   recordingFile: 'recording_file',
   joinAt: 'join_at',
   dispatchedAt: 'dispatched_at',
+  dataDeletedAt: 'data_deleted_at',
 } as const satisfies Record<keyof BotSession, string>;
 
 type Field = keyof typeof fieldToAttribute;
@@ -205,12 +213,18 @@ export class DynamoSessionsStore implements SessionsStore {
             },
           ]
         : [];
+    // The retention sweep's entry, in the same request: no session escapes its retention.
+    const retention: TableItem = {
+      ...keys.retentionDue(session.createdAt, session.botId),
+      type: 'retention_due',
+    };
     await putItems(this.table, [
       toItem(session),
       listed,
       ...(hold ? [holdEntryItem(hold)] : []),
       ...offer,
       ...scheduled,
+      retention,
     ]);
   }
 
@@ -713,5 +727,80 @@ export class DynamoSessionsStore implements SessionsStore {
       if (isConditionFailure(err)) return false;
       throw err;
     }
+  }
+
+  /**
+   * Marks an ended session's content deleted (the tombstone's `data_deleted_at`), once: a repeat finds the first
+   * time. A running session is left alone.
+   */
+  async markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: 'SET data_deleted_at = :at',
+          ConditionExpression:
+            'attribute_exists(pk) AND #status <> :running AND attribute_not_exists(data_deleted_at)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':at': at.toISOString(), ':running': 'running' },
+        }),
+      );
+      return { outcome: 'marked', dataDeletedAt: at.toISOString() };
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+    const current = await this.get(botId);
+    if (!current) return { outcome: 'not_found' };
+    if (current.dataDeletedAt) return { outcome: 'already', dataDeletedAt: current.dataDeletedAt };
+    return { outcome: 'running' };
+  }
+
+  /**
+   * Removes the session's content attributes: the results (Q&A pairs, insights) and the old layout's `transcript`
+   * copy. Only on a session marked deleted, so a slow deletion can never strip a session that was not asked to be.
+   */
+  async purgeContent(botId: string): Promise<void> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: 'REMOVE qa_pairs, insights, #transcript',
+          ConditionExpression: 'attribute_exists(data_deleted_at)',
+          ExpressionAttributeNames: { '#transcript': 'transcript' },
+        }),
+      );
+    } catch (err) {
+      if (!isConditionFailure(err)) throw err;
+    }
+  }
+
+  async listRetentionDue(upTo: string, limit: number): Promise<RetentionDue[]> {
+    const { Items = [] } = await this.table.doc.send(
+      new QueryCommand({
+        TableName: this.table.tableName,
+        KeyConditionExpression: 'pk = :pk AND sk <= :upTo',
+        // `~` sorts after every bot id character: every entry due at `upTo` itself is in.
+        ExpressionAttributeValues: { ':pk': retentionDuePk, ':upTo': `${upTo}#~` },
+        Limit: limit,
+      }),
+    );
+    return Items.map((i) => {
+      const sk = String(i.sk);
+      const at = sk.lastIndexOf('#');
+      return { due: sk.slice(0, at), botId: sk.slice(at + 1) };
+    });
+  }
+
+  async moveRetentionDue(entry: RetentionDue, to: string): Promise<void> {
+    await putItems(this.table, [{ ...keys.retentionDue(to, entry.botId), type: 'retention_due' }]);
+    await this.clearRetentionDue(entry);
+  }
+
+  async clearRetentionDue(entry: RetentionDue): Promise<void> {
+    await this.table.doc.send(
+      new DeleteCommand({ TableName: this.table.tableName, Key: keys.retentionDue(entry.due, entry.botId) }),
+    );
   }
 }

@@ -51,7 +51,15 @@ export const keys = {
   }),
   /** The session a pooled bot won, by its claimant id (on ECS its task ARN): a stopped pooled task's session. */
   poolClaim: (claimant: string) => ({ pk: `CLAIM#${claimant}`, sk: 'CLAIM' }),
+  /**
+   * When the retention sweep should next look at a bot's content, in time order: `<due>#<bot_id>`. Written with the
+   * session (due: its creation); the sweep moves it to the meeting's end plus the account's retention, then deletes
+   * it with the content. One partition, read by one Query of the due entries at each sweep.
+   */
+  retentionDue: (due: string, botId: string) => ({ pk: retentionDuePk, sk: `${due}#${botId}` }),
 } as const;
+
+export const retentionDuePk = 'RETENTION#DUE';
 
 export const poolOffersPk = 'POOL#OFFERS';
 export const scheduledJoinsPrefix = 'SCHEDULE#';
@@ -118,6 +126,27 @@ export async function putItems(
       (left) => `BatchWriteItem left ${left} item(s) unprocessed`,
       attempts,
       sleep,
+    );
+  }
+}
+
+/** Deletes items by key in one BatchWriteItem request per 25, resending what DynamoDB leaves unprocessed. */
+export async function deleteItems(
+  { doc, tableName }: TableHandle,
+  itemKeys: { pk: string; sk: string }[],
+  attempts = 6,
+): Promise<void> {
+  for (let i = 0; i < itemKeys.length; i += maxBatchItems) {
+    await untilProcessed(
+      itemKeys.slice(i, i + maxBatchItems).map((Key) => ({ DeleteRequest: { Key } })),
+      async (requests) => {
+        const { UnprocessedItems } = await doc.send(
+          new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+        );
+        return (UnprocessedItems?.[tableName] ?? []) as typeof requests;
+      },
+      (left) => `BatchWriteItem left ${left} deletion(s) unprocessed`,
+      attempts,
     );
   }
 }

@@ -6,7 +6,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mergeAttempts, type Utterance } from '../../bots/transcript';
 import type { Segment, TranscriptStore } from '../../ports/transcript-store';
-import { keys, queryAll, type TableHandle } from './table';
+import { deleteItems, keys, queryAll, type TableHandle } from './table';
 
 const segmentPrefix = 'SEGMENT#';
 const seqDigits = 8;
@@ -100,5 +100,20 @@ export class DynamoTranscriptStore implements TranscriptStore {
       seq: Number(String(item.sk).slice(prefix.length)),
       utterances: item.utterances as Utterance[],
     }));
+  }
+
+  /** Every segment of every task, by key only (a keys-only Query), then deleted 25 to a request. */
+  async deleteAll(botId: string): Promise<number> {
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.session(botId).pk, ':prefix': segmentPrefix },
+      ProjectionExpression: 'pk, sk',
+      ConsistentRead: true,
+    });
+    await deleteItems(
+      this.table,
+      items.map((i) => ({ pk: String(i.pk), sk: String(i.sk) })),
+    );
+    return items.length;
   }
 }

@@ -48,7 +48,7 @@ export interface DeployedLife {
   /** The deployed function whose logical id contains `logicalIdPart`. */
   fn(logicalIdPart: string): DeployedFunction;
   api(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     options?: { body?: unknown; headers?: Record<string, string> },
   ): Promise<HttpResult & { json: Record<string, unknown> }>;
@@ -294,6 +294,7 @@ function routeKeyOf(method: string, path: string): { key: string; params: Record
     '/api/bot/{bot_id}/status',
     '/api/bot/{bot_id}/transcript',
     '/api/bot/{bot_id}/deliveries',
+    '/api/bot/{bot_id}/data',
     '/api/bots',
     '/openapi.json',
   ];

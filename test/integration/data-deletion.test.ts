@@ -1,0 +1,223 @@
+// Deleting a meeting's data through the local stack (dynalite, fauxqs, the local room): every store's copy of the
+// content goes, the tombstone stays, a repeat is harmless, and no replay or redrive sends the deleted content again.
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentDeletedError, deliver } from '../../core/delivery/deliver';
+import { createLogger } from '../../core/log';
+import { startTestStack, type TestStack } from '../support/local-stack';
+import { until } from '../support/until';
+
+/** Distinctive words of the meeting: none may survive the deletion anywhere in the table. */
+const phrase = 'periwinkle-zeppelin';
+
+async function receiver(status = 200) {
+  const received: string[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      received.push(body);
+      res.writeHead(status);
+      res.end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+let stack: TestStack;
+let key: string;
+let otherKey: string;
+
+beforeAll(async () => {
+  stack = await startTestStack({
+    DELIVERY_BACKOFF_SCALE: '0.00001',
+    TRANSCRIPT_FLUSH_MS: '200',
+    RATE_LIMIT_PER_MINUTE: '100000',
+  });
+  ({ apiKey: key } = await stack.account(100));
+  ({ apiKey: otherKey } = await stack.account(100, 'Other'));
+});
+afterAll(() => stack?.close());
+
+async function meeting(room: string, body: Record<string, unknown>) {
+  await fetch(`${stack.baseUrl}/rooms`, { method: 'POST', body: JSON.stringify({ name: room }) });
+  const res = await stack.request('POST', '/api/bot/join', {
+    key,
+    body: { provider: 'local', room_url: `${stack.baseUrl}/rooms/${room}`, ...body },
+  });
+  expect(res.status).toBe(201);
+  const botId = res.body.bot_id as string;
+  await until(async () => stack.rooms.rooms.get(room)?.participants.some((p) => p.kind === 'bot'));
+  const say = (name: string, lines: [number, string][], leave: number) =>
+    fetch(`${stack.baseUrl}/rooms/${room}/participants`, {
+      method: 'POST',
+      body: JSON.stringify({
+        name,
+        lines: lines.map(([at_ms, say]) => ({ at_ms, say })),
+        leave_at_ms: leave,
+      }),
+    });
+  await say('Ivy Interviewer', [[100, `Tell me about the ${phrase} project, please.`]], 1600);
+  await say(
+    'Cal Candidate',
+    [[500, `The ${phrase} project moved our billing to TypeScript in six months.`]],
+    1500,
+  );
+  return botId;
+}
+
+const status = async (botId: string) =>
+  (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
+const completed = (botId: string) =>
+  until(async () => {
+    const s = await status(botId);
+    return s.status !== 'running' && s;
+  });
+
+/** Every item under the bot's partition, raw. */
+async function items(botId: string) {
+  const { Items = [] } = await stack.table.doc.send(
+    new QueryCommand({
+      TableName: stack.table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `BOT#${botId}` },
+      ConsistentRead: true,
+    }),
+  );
+  return Items;
+}
+
+describe('DELETE /api/bot/{bot_id}/data', () => {
+  it('refuses a running bot, deletes every copy of the content of an ended one, keeps the tombstone', async () => {
+    const hook = await receiver();
+    try {
+      const botId = await meeting('erase-me', {
+        webhook_callback_url: hook.url,
+        email: 'team@example.com',
+        webhook_events: ['transcript.data', 'bot.data_deleted'],
+      });
+      const running = await stack.request('DELETE', `/api/bot/${botId}/data`, { key });
+      if ((await status(botId)).status === 'running') {
+        expect(running.status).toBe(409);
+        expect(running.body.error).toBe('bot_running');
+      }
+      const done = await completed(botId);
+      expect(done.transcript).toContain(phrase);
+      // Every delivery made (transcript.data, session_complete, the e-mail) before the deletion.
+      await until(async () => {
+        const d = (await stack.request('GET', `/api/bot/${botId}/deliveries`, { key })).body.deliveries;
+        return d.length >= 3 && d.every((x: { status: string }) => x.status !== 'pending');
+      });
+      expect(JSON.stringify(await items(botId))).toContain(phrase);
+
+      expect((await stack.request('DELETE', `/api/bot/${botId}/data`, { key: otherKey })).status).toBe(404);
+      const deleted = await stack.request('DELETE', `/api/bot/${botId}/data`, { key });
+      expect(deleted.status).toBe(200);
+      expect(deleted.body).toEqual({
+        bot_id: botId,
+        status: 'data_deleted',
+        data_deleted_at: expect.any(String),
+      });
+
+      const left = await items(botId);
+      expect(JSON.stringify(left)).not.toContain(phrase);
+      expect(left.filter((i) => String(i.sk).startsWith('SEGMENT#'))).toEqual([]);
+      const deliveries = left.filter((i) => String(i.sk).startsWith('DELIVERY#'));
+      expect(deliveries.length).toBeGreaterThanOrEqual(3);
+      for (const d of deliveries) {
+        expect(d.payload).toBeUndefined();
+        expect(d).toMatchObject({
+          status: 'delivered',
+          message_id: expect.any(String),
+          attempts: expect.any(Array),
+        });
+      }
+
+      const tomb = await status(botId);
+      expect(tomb).toMatchObject({
+        bot_id: botId,
+        status: done.status,
+        started_at: done.started_at,
+        completed_at: done.completed_at,
+        exit_reason: done.exit_reason,
+        transcript: null,
+        qa_pairs: null,
+        insights: null,
+        data_deleted_at: deleted.body.data_deleted_at,
+      });
+      const page = await stack.request('GET', `/api/bot/${botId}/transcript`, { key });
+      expect(page.body.utterances).toEqual([]);
+      // The delivery log still reads: status, times, ids.
+      const log = (await stack.request('GET', `/api/bot/${botId}/deliveries`, { key })).body.deliveries;
+      expect(
+        log.find(
+          (d: { event: string; channel: string }) =>
+            d.event === 'session_complete' && d.channel === 'webhook',
+        ),
+      ).toMatchObject({
+        status: 'delivered',
+        webhook_id: expect.any(String),
+      });
+
+      // Idempotent: the same answer, the same time, nothing new.
+      const again = await stack.request('DELETE', `/api/bot/${botId}/data`, { key });
+      expect(again.status).toBe(200);
+      expect(again.body.data_deleted_at).toBe(deleted.body.data_deleted_at);
+
+      // bot.data_deleted reached the webhook, once, without content.
+      const event = await until(async () =>
+        hook.received.map((b) => JSON.parse(b)).find((b) => b.event === 'bot.data_deleted'),
+      );
+      expect(event.data).toEqual({ reason: 'requested', data_deleted_at: deleted.body.data_deleted_at });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(hook.received.filter((b) => b.includes('bot.data_deleted'))).toHaveLength(1);
+      expect(tomb.status_changes.at(-1)).toMatchObject({ code: 'data_deleted', detail: 'requested' });
+    } finally {
+      await hook.close();
+    }
+  });
+
+  it('a redrive of a failed delivery after the deletion sends nothing', async () => {
+    const hook = await receiver(500);
+    try {
+      const botId = await meeting('redrive-after', { webhook_callback_url: hook.url });
+      await completed(botId);
+      // The receiver refuses every attempt: session_complete ends failed (parked in the DLQ).
+      await until(
+        async () =>
+          (await stack.deps.deliveries.get(botId, 'webhook', 'session_complete'))?.status === 'failed',
+        30_000,
+      );
+      const sent = hook.received.length;
+      expect(hook.received.join('')).toContain(phrase);
+      expect((await stack.request('DELETE', `/api/bot/${botId}/data`, { key })).status).toBe(200);
+
+      // What a redrive does (core/delivery/redrive.ts): back to pending, the job queued again.
+      expect(await stack.deps.deliveries.reopen(botId, 'webhook', 'session_complete')).toBe(true);
+      const outcome = await deliver(
+        {
+          stores: stack.deps,
+          mailer: { send: async () => expect.unreachable('no mail') },
+          config: stack.config,
+          log: createLogger('silent'),
+          now: () => new Date(),
+        },
+        { bot_id: botId, channel: 'webhook', event: 'session_complete' },
+      );
+      expect(outcome).toEqual({ kind: 'done' });
+      expect(hook.received.length).toBe(sent);
+      const record = await stack.deps.deliveries.get(botId, 'webhook', 'session_complete');
+      expect(record).toMatchObject({ status: 'failed', payload: '' });
+      expect(record?.attempts.at(-1)?.error).toBe(contentDeletedError);
+    } finally {
+      await hook.close();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,216 @@
+// Retention on dynalite: a meeting's content is kept for its account's retention_days after it ended, then deleted
+// by the sweep exactly as a customer's deletion (tombstone kept); 0 days deletes it once delivered. The admin CLI
+// sets an account's retention and deletes a bot's data for an operator, with an audit line.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BotSession } from '../../core/bots/session';
+import type { OutboxMessage } from '../../core/control/outbox';
+import { sweepRetention } from '../../core/data/retention';
+import { createLogger } from '../../core/log';
+import { type LocalStack, startLocalStack } from '../../local/stack';
+import { runAdminCliOn } from '../support/admin-cli';
+
+const phrase = 'ultramarine-harpsichord';
+const day = 24 * 3600 * 1000;
+
+let dataDir: string;
+let stack: LocalStack;
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'retention-'));
+  // A long sweep interval: the test runs each sweep itself, at the time it chooses.
+  stack = await startLocalStack({
+    port: 0,
+    dataDir,
+    env: { LOG_LEVEL: 'silent', KEY_CACHE_TTL_MS: '0', BOT_POOL_SIZE: '0', HEARTBEAT_MS: '3600000' },
+  });
+});
+afterAll(async () => {
+  await stack?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** An ended meeting with content in every store: a segment, results, a delivered webhook. */
+async function endedMeeting(accountId: string, endedAt: Date): Promise<string> {
+  const botId = randomUUID();
+  const at = endedAt.toISOString();
+  const session: BotSession = {
+    botId,
+    accountId,
+    status: 'completed',
+    provider: 'local',
+    roomUrl: 'http://127.0.0.1/rooms/r',
+    roomName: 'r',
+    botConfig: {} as BotSession['botConfig'],
+    processInsights: true,
+    holdCredits: 0,
+    createdAt: new Date(endedAt.getTime() - 600_000).toISOString(),
+    startedAt: new Date(endedAt.getTime() - 600_000).toISOString(),
+    completedAt: at,
+    leftAt: at,
+    exitReason: 'participant_left',
+    qaPairs: [{ question: `Tell me about ${phrase}?`, answer: `${phrase} was my project.` }],
+  } as BotSession;
+  await stack.deps.sessions.create(session);
+  await stack.deps.transcripts.saveSegment(botId, 1, [
+    { speaker: 'Cal', participant_id: 'p1', text: `${phrase} was my project.`, started_at: at } as never,
+  ]);
+  await stack.deps.deliveries.create({
+    botId,
+    accountId,
+    channel: 'webhook',
+    event: 'session_complete',
+    target: 'https://example.com/hook',
+    payload: JSON.stringify({ transcript_text: phrase }),
+    messageId: `msg_${botId}`,
+    createdAt: at,
+  });
+  return botId;
+}
+
+async function items(botId: string) {
+  const { Items = [] } = await stack.table.doc.send(
+    new QueryCommand({
+      TableName: stack.table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `BOT#${botId}` },
+      ConsistentRead: true,
+    }),
+  );
+  return Items;
+}
+
+function sweepAt(now: Date, sent: OutboxMessage[] = []) {
+  return sweepRetention({
+    stores: stack.deps,
+    config: stack.config,
+    outbox: { send: async (m) => void sent.push(m) },
+    log: createLogger('silent'),
+    now: () => now,
+  });
+}
+
+describe('retention', () => {
+  it('keeps content for retention_days after the meeting, then deletes it and keeps the tombstone', async () => {
+    const { account } = await stack.deps.accounts.create('Default retention');
+    const ended = new Date();
+    const botId = await endedMeeting(account.accountId, ended);
+    expect(stack.config.RETENTION_DAYS).toBe(30);
+
+    // Day 29: kept (its look moves to later).
+    expect((await sweepAt(new Date(ended.getTime() + 29 * day))).deleted).not.toContain(botId);
+    expect(JSON.stringify(await items(botId))).toContain(phrase);
+
+    // The clock moves past 30 days: gone, tombstone kept, bot.data_deleted (retention) sent.
+    const sent: OutboxMessage[] = [];
+    const later = new Date(ended.getTime() + 30 * day + 60_000);
+    expect((await sweepAt(later, sent)).deleted).toContain(botId);
+    const left = await items(botId);
+    expect(JSON.stringify(left)).not.toContain(phrase);
+    expect(left.some((i) => String(i.sk).startsWith('SEGMENT#'))).toBe(false);
+    const tomb = await stack.deps.sessions.get(botId);
+    expect(tomb).toMatchObject({
+      botId,
+      status: 'completed',
+      exitReason: 'participant_left',
+      dataDeletedAt: later.toISOString(),
+    });
+    expect(tomb?.qaPairs).toBeUndefined();
+    expect(await stack.deps.deliveries.get(botId, 'webhook', 'session_complete')).toMatchObject({
+      payload: '',
+      messageId: `msg_${botId}`,
+      contentDeletedAt: later.toISOString(),
+    });
+    expect(sent).toEqual([
+      expect.objectContaining({ kind: 'bot_event', event: 'bot.data_deleted', detail: 'retention' }),
+    ]);
+    // Its entry is gone: the next sweep does nothing more with it.
+    expect((await sweepAt(new Date(later.getTime() + day))).deleted).not.toContain(botId);
+  });
+
+  it('0 days deletes once delivered, never while a delivery is pending; a shorter retention applies within a day', async () => {
+    const { account } = await stack.deps.accounts.create('Zero retention');
+    const ended = new Date();
+    const botId = await endedMeeting(account.accountId, ended);
+    const kept = await endedMeeting(account.accountId, ended);
+    // Both looked at once with the 30-day default: moved a day on.
+    await sweepAt(new Date(ended.getTime() + 1000));
+
+    const cli = await runAdminCliOn(dataDir, [
+      'accounts',
+      'set-retention',
+      '--account',
+      account.accountId,
+      '--days',
+      '0',
+      '--json',
+    ]);
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout)).toMatchObject({ retention_days: 0, effective_retention_days: 0 });
+    const bad = await runAdminCliOn(dataDir, [
+      'accounts',
+      'set-retention',
+      '--account',
+      account.accountId,
+      '--days',
+      '4000',
+    ]);
+    expect(bad.code).toBe(2);
+
+    const nextDay = new Date(ended.getTime() + day + 1000);
+    // Still pending: not deleted before the customer had it.
+    expect((await sweepAt(nextDay)).deleted).toEqual([]);
+    expect(JSON.stringify(await items(botId))).toContain(phrase);
+    for (const id of [botId, kept]) {
+      const d = (await stack.deps.deliveries.claim(
+        id,
+        'webhook',
+        'session_complete',
+        Date.now() + 60_000,
+        Date.now(),
+      ))!;
+      await stack.deps.deliveries.recordAttempt(
+        d,
+        { at: nextDay.toISOString(), status_code: 200, latency_ms: 5, error: null },
+        { status: 'delivered' },
+      );
+    }
+    const swept = await sweepAt(new Date(nextDay.getTime() + 120_000));
+    expect(swept.deleted.sort()).toEqual([botId, kept].sort());
+    expect(JSON.stringify(await items(botId))).not.toContain(phrase);
+  });
+});
+
+describe('admin CLI: data delete', () => {
+  it("deletes an ended bot's content for an operator, with an audit line, and refuses an unknown bot", async () => {
+    const { account } = await stack.deps.accounts.create('Operator request');
+    const botId = await endedMeeting(account.accountId, new Date());
+    const run = await runAdminCliOn(dataDir, ['data', 'delete', '--bot', botId, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      bot_id: botId,
+      status: 'data_deleted',
+      account_id: account.accountId,
+      event_error: null,
+    });
+    const audit = run.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l))
+      .find((l) => l.audit === 'data_delete');
+    expect(audit).toMatchObject({
+      bot_id: botId,
+      account_id: account.accountId,
+      operator: expect.any(String),
+    });
+    expect(JSON.stringify(await items(botId))).not.toContain(phrase);
+    expect((await stack.deps.sessions.get(botId))?.dataDeletedAt).toEqual(expect.any(String));
+
+    const unknown = await runAdminCliOn(dataDir, ['data', 'delete', '--bot', randomUUID()]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('not found');
+  });
+});
