@@ -28,12 +28,14 @@ describe('virtual clock', () => {
     const cancelled = setTimeout(() => fired.push(['cancelled', 0]), 50);
     clearTimeout(cancelled);
     await clock.run(Promise.all([at('late', 10_000), at('early', 350), at('same time, set later', 350)]));
-    expect(fired).toEqual([
-      ['early', 350],
-      ['same time, set later', 350],
-      ['late', 10_000],
-    ]);
-    expect(Date.now() - d0).toBe(10_000);
+    // The clock also moves with the real time code takes (the bench's own-code part): a few ms on a loaded machine.
+    expect(fired.map(([name]) => name)).toEqual(['early', 'same time, set later', 'late']);
+    for (const [[, t], want] of fired.map((f, i) => [f, [350, 350, 10_000][i]!] as const)) {
+      expect(t).toBeGreaterThan(want - 0.001);
+      expect(t).toBeLessThan(want + 50);
+    }
+    expect(Date.now() - d0).toBeGreaterThanOrEqual(10_000);
+    expect(Date.now() - d0).toBeLessThan(10_050);
     // Far less than the 10 s of virtual time, even on a loaded machine.
     expect(clock.realNow() - started).toBeLessThan(5_000);
 
