@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { coldClaimant } from '../../core/bots/session';
 import { until } from '../support/until';
 import { chromiumPath, type DeployedLife, roleCalls, startDeployedLife } from './support/deployed-life';
 import { denials, type IamRequest, iamRequestsOf, simulate } from './support/iam-simulation';
@@ -191,35 +192,34 @@ describe.skipIf(skip)(
       expect((await life.api('POST', `/v1/bots/leave/${id}`)).statusCode).toBe(202);
     }, 60_000);
 
-    it('the fallback’s RunTask throttled past the budget: the session fails, nothing charged, and bot_join_failed says capacity_unavailable', async () => {
-      const balance = (await life.operator.stores.accounts.get(life.account.accountId))?.balance;
+    it('the fallback’s RunTask throttled past the budget: the start goes back on the control queue (no 5xx, nothing failed or charged) and is served once RunTask answers', async () => {
       const id = await unclaimedJoin('/hooks/pool-capacity');
       const before = life.proxy.calls.length;
       life.proxy.fail('RunTask', throttling);
       try {
-        // The fallback, then the bot_join_failed it queued on the bot's events.
+        // The fallback: RunTask throttled through the retry budget, then the start re-queued, delayed 5–15 s.
         expect(await life.control()).toBe(1);
-        expect(await life.botEvents()).toBe(1);
       } finally {
         life.proxy.fail('RunTask', undefined);
       }
       expect(life.callsOf('RunTask', before).length).toBeGreaterThan(5);
+      const waiting = await life.operator.stores.sessions.get(id);
+      expect(waiting?.status).toBe('running');
+      expect(waiting?.claimedBy).toBe(coldClaimant);
+      expect(await life.botEvents()).toBe(0);
+      // The re-queued start, once its delay passed: RunTask answers now, and the task is recorded on the session.
+      const served = life.proxy.calls.length;
+      let handled = 0;
+      for (let i = 0; i < 25 && handled === 0; i++) {
+        handled = await life.control();
+        if (handled === 0) await new Promise((r) => setTimeout(r, 1000));
+      }
+      expect(handled).toBe(1);
+      expect(life.callsOf('RunTask', served).length).toBe(1);
       const session = await life.operator.stores.sessions.get(id);
-      expect(session?.status).toBe('failed');
-      expect(session?.error).toMatch(
-        /^no bot could be launched: .*ThrottlingException: Rate exceeded.*no credits/,
-      );
-      expect((await life.operator.stores.accounts.get(life.account.accountId))?.balance).toBe(balance);
-      // Loud: the failure event went through the results stage to the customer's webhook.
-      expect(await life.deliveries()).toBeGreaterThanOrEqual(1);
-      const hook = life.receiver.received.find((r) => r.path === '/hooks/pool-capacity');
-      expect(JSON.parse(hook!.body)).toMatchObject({
-        event_type: 'bot_join_failed',
-        bot_id: id,
-        error_type: 'unknown',
-        error_code: 'capacity_unavailable',
-      });
-    }, 90_000);
+      expect(session?.status).toBe('running');
+      expect(session?.taskRef).toBeTruthy();
+    }, 120_000);
 
     it('IAM: every call the join, the pooled bot, task-stopped and the control function made is allowed', async () => {
       const judged = roleCalls(life.proxy.calls, life.template);
