@@ -89,6 +89,9 @@ export class MeetingBotStack extends Stack {
         dataFn.function.addEnvironment(name, value);
       }
       this.controlPlane.grantSend(dataFn.role, ['botEvents']);
+      // It deletes the recording's objects with the rest of the meeting's content.
+      for (const [name, value] of Object.entries(recordingsEnv)) dataFn.function.addEnvironment(name, value);
+      this.recordings.grantDelete(dataFn.role);
     }
     if (settings.botPoolSize > 0) {
       this.pool = new BotPool(this, 'BotPool', { settings, data: this.data, runtime: this.runtime });
@@ -108,6 +111,11 @@ export class MeetingBotStack extends Stack {
       api: this.api,
       pool: this.pool,
     });
+    // The retention sweep deletes recordings with the rest of a meeting's content.
+    for (const [name, value] of Object.entries(recordingsEnv)) {
+      this.operations.sweeper.function.addEnvironment(name, value);
+    }
+    this.recordings.grantDelete(this.operations.sweeper.role);
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
       settings,

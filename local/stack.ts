@@ -14,6 +14,7 @@ import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
 import type { Outbox, OutboxMessage } from '../core/control/outbox';
+import { recordingContent } from '../core/data/delete-meeting-data';
 import { sweepRetention } from '../core/data/retention';
 import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
@@ -257,7 +258,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       .then(() => reconcileHolds({ stores, log }, reconcileSettings(config)))
       .catch((err) => log.warn('hold reconciliation failed', { err }))
       // Content past its account's retention is deleted (the tombstone stays).
-      .then(() => sweepRetention({ stores, config, outbox, log, now: () => new Date() }))
+      .then(() =>
+        sweepRetention({
+          stores,
+          config,
+          extraContentStores: [recordingContent(recordings)],
+          outbox,
+          log,
+          now: () => new Date(),
+        }),
+      )
       .catch((err) => log.error('retention sweep failed', { err }));
   }, config.HEARTBEAT_MS);
 

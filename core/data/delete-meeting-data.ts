@@ -5,6 +5,7 @@ import type { Outbox } from '../control/outbox';
 import type { Stores } from '../deps';
 import { ApiError, notFound } from '../errors';
 import type { Logger } from '../log';
+import type { RecordingStore } from '../ports/recordings';
 import type { DataDeletion } from '../schemas/api';
 
 /**
@@ -38,6 +39,11 @@ export function meetingContentStores(
     ...extra,
     { name: 'session_results', purge: (botId) => stores.sessions.purgeContent(botId) },
   ];
+}
+
+/** The recording's objects (its pieces and the assembled file): deleted with the rest of the meeting's content. */
+export function recordingContent(recordings: Pick<RecordingStore, 'deleteAll'>): MeetingContentStore {
+  return { name: 'recording', purge: (botId) => recordings.deleteAll(botId) };
 }
 
 export interface DataDeletionDeps {

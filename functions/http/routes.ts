@@ -5,7 +5,7 @@ import { listBots } from '../../core/bots/list-bots';
 import { startBot } from '../../core/bots/start-bot';
 import { stopBot } from '../../core/bots/stop-bot';
 import { getTranscriptPage } from '../../core/bots/transcript-page';
-import { deleteMeetingData } from '../../core/data/delete-meeting-data';
+import { deleteMeetingData, recordingContent } from '../../core/data/delete-meeting-data';
 import { header, jsonBody, type Route } from './http-route';
 
 export const joinRoute: Route = async ({ deps, event, caller }) => {
@@ -63,7 +63,13 @@ export const listRoute: Route = async ({ deps, event, caller }) => ({
 export const dataRoute: Route = async ({ deps, event, caller }) => {
   const session = await findOwnSession(deps, caller, event.pathParameters?.bot_id);
   const body = await deleteMeetingData(
-    { stores: deps, outbox: deps.outbox, log: deps.log, now: deps.now },
+    {
+      stores: deps,
+      extraContentStores: [recordingContent(deps.recordings())],
+      outbox: deps.outbox,
+      log: deps.log,
+      now: deps.now,
+    },
     session,
     'requested',
   );

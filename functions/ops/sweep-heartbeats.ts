@@ -2,19 +2,28 @@
 import { reconcileHolds, reconcileSettings } from '../../core/bots/reconcile-holds';
 import { sweepSettings, sweepStaleSessions } from '../../core/bots/sweep-stale';
 import { alarmLogMessages } from '../../core/bots/task-stopped';
+import { recordingContent } from '../../core/data/delete-meeting-data';
 import { sweepRetention } from '../../core/data/retention';
 import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
 
 export const handler = lambdaEntry(
   'sweeper',
   flushingMetrics(async () => {
-    const { stores, config, outbox, log } = lambdaAdapters('sweeper');
+    const adapters = lambdaAdapters('sweeper');
+    const { stores, config, outbox, log } = adapters;
     const failed = await sweepStaleSessions({ stores, config, outbox, log }, sweepSettings(config));
     log.info(alarmLogMessages.sweepDone, { failed: failed.length });
     // Holds whose session was never written (a join that died half-way) go back to their accounts.
     const released = await reconcileHolds({ stores, log }, reconcileSettings(config));
     // Content past its account's retention is deleted exactly as a customer's deletion does; the tombstone stays.
-    const retention = await sweepRetention({ stores, config, outbox, log, now: () => new Date() });
+    const retention = await sweepRetention({
+      stores,
+      config,
+      extraContentStores: [recordingContent(adapters.recordings)],
+      outbox,
+      log,
+      now: () => new Date(),
+    });
     if (retention.failed.length > 0) log.error('retention sweep left bots due', { failed: retention.failed });
     return { failed, releasedHolds: released.length, retentionDeleted: retention.deleted.length };
   }),

@@ -71,6 +71,14 @@ describe('the recording calls under the IAM simulation', () => {
       // The status function's presigned GET of the file, and S3 decrypting it for the download.
       request(status, 's3:GetObject', file),
       request(status, 'kms:Decrypt', keyArn(), viaS3),
+      // A meeting's data deleted (the API's data function, the retention sweep): the bot's objects listed and deleted.
+      ...[role(s.stack.api.functions.get('data')!), role(s.stack.operations.sweeper)].flatMap((deleter) => [
+        request(deleter, 's3:ListBucket', `arn:aws:s3:::${bucketName}`, {
+          's3:prefix': `recordings/${bot}/`,
+        }),
+        request(deleter, 's3:DeleteObject', piece),
+        request(deleter, 's3:DeleteObject', file),
+      ]),
     ];
     expect(denials(await simulate(s.json, resolver, allowed))).toEqual([]);
 
@@ -82,6 +90,9 @@ describe('the recording calls under the IAM simulation', () => {
       request(status, 's3:PutObject', file),
       request(results, 's3:ListBucket', `arn:aws:s3:::${bucketName}`, { 's3:prefix': 'other/' }),
       request(results, 's3:DeleteObject', file),
+      // The deleters delete, and read nothing.
+      request(role(s.stack.api.functions.get('data')!), 's3:GetObject', file),
+      request(role(s.stack.operations.sweeper), 's3:PutObject', file),
     ];
     const verdicts = await simulate(s.json, resolver, denied);
     expect(verdicts.map((v) => `${v.request.action} ${v.result}`)).toEqual(

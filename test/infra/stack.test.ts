@@ -239,7 +239,7 @@ describe('the Lambda functions', () => {
         [...logs, 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchGetItem'],
       ],
       // The data deletion: the tombstone and the delivery payloads (UpdateItem), the segments (Query, then
-      // BatchWriteItem deletes), and bot.data_deleted on the bot-events queue.
+      // BatchWriteItem deletes), the recording's objects (listed, deleted), and bot.data_deleted on the bot-events queue.
       [
         'data',
         [
@@ -248,6 +248,8 @@ describe('the Lambda functions', () => {
           'dynamodb:UpdateItem',
           'dynamodb:Query',
           'dynamodb:BatchWriteItem',
+          's3:ListBucket',
+          's3:DeleteObject',
           ...send,
         ],
       ],
@@ -283,9 +285,20 @@ describe('the Lambda functions', () => {
     expect([...actionsOf(roleOfFunction(fnId(s.stack.operations.taskStopped)))].sort()).toEqual(
       [...new Set([...logs, ...send, ...items])].sort(),
     );
-    // The sweeper also runs the retention sweep: its due entries (DeleteItem) and the segments it deletes.
+    // The sweeper also runs the retention sweep: its due entries (DeleteItem), the segments and the recording's
+    // objects it deletes.
     expect([...actionsOf(roleOfFunction(fnId(s.stack.operations.sweeper)))].sort()).toEqual(
-      [...new Set([...logs, ...send, ...items, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'])].sort(),
+      [
+        ...new Set([
+          ...logs,
+          ...send,
+          ...items,
+          'dynamodb:DeleteItem',
+          'dynamodb:BatchWriteItem',
+          's3:ListBucket',
+          's3:DeleteObject',
+        ]),
+      ].sort(),
     );
     // The scheduler reads and deletes the scheduled-join entries, queues starts, and sizes the pool's service.
     expect([...actionsOf(roleOfFunction(fnId(s.stack.operations.scheduler)))].sort()).toEqual(

@@ -117,6 +117,11 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
       });
       expect(JSON.stringify(await items(botId))).toContain(phrase);
 
+      // A recording's objects (a piece as a bot uploads it): deleted with the rest.
+      const recordings = stack.deps.recordings();
+      await recordings.putPiece(botId, { attempt: 0, seq: 0 }, Date.now(), new TextEncoder().encode(phrase));
+      expect(await recordings.listPieces(botId)).toHaveLength(1);
+
       expect((await stack.request('DELETE', `/api/bot/${botId}/data`, { key: otherKey })).status).toBe(404);
       const deleted = await stack.request('DELETE', `/api/bot/${botId}/data`, { key });
       expect(deleted.status).toBe(200);
@@ -126,6 +131,7 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
         data_deleted_at: expect.any(String),
       });
 
+      expect(await recordings.listPieces(botId)).toEqual([]);
       const left = await items(botId);
       expect(JSON.stringify(left)).not.toContain(phrase);
       expect(left.filter((i) => String(i.sk).startsWith('SEGMENT#'))).toEqual([]);
