@@ -1,6 +1,6 @@
 // Use case: delete a meeting's content and keep its tombstone. The customer (DELETE /api/bot/{bot_id}/data), an
 // operator (admin CLI) and the account's retention (the sweeper) all come here, so all three delete the same set.
-import type { BotSession } from '../bots/session';
+import { type BotSession, recordsAudio } from '../bots/session';
 import type { Outbox } from '../control/outbox';
 import type { Stores } from '../deps';
 import { ApiError, notFound } from '../errors';
@@ -14,6 +14,8 @@ import type { DataDeletion } from '../schemas/api';
  */
 export interface MeetingContentStore {
   readonly name: string;
+  /** Whether the session can have content here at all (none: every session); a store it cannot is not called. */
+  holdsContentOf?(session: Pick<BotSession, 'recording'>): boolean;
   purge(botId: string, at: Date): Promise<void>;
 }
 
@@ -43,7 +45,12 @@ export function meetingContentStores(
 
 /** The recording's objects (its pieces and the assembled file): deleted with the rest of the meeting's content. */
 export function recordingContent(recordings: Pick<RecordingStore, 'deleteAll'>): MeetingContentStore {
-  return { name: 'recording', purge: (botId) => recordings.deleteAll(botId) };
+  return {
+    name: 'recording',
+    // A session that never asked for a recording has no objects: the bucket is not asked.
+    holdsContentOf: recordsAudio,
+    purge: (botId) => recordings.deleteAll(botId),
+  };
 }
 
 export interface DataDeletionDeps {
@@ -63,7 +70,7 @@ export interface DataDeletionDeps {
  */
 export async function deleteMeetingData(
   deps: DataDeletionDeps,
-  session: Pick<BotSession, 'botId' | 'accountId' | 'webhookUrl' | 'webhookEvents'>,
+  session: Pick<BotSession, 'botId' | 'accountId' | 'webhookUrl' | 'webhookEvents' | 'recording'>,
   reason: DeletionReason,
 ): Promise<DataDeletion> {
   const now = deps.now();
@@ -74,6 +81,7 @@ export async function deleteMeetingData(
   }
   const deletedAt = mark.dataDeletedAt;
   for (const store of meetingContentStores(deps.stores, deps.extraContentStores)) {
+    if (store.holdsContentOf && !store.holdsContentOf(session)) continue;
     await store.purge(session.botId, now);
   }
   const log = deps.log.child({ bot_id: session.botId, account_id: session.accountId });

@@ -255,8 +255,7 @@ describe.skipIf(skip)(
       expect((await api('POST', `/v1/bots/leave/${botOfRun}`)).statusCode).toBe(202);
     }, 60_000);
 
-    it('RunTask throttled past the join’s retry budget: 503 capacity_unavailable with Retry-After, never 500; nothing held, the key freed', async () => {
-      const balance = (await operator.stores.accounts.get(account.accountId))?.balance;
+    it('RunTask throttled past the join’s retry budget: 201, never 5xx; the start goes to the control plane, which serves it once RunTask answers', async () => {
       const before = proxy.calls.length;
       proxy.fail('RunTask', throttling);
       const started = Date.now();
@@ -265,21 +264,21 @@ describe.skipIf(skip)(
         headers: { 'idempotency-key': 'throttled-1' },
       });
       proxy.fail('RunTask', undefined);
-      expect(first.statusCode, first.body).toBe(503);
-      expect(first.json).toMatchObject({ error: 'capacity_unavailable' });
-      expect(first.json.detail).toMatch(/throttling or at capacity/);
-      expect(Number(first.headers['retry-after'])).toBeGreaterThan(0);
+      // A storm is ours to absorb: the join answers 201 and hands the start to the control queue (paced, retried).
+      expect(first.statusCode, first.body).toBe(201);
       // It kept trying for the budget (RUN_TASK_RETRY_BUDGET_MS, 15 s by default), inside the join's 29 s.
       expect(callsOf('RunTask', before).length).toBeGreaterThan(5);
       expect(Date.now() - started).toBeLessThan(29_000);
-      expect((await operator.stores.accounts.get(account.accountId))?.balance).toBe(balance);
-      const retry = await api('POST', '/api/bot/join', {
-        body: joinBody('/hooks/throttled-out'),
-        headers: { 'idempotency-key': 'throttled-1' },
-      });
-      expect(retry.statusCode, retry.body).toBe(201);
-      expect(retry.headers['idempotent-replayed']).toBeUndefined();
-      expect((await api('POST', `/v1/bots/leave/${retry.json.bot_id}`)).statusCode).toBe(202);
+      const id = first.json.bot_id as string;
+      expect((await operator.stores.sessions.get(id))?.status).toBe('running');
+      // The control function takes the handed-over start: one RunTask, which answers now, as its own role.
+      const served = proxy.calls.length;
+      expect(await life.control()).toBe(1);
+      const runs = callsOf('RunTask', served);
+      expect(runs).toHaveLength(1);
+      expect(runs[0]?.principal).toBe(fn('ControlPlaneControl').role);
+      expect((await operator.stores.sessions.get(id))?.taskRef).toBeTruthy();
+      expect((await api('POST', `/v1/bots/leave/${id}`)).statusCode).toBe(202);
     }, 60_000);
 
     it('a RunTask failure no retry fixes (AccessDenied) answers 500, returns the hold and frees the Idempotency-Key', async () => {

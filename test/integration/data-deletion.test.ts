@@ -102,6 +102,8 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
         webhook_callback_url: hook.url,
         email: 'team@example.com',
         webhook_events: ['transcript.data', 'bot.data_deleted'],
+        // Recorded (the local room has no recorder: a piece is put below, as a Daily bot uploads one).
+        recording: { audio: true },
       });
       const running = await stack.request('DELETE', `/api/bot/${botId}/data`, { key });
       if ((await status(botId)).status === 'running') {

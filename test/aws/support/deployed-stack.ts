@@ -22,6 +22,7 @@ import {
   ECSClient,
   RegisterTaskDefinitionCommand,
 } from '@aws-sdk/client-ecs';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { CreateEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { CreateQueueCommand, SetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { CfnResource, TemplateJson } from '../../infra/synth-stack';
@@ -205,6 +206,7 @@ export async function deployToMoto(
   const ecs = new ECSClient(clientConfig(endpoint));
   const ses = new SESv2Client(clientConfig(endpoint));
   const ec2 = new EC2Client(clientConfig(endpoint));
+  const s3 = new S3Client({ ...clientConfig(endpoint), forcePathStyle: true });
   try {
     // The network RunTask places tasks in (moto checks that the subnets and security groups exist).
     for (const [id, vpc] of resolver.ofType('AWS::EC2::VPC')) {
@@ -261,6 +263,15 @@ export async function deployToMoto(
       );
     }
     resolver.set(tableId, { ref: tableName, attrs: { Arn: arn('dynamodb', `table/${tableName}`) } });
+
+    // Buckets (the recordings'), created bare: their encryption, policy and lifecycle are checked on the template (the
+    // infra tests, the IAM simulation, cfn-lint); here the functions' calls find the bucket they are given.
+    for (const [id, bucket] of resolver.ofType('AWS::S3::Bucket')) {
+      const name =
+        (bucket.Properties?.BucketName as string | undefined) ?? `meetingbot-moto-${id.toLowerCase()}`;
+      await s3.send(new CreateBucketCommand({ Bucket: name }));
+      resolver.set(id, { ref: name, attrs: { Arn: `arn:aws:s3:::${name}` } });
+    }
 
     // Queues: dead-letter queues first, then the queues that redrive into them. A FIFO queue is FIFO from its
     // creation (the attribute cannot be set later), and CloudFormation ends the name it generates for one in .fifo,
@@ -407,7 +418,7 @@ export async function deployToMoto(
       },
     };
   } finally {
-    for (const c of [dynamo, sqs, ecs, ses, ec2]) c.destroy();
+    for (const c of [dynamo, sqs, ecs, ses, ec2, s3]) c.destroy();
   }
 }
 
