@@ -1,38 +1,30 @@
 // The warm pool's capacity on ECS: the scheduler adds idle bots by raising the pool service's desired count, within
-// the pool's maximum (the same bound its scaling uses). The pool's scale-in takes the surplus back afterwards.
-import { DescribeServicesCommand, type ECSClient, UpdateServiceCommand } from '@aws-sdk/client-ecs';
+// the pool's maximum (the same bound its scaling uses), through the same scaler the storm's growth uses. The pool's
+// scale-in takes the surplus back afterwards.
+import type { ECSClient } from '@aws-sdk/client-ecs';
 import type { Logger } from '../../log';
 import type { PoolCapacity } from '../../ports/pool-capacity';
-
-export interface EcsPoolSettings {
-  cluster: string;
-  service: string;
-  /** The pool's most tasks (busy and idle), BOT_POOL_MAX. */
-  max: number;
-}
+import { EcsPoolScaler, type EcsPoolSettings } from './ecs-pool-scaler';
 
 export class EcsPoolCapacity implements PoolCapacity {
+  private readonly scaler: EcsPoolScaler;
+
   constructor(
-    private readonly ecs: ECSClient,
-    private readonly settings: EcsPoolSettings,
+    ecs: ECSClient,
+    settings: EcsPoolSettings,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.scaler = new EcsPoolScaler(ecs, settings);
+  }
 
   async addIdle(count: number): Promise<void> {
     if (count <= 0) return;
-    const { cluster, service, max } = this.settings;
-    const { services } = await this.ecs.send(new DescribeServicesCommand({ cluster, services: [service] }));
-    const current = services?.[0]?.desiredCount;
-    if (current === undefined) throw new Error(`the pool service ${service} was not found`);
-    const desired = Math.min(max, current + count);
-    if (desired <= current) {
+    const { desired, max } = await this.scaler.grow(count);
+    if (desired >= max)
       this.log.warn('warm pool at its maximum: scheduled sessions beyond it start cold', {
         max,
         wanted: count,
       });
-      return;
-    }
-    await this.ecs.send(new UpdateServiceCommand({ cluster, service, desiredCount: desired }));
-    this.log.info('warm pool raised for scheduled sessions', { from: current, to: desired });
+    else this.log.info('warm pool raised for scheduled sessions', { to: desired });
   }
 }
