@@ -361,6 +361,8 @@ describe('GET /api/bot/{bot_id}/status', () => {
       recording: null,
       // Null for a bot started at once (a scheduled one shows its join time).
       join_at: null,
+      // Null until the meeting's data is deleted (the tombstone's time).
+      data_deleted_at: null,
     });
     expect(JSON.stringify(res.body)).not.toContain('meeting_token');
   });
