@@ -1,11 +1,11 @@
 // Run by bench/bot-runtime.ts in its own process: one Daily-adapter bot in Chromium against the stubbed daily-js,
 // reporting this process's peak RSS and its Chromium's memory (sum of RSS and of PSS over the browser's processes).
-import { readdirSync, readFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { DailyRoomProvider } from '../bot-task/providers/daily/daily-provider';
 import { botOrigin } from '../bot-task/providers/daily/page-assets';
 import { createLogger } from '../core/log';
 import { toneSynthesizer } from '../test/support/tone-synthesizer';
+import { descendants, procKb } from './process-tree';
 
 const stub = (
   await build({
@@ -40,38 +40,9 @@ const conn = await provider.join({
 });
 await new Promise((r) => setTimeout(r, 3000));
 
-function descendants(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {}
-  }
-  const out: number[] = [];
-  const walk = (pid: number) => {
-    for (const [child, parent] of parents) {
-      if (parent === pid) {
-        out.push(child);
-        walk(child);
-      }
-    }
-  };
-  walk(root);
-  return out;
-}
-
-const kb = (file: string, field: string) => {
-  try {
-    return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(file, 'utf8'))?.[1] ?? 0);
-  } catch {
-    return 0;
-  }
-};
 const browserPids = descendants(process.pid);
-const rss = browserPids.reduce((s, pid) => s + kb(`/proc/${pid}/status`, 'VmRSS'), 0);
-const pss = browserPids.reduce((s, pid) => s + kb(`/proc/${pid}/smaps_rollup`, 'Pss'), 0);
+const rss = browserPids.reduce((s, pid) => s + procKb(`/proc/${pid}/status`, 'VmRSS'), 0);
+const pss = browserPids.reduce((s, pid) => s + procKb(`/proc/${pid}/smaps_rollup`, 'Pss'), 0);
 const mib = (k: number) => Math.round((k / 1024) * 10) / 10;
 await conn.leave();
 process.stdout.write(

@@ -33,6 +33,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   'join-latency': () => import('./join-latency'),
   storage: () => import('./storage'),
   storm: () => import('./storm'),
+  recording: () => import('./recording'),
 };
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
