@@ -71,19 +71,44 @@ export function sampleTree(root: number): TreeSample {
 }
 
 /**
- * CPU time the tree used between the first and the last of `samples`, in ms: for each process its last reading less
- * its first (a process that appeared meanwhile counts from 0; one that ended counts until its last reading).
+ * CPU time each process of the tree used between the first and the last of `samples`, in ms, by pid: its last reading
+ * less its first (a process that appeared meanwhile counts from 0; one that ended counts until its last reading).
  */
-export function treeCpuMs(samples: TreeSample[]): number {
+export function cpuMsByPid(samples: TreeSample[]): Map<number, number> {
   const first = new Map<number, number>();
-  const last = new Map<number, number>();
+  const used = new Map<number, number>();
   samples.forEach((s, i) => {
     for (const [pid, ms] of s.cpuMs) {
       if (!first.has(pid)) first.set(pid, i === 0 ? ms : 0);
-      last.set(pid, ms);
+      used.set(pid, ms - first.get(pid)!);
     }
   });
+  return used;
+}
+
+/** CPU time the whole tree used between the first and the last of `samples`, in ms. */
+export function treeCpuMs(samples: TreeSample[]): number {
   let total = 0;
-  for (const [pid, ms] of last) total += ms - (first.get(pid) ?? 0);
+  for (const ms of cpuMsByPid(samples).values()) total += ms;
   return total;
+}
+
+/**
+ * What a process of a bot's tree is, from its command line: `node`, Chromium's `browser`, or its `--type` (renderer,
+ * gpu-process, zygote) with a utility process's sub-type (e.g. `utility:audio.mojom.AudioService`).
+ */
+export function processRole(pid: number): string {
+  let args: string[];
+  try {
+    // Chromium's child processes rewrite their title: one string, arguments separated by spaces.
+    args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split(/[\0 ]/);
+  } catch {
+    return 'ended';
+  }
+  const flag = (name: string) => args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const type = flag('type');
+  if (type === 'utility') return `utility:${flag('utility-sub-type') ?? '?'}`;
+  if (type) return type;
+  if (/crashpad/.test(args[0] ?? '')) return 'crashpad';
+  return /node/.test(args[0] ?? '') ? 'node' : 'browser';
 }

@@ -6,7 +6,7 @@
 // +50 MiB. Side by side, so the machine's other load weighs on both bots alike.
 import { stubbedDailyBots } from '../test/browser/daily-stub-module';
 import { espeakWav } from '../test/support/espeak';
-import { sampleTree, type TreeSample, treeCpuMs } from './process-tree';
+import { cpuMsByPid, processRole, sampleTree, type TreeSample, treeCpuMs } from './process-tree';
 import type { Table } from './run';
 import {
   type BenchAccount,
@@ -37,6 +37,8 @@ interface TreeFigures {
   /** Steady: the median of the readings; peak: the largest. */
   pss_mib: { steady: number; peak: number };
   rss_mib: { steady: number; peak: number };
+  /** The CPU by kind of process (node, browser, renderer, gpu-process, utility:<service>), % of one vCPU. */
+  cpu_percent_by_role: Record<string, number>;
   /** One point per tenth of the meeting: CPU over that stretch and PSS at its end (growth shows here). */
   series: { at_s: number; cpu_percent: number; pss_mib: number }[];
 }
@@ -89,6 +91,9 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
           await new Promise((r) => setTimeout(r, Math.min(size.sampleMs, Math.max(0, end - Date.now()))));
         }
         const still = await Promise.all([plain, recorded].map((id) => s.deps.sessions.get(id)));
+        // Before they leave: the kind of each process is read from its command line.
+        const without = figures(plain, samples.plain);
+        const withRec = figures(recorded, samples.recorded);
         const leftEarly = still.filter((x) => x?.status !== 'running').map((x) => x?.botId);
 
         await Promise.all([plain, recorded].map((id) => leave(s.baseUrl, account, id)));
@@ -97,8 +102,6 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
           return x && x.status !== 'running' && (x.recordingFile || x.status === 'failed') && x;
         }, 60_000).catch(() => undefined);
         const file = finished?.recordingFile;
-        const without = figures(plain, samples.plain);
-        const withRec = figures(recorded, samples.recorded);
         const delta = {
           cpu_points_of_one_vcpu: round1(withRec.cpu_percent_of_one_vcpu - without.cpu_percent_of_one_vcpu),
           pss_steady_mib: round1(withRec.pss_mib.steady - without.pss_mib.steady),
@@ -176,6 +179,12 @@ function figures(botId: string, samples: TreeSample[]): TreeFigures {
   const cpuMs = treeCpuMs(samples);
   const pss = samples.map((x) => x.pssKb / 1024);
   const rss = samples.map((x) => x.rssKb / 1024);
+  const byRole: Record<string, number> = {};
+  for (const [pid, ms] of cpuMsByPid(samples)) {
+    if (!ms) continue;
+    const role = processRole(pid);
+    byRole[role] = round1((byRole[role] ?? 0) + (ms / wallMs) * 100);
+  }
   const series: TreeFigures['series'] = [];
   const step = Math.max(1, Math.floor((samples.length - 1) / 10));
   for (let i = step; i < samples.length; i += step) {
@@ -192,6 +201,7 @@ function figures(botId: string, samples: TreeSample[]): TreeFigures {
     processes: last.cpuMs.size,
     cpu_percent_of_one_vcpu: round1((cpuMs / wallMs) * 100),
     cpu_ms: cpuMs,
+    cpu_percent_by_role: byRole,
     measured_s: Math.round(wallMs / 1000),
     pss_mib: { steady: round1(percentile(pss, 50)), peak: round1(Math.max(...pss)) },
     rss_mib: { steady: round1(percentile(rss, 50)), peak: round1(Math.max(...rss)) },
@@ -238,6 +248,13 @@ export function table(result: Record<string, unknown>, options: BenchOptions): T
       '',
     ],
     ['processes', String(a.processes), String(b.processes), '', ''],
+    ...[...new Set([...Object.keys(a.cpu_percent_by_role), ...Object.keys(b.cpu_percent_by_role)])].map(
+      (role) => {
+        const x = a.cpu_percent_by_role[role] ?? 0;
+        const y = b.cpu_percent_by_role[role] ?? 0;
+        return [`  CPU of ${role}`, String(x), String(y), String(round1(y - x)), ''];
+      },
+    ),
     [
       r.recording
         ? `recording: ${r.recording.duration_s} s, ${r.recording.size_bytes} bytes (${r.recording.kbit_per_s} kb/s), ${r.recording.gaps} gap(s)`
