@@ -248,11 +248,12 @@ export function table(result: Record<string, unknown>, options: BenchOptions): T
       '',
     ],
     ['processes', String(a.processes), String(b.processes), '', ''],
-    ...[...new Set([...Object.keys(a.cpu_percent_by_role), ...Object.keys(b.cpu_percent_by_role)])].map(
+    ...[...new Set([...Object.keys(a.cpu_percent_by_role), ...Object.keys(b.cpu_percent_by_role)])].flatMap(
       (role) => {
         const x = a.cpu_percent_by_role[role] ?? 0;
         const y = b.cpu_percent_by_role[role] ?? 0;
-        return [`  CPU of ${role}`, String(x), String(y), String(round1(y - x)), ''];
+        // Processes that used no measurable CPU in either tree are left out.
+        return x || y ? [[`  CPU of ${role}`, String(x), String(y), String(round1(y - x)), '']] : [];
       },
     ),
     [
