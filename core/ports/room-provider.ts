@@ -105,6 +105,11 @@ export interface JoinOptions {
    * host denying entry fails it with `auth_error`.
    */
   waitingRoomTimeoutMs: number;
+  /**
+   * The session records (the start request's recording.audio): a provider whose recorder takes time to make (the
+   * local room's launches a browser) gets it ready before it enters, so the recording starts with the bot in the room.
+   */
+  recording?: boolean;
   /** Called once when the bot is put in a waiting room and has asked to be let in. */
   onWaitingRoom?: () => void;
   /**
