@@ -129,7 +129,7 @@ export async function prepareLocalRecorder(o: LocalRecorderOptions): Promise<Pre
           (ms) => (window as unknown as RecorderWindow).recorder.start(ms),
           record.pieceMs,
         );
-        return recorderOn(page, startedAtMs, close, o);
+        return recorderOn(page, startedAtMs, close, o, record.onWarning);
       } catch (err) {
         await close();
         throw err;
@@ -143,15 +143,19 @@ function recorderOn(
   startedAtMs: number,
   closeBrowser: () => Promise<void>,
   o: LocalRecorderOptions,
+  onWarning: RecordOptions['onWarning'],
 ): LocalRecorder {
   let closed = false;
   /** The line being said: a newer one (or hush) makes a slow synthesis of the last one moot. */
   let line = 0;
   const warned = new Set<string>();
+  /** Each kind of loss once: logged, and the session's recording_failed warning (status, metric). */
   const warnOnce = (what: string, err: unknown) => {
     if (warned.has(what)) return;
     warned.add(what);
-    o.log.error(what, { err: err instanceof Error ? err.message : String(err) });
+    const detail = err instanceof Error ? err.message : String(err);
+    o.log.error(what, { err: detail });
+    onWarning?.(`${what[0]!.toUpperCase()}${what.slice(1)} (${detail}).`);
   };
   const close = async () => {
     closed = true;

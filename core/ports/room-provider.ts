@@ -133,6 +133,11 @@ export interface RecordOptions {
   pieceMs: number;
   /** Each piece as it is cut, numbered from 0 (the first carries the WebM header); never throws. */
   onPiece(piece: { seq: number; bytes: Uint8Array }): void;
+  /**
+   * Part of what the room carries cannot be recorded while the recorder goes on (the local room's bot voice without
+   * its synthesizer): `message` says what, for the session's `recording_failed` warning.
+   */
+  onWarning?(message: string): void;
 }
 
 export interface RoomRecording {

@@ -10,12 +10,25 @@ import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumFlags } from '../../bot-task/providers/daily/chromium';
+import { LocalRoomProvider } from '../../bot-task/providers/local-room';
+import { createLogger } from '../../core/log';
 import { espeakWav } from '../support/espeak';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { startRoomServer } from '../support/room-server';
 import { until } from '../support/until';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'local-recording-'));
+
+/** until(), saying what did not happen. */
+const awaiting = <T>(
+  what: string,
+  probe: () => T | false | undefined | Promise<T | false | undefined>,
+  ms: number,
+) =>
+  until(probe, ms).catch(() => {
+    throw new Error(`${what}: not within ${ms / 1000} s`);
+  });
 
 /** Loudness (RMS, 16-bit full scale) of the decoded file per 100 ms, and its length in seconds. */
 function decode(bytes: Uint8Array): { duration: number; rms: number[] } {
@@ -97,23 +110,35 @@ describe.skipIf(!existsSync(chromiumPath))('local room recording through the loc
     });
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     const botId: string = res.body.bot_id;
-    const bot = await until(() => room.participants.find((p) => p.kind === 'bot'), 30_000);
+    const bot = await awaiting(
+      'the bot in the room',
+      () => room.participants.find((p) => p.kind === 'bot'),
+      60_000,
+    );
     const botSpeaking = () =>
       room.log.filter(
         (e): e is typeof e & { type: 'speaking'; active: boolean } =>
           e.type === 'speaking' && e.participant_id === bot.id,
       );
     // The recorder has started once its first piece is stored: its start is where the file's time 0 is.
-    const [first] = await until(async () => {
-      const pieces = await stack.deps.recordings().listPieces(botId);
-      return pieces.length > 0 && pieces;
-    }, 30_000);
+    const [first] = await awaiting(
+      'a first piece of the recording',
+      async () => {
+        const pieces = await stack.deps.recordings().listPieces(botId);
+        return pieces.length > 0 && pieces;
+      },
+      30_000,
+    );
     const startedAtMs = first!.startedAtMs;
-    // The bot says the notice, then greets (and asks its first question): wait until it has been quiet for 3 s.
-    await until(() => {
-      const last = botSpeaking().at(-1);
-      return last && !last.active && Date.now() - Date.parse(last.at) > 3000;
-    }, 60_000);
+    // The bot says the notice (then its greeting, where it has one): wait until it has been quiet for 3 s.
+    await awaiting(
+      'the bot’s notice, then 3 s of quiet',
+      () => {
+        const last = botSpeaking().at(-1);
+        return last && !last.active && Date.now() - Date.parse(last.at) > 3000;
+      },
+      60_000,
+    );
     const botTalked = botSpeaking();
 
     const micOn = Date.now();
@@ -127,10 +152,14 @@ describe.skipIf(!existsSync(chromiumPath))('local room recording through the loc
     expect(botSpeaking().length).toBe(botTalked.length);
 
     expect((await stack.request('POST', `/v1/bots/leave/${botId}`, { key })).status).toBeLessThan(300);
-    const recording = await until(async () => {
-      const r = await stack.request('GET', `/api/bot/${botId}/recording`, { key });
-      return r.status === 200 && r.body;
-    }, 60_000);
+    const recording = await awaiting(
+      'the recording',
+      async () => {
+        const r = await stack.request('GET', `/api/bot/${botId}/recording`, { key });
+        return r.status === 200 && r.body;
+      },
+      60_000,
+    );
     const status = (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
     expect(status.status).toBe('completed');
     expect(status.warnings ?? []).toEqual([]);
@@ -157,5 +186,43 @@ describe.skipIf(!existsSync(chromiumPath))('local room recording through the loc
     expect(persons).toBeGreaterThan(300);
     expect(quiet).toBeLessThan(bots / 10);
     expect(after).toBeLessThan(persons / 10);
+  });
+
+  it('a bot voice that cannot be synthesized: the recorder goes on with the people, and says so once', async () => {
+    const server = await startRoomServer();
+    try {
+      server.rooms.createRoom('voiceless', false);
+      const provider = new LocalRoomProvider(1, {
+        synthesizer: { synthesize: () => Promise.reject(new Error('espeak-ng: not found')) },
+        log: createLogger('silent'),
+      });
+      const conn = await provider.join({
+        roomUrl: `${server.base}/rooms/voiceless`,
+        botName: 'Scribe',
+        videoMode: 'off',
+        voice: 'Joanna',
+        timeoutMs: 30_000,
+        waitingRoomTimeoutMs: 30_000,
+        recording: true,
+      });
+      const warnings: string[] = [];
+      const pieces: number[] = [];
+      const recording = await conn.record!({
+        pieceMs: 1000,
+        onPiece: (p) => pieces.push(p.seq),
+        onWarning: (m) => warnings.push(m),
+      });
+      await conn.speech.say('This meeting is being recorded.');
+      await conn.speech.say('Hello.');
+      await until(() => warnings.length > 0, 10_000);
+      await recording.stop();
+      await conn.leave();
+      expect(warnings).toEqual([
+        'The bot’s voice could not be recorded; the recording has the participants only (espeak-ng: not found).',
+      ]);
+      expect(pieces[0]).toBe(0);
+    } finally {
+      await server.stop();
+    }
   });
 });
