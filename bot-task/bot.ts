@@ -95,6 +95,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       },
       timeoutMs: config.JOIN_TIMEOUT_MS,
       waitingRoomTimeoutMs: waitingRoomTimeoutMs(session, config),
+      recording: recordsAudio(session),
       onWaitingRoom: () => {
         log.info('in the waiting room; asked to be let in');
         // Once per task: the event's key is the attempt, so a second report would be dropped anyway.

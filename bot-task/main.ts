@@ -55,8 +55,15 @@ const engines = languageEngines(adapters);
  * one (`claimed`).
  */
 async function providerFor(kind: Provider, session: () => BotSession): Promise<RoomProvider> {
-  if (kind === 'local')
-    return new (await import('./providers/local-room')).LocalRoomProvider(config.LOCAL_SPEECH_MS_PER_CHAR);
+  if (kind === 'local') {
+    const { LocalRoomProvider } = await import('./providers/local-room');
+    const { EspeakSynthesizer } = await import('../core/adapters/espeak/espeak-synthesizer');
+    // A recording local bot records in a browser of its own, its voice there said by espeak-ng (offline).
+    return new LocalRoomProvider(config.LOCAL_SPEECH_MS_PER_CHAR, {
+      synthesizer: new EspeakSynthesizer(),
+      log: currentLog,
+    });
+  }
   const { DailyRoomProvider } = await import('./providers/daily/daily-provider');
   const { botMeetingToken } = await import('./providers/daily/meeting-token');
   return new DailyRoomProvider({

@@ -67,7 +67,7 @@ export async function startRecording(o: {
     uploads = uploads.then(() => upload(piece, startedAtMs));
   };
   try {
-    recording = await room.record({ pieceMs: o.pieceMs, onPiece: enqueue });
+    recording = await room.record({ pieceMs: o.pieceMs, onPiece: enqueue, onWarning: warn });
   } catch (err) {
     log.error('the recorder could not start; the session goes on without a recording', { err });
     warn(`The recorder could not start (${(err as Error).message}); the session has no recording.`);

@@ -5,14 +5,22 @@ import {
   type DisconnectKind,
   JoinAbortedError,
   type JoinOptions,
+  type RecordOptions,
   type RoomConnection,
   type RoomEventName,
   type RoomEvents,
   RoomJoinError,
   type RoomParticipant,
   type RoomProvider,
+  type RoomRecording,
 } from '../../core/ports/room-provider';
 import type { Speech, SpeechOutcome } from '../../core/ports/speech';
+import {
+  type LocalRecorder,
+  type LocalRecorderOptions,
+  type PreparedRecorder,
+  prepareLocalRecorder,
+} from './local-room-recorder';
 import { RoomEventHub } from './room-events';
 
 type ServerMessage =
@@ -35,8 +43,14 @@ const toParticipant = (p: { id: string; name: string; kind: string }): RoomParti
 });
 
 export class LocalRoomProvider implements RoomProvider {
-  /** `msPerChar`: how long the bot's voice "plays" per character (the room page speaks it). */
-  constructor(private readonly speechMsPerChar = 55) {}
+  /**
+   * `speechMsPerChar`: how long the bot's voice "plays" per character (the room page speaks it). `recorder`: what
+   * recording needs (a browser, a voice it can hear); without it the provider cannot record.
+   */
+  constructor(
+    private readonly speechMsPerChar = 55,
+    private readonly recorder?: LocalRecorderOptions,
+  ) {}
 
   async join(options: JoinOptions): Promise<RoomConnection> {
     const url = new URL(options.roomUrl.replace(/\/$/, ''));
@@ -46,6 +60,15 @@ export class LocalRoomProvider implements RoomProvider {
     url.searchParams.set('kind', 'bot');
     if (options.meetingToken) url.searchParams.set('token', options.meetingToken);
 
+    // A session that records gets its recorder ready before it enters (as the Daily bot's browser is), so the
+    // recording starts as the bot is in the room; a recorder that cannot be made fails the recording, not the join.
+    const recorderOptions = this.recorder;
+    const prepared: PreparedRecorder | Error | undefined =
+      options.recording && recorderOptions
+        ? await prepareLocalRecorder(recorderOptions).catch((err: unknown) =>
+            err instanceof Error ? err : new Error(String(err)),
+          )
+        : undefined;
     const ws = new WebSocket(url);
     const emitter = new RoomEventHub();
     const people = new Map<string, RoomParticipant>();
@@ -57,6 +80,10 @@ export class LocalRoomProvider implements RoomProvider {
     };
 
     await new Promise<void>((resolve, reject) => {
+      if (prepared && !(prepared instanceof Error))
+        ws.once('close', () => {
+          if (!selfId) void prepared.close();
+        });
       // Only while joining: once in (or refused), stopping is the exit pipeline's business.
       const settled = () => {
         clearTimeout(deadline);
@@ -173,6 +200,16 @@ export class LocalRoomProvider implements RoomProvider {
     ws.on('error', (err) => disconnect('connection_lost', `room connection failed: ${err.message}`));
 
     const send = (m: unknown) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(m));
+    /** Set while the bot records: the room relays the others' microphones to it (room-server.ts, `listen`). */
+    let recording: LocalRecorder | undefined;
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary || !recording) return;
+      const bytes = Buffer.isBuffer(data)
+        ? data
+        : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
+      const idLength = bytes[0] ?? 0;
+      recording.hear(bytes.subarray(1, 1 + idLength).toString(), bytes.subarray(1 + idLength));
+    });
     let current: ((outcome: SpeechOutcome) => void) | undefined;
     /** An opening clause (SayOptions.continues), said with the rest of its sentence: one line in the room. */
     let opening = '';
@@ -189,6 +226,8 @@ export class LocalRoomProvider implements RoomProvider {
         current?.('interrupted');
         send({ type: 'speaking', active: true });
         send({ type: 'say', text, voice: options.voice });
+        recording?.hush();
+        recording?.say(text, options.voice);
         return new Promise<SpeechOutcome>((resolve) => {
           const finish = (outcome: SpeechOutcome) => {
             if (current !== finish) return;
@@ -208,12 +247,22 @@ export class LocalRoomProvider implements RoomProvider {
       stop: () => {
         opening = '';
         current?.('interrupted');
+        recording?.hush();
       },
     };
 
     return {
       selfId,
       speech,
+      ...(recorderOptions && {
+        async record(o: RecordOptions): Promise<RoomRecording> {
+          if (recording) throw new Error('already recording');
+          if (prepared instanceof Error) throw prepared;
+          recording = await (prepared ?? (await prepareLocalRecorder(recorderOptions))).start(o);
+          send({ type: 'listen', audio: true });
+          return recording;
+        },
+      }),
       participants: () => [...people.values()],
       on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void) {
         emitter.on(event, listener);
@@ -221,6 +270,8 @@ export class LocalRoomProvider implements RoomProvider {
       async leave() {
         leaving = true;
         speech.stop();
+        await recording?.close();
+        if (!recording && prepared && !(prepared instanceof Error)) await prepared.close();
         if (ws.readyState === WebSocket.CLOSED) return;
         await new Promise<void>((resolve) => {
           const timer = setTimeout(() => {

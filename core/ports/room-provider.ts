@@ -105,6 +105,11 @@ export interface JoinOptions {
    * host denying entry fails it with `auth_error`.
    */
   waitingRoomTimeoutMs: number;
+  /**
+   * The session records (the start request's recording.audio): a provider whose recorder takes time to make (the
+   * local room's launches a browser) gets it ready before it enters, so the recording starts with the bot in the room.
+   */
+  recording?: boolean;
   /** Called once when the bot is put in a waiting room and has asked to be let in. */
   onWaitingRoom?: () => void;
   /**
@@ -128,6 +133,11 @@ export interface RecordOptions {
   pieceMs: number;
   /** Each piece as it is cut, numbered from 0 (the first carries the WebM header); never throws. */
   onPiece(piece: { seq: number; bytes: Uint8Array }): void;
+  /**
+   * Part of what the room carries cannot be recorded while the recorder goes on (the local room's bot voice without
+   * its synthesizer): `message` says what, for the session's `recording_failed` warning.
+   */
+  onWarning?(message: string): void;
 }
 
 export interface RoomRecording {

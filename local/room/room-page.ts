@@ -48,7 +48,7 @@ export function roomPageHtml(roomName: string): string {
   <section>
     <h2>Transcript</h2>
     <div id="transcript" aria-live="polite"></div>
-    <form id="sayForm"><input type="text" id="line" placeholder="Type what you say and press Enter" autocomplete="off"><button class="primary">Say</button><button type="button" id="mic"><svg aria-hidden="true" width="12" height="14" viewBox="0 0 12 14"><rect x="3.5" y="0.5" width="5" height="8" rx="2.5" fill="currentColor"/><path d="M1.5 6.5a4.5 4.5 0 0 0 9 0M6 11v2.5" stroke="currentColor" fill="none"/></svg> Speak</button></form>
+    <form id="sayForm"><input type="text" id="line" placeholder="Type what you say and press Enter" autocomplete="off"><button class="primary">Say</button><button type="button" id="mic"><svg aria-hidden="true" width="12" height="14" viewBox="0 0 12 14"><rect x="3.5" y="0.5" width="5" height="8" rx="2.5" fill="currentColor"/><path d="M1.5 6.5a4.5 4.5 0 0 0 9 0M6 11v2.5" stroke="currentColor" fill="none"/></svg> Speak</button><button type="button" id="audio" aria-pressed="false" title="Send your microphone to the room (a recording bot records it)">Microphone</button></form>
   </section>
 </main>
 <script>
@@ -148,7 +148,7 @@ $('joinForm').onsubmit = (e) => {
     $('status').textContent = gone || 'left'; $('leave').disabled = true; waiting.clear(); renderLobby();
     // Out of the room: nobody is listed as being with you, and nothing can be said into it any more.
     if (me) line('sys', '', gone ? 'You are no longer in the room.' : 'You left the room.');
-    people.clear(); renderPeople();
+    people.clear(); renderPeople(); microphoneOff();
     for (const el of $('sayForm').elements) el.disabled = true;
   };
 };
@@ -160,6 +160,41 @@ $('sayForm').onsubmit = (e) => {
   ws.send(JSON.stringify({ type: 'say', text }));
   ws.send(JSON.stringify({ type: 'speaking', active: false }));
   $('line').value = '';
+};
+// The microphone: its audio goes to the room as 16 kHz 16-bit PCM in binary messages; a bot that records mixes it in.
+let mic;
+async function microphoneOn() {
+  const stream = await navigator.mediaDevices.getUserMedia({ audio: { echoCancellation: true, noiseSuppression: true } });
+  const ctx = new AudioContext();
+  const source = ctx.createMediaStreamSource(stream);
+  const tap = ctx.createScriptProcessor(4096, 1, 1);
+  const mute = ctx.createGain(); mute.gain.value = 0;
+  const ratio = ctx.sampleRate / 16000;
+  tap.onaudioprocess = (ev) => {
+    if (!ws || ws.readyState !== 1) return;
+    const input = ev.inputBuffer.getChannelData(0);
+    const out = new Int16Array(Math.floor(input.length / ratio));
+    for (let i = 0; i < out.length; i++) {
+      const from = Math.floor(i * ratio), to = Math.min(input.length, Math.floor((i + 1) * ratio));
+      let sum = 0; for (let j = from; j < to; j++) sum += input[j];
+      const v = sum / Math.max(1, to - from);
+      out[i] = Math.max(-32768, Math.min(32767, Math.round(v * 32767)));
+    }
+    ws.send(out.buffer);
+  };
+  source.connect(tap); tap.connect(mute); mute.connect(ctx.destination);
+  mic = { stream, ctx };
+}
+function microphoneOff() {
+  if (!mic) return;
+  for (const t of mic.stream.getTracks()) t.stop();
+  void mic.ctx.close(); mic = undefined;
+}
+$('audio').onclick = async () => {
+  const b = $('audio');
+  if (mic) { microphoneOff(); b.textContent = 'Microphone'; b.setAttribute('aria-pressed', 'false'); return; }
+  try { await microphoneOn(); b.textContent = 'Microphone on'; b.setAttribute('aria-pressed', 'true'); }
+  catch (err) { line('sys', '', 'The microphone is not available: ' + err.message); }
 };
 $('leave').onclick = () => { ws && ws.send(JSON.stringify({ type: 'leave' })); };
 const micLabel = $('mic').innerHTML;

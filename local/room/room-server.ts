@@ -380,8 +380,17 @@ export function createRoomServer(options: {
           participant_id: me.id,
           message: `${name} is asking to join the room ${room.name}; waiting for someone in it to let them in`,
         });
-      ws.on('message', (data) => {
-        let msg: { type?: string; text?: unknown; final?: unknown; active?: unknown; voice?: unknown };
+      ws.on('message', (data, isBinary) => {
+        // A binary message is a piece of the sender's microphone (the room page's Microphone button).
+        if (isBinary) return room.audio(me.id, asBuffer(data));
+        let msg: {
+          type?: string;
+          text?: unknown;
+          final?: unknown;
+          active?: unknown;
+          voice?: unknown;
+          audio?: unknown;
+        };
         try {
           msg = JSON.parse(String(data));
         } catch {
@@ -396,6 +405,14 @@ export function createRoomServer(options: {
           );
         else if (msg.type === 'speaking' && typeof msg.active === 'boolean') room.speaking(me.id, msg.active);
         else if (msg.type === 'leave') ws.close(1000, 'left');
+        // A recording bot asks for the others' microphones: each relayed piece is one binary message, the sender's id
+        // (its length in the first byte) before the PCM.
+        else if (msg.type === 'listen' && msg.audio === true)
+          room.listen(me.id, (fromId, pcm) => {
+            if (ws.readyState !== WebSocket.OPEN) return;
+            const id = Buffer.from(fromId);
+            ws.send(Buffer.concat([Buffer.from([id.length]), id, pcm]), { binary: true });
+          });
       });
       sockets.set(me.id, ws);
       const gone = () => {
@@ -425,6 +442,11 @@ export function createRoomServer(options: {
       wss.close();
     },
   };
+}
+
+function asBuffer(data: WebSocket.RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
 }
 
 function error(code: string, detail: string) {

@@ -50,7 +50,16 @@ export type JoinRefusal = { error_type: 'no-room' | 'not-allowed' | 'meeting-ful
 
 export const maxParticipants = 50;
 
-type Member = { participant: Participant; send: (e: RoomEvent) => void; onLeave?: () => void };
+type Member = {
+  participant: Participant;
+  send: (e: RoomEvent) => void;
+  onLeave?: () => void;
+  /** Set by listen(): the member takes the others' microphones (a recording bot). */
+  hear?: (fromId: string, pcm: Buffer) => void;
+};
+
+/** The most microphone audio one message carries: a second of 16 kHz 16-bit mono PCM. */
+export const maxAudioBytes = 32_000;
 
 export class Room {
   readonly createdAt: number;
@@ -255,6 +264,28 @@ export class Room {
     if (!member) return;
     const entry = this.record({ type: 'speaking', active }, member.participant);
     this.broadcast({ type: 'speaking', participant_id: id, active, at: entry.at });
+  }
+
+  /**
+   * From now on `id` hears the others' microphones (16 kHz 16-bit mono PCM as the room page sends it): a recording
+   * bot's. Nothing of it is kept: the room relays audio, it does not store it.
+   */
+  listen(id: string, hear: (fromId: string, pcm: Buffer) => void): void {
+    const member = this.members.get(id);
+    if (member) member.hear = hear;
+  }
+
+  /** A piece of `id`'s microphone, relayed to those who listen (not back to its sender). */
+  audio(id: string, pcm: Buffer): void {
+    if (!this.members.has(id) || pcm.length > maxAudioBytes) return;
+    for (const m of this.members.values())
+      if (m.hear && m.participant.id !== id) {
+        try {
+          m.hear(id, pcm);
+        } catch {
+          // as tell(): a listener whose socket broke is removed by its close handler
+        }
+      }
   }
 
   state() {

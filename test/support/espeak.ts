@@ -1,6 +1,9 @@
 // Offline speech for tests: Debian's espeak-ng says a text into a WAV file; as a Synthesizer, its 16-bit PCM.
 import { execFileSync } from 'node:child_process';
+import { wavPcm } from '../../core/adapters/espeak/espeak-synthesizer';
 import type { Synthesizer } from '../../core/ports/synthesizer';
+
+export { wavPcm };
 
 /**
  * `text` spoken by espeak-ng (`voice` one of its voices, e.g. en-us, en-gb+m3), as a WAV file with true sizes
@@ -23,25 +26,6 @@ export function espeakWav(text: string, voice = 'en-us'): Buffer {
   header.write('data', 36, 'ascii');
   header.writeUInt32LE(pcm.length, 40);
   return Buffer.concat([header, pcm]);
-}
-
-/** The PCM and rate of a 16-bit mono WAV file (its `fmt ` and `data` chunks). */
-export function wavPcm(wav: Buffer): { pcm: Buffer; sampleRate: number } {
-  let at = 12;
-  let sampleRate = 0;
-  while (at + 8 <= wav.length) {
-    const id = wav.toString('ascii', at, at + 4);
-    // espeak-ng writes to a pipe, so its sizes are 0 or all ones: the data chunk runs to the end.
-    const size = wav.readUInt32LE(at + 4);
-    if (id === 'fmt ') sampleRate = wav.readUInt32LE(at + 12);
-    if (id === 'data') {
-      const end = size > 0 && at + 8 + size <= wav.length ? at + 8 + size : wav.length;
-      const pcm = wav.subarray(at + 8, end - ((end - at - 8) % 2));
-      return { pcm, sampleRate };
-    }
-    at += 8 + size;
-  }
-  throw new Error('not a WAV file with a data chunk');
 }
 
 /** The bot's voice in tests: espeak-ng instead of Polly. */
