@@ -137,8 +137,9 @@ function modelStandIn(name: ModelName, trace: Trace, random: () => number) {
   // The reply in the pieces a model streams (a word and its space), at the model's output speed.
   const pieces = replyText.split(/(?<= )/);
   async function* tokens(signal: AbortSignal): AsyncGenerator<string> {
-    for (const piece of pieces) {
-      await sleep(1000 / spec.tokensPerSecond, signal);
+    for (const [i, piece] of pieces.entries()) {
+      // The first token comes at the time to first token; each later one after the output speed's interval.
+      if (i > 0) await sleep(1000 / spec.tokensPerSecond, signal);
       trace.modelChunks.push(stamp());
       yield piece;
     }
