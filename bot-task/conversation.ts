@@ -37,10 +37,12 @@ export function turnTakingSettings(
     | 'END_OF_TURN_INCOMPLETE_MS'
     | 'SPECULATIVE_START'
     | 'SPECULATIVE_START_STABLE_MS'
+    | 'TRANSCRIPTION_ENDPOINTING_MS'
   >,
-): Pick<ConversationSettings, 'endOfTurnMs' | 'turnTaking' | 'speculativeStartMs'> {
+): Pick<ConversationSettings, 'endOfTurnMs' | 'turnTaking' | 'speculativeStartMs' | 'heardSilenceMs'> {
   return {
     endOfTurnMs: config.END_OF_TURN_SILENCE_MS,
+    heardSilenceMs: config.TRANSCRIPTION_ENDPOINTING_MS,
     turnTaking: {
       mode: config.END_OF_TURN_MODE,
       completeMs: config.END_OF_TURN_COMPLETE_MS,
@@ -64,6 +66,12 @@ export interface ConversationSettings {
    * go on (END_OF_TURN_SILENCE_MS); with `turnTaking.mode` `fixed`, after any words.
    */
   endOfTurnMs: number;
+  /**
+   * The silence the transcription had already heard when it marked words `speechFinal` (its endpointing,
+   * TRANSCRIPTION_ENDPOINTING_MS): part of the end-of-turn silence, which runs from the end of the words, not from
+   * the arrival of their transcript. Undefined: the silence is counted from the final words' arrival.
+   */
+  heardSilenceMs?: number;
   /** The rest of the end-of-turn rule (END_OF_TURN_*; defaults: turnTakingDefaults). */
   turnTaking?: Partial<Omit<TurnTakingSettings, 'unclearMs'>>;
   /**
@@ -201,11 +209,21 @@ export class ConversationController {
     }
     this.provisional = undefined;
     const turn = this.pending?.gate.state === 'waiting' ? this.pending : this.startReply(words);
-    // The transcription heard the speaker go on (Deepgram's speech_final false): their silence is not one yet.
-    const waitMs = endOfTurnWaitMs(u.text, this.turnTaking);
-    turn.releaseAt =
-      Date.now() + (u.speechFinal === false ? Math.max(waitMs, this.turnTaking.unclearMs) : waitMs);
+    turn.releaseAt = Date.now() + this.silenceStillToWait(u);
     this.scheduleRelease(turn);
+  }
+
+  /**
+   * How much longer the silence after final words must run before the reply is heard. The wait is silence since the
+   * words ended; words marked speechFinal (Deepgram's speech_final) come only after its endpointing silence, which
+   * counts. The transcription's own latency does not: it is unknown, so the person gets that much more silence.
+   */
+  private silenceStillToWait(u: RoomEvents['utterance']): number {
+    const waitMs = endOfTurnWaitMs(u.text, this.turnTaking);
+    // The transcription heard the speaker go on (speech_final false): their silence is not one yet.
+    if (u.speechFinal === false) return Math.max(waitMs, this.turnTaking.unclearMs);
+    if (u.speechFinal === true) return Math.max(0, waitMs - (this.settings.heardSilenceMs ?? 0));
+    return waitMs;
   }
 
   /** Starts a reply whose audio waits for its release (set by the final words). */

@@ -165,7 +165,8 @@ export const configSchema = z.object({
   SPECULATIVE_START: bool('true'),
   /**
    * Deepgram's endpointing for the room's transcription, passed through Daily's startTranscription: the silence that
-   * finalizes words (speech_final). Short, because the bot decides the end of a turn itself (above).
+   * finalizes words (speech_final). Short, because the bot decides the end of a turn itself (above); the silence it
+   * takes counts toward the end-of-turn waits, which run from the end of the words.
    */
   TRANSCRIPTION_ENDPOINTING_MS: int(200, 10),
   /** Ask Daily's transcription for Deepgram's interim results (words while they are spoken). */

@@ -51,15 +51,18 @@ const clauseMinWords = 2;
 
 /**
  * Like `sentences`, but the reply's first sentence is split at its first clause ("Thank you, that is helpful." →
- * "Thank you," then "that is helpful."), yielded as soon as the clause mark and the white space after it arrive: the
- * voice starts on a few words instead of waiting for the whole sentence. Only the first sentence is split; later ones
- * are already being written while the first plays. A sentence that arrives whole is not split.
+ * "Thank you," then "that is helpful."), yielded as soon as the clause mark arrives (after a number, once the white
+ * space after it has): the voice starts on a few words instead of waiting for the whole sentence. Only the first
+ * sentence is split; later ones are already being written while the first plays. A sentence that arrives whole is not
+ * split.
  */
 export async function* replyPieces(chunks: AsyncIterable<string>): AsyncIterable<SpokenPiece> {
   let buffer = '';
   let first = true;
   const sentenceEnd = /[.!?…]+["')\]]*\s+/;
-  const clauseEnd = /[,;:]\s+/g;
+  // A clause mark followed by white space, or after a letter at the end of what has arrived: models stream the white
+  // space with the next word (" that"), and a comma after a letter is no thousands separator ("1,000").
+  const clauseEnd = /[,;:]\s+|(?<=\p{L})[,;:]$/gu;
   for await (const chunk of chunks) {
     buffer += chunk;
     for (;;) {

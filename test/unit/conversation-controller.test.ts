@@ -1,6 +1,6 @@
 // The ConversationController gives the engine what it needs to read the interview from the transcript: its own
 // lines, cut-off lines marked as such, and the bot's lines from before this process (a replaced bot-task).
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ConversationController } from '../../bot-task/conversation';
 import type { Utterance } from '../../core/bots/transcript';
 import { wasCutOff } from '../../core/conversation/cut-off';
@@ -217,5 +217,59 @@ describe('conversation controller', () => {
     expect(events).toEqual(['started', 'cancelled', 'started', 'released']);
     expect(asked).toBe(2);
     c.stop();
+  });
+});
+
+describe('end-of-turn silence', () => {
+  /** When the reply to final words is released, in ms after they arrived, and whether the first one was heard. */
+  async function releasedAfter(text: string, speechFinal: boolean | undefined) {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const fake = new FakeRoom([]);
+      const events: { event: string; at: number }[] = [];
+      const c = new ConversationController(
+        fake,
+        recordingEngine('', 'Thank you.').engine,
+        {
+          botName: 'Iris',
+          endOfTurnMs: 700,
+          heardSilenceMs: 200,
+          onTurn: (event) => events.push({ event, at: Date.now() }),
+        },
+        () => [{ speaker: 'Ann', participant_id: 'ann', started_at: new Date().toISOString(), text }],
+        log,
+      );
+      c.start();
+      const arrived = Date.now();
+      fake.emit('utterance', {
+        participantId: 'ann',
+        name: 'Ann',
+        text,
+        final: true,
+        at: new Date().toISOString(),
+        ...(speechFinal !== undefined && { speechFinal }),
+      });
+      await vi.advanceTimersByTimeAsync(2_000);
+      c.stop();
+      return events.find((e) => e.event === 'released')!.at - arrived;
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  it('counts the silence the transcription heard before it sent speech_final (its endpointing) as part of the wait', async () => {
+    // Unclear words: 700 ms of silence, 200 of them heard by the transcription before the final words came.
+    expect(await releasedAfter('I rebuilt the billing pipeline', true)).toBe(500);
+    // A finished sentence: 250 ms of silence, 200 already heard.
+    expect(await releasedAfter('I rebuilt the billing pipeline.', true)).toBe(50);
+    // Words that go on: 1.5 s.
+    expect(await releasedAfter('I rebuilt the billing pipeline and', true)).toBe(1_300);
+  });
+
+  it('waits the whole silence after final words that do not say the speaker stopped', async () => {
+    // No speech_final (a room whose transcription does not say): counted from the words' arrival.
+    expect(await releasedAfter('I rebuilt the billing pipeline.', undefined)).toBe(250);
+    // speech_final false (the speaker went on): at least the unclear wait, none of it taken as heard.
+    expect(await releasedAfter('I rebuilt the billing pipeline.', false)).toBe(700);
   });
 });

@@ -53,6 +53,35 @@ describe('reply pieces', () => {
     expect(seen).toEqual(['Thank you, +', 'that is helpful.', 'What would you do differently, next time?']);
   });
 
+  it('yields the clause on its mark when the model streams white space with the next word', async () => {
+    const seen: string[] = [];
+    let release: () => void = () => {};
+    const more = new Promise<void>((r) => {
+      release = r;
+    });
+    async function* stream() {
+      yield 'Thank';
+      yield ' you';
+      yield ',';
+      await more;
+      yield ' that is helpful.';
+    }
+    const reading = (async () => {
+      for await (const p of replyPieces(stream())) seen.push(`${p.text}${p.continues ? ' +' : ''}`);
+    })();
+    await until(async () => seen.length === 1, 1000);
+    // Out before the next word (" that") has come.
+    expect(seen).toEqual(['Thank you, +']);
+    release();
+    await reading;
+    expect(seen).toEqual(['Thank you, +', 'that is helpful.']);
+    // A comma after a digit may be a thousands separator: it waits for what follows.
+    expect(await collect(['It cost 1', ',', '000 dollars', ',', ' roughly.'])).toEqual([
+      { text: 'It cost 1,000 dollars,', continues: true },
+      { text: 'roughly.' },
+    ]);
+  });
+
   it('does not split a sentence that arrived whole, a one-word opening, or a number', async () => {
     expect(await collect(['Thank you, that is helpful. Next?'])).toEqual([
       { text: 'Thank you, that is helpful.' },
