@@ -156,7 +156,8 @@ export const eventRegistry = {
       }),
       'The recording is assembled: GET /api/bot/{bot_id}/recording gives its download address.',
     ),
-    description: 'The recording asked for is ready to download (before bot.done).',
+    description:
+      'The recording asked for is ready to download (before bot.done; after bot.failed when the session failed).',
     alwaysSent: false,
   },
   'bot.data_deleted': {

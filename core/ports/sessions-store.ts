@@ -1,5 +1,12 @@
 // Port: bot sessions, one record per bot; state changes apply only while the session is still running.
-import type { BotSession, Replacement, SessionClaim, SessionWarning, StatusChange } from '../bots/session';
+import type {
+  BotSession,
+  RecordingFileInfo,
+  Replacement,
+  SessionClaim,
+  SessionWarning,
+  StatusChange,
+} from '../bots/session';
 import type { CreditHold } from './credit-ledger';
 
 export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
@@ -116,6 +123,11 @@ export interface SessionsStore {
    * `offer` offers it to the warm pool from `at`. False when it was cancelled, ended or handed out already.
    */
   dispatchScheduled(botId: string, at: string, offer: boolean): Promise<boolean>;
+  /**
+   * Describes the recording assembled for a session that failed (a completed one gets it as it completes): only on a
+   * failed session without one and whose content was not deleted. False otherwise.
+   */
+  setFailedRecordingFile(botId: string, file: RecordingFileInfo): Promise<boolean>;
   /** Marks an ended session's content deleted (`dataDeletedAt`), once; a running session is left alone. */
   markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark>;
   /** Removes the results (Q&A pairs, insights) from a session marked deleted; nothing on one that is not. */

@@ -7,7 +7,14 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { BotSession, Replacement, SessionClaim, SessionWarning, StatusChange } from '../../bots/session';
+import type {
+  BotSession,
+  RecordingFileInfo,
+  Replacement,
+  SessionClaim,
+  SessionWarning,
+  StatusChange,
+} from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
 import type {
   DataDeletionMark,
@@ -733,6 +740,26 @@ export class DynamoSessionsStore implements SessionsStore {
    * Marks an ended session's content deleted (the tombstone's `data_deleted_at`), once: a repeat finds the first
    * time. A running session is left alone.
    */
+  async setFailedRecordingFile(botId: string, file: RecordingFileInfo): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: 'SET recording_file = :file',
+          ConditionExpression:
+            '#status = :failed AND attribute_not_exists(recording_file) AND attribute_not_exists(data_deleted_at)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':file': file, ':failed': 'failed' },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
   async markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark> {
     try {
       await this.table.doc.send(
