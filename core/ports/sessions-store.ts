@@ -76,12 +76,14 @@ export interface SessionsStore {
    * Records an event of the bot's life: appends its status change (if it is one) and, when `numbered` (it goes to the
    * webhook), takes and returns the bot's next event number (1, 2, …). Also after the session ended. With `key` (the
    * event's delivery key), the same event recorded again right after itself (a redelivered queue message) records
-   * nothing and returns the number it took the first time.
+   * nothing and returns the number it took the first time. With `content` (its body is what was said in the meeting),
+   * nothing is recorded once the session's data is deleted, and it returns null: checked in the same write, so a
+   * message redriven from a DLQ long after never brings deleted content back.
    */
   recordEvent(
     botId: string,
-    event: { statusChange?: StatusChange; numbered: boolean; key?: string },
-  ): Promise<number | undefined>;
+    event: { statusChange?: StatusChange; numbered: boolean; key?: string; content?: boolean },
+  ): Promise<number | undefined | null>;
   /**
    * Records a warning on the session, once per code (a replacement that hits the same failure adds nothing), also
    * after the session ended. True when it was added, false when the code was there already (or no such session).
