@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { AccountNotFoundError } from '../core/accounts/errors';
 import { preflightClients } from '../core/adapters/aws-clients';
+import { recordsAudio } from '../core/bots/session';
 import { type Config, loadConfig } from '../core/config';
 import type { Outbox } from '../core/control/outbox';
 import { deleteMeetingData } from '../core/data/delete-meeting-data';
@@ -10,6 +11,7 @@ import { retentionDaysBounds } from '../core/data/retention';
 import { redriveDeliveries } from '../core/delivery/redrive';
 import type { Stores } from '../core/deps';
 import { createLogger } from '../core/log';
+import type { RecordingStore } from '../core/ports/recordings';
 import { doctorReport, runDoctor } from './doctor';
 import { NoDatabaseError, openTarget, otherDatabases, type Target } from './target';
 
@@ -41,7 +43,13 @@ interface Result {
   text: string;
 }
 
-type Work = (stores: Stores, config: Config, sqs: () => SQSClient, outbox: () => Outbox) => Promise<Result>;
+type Work = (
+  stores: Stores,
+  config: Config,
+  sqs: () => SQSClient,
+  outbox: () => Outbox,
+  recordings: () => RecordingStore,
+) => Promise<Result>;
 /** Work on AWS itself rather than on the table; its exit code is its own (1 when it found a problem). */
 type Check = () => Promise<Result & { exitCode: number }>;
 
@@ -239,11 +247,17 @@ const commands: Record<string, Command> = {
     prepare(flags) {
       const botId = required(flags, 'bot').toLowerCase();
       if (!/^[0-9a-f-]{36}$/.test(botId)) throw new UsageError('--bot must be a bot id (UUID)');
-      return async (stores, _config, _sqs, outbox) => {
+      return async (stores, config, _sqs, outbox, recordings) => {
         const session = await stores.sessions.get(botId);
         if (!session) throw new NotFoundError(`bot ${botId} not found`);
         if (session.status === 'running')
           throw new UsageError(`bot ${botId} is still running: stop it first, then delete its data`);
+        // Refused before anything is deleted: a deletion that cannot reach the recording would leave its audio.
+        if (recordsAudio(session) && !config.RECORDINGS_DIR && !config.RECORDINGS_BUCKET) {
+          throw new Error(
+            `bot ${botId} was recorded and no recording store is set: set RECORDINGS_BUCKET (the stack's RecordingsBucketName output) and run it again`,
+          );
+        }
         let eventError: string | null = null;
         const sending: Outbox = {
           send: (m, o) =>
@@ -254,7 +268,13 @@ const commands: Record<string, Command> = {
               }),
         };
         const deleted = await deleteMeetingData(
-          { stores, outbox: sending, log: createLogger('silent'), now: () => new Date() },
+          {
+            stores,
+            recordings: recordings(),
+            outbox: sending,
+            log: createLogger('silent'),
+            now: () => new Date(),
+          },
           session,
           'operator',
         );
@@ -555,6 +575,7 @@ async function main(args: string[]): Promise<number> {
       adapters.config,
       () => adapters.sqs,
       () => adapters.outbox,
+      () => adapters.recordings,
     );
     print(flags, result);
     return 0;

@@ -50,6 +50,8 @@ export async function openTarget(options: { aws: boolean; mayCreate: boolean }):
         DELIVERY_DLQ_URL: running.delivery_dlq_url,
         // An operator's data deletion sends bot.data_deleted to the bot's ordered events.
         BOT_EVENTS_QUEUE_URL: running.bot_events_queue_url,
+        // An operator's data deletion removes the recording's files too, where the stack keeps them.
+        RECORDINGS_DIR: running.recordings_dir ?? join(dataDir, 'recordings'),
       }),
       true,
       `the local stack running on DATA_DIR ${dataDir} (pid ${running.pid}${running.base_url ? `, ${running.base_url}` : ''})`,
@@ -67,7 +69,11 @@ export async function openTarget(options: { aws: boolean; mayCreate: boolean }):
   const dynamo = await startDynalite({ path: databaseDir });
   try {
     const target = await connect(
-      loadConfig({ ...env, DYNAMODB_ENDPOINT: dynamo.endpoint }),
+      loadConfig({
+        RECORDINGS_DIR: join(dataDir, 'recordings'),
+        ...env,
+        DYNAMODB_ENDPOINT: dynamo.endpoint,
+      }),
       true,
       `the database of DATA_DIR ${dataDir} (no local stack runs on it)`,
     );
@@ -106,6 +112,7 @@ interface StackFile {
   delivery_queue_url?: string;
   delivery_dlq_url?: string;
   bot_events_queue_url?: string;
+  recordings_dir?: string;
 }
 
 /** The endpoints of a local stack running on this data directory, if one is. */

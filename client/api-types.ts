@@ -650,7 +650,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * The recording asked for is ready to download (before bot.done).
+         * The recording asked for is ready to download (before bot.done; after bot.failed when the session failed).
          * @description Sent when named in webhook_events. Signed per Standard Webhooks; the webhook-id is the same on every attempt.
          */
         post: {

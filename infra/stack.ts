@@ -139,6 +139,10 @@ export class MeetingBotStack extends Stack {
       value: this.delivery.deliveryDlq.queueUrl,
       description: 'DELIVERY_DLQ_URL for the admin CLI (deliveries redrive --aws)',
     });
+    new CfnOutput(this, 'RecordingsBucketName', {
+      value: this.recordings.bucket.bucketName,
+      description: 'RECORDINGS_BUCKET for the admin CLI (data delete --aws)',
+    });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.alarmTopic.topicArn });
     new CfnOutput(this, 'BotClusterName', { value: this.runtime.cluster.clusterName });
     if (this.pool) {

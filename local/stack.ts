@@ -14,7 +14,6 @@ import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
 import type { Outbox, OutboxMessage } from '../core/control/outbox';
-import { recordingContent } from '../core/data/delete-meeting-data';
 import { sweepRetention } from '../core/data/retention';
 import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
@@ -262,7 +261,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         sweepRetention({
           stores,
           config,
-          extraContentStores: [recordingContent(recordings)],
+          recordings,
           outbox,
           log,
           now: () => new Date(),
@@ -315,6 +314,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         delivery_dlq_url: queues.deliveryDlq.url,
         bot_events_queue_url: queues.botEvents.url,
         ses_endpoint: ses.endpoint,
+        recordings_dir: recordingsDir,
       }),
     );
   }

@@ -22,7 +22,13 @@ export async function getRecording(
           message: 'This session has no recording.',
         },
       );
-    if (session.status === 'running')
+    // A failed session's pieces are assembled after it failed: until then, or until that fails (a warning), not ready.
+    const assembling =
+      session.status === 'failed' &&
+      Boolean(session.joinedAt) &&
+      !session.dataDeletedAt &&
+      !session.warnings?.some((w) => w.code === 'recording_failed');
+    if (session.status === 'running' || assembling)
       throw new ApiError(
         'recording_not_ready',
         `the recording of bot session ${session.botId} is not ready yet`,

@@ -11,11 +11,11 @@ import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
 import { TaskCapacityError, type TaskRunner } from '../ports/task-runner';
-import { sessionEnded } from '../results/messages';
+import { sessionEnded, sessionFailed } from '../results/messages';
 import type { BotFailedErrorCode } from '../schemas/webhooks';
 import { failSession } from './finish-session';
 import { BotLife, finalStates, stateOf } from './lifecycle';
-import { type BotSession, currentAttempt, secondsSinceStart } from './session';
+import { type BotSession, currentAttempt, recordsAudio, secondsSinceStart } from './session';
 
 export type ReplaceRequest = Extract<ControlMessage, { kind: 'replace_bot' }>;
 
@@ -144,7 +144,7 @@ function lostError(reason: string, replacements: number): string {
  */
 export function failLostBot(
   deps: Pick<ReplaceDeps, 'stores' | 'config' | 'outbox'>,
-  session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt'>,
+  session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt' | 'recording'>,
   error: string,
   now = new Date(),
 ): Promise<boolean> {
@@ -153,12 +153,13 @@ export function failLostBot(
 
 /**
  * Ends a session whose bot was in the room: failed with the partial transcript and a bot_failed event (with
- * `code` as its error_code). `chargeUsage` false: a bot that could hear nobody (its transcription unavailable) costs
- * the customer nothing. False when the session had already ended.
+ * `code` as its error_code), and, when it records, its recording's pieces handed to the results stage to become one
+ * file. `chargeUsage` false: a bot that could hear nobody (its transcription unavailable) costs the customer nothing.
+ * False when the session had already ended.
  */
 export async function failBotInRoom(
   deps: Pick<ReplaceDeps, 'stores' | 'config' | 'outbox'>,
-  session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt'>,
+  session: Pick<BotSession, 'botId' | 'roomUrl' | 'startedAt' | 'createdAt' | 'recording'>,
   failure: { error: string; chargeUsage: boolean; code?: BotFailedErrorCode },
   now = new Date(),
 ): Promise<boolean> {
@@ -183,5 +184,7 @@ export async function failBotInRoom(
       duration_seconds: secondsSinceStart(session, now),
     },
   } satisfies BotEventMessage);
+  // Every bot of the session is gone by now (a failing bot sends this after its recorder's last upload).
+  if (recordsAudio(session)) await deps.outbox.send(sessionFailed(session.botId));
   return true;
 }

@@ -69,6 +69,8 @@ export const botEventMessageSchema = z.discriminatedUnion('kind', [
   }),
   // The results are final (the results stage completed the session): bot.done, then session_complete.
   z.object({ kind: z.literal('session_completed'), bot_id: z.uuid() }),
+  // A failed session's recording was assembled after it failed: recording.ready.
+  z.object({ kind: z.literal('recording_ready'), bot_id: z.uuid() }),
   z.object({ kind: z.literal('bot_join_failed'), bot_id: z.uuid(), event: botJoinFailedSchema }),
   // Without the partial transcript: it can be larger than a queue message may be (SQS: 256 KiB). failSession
   // stored it on the session, and the handler puts it back into the event from there.

@@ -26,9 +26,11 @@ export const queueOf = {
   replace_bot: 'control',
   bot_event: 'botEvents',
   session_completed: 'botEvents',
+  recording_ready: 'botEvents',
   bot_join_failed: 'botEvents',
   bot_failed: 'botEvents',
   session_ended: 'results',
+  session_failed: 'results',
 } as const satisfies Record<OutboxMessage['kind'], keyof OutboxQueues>;
 
 export function routedOutbox(queues: OutboxQueues): Outbox {

@@ -4,7 +4,7 @@
 import { startColdIfUnclaimed } from '../bots/pool-fallback';
 import { replaceBot } from '../bots/replace-bot';
 import { type ScheduleConfig, startScheduled } from '../bots/scheduled-joins';
-import { recordingSummary } from '../bots/session';
+import { type BotSession, recordingSummary } from '../bots/session';
 import { transcriptText } from '../bots/transcript';
 import type { Config } from '../config';
 import { sessionCompletePayload } from '../delivery/payloads';
@@ -86,16 +86,7 @@ async function handle(deps: ControlDeps, message: ControlPlaneMessage, receiveCo
       const session = await deps.stores.sessions.get(message.bot_id);
       if (session?.status !== 'completed') return log.warn('session_completed of a session not completed');
       // The results stage sends this again when it sees a completed session again: each step looks first.
-      const recording = recordingSummary(session);
-      if (recording) {
-        await emitEvent(
-          deps,
-          targetOf(session),
-          { name: 'recording.ready', at: session.completedAt ?? deps.now().toISOString(), data: recording },
-          deps.now(),
-          { repeat: true },
-        );
-      }
+      await recordingReady(deps, session);
       await emitEvent(
         deps,
         targetOf(session),
@@ -116,6 +107,13 @@ async function handle(deps: ControlDeps, message: ControlPlaneMessage, receiveCo
         sessionCompletePayload(session, transcript),
         deps.now(),
       );
+      return;
+    }
+    case 'recording_ready': {
+      const session = await deps.stores.sessions.get(message.bot_id);
+      if (!session) return log.warn('recording_ready of an unknown session');
+      // Sent again when the results stage sees the message again: it looks first.
+      await recordingReady(deps, session);
       return;
     }
     case 'bot_join_failed':
@@ -150,4 +148,17 @@ async function handle(deps: ControlDeps, message: ControlPlaneMessage, receiveCo
       return;
     }
   }
+}
+
+/** recording.ready for a session whose file is assembled; a repeat looks for its delivery first (sent once). */
+async function recordingReady(deps: ControlDeps, session: BotSession): Promise<void> {
+  const recording = recordingSummary(session);
+  if (!recording) return;
+  await emitEvent(
+    deps,
+    targetOf(session),
+    { name: 'recording.ready', at: session.completedAt ?? deps.now().toISOString(), data: recording },
+    deps.now(),
+    { repeat: true },
+  );
 }

@@ -24,13 +24,13 @@ export type DeletionReason = 'requested' | 'operator' | 'retention';
 
 /**
  * Every store holding a meeting's content: the transcript segments (the transcript's only copy, live or final), the
- * payloads of stored webhook and e-mail deliveries, `extra` stores, and last the session's results (Q&A pairs,
- * insights; the tombstone stays). `extra` is where a store added later plugs in (the recording's objects); the
- * session's own purge runs last so a half-done deletion is still visible as unfinished content.
+ * payloads of stored webhook and e-mail deliveries, the recording's objects, and last the session's results (Q&A
+ * pairs, insights; the tombstone stays). The session's own purge runs last so a half-done deletion is still visible
+ * as unfinished content. Every caller (the API, the admin CLI, retention) gets this one list, so none can miss a store.
  */
 export function meetingContentStores(
   stores: Pick<Stores, 'sessions' | 'transcripts' | 'deliveries'>,
-  extra: readonly MeetingContentStore[] = [],
+  recordings: Pick<RecordingStore, 'deleteAll'>,
 ): MeetingContentStore[] {
   return [
     { name: 'transcript_segments', purge: async (botId) => void (await stores.transcripts.deleteAll(botId)) },
@@ -38,13 +38,13 @@ export function meetingContentStores(
       name: 'delivery_payloads',
       purge: async (botId, at) => void (await stores.deliveries.purgeContent(botId, at)),
     },
-    ...extra,
+    recordingContent(recordings),
     { name: 'session_results', purge: (botId) => stores.sessions.purgeContent(botId) },
   ];
 }
 
 /** The recording's objects (its pieces and the assembled file): deleted with the rest of the meeting's content. */
-export function recordingContent(recordings: Pick<RecordingStore, 'deleteAll'>): MeetingContentStore {
+function recordingContent(recordings: Pick<RecordingStore, 'deleteAll'>): MeetingContentStore {
   return {
     name: 'recording',
     // A session that never asked for a recording has no objects: the bucket is not asked.
@@ -55,8 +55,8 @@ export function recordingContent(recordings: Pick<RecordingStore, 'deleteAll'>):
 
 export interface DataDeletionDeps {
   stores: Pick<Stores, 'sessions' | 'transcripts' | 'deliveries'>;
-  /** Stores beyond the table's (the recording's objects): see meetingContentStores. */
-  extraContentStores?: readonly MeetingContentStore[];
+  /** The recording's pieces and file (S3, or files locally): required, so no caller deletes less than the others. */
+  recordings: Pick<RecordingStore, 'deleteAll'>;
   /** Where `bot.data_deleted` goes (the bot-events queue). */
   outbox: Outbox;
   log: Logger;
@@ -80,7 +80,7 @@ export async function deleteMeetingData(
     throw new ApiError('bot_running', `bot ${session.botId} is still running; stop it first`);
   }
   const deletedAt = mark.dataDeletedAt;
-  for (const store of meetingContentStores(deps.stores, deps.extraContentStores)) {
+  for (const store of meetingContentStores(deps.stores, deps.recordings)) {
     if (store.holdsContentOf && !store.holdsContentOf(session)) continue;
     await store.purge(session.botId, now);
   }

@@ -6,7 +6,13 @@ import type { BotSession } from '../bots/session';
 import { requeueDelivery, scheduleDelivery } from '../delivery/deliver';
 import type { Stores } from '../deps';
 import type { MessageQueue } from '../ports/queue';
-import { eventRegistry, type LifecycleEventName, statusCodeOf, subscribes } from './registry';
+import {
+  carriesMeetingContent,
+  eventRegistry,
+  type LifecycleEventName,
+  statusCodeOf,
+  subscribes,
+} from './registry';
 
 export interface EmitDeps {
   stores: Pick<Stores, 'sessions' | 'deliveries'>;
@@ -84,8 +90,10 @@ export async function emitEvent(
     statusChange: code ? { code, at: event.at, detail: event.detail } : undefined,
     numbered: Boolean(webhook),
     key: eventKey,
+    content: carriesMeetingContent(event.name),
   });
-  if (!webhook || seq === undefined) return;
+  // null: the meeting's data was deleted, and this event is its content.
+  if (!webhook || seq === undefined || seq === null) return;
   const body = eventRegistry[event.name].schema.parse({
     event: event.name,
     bot_id: target.botId,
@@ -152,5 +160,5 @@ async function specEventSeq(
   if (!session.webhookEvents) return undefined;
   const existing = await deps.stores.deliveries.get(session.botId, 'webhook', event);
   if (existing) return existing.seq;
-  return deps.stores.sessions.recordEvent(session.botId, { numbered: true, key: event });
+  return (await deps.stores.sessions.recordEvent(session.botId, { numbered: true, key: event })) ?? undefined;
 }

@@ -56,6 +56,11 @@ interface EventDefinition {
   alwaysSent: boolean;
   /** A step of the bot's life: recorded in the status view's `status_changes` under this code. */
   statusCode?: string;
+  /**
+   * Its body carries what was said in the meeting (the bot-events message carries it too): once the meeting's data is
+   * deleted it is never numbered or sent, however late its message comes (a redrive from the DLQ).
+   */
+  meetingContent?: true;
 }
 
 export const eventRegistry = {
@@ -156,7 +161,8 @@ export const eventRegistry = {
       }),
       'The recording is assembled: GET /api/bot/{bot_id}/recording gives its download address.',
     ),
-    description: 'The recording asked for is ready to download (before bot.done).',
+    description:
+      'The recording asked for is ready to download (before bot.done; after bot.failed when the session failed).',
     alwaysSent: false,
   },
   'bot.data_deleted': {
@@ -185,6 +191,7 @@ export const eventRegistry = {
     ),
     description: 'Each final utterance while the bot runs, batched at most 1 s.',
     alwaysSent: false,
+    meetingContent: true,
   },
 } as const satisfies Record<string, EventDefinition>;
 
@@ -196,6 +203,11 @@ export const alwaysSentEvents = eventNames.filter((n) => eventRegistry[n].always
 
 export function statusCodeOf(name: EventName): string | undefined {
   return (eventRegistry[name] as EventDefinition).statusCode;
+}
+
+/** Whether the event's body is meeting content (deleted with the meeting's data). */
+export function carriesMeetingContent(name: EventName): boolean {
+  return (eventRegistry[name] as EventDefinition).meetingContent === true;
 }
 
 /** The start request's `webhook_events`: known names only, each once; the events wanted besides the results. */

@@ -42,6 +42,11 @@ export interface RecordingStore {
   describeFile(botId: string): Promise<RecordingFile | undefined>;
   /** A download address valid for `ttlSeconds` (at most an hour). */
   link(botId: string, ttlSeconds: number, now: Date): Promise<RecordingLink>;
+  /**
+   * Removes the assembled file only: what its assembler takes back when the session's data was deleted while it was
+   * writing it (the pieces are the deletion's). Idempotent.
+   */
+  deleteFile(botId: string): Promise<void>;
   /** Removes every piece and the assembled file of the session; idempotent (nothing stored is not an error). */
   deleteAll(botId: string): Promise<void>;
 }

@@ -1,5 +1,12 @@
 // Port: bot sessions, one record per bot; state changes apply only while the session is still running.
-import type { BotSession, Replacement, SessionClaim, SessionWarning, StatusChange } from '../bots/session';
+import type {
+  BotSession,
+  RecordingFileInfo,
+  Replacement,
+  SessionClaim,
+  SessionWarning,
+  StatusChange,
+} from '../bots/session';
 import type { CreditHold } from './credit-ledger';
 
 export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
@@ -69,12 +76,14 @@ export interface SessionsStore {
    * Records an event of the bot's life: appends its status change (if it is one) and, when `numbered` (it goes to the
    * webhook), takes and returns the bot's next event number (1, 2, …). Also after the session ended. With `key` (the
    * event's delivery key), the same event recorded again right after itself (a redelivered queue message) records
-   * nothing and returns the number it took the first time.
+   * nothing and returns the number it took the first time. With `content` (its body is what was said in the meeting),
+   * nothing is recorded once the session's data is deleted, and it returns null: checked in the same write, so a
+   * message redriven from a DLQ long after never brings deleted content back.
    */
   recordEvent(
     botId: string,
-    event: { statusChange?: StatusChange; numbered: boolean; key?: string },
-  ): Promise<number | undefined>;
+    event: { statusChange?: StatusChange; numbered: boolean; key?: string; content?: boolean },
+  ): Promise<number | undefined | null>;
   /**
    * Records a warning on the session, once per code (a replacement that hits the same failure adds nothing), also
    * after the session ended. True when it was added, false when the code was there already (or no such session).
@@ -116,6 +125,11 @@ export interface SessionsStore {
    * `offer` offers it to the warm pool from `at`. False when it was cancelled, ended or handed out already.
    */
   dispatchScheduled(botId: string, at: string, offer: boolean): Promise<boolean>;
+  /**
+   * Describes the recording assembled for a session that failed (a completed one gets it as it completes): only on a
+   * failed session without one and whose content was not deleted. False otherwise.
+   */
+  setFailedRecordingFile(botId: string, file: RecordingFileInfo): Promise<boolean>;
   /** Marks an ended session's content deleted (`dataDeletedAt`), once; a running session is left alone. */
   markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark>;
   /** Removes the results (Q&A pairs, insights) from a session marked deleted; nothing on one that is not. */

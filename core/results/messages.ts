@@ -1,5 +1,6 @@
-// Messages on the results queue: what a bot hands to the results stage when it has left the room. Everything else a
-// bot or the control plane says travels the control plane's queues (core/control/messages.ts).
+// Messages on the results queue: what a bot hands to the results stage when it has left the room, and a failed
+// session's recording to assemble. Everything else a bot or the control plane says travels the control plane's
+// queues (core/control/messages.ts).
 import { z } from 'zod';
 import { exitReasons } from '../schemas/api';
 
@@ -10,6 +11,9 @@ export const resultsMessageSchema = z.discriminatedUnion('kind', [
     exit_reason: z.enum(exitReasons),
     left_at: z.iso.datetime({ offset: true }),
   }),
+  // A recorded session that failed in the room: its pieces become one file all the same (the results stage, which
+  // alone may write the bucket's assembled files, does it).
+  z.object({ kind: z.literal('session_failed'), bot_id: z.uuid() }),
 ]);
 
 export type ResultsMessage = z.infer<typeof resultsMessageSchema>;
@@ -21,4 +25,9 @@ export function sessionEnded(
   leftAt: string,
 ): ResultsMessage {
   return { kind: 'session_ended', bot_id: botId, exit_reason: exitReason, left_at: leftAt };
+}
+
+/** A recorded session that failed after its bot was in the room: its recording is assembled. */
+export function sessionFailed(botId: string): ResultsMessage {
+  return { kind: 'session_failed', bot_id: botId };
 }

@@ -1,7 +1,7 @@
 // The results stage: a bot's hand-over becomes a completed session (Q&A pairs, insights, credits settled), its
 // e-mail, and a session_completed message to the bot-events queue, which sends bot.done and session_complete after
-// the bot's earlier events (core/control/). Every step is idempotent, so a duplicate or redelivered message completes
-// nothing twice and sends nothing twice.
+// the bot's earlier events (core/control/); a recorded session that failed gets its recording assembled all the same.
+// Every step is idempotent, so a duplicate or redelivered message completes nothing twice and sends nothing twice.
 
 import { completeSession } from '../bots/finish-session';
 import { type BotSession, type RecordingFileInfo, recordsAudio } from '../bots/session';
@@ -20,6 +20,8 @@ import type { MessageQueue } from '../ports/queue';
 import type { RecordingStore } from '../ports/recordings';
 import { finaliseRecording } from '../recording/finalise';
 import type { ResultsMessage } from './messages';
+
+type SessionEnded = Extract<ResultsMessage, { kind: 'session_ended' }>;
 
 export interface ResultsDeps {
   stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries'>;
@@ -49,6 +51,11 @@ export async function processResults(
 }
 
 async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: number): Promise<void> {
+  if (message.kind === 'session_failed') return assembleFailedRecording(deps, message.bot_id);
+  return complete(deps, message, receiveCount);
+}
+
+async function complete(deps: ResultsDeps, message: SessionEnded, receiveCount: number): Promise<void> {
   const log = deps.log.child({ bot_id: message.bot_id });
   let session = await deps.stores.sessions.get(message.bot_id);
   if (!session) {
@@ -134,12 +141,53 @@ async function finishRecording(
     });
     return outcome.file;
   }
-  log.error('recording failed; completing without it', { detail: outcome.error });
-  if (
-    await deps.stores.sessions.addWarning(session.botId, { code: 'recording_failed', message: outcome.error })
-  )
-    metrics.sessionWarning('recording_failed');
+  await recordingFailed(deps, session.botId, outcome.error, log);
   return undefined;
+}
+
+/** Loud: a warning on the session (status view, session_complete), the metric, and an error line. */
+async function recordingFailed(deps: ResultsDeps, botId: string, error: string, log: Logger): Promise<void> {
+  log.error('recording failed; the session has none', { detail: error });
+  if (await deps.stores.sessions.addWarning(botId, { code: 'recording_failed', message: error }))
+    metrics.sessionWarning('recording_failed');
+}
+
+/**
+ * A recorded session that failed after its bot was in the room (transcription unavailable, replacements used up):
+ * the pieces its bots uploaded become one file, as for a completed session, announced by `recording.ready`. A session
+ * whose content was deleted meanwhile keeps no file: one assembled during the deletion is removed again.
+ */
+async function assembleFailedRecording(deps: ResultsDeps, botId: string): Promise<void> {
+  const log = deps.log.child({ bot_id: botId });
+  const session = await deps.stores.sessions.get(botId);
+  if (session?.status !== 'failed' || !recordsAudio(session)) {
+    log.warn('a failed session to assemble the recording of is not one', { status: session?.status });
+    return;
+  }
+  // Its data was deleted first: the pieces are gone, and nothing is to be made of them.
+  if (session.dataDeletedAt) return;
+  if (!deps.recordings) throw new Error('the results stage has no recording store, and this session records');
+  if (!session.recordingFile) {
+    const outcome = await finaliseRecording(deps.recordings, botId, log);
+    if ('error' in outcome) return recordingFailed(deps, botId, outcome.error, log);
+    if (!(await deps.stores.sessions.setFailedRecordingFile(botId, outcome.file))) {
+      const now = await deps.stores.sessions.get(botId);
+      if (now?.dataDeletedAt) {
+        // Deleted while it was being assembled: the deletion may have missed this file.
+        await deps.recordings.deleteFile(botId);
+        log.info('recording of a failed session not kept: its data was deleted meanwhile');
+        return;
+      }
+      if (!now?.recordingFile) throw new Error('the failed session could not take its recording');
+    }
+    log.info('recording of a failed session assembled', {
+      duration_seconds: outcome.file.durationSeconds,
+      size_bytes: outcome.file.sizeBytes,
+      gaps: outcome.file.gaps.length,
+    });
+  }
+  // A redelivered message sends it again: the control function sends recording.ready once.
+  await deps.outbox.send({ kind: 'recording_ready', bot_id: botId });
 }
 
 /** The embedded, model-free Q&A extraction: the fallback when a model engine's Q&A step fails. */

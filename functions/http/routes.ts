@@ -5,7 +5,7 @@ import { listBots } from '../../core/bots/list-bots';
 import { startBot } from '../../core/bots/start-bot';
 import { stopBot } from '../../core/bots/stop-bot';
 import { getTranscriptPage } from '../../core/bots/transcript-page';
-import { deleteMeetingData, recordingContent } from '../../core/data/delete-meeting-data';
+import { deleteMeetingData } from '../../core/data/delete-meeting-data';
 import { header, jsonBody, type Route } from './http-route';
 
 export const joinRoute: Route = async ({ deps, event, caller }) => {
@@ -65,7 +65,7 @@ export const dataRoute: Route = async ({ deps, event, caller }) => {
   const body = await deleteMeetingData(
     {
       stores: deps,
-      extraContentStores: [recordingContent(deps.recordings())],
+      recordings: deps.recordings(),
       outbox: deps.outbox,
       log: deps.log,
       now: deps.now,

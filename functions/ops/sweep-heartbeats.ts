@@ -2,7 +2,6 @@
 import { reconcileHolds, reconcileSettings } from '../../core/bots/reconcile-holds';
 import { sweepSettings, sweepStaleSessions } from '../../core/bots/sweep-stale';
 import { alarmLogMessages } from '../../core/bots/task-stopped';
-import { recordingContent } from '../../core/data/delete-meeting-data';
 import { sweepRetention } from '../../core/data/retention';
 import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
 
@@ -19,7 +18,7 @@ export const handler = lambdaEntry(
     const retention = await sweepRetention({
       stores,
       config,
-      extraContentStores: [recordingContent(adapters.recordings)],
+      recordings: adapters.recordings,
       outbox,
       log,
       now: () => new Date(),

@@ -1,7 +1,7 @@
 // The S3 recording store against moto's S3: pieces with their recorder start in metadata, listed in order across
-// tasks and pages, the assembled file described by HeadObject, a presigned GET that downloads it, and deleteAll
-// removing every object of one bot (and nothing of another), idempotently. (The deployed bucket's SSE-KMS is
-// checked on the template: test/infra/stack.test.ts.)
+// tasks and pages, the assembled file described by HeadObject, a presigned GET that downloads it, deleteFile removing
+// the file alone, and deleteAll removing every object of one bot (and nothing of another), idempotently. (The
+// deployed bucket's SSE-KMS is checked on the template: test/infra/stack.test.ts.)
 import { execFileSync } from 'node:child_process';
 import { CreateBucketCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +83,21 @@ describe.skipIf(skip)('S3RecordingStore against moto', () => {
     expect(new Uint8Array(await got.arrayBuffer())).toEqual(bytes);
     // curl too (another HTTP client, the address as text).
     expect(execFileSync('curl', ['-sf', link.url]).length).toBe(bytes.length);
+  });
+
+  it('deleteFile removes the assembled file only (the pieces stay), idempotently', async () => {
+    const botC = 'dddddddd-dddd-4ddd-8ddd-dddddddddddd';
+    await store.putPiece(botC, { attempt: 0, seq: 0 }, 5, Uint8Array.of(1));
+    await store.putFile(botC, Uint8Array.of(1, 2), {
+      contentType: 'audio/webm',
+      sizeBytes: 2,
+      durationSeconds: 1,
+    });
+    await store.deleteFile(botC);
+    await store.deleteFile(botC);
+    expect(await store.describeFile(botC)).toBeUndefined();
+    expect((await store.listPieces(botC)).map((p) => [p.attempt, p.seq])).toEqual([[0, 0]]);
+    await store.deleteAll(botC);
   });
 
   it('deleteAll removes every object of one bot, nothing of another, and is idempotent', async () => {

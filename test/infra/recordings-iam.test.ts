@@ -1,6 +1,6 @@
 // Every S3 and KMS request the recording adapters make (core/adapters/s3/recording-store.ts), judged by the IAM
 // policy simulator against each caller's policies in the synthesized template: the bot task only puts pieces, the
-// results function lists, reads pieces and writes the file, the status function only reads the file. Requests of
+// results function lists, reads pieces and writes (or takes back) the file, the status function only reads the file. Requests of
 // the wrong caller are denied, so the test fails when a grant widens or disappears.
 import { rmSync } from 'node:fs';
 import type { IConstruct } from 'constructs';
@@ -68,6 +68,8 @@ describe('the recording calls under the IAM simulation', () => {
       request(results, 's3:PutObject', file),
       request(results, 'kms:GenerateDataKey', keyArn(), viaS3),
       request(results, 's3:GetObject', file),
+      // A failed session's file, assembled while its data was deleted, taken back.
+      request(results, 's3:DeleteObject', file),
       // The status function's presigned GET of the file, and S3 decrypting it for the download.
       request(status, 's3:GetObject', file),
       request(status, 'kms:Decrypt', keyArn(), viaS3),
@@ -89,7 +91,7 @@ describe('the recording calls under the IAM simulation', () => {
       request(status, 's3:GetObject', piece),
       request(status, 's3:PutObject', file),
       request(results, 's3:ListBucket', `arn:aws:s3:::${bucketName}`, { 's3:prefix': 'other/' }),
-      request(results, 's3:DeleteObject', file),
+      request(results, 's3:DeleteObject', piece),
       // The deleters delete, and read nothing.
       request(role(s.stack.api.functions.get('data')!), 's3:GetObject', file),
       request(role(s.stack.operations.sweeper), 's3:PutObject', file),

@@ -262,8 +262,15 @@ describe('the Lambda functions', () => {
     }
     const d = s.stack.delivery;
     // The results function only makes results: no RunTask, no PassRole, no offer to withdraw; it assembles the
-    // recording from its pieces.
-    const assemble = ['s3:ListBucket', 's3:GetObject', 's3:PutObject', 'kms:Decrypt', 'kms:GenerateDataKey'];
+    // recording from its pieces (and takes back a file it assembled while the session's data was deleted).
+    const assemble = [
+      's3:ListBucket',
+      's3:GetObject',
+      's3:PutObject',
+      's3:DeleteObject',
+      'kms:Decrypt',
+      'kms:GenerateDataKey',
+    ];
     expect([...actionsOf(roleOfFunction(fnId(d.resultsFunction)))].sort()).toEqual(
       [...new Set([...logs, ...consume, ...send, ...items, ...bedrock, ...assemble])].sort(),
     );

@@ -163,4 +163,62 @@ describe('bot-events redrive: an event keeps its first seq and webhook-id', () =
       attempts: [expect.anything()],
     });
   });
+
+  it("a transcript.data message dead-lettered before its delivery, redriven after the meeting's data was deleted, sends nothing", async () => {
+    const session = await newBot();
+    const phrase = 'tangerine-quartermaster';
+    const lines = (seq: number) =>
+      lifecycleEvent(
+        { ...session, webhookEvents: ['transcript.data'] },
+        {
+          event: 'transcript.data',
+          key: String(seq),
+          data: {
+            utterances: [
+              {
+                speaker: 'Cal',
+                participant_id: 'p1',
+                text: `${phrase} ${seq}`,
+                started_at: new Date().toISOString(),
+                seq,
+                is_bot: false,
+              },
+            ],
+          },
+        },
+      );
+    // The table refused it on every receive (throttled): nothing numbered, no delivery record, then the bot-events DLQ.
+    // The deletion has nothing of it to empty.
+    const dead = lines(1);
+    const throttled = Object.create(stack.deps.sessions, {
+      recordEvent: {
+        value: async () => {
+          throw new Error('ProvisionedThroughputExceededException');
+        },
+      },
+    });
+    const refusing = { ...stack.controlDeps(), stores: { ...stack.deps, sessions: throttled } };
+    for (let receive = 1; receive <= 5; receive++) {
+      await expect(processControl(refusing, dead, receive)).rejects.toThrow('ProvisionedThroughput');
+    }
+    // The meeting ends and its data is deleted.
+    await stack.deps.sessions.updateRunning(session.botId, {
+      status: 'completed',
+      completedAt: new Date().toISOString(),
+    });
+    const deleted = await stack.request('DELETE', `/api/bot/${session.botId}/data`, { key });
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
+
+    // The redrive half an hour later, and a message of the same bot that was still queued (a first receipt): neither
+    // numbers, records or queues anything.
+    const jobs: DeliveryJob[] = [];
+    const later = new Date(Date.now() + redriveLaterMs);
+    await processControl({ ...stack.controlDeps(jobs), now: () => later }, dead, 1);
+    await processControl(stack.controlDeps(jobs), lines(2), 1);
+    expect(jobs).toEqual([]);
+    const records = await stack.deps.deliveries.list(session.botId);
+    expect(records.filter((d) => d.event.startsWith('transcript.data'))).toEqual([]);
+    expect(JSON.stringify(records)).not.toContain(phrase);
+    expect(receiver.received.map((r) => r.body).join('\n')).not.toContain(phrase);
+  });
 });

@@ -7,9 +7,12 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { failBotInRoom } from '../../core/bots/replace-bot';
+import { type OutboxMessage, queueOf } from '../../core/control/outbox';
 import { LocalInsightsEngine } from '../../core/engines/rules/insights/local-engine';
+import type { RecordingStore } from '../../core/ports/recordings';
 import type { TaskRunner } from '../../core/ports/task-runner';
-import { sessionEnded } from '../../core/results/messages';
+import { type ResultsMessage, sessionEnded, sessionFailed } from '../../core/results/messages';
 import { processResults } from '../../core/results/process-results';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
@@ -131,6 +134,90 @@ describe('GET /api/bot/{bot_id}/recording', { timeout: 60_000 }, () => {
     const status = await stack.request('GET', `/api/bot/${botId}/status`, { key });
     expect(status.body).toMatchObject({ status: 'completed', recording: null });
     expect(status.body.warnings).toEqual([expect.objectContaining({ code: 'recording_failed' })]);
+    expect((await recording(botId)).status).toBe(404);
+  });
+
+  it('a recorded session that fails in the room still yields one file (409 until assembled), and recording.ready', async () => {
+    const botId = await startBot({
+      recording: { audio: true },
+      webhook_callback_url: 'https://example.com/hook',
+      webhook_events: ['recording.ready'],
+    });
+    await stack.deps.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() });
+    const store = stack.deps.recordings();
+    const t0 = Date.now();
+    for (const [seq, bytes] of pieces(440, 3).entries())
+      await store.putPiece(botId, { attempt: 0, seq }, t0, bytes);
+    // The bot's transcription would not run: the session fails, and its pieces go to the results stage.
+    const sent: OutboxMessage[] = [];
+    const session = (await stack.deps.sessions.get(botId))!;
+    const failing = {
+      stores: stack.deps,
+      config: stack.config,
+      outbox: { send: async (m: OutboxMessage) => void sent.push(m) },
+    };
+    expect(
+      await failBotInRoom(failing, session, {
+        error: 'transcription unavailable',
+        chargeUsage: false,
+        code: 'transcription_unavailable',
+      }),
+    ).toBe(true);
+    expect(sent.map((m) => m.kind)).toEqual(['bot_failed', 'session_failed']);
+    expect(queueOf.session_failed).toBe('results');
+    const before = await recording(botId);
+    expect(before.status).toBe(409);
+    expect(before.body.error).toBe('recording_not_ready');
+
+    const queued: unknown[] = [];
+    const deps = stack.resultsDeps(new LocalInsightsEngine(), queued);
+    await processResults(deps, sent[1] as ResultsMessage);
+    const res = await recording(botId);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.duration_seconds).toBeGreaterThan(2.8);
+    expect(res.body.duration_seconds).toBeLessThan(3.3);
+    const status = await stack.request('GET', `/api/bot/${botId}/status`, { key });
+    expect(status.body).toMatchObject({
+      status: 'failed',
+      recording: { duration_seconds: res.body.duration_seconds, size_bytes: res.body.size_bytes },
+    });
+    const file = Buffer.from(await (await fetch(res.body.url)).arrayBuffer());
+    expect(file.length).toBe(res.body.size_bytes);
+    // recording.ready, one delivery (one webhook-id), though the message came twice (a redelivery).
+    await processResults(deps, sent[1] as ResultsMessage);
+    expect(queued.length).toBeGreaterThan(0);
+    const ready = (await stack.deps.deliveries.list(botId)).filter((d) => d.event === 'recording.ready');
+    expect(ready).toHaveLength(1);
+  });
+
+  it("a failed session's file assembled while its data is deleted is taken back", async () => {
+    const botId = await startBot({ recording: { audio: true } });
+    await stack.deps.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() });
+    const store = stack.deps.recordings();
+    for (const [seq, bytes] of pieces(440, 2).entries())
+      await store.putPiece(botId, { attempt: 0, seq }, Date.now(), bytes);
+    const session = (await stack.deps.sessions.get(botId))!;
+    await failBotInRoom(
+      { stores: stack.deps, config: stack.config, outbox: { send: async () => {} } },
+      session,
+      { error: 'no replacement left', chargeUsage: true },
+    );
+    // The customer's deletion runs while the file is being written: after the pieces were read, before the file lands.
+    const racing: RecordingStore = Object.create(store, {
+      putFile: {
+        value: async (...args: Parameters<RecordingStore['putFile']>) => {
+          expect((await stack.request('DELETE', `/api/bot/${botId}/data`, { key })).status).toBe(200);
+          await store.putFile(...args);
+        },
+      },
+    });
+    await processResults(
+      { ...stack.resultsDeps(new LocalInsightsEngine()), recordings: racing },
+      sessionFailed(botId),
+    );
+    expect(await store.listPieces(botId)).toEqual([]);
+    expect(await store.describeFile(botId)).toBeUndefined();
+    expect((await stack.deps.sessions.get(botId))?.recordingFile).toBeUndefined();
     expect((await recording(botId)).status).toBe(404);
   });
 

@@ -2,7 +2,7 @@
 // by the sweep exactly as a customer's deletion (tombstone kept); 0 days deletes it once delivered. The admin CLI
 // sets an account's retention and deletes a bot's data for an operator, with an audit line.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -12,7 +12,7 @@ import type { OutboxMessage } from '../../core/control/outbox';
 import { sweepRetention } from '../../core/data/retention';
 import { createLogger } from '../../core/log';
 import { type LocalStack, startLocalStack } from '../../local/stack';
-import { runAdminCliOn } from '../support/admin-cli';
+import { runAdminCli, runAdminCliOn } from '../support/admin-cli';
 
 const phrase = 'ultramarine-harpsichord';
 const day = 24 * 3600 * 1000;
@@ -34,7 +34,11 @@ afterAll(async () => {
 });
 
 /** An ended meeting with content in every store: a segment, results, a delivered webhook. */
-async function endedMeeting(accountId: string, endedAt: Date): Promise<string> {
+async function endedMeeting(
+  accountId: string,
+  endedAt: Date,
+  recording?: BotSession['recording'],
+): Promise<string> {
   const botId = randomUUID();
   const at = endedAt.toISOString();
   const session: BotSession = {
@@ -53,6 +57,7 @@ async function endedMeeting(accountId: string, endedAt: Date): Promise<string> {
     leftAt: at,
     exitReason: 'participant_left',
     qaPairs: [{ question: `Tell me about ${phrase}?`, answer: `${phrase} was my project.` }],
+    ...(recording && { recording }),
   } as BotSession;
   await stack.deps.sessions.create(session);
   await stack.deps.transcripts.saveSegment(botId, 1, [
@@ -87,6 +92,7 @@ function sweepAt(now: Date, sent: OutboxMessage[] = []) {
   return sweepRetention({
     stores: stack.deps,
     config: stack.config,
+    recordings: stack.deps.recordings(),
     outbox: { send: async (m) => void sent.push(m) },
     log: createLogger('silent'),
     now: () => now,
@@ -187,7 +193,18 @@ describe('retention', () => {
 describe('admin CLI: data delete', () => {
   it("deletes an ended bot's content for an operator, with an audit line, and refuses an unknown bot", async () => {
     const { account } = await stack.deps.accounts.create('Operator request');
-    const botId = await endedMeeting(account.accountId, new Date());
+    const botId = await endedMeeting(account.accountId, new Date(), { audio: true });
+    // The recording's objects, where the stack keeps them: two pieces and the assembled file.
+    const recordings = stack.deps.recordings();
+    const audio = new TextEncoder().encode(phrase);
+    await recordings.putPiece(botId, { attempt: 0, seq: 0 }, Date.now(), audio);
+    await recordings.putPiece(botId, { attempt: 0, seq: 1 }, Date.now(), audio);
+    await recordings.putFile(botId, audio, {
+      contentType: 'audio/webm',
+      sizeBytes: audio.length,
+      durationSeconds: 1,
+    });
+    expect(await recordings.listPieces(botId)).toHaveLength(2);
     const run = await runAdminCliOn(dataDir, ['data', 'delete', '--bot', botId, '--json']);
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({
@@ -208,9 +225,45 @@ describe('admin CLI: data delete', () => {
     });
     expect(JSON.stringify(await items(botId))).not.toContain(phrase);
     expect((await stack.deps.sessions.get(botId))?.dataDeletedAt).toEqual(expect.any(String));
+    // The same set as the API's deletion: the recording's pieces and file too.
+    expect(await recordings.listPieces(botId)).toEqual([]);
+    expect(await recordings.describeFile(botId)).toBeUndefined();
+    expect(listFiles(join(dataDir, 'recordings')).filter((f) => f.includes(botId))).toEqual([]);
 
     const unknown = await runAdminCliOn(dataDir, ['data', 'delete', '--bot', randomUUID()]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('not found');
   });
+
+  it('refuses, deleting nothing, a recorded bot when it cannot reach the recording store', async () => {
+    const { account } = await stack.deps.accounts.create('Operator without the bucket');
+    const botId = await endedMeeting(account.accountId, new Date(), { audio: true });
+    const recordings = stack.deps.recordings();
+    await recordings.putPiece(botId, { attempt: 0, seq: 0 }, Date.now(), new TextEncoder().encode(phrase));
+    // The table by its endpoint (as with --aws), with neither RECORDINGS_BUCKET nor RECORDINGS_DIR set.
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DYNAMODB_ENDPOINT: stack.config.DYNAMODB_ENDPOINT,
+      TABLE_NAME: stack.config.TABLE_NAME,
+    };
+    delete env.RECORDINGS_BUCKET;
+    delete env.RECORDINGS_DIR;
+    const run = await runAdminCli(['data', 'delete', '--bot', botId], env);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('RECORDINGS_BUCKET');
+    expect((await stack.deps.sessions.get(botId))?.dataDeletedAt).toBeUndefined();
+    expect(JSON.stringify(await items(botId))).toContain(phrase);
+    expect(await recordings.listPieces(botId)).toHaveLength(1);
+  });
 });
+
+/** Every file under `dir` (none when it does not exist). */
+function listFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name));
+  } catch {
+    return [];
+  }
+}

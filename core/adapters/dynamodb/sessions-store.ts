@@ -7,7 +7,14 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { BotSession, Replacement, SessionClaim, SessionWarning, StatusChange } from '../../bots/session';
+import type {
+  BotSession,
+  RecordingFileInfo,
+  Replacement,
+  SessionClaim,
+  SessionWarning,
+  StatusChange,
+} from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
 import type {
   DataDeletionMark,
@@ -570,8 +577,8 @@ export class DynamoSessionsStore implements SessionsStore {
    */
   async recordEvent(
     botId: string,
-    event: { statusChange?: StatusChange; numbered: boolean; key?: string },
-  ): Promise<number | undefined> {
+    event: { statusChange?: StatusChange; numbered: boolean; key?: string; content?: boolean },
+  ): Promise<number | undefined | null> {
     const values: Record<string, unknown> = {};
     const sets: string[] = [];
     let add = '';
@@ -597,27 +604,30 @@ export class DynamoSessionsStore implements SessionsStore {
           TableName: this.table.tableName,
           Key: keys.session(botId),
           UpdateExpression: `${sets.length ? `SET ${sets.join(', ')}` : ''}${add}`.trim(),
-          ConditionExpression:
-            event.key !== undefined
-              ? 'attribute_exists(pk) AND (attribute_not_exists(last_event) OR last_event <> :key)'
-              : 'attribute_exists(pk)',
+          ConditionExpression: [
+            'attribute_exists(pk)',
+            ...(event.key !== undefined ? ['(attribute_not_exists(last_event) OR last_event <> :key)'] : []),
+            ...(event.content ? ['attribute_not_exists(data_deleted_at)'] : []),
+          ].join(' AND '),
           ExpressionAttributeValues: values,
           ReturnValues: 'UPDATED_NEW',
         }),
       );
       return event.numbered ? Number(out.Attributes?.webhook_seq) : undefined;
     } catch (err) {
-      if (!isConditionFailure(err) || event.key === undefined) throw err;
+      if (!isConditionFailure(err) || (event.key === undefined && !event.content)) throw err;
       const { Item } = await this.table.doc.send(
         new GetCommand({
           TableName: this.table.tableName,
           Key: keys.session(botId),
-          ProjectionExpression: 'last_event, webhook_seq',
+          ProjectionExpression: 'last_event, webhook_seq, data_deleted_at',
           ConsistentRead: true,
         }),
       );
+      // Deleted: even an event numbered before the deletion is not delivered now (its delivery may not exist yet).
+      if (event.content && Item?.data_deleted_at !== undefined) return null;
       // No session: the condition's first half; fail as a missing session always did.
-      if (Item?.last_event !== event.key) throw err;
+      if (event.key === undefined || Item?.last_event !== event.key) throw err;
       return event.numbered && Item.webhook_seq !== undefined ? Number(Item.webhook_seq) : undefined;
     }
   }
@@ -733,6 +743,26 @@ export class DynamoSessionsStore implements SessionsStore {
    * Marks an ended session's content deleted (the tombstone's `data_deleted_at`), once: a repeat finds the first
    * time. A running session is left alone.
    */
+  async setFailedRecordingFile(botId: string, file: RecordingFileInfo): Promise<boolean> {
+    try {
+      await this.table.doc.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: keys.session(botId),
+          UpdateExpression: 'SET recording_file = :file',
+          ConditionExpression:
+            '#status = :failed AND attribute_not_exists(recording_file) AND attribute_not_exists(data_deleted_at)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':file': file, ':failed': 'failed' },
+        }),
+      );
+      return true;
+    } catch (err) {
+      if (isConditionFailure(err)) return false;
+      throw err;
+    }
+  }
+
   async markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark> {
     try {
       await this.table.doc.send(

@@ -85,6 +85,11 @@ export class FileRecordingStore implements RecordingStore {
     };
   }
 
+  async deleteFile(botId: string): Promise<void> {
+    await rm(this.filePath(botId), { force: true });
+    await rm(join(this.folder(botId), 'recording.json'), { force: true });
+  }
+
   async deleteAll(botId: string): Promise<void> {
     await rm(this.folder(botId), { recursive: true, force: true });
   }

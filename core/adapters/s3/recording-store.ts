@@ -3,6 +3,7 @@
 // presigned GET for the customer's download. The bucket encrypts with the stack's KMS key by default, so no call
 // here names a key. One prefix per bot, so the deletion of a meeting's data lists and deletes that prefix.
 import {
+  DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -147,6 +148,10 @@ export class S3RecordingStore implements RecordingStore {
     }
     const region = await this.s3.config.region();
     return new URL(`https://${this.bucket}.s3.${region}.amazonaws.com/${key}`);
+  }
+
+  async deleteFile(botId: string): Promise<void> {
+    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: fileKey(botId) }));
   }
 
   async deleteAll(botId: string): Promise<void> {
