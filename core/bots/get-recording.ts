@@ -6,6 +6,12 @@ import type { RecordingView } from '../schemas/api';
 import { findOwnSession } from './get-status';
 import { recordsAudio } from './session';
 
+/**
+ * How long after a recorded session failed its pieces are taken to be still assembling (the results stage does it
+ * within seconds; its queue retries for minutes). Later, a failed session without a file has none: 404, not 409.
+ */
+export const failedAssemblyWindowMs = 30 * 60_000;
+
 export async function getRecording(
   deps: ServiceDeps,
   caller: Caller,
@@ -23,9 +29,11 @@ export async function getRecording(
         },
       );
     // A failed session's pieces are assembled after it failed: until then, or until that fails (a warning), not ready.
+    const failedAt = Date.parse(session.completedAt ?? '');
     const assembling =
       session.status === 'failed' &&
       Boolean(session.joinedAt) &&
+      deps.now().getTime() - failedAt < failedAssemblyWindowMs &&
       !session.dataDeletedAt &&
       !session.warnings?.some((w) => w.code === 'recording_failed');
     if (session.status === 'running' || assembling)
