@@ -1,12 +1,12 @@
 // Deleting a meeting's data through the local stack (dynalite, fauxqs, the local room): every store's copy of the
 // content goes, the tombstone stays, a repeat is harmless, and no replay or redrive sends the deleted content again.
 
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDeletedError, deliver } from '../../core/delivery/deliver';
 import { createLogger } from '../../core/log';
 import { addParticipant, joinBotInRoom, lines } from '../support/local-meeting';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { botItems } from '../support/table-items';
 import { until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
 
@@ -51,18 +51,7 @@ const completed = (botId: string) =>
     return s.status !== 'running' && s;
   });
 
-/** Every item under the bot's partition, raw. */
-async function items(botId: string) {
-  const { Items = [] } = await stack.table.doc.send(
-    new QueryCommand({
-      TableName: stack.table.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': `BOT#${botId}` },
-      ConsistentRead: true,
-    }),
-  );
-  return Items;
-}
+const items = (botId: string) => botItems(stack.table, botId);
 
 describe('DELETE /api/bot/{bot_id}/data', () => {
   it('refuses a running bot, deletes every copy of the content of an ended one, keeps the tombstone', async () => {
