@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDeletedError, deliver } from '../../core/delivery/deliver';
 import { createLogger } from '../../core/log';
 import { addParticipant, joinBotInRoom, lines } from '../support/local-meeting';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
 import { botItems } from '../support/table-items';
 import { until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
@@ -18,11 +18,7 @@ let key: string;
 let otherKey: string;
 
 beforeAll(async () => {
-  stack = await startTestStack({
-    DELIVERY_BACKOFF_SCALE: '0.00001',
-    TRANSCRIPT_FLUSH_MS: '200',
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  stack = await startTestStack(meetingTestEnv);
   ({ apiKey: key } = await stack.account(100));
   ({ apiKey: otherKey } = await stack.account(100, 'Other'));
 });

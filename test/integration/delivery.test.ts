@@ -12,7 +12,7 @@ import { createLogger } from '../../core/log';
 import { metricNames, useMetricsSink } from '../../core/metrics';
 import { MailRefusedError } from '../../core/ports/mailer';
 import { addParticipant, joinBotInRoom, lines } from '../support/local-meeting';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
 import { recordingLogger } from '../support/recording-logger';
 import { until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
@@ -22,12 +22,7 @@ let key: string;
 let secret: string;
 
 beforeAll(async () => {
-  stack = await startTestStack({
-    DELIVERY_BACKOFF_SCALE: '0.00001',
-    TRANSCRIPT_FLUSH_MS: '200',
-    // The tests poll the status and deliveries views closely.
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  stack = await startTestStack(meetingTestEnv);
   ({ apiKey: key, webhookSecret: secret } = await stack.account(100));
 });
 afterAll(() => stack?.close());

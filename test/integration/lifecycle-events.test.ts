@@ -5,7 +5,7 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addParticipant, joinBotInRoom } from '../support/local-meeting';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
 import { type ReceivedWebhook as Received, webhookReceiver as receiver } from '../support/webhook-receiver';
 
@@ -13,11 +13,7 @@ let stack: TestStack;
 let key: string;
 let secret: string;
 beforeAll(async () => {
-  stack = await startTestStack({
-    DELIVERY_BACKOFF_SCALE: '0.00001',
-    TRANSCRIPT_FLUSH_MS: '200',
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  stack = await startTestStack(meetingTestEnv);
   ({ apiKey: key, webhookSecret: secret } = await stack.account(100));
 });
 afterAll(() => stack?.close());

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { captureOutput } from '../support/captured-output';
 import { addParticipant, joinBotInRoom } from '../support/local-meeting';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
 
@@ -25,12 +25,7 @@ let stack: TestStack;
 let output: string[];
 beforeAll(async () => {
   output = captureOutput();
-  stack = await startTestStack({
-    LOG_LEVEL: 'debug',
-    DELIVERY_BACKOFF_SCALE: '0.00001',
-    TRANSCRIPT_FLUSH_MS: '200',
-    EVERYONE_LEFT_TIMEOUT_MS: '300',
-  });
+  stack = await startTestStack({ ...meetingTestEnv, LOG_LEVEL: 'debug', EVERYONE_LEFT_TIMEOUT_MS: '300' });
 });
 afterAll(async () => {
   await stack?.close();

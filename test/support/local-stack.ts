@@ -39,6 +39,16 @@ export interface TestResponse {
   body: any;
 }
 
+/**
+ * Settings for a test that follows a meeting to its webhooks: a failed delivery is retried at once (the backoff scaled
+ * to nothing), the transcript is saved every 200 ms, and no rate limit stops a test polling the status closely.
+ */
+export const meetingTestEnv = {
+  DELIVERY_BACKOFF_SCALE: '0.00001',
+  TRANSCRIPT_FLUSH_MS: '200',
+  RATE_LIMIT_PER_MINUTE: '100000',
+};
+
 export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
   const stack = await startLocalStack({
     port: 0,
