@@ -2,8 +2,7 @@
 // their tracks, the bot says the notice through its synthesizer, the page records the mix piece by piece into the
 // recording store, and the results stage's assembly makes one file, decoded here with ffprobe/ffmpeg. Then a machine
 // loss: the first bot's browser dies without stopping its recorder, a replacement records on, one file still comes.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -16,6 +15,7 @@ import { createLogger } from '../../core/log';
 import type { RoomConnection } from '../../core/ports/room-provider';
 import { finaliseRecording } from '../../core/recording/finalise';
 import { espeakSynthesizer, espeakWav } from '../support/espeak';
+import { webmDuration, webmLoudness } from '../support/webm-audio';
 import type { StubScenario } from './daily-stub';
 import { dailyStubModule } from './daily-stub-module';
 
@@ -69,46 +69,7 @@ const speak = (page: Page, id: string, wav: string) =>
   page.evaluate(([i, w]) => window.__dailyStub!.speak(i!, w!), [id, wav]);
 
 /** The decoded file: its length, and its loudness (RMS) per 100 ms, gaps filled with silence as players do. */
-function decode(bytes: Uint8Array): { duration: number; rms: number[] } {
-  const file = join(dir, `${Math.random().toString(36).slice(2)}.webm`);
-  writeFileSync(file, bytes);
-  const duration = Number(
-    execFileSync('ffprobe', [
-      '-v',
-      'error',
-      '-show_entries',
-      'format=duration',
-      '-of',
-      'csv=p=0',
-      file,
-    ]).toString(),
-  );
-  const pcm = execFileSync('ffmpeg', [
-    ...[
-      '-v',
-      'error',
-      '-i',
-      file,
-      '-af',
-      'aresample=async=1',
-      '-ac',
-      '1',
-      '-ar',
-      '8000',
-      '-f',
-      's16le',
-      'pipe:1',
-    ],
-  ]);
-  const samples = new Int16Array(pcm.buffer, pcm.byteOffset, Math.floor(pcm.length / 2));
-  const rms: number[] = [];
-  for (let i = 0; i + 800 <= samples.length; i += 800) {
-    let sum = 0;
-    for (let j = i; j < i + 800; j++) sum += (samples[j] ?? 0) ** 2;
-    rms.push(Math.sqrt(sum / 800));
-  }
-  return { duration, rms };
-}
+const decode = (bytes: Uint8Array) => ({ duration: webmDuration(bytes), rms: webmLoudness(bytes, 0.1) });
 
 /** The loudest 100 ms window between two moments of the recording, in seconds. */
 const loudest = (rms: number[], from: number, to: number) =>

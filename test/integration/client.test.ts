@@ -76,16 +76,14 @@ afterAll(async () => {
 describe('the typed client against npm start', () => {
   it('starts a bot in the local room, reads its status, leaves, and verifies the signed session_complete', async () => {
     const room = `${baseUrl}/rooms/demo`;
-    const started = await client.start(
-      {
-        provider: 'local',
-        room_url: room,
-        bot_config: { name: 'Scribe' },
-        webhook_callback_url: hook.url,
-        webhook_events: ['bot.in_call'],
-      },
-      { idempotencyKey: 'client-test-1' },
-    );
+    const body = {
+      provider: 'local' as const,
+      room_url: room,
+      bot_config: { name: 'Scribe' },
+      webhook_callback_url: hook.url,
+      webhook_events: ['bot.in_call' as const],
+    };
+    const started = await client.start(body, { idempotencyKey: 'client-test-1' });
     expect(started).toMatchObject({ status: 'started', room_url: room });
     const botId = started.bot_id;
 
@@ -132,16 +130,7 @@ describe('the typed client against npm start', () => {
     );
 
     // The same Idempotency-Key and body give the first answer back: no second bot.
-    const again = await client.start(
-      {
-        provider: 'local',
-        room_url: room,
-        bot_config: { name: 'Scribe' },
-        webhook_callback_url: hook.url,
-        webhook_events: ['bot.in_call'],
-      },
-      { idempotencyKey: 'client-test-1' },
-    );
+    const again = await client.start(body, { idempotencyKey: 'client-test-1' });
     expect(again.bot_id).toBe(botId);
   }, 120_000);
 

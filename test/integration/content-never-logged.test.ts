@@ -2,11 +2,12 @@
 // task, conversation, results, webhook, e-mail, then its data deletion), with distinctive phrases, at LOG_LEVEL debug
 // and with EMF metric documents written; every line the stack and the bot task wrote is searched for them.
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EmfMetrics } from '../../core/adapters/metrics/emf-metrics';
 import { flushMetrics, useMetricsSink } from '../../core/metrics';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { captureOutput } from '../support/captured-output';
+import { addParticipant, joinBotInRoom } from '../support/local-meeting';
+import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
 
@@ -16,20 +17,9 @@ const phrases = ['xylophone-meridian', 'quokka-basilisk', 'tangerine-obelisk'];
 let stack: TestStack;
 let output: string[];
 beforeAll(async () => {
-  output = [];
-  const capture = (chunk: unknown) => {
-    output.push(String(chunk));
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-  vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+  output = captureOutput();
   useMetricsSink(new EmfMetrics({ namespace: 'MeetingBot', buffered: false }));
-  stack = await startTestStack({
-    LOG_LEVEL: 'debug',
-    DELIVERY_BACKOFF_SCALE: '0.00001',
-    TRANSCRIPT_FLUSH_MS: '200',
-    EVERYONE_LEFT_TIMEOUT_MS: '300',
-  });
+  stack = await startTestStack({ ...meetingTestEnv, LOG_LEVEL: 'debug', EVERYONE_LEFT_TIMEOUT_MS: '300' });
 });
 afterAll(async () => {
   await stack?.close();
@@ -42,42 +32,27 @@ describe('no meeting content in logs or metrics', () => {
     const { apiKey } = await stack.account(100);
     const hook = await webhookReceiver();
     try {
-      await fetch(`${stack.baseUrl}/rooms`, { method: 'POST', body: JSON.stringify({ name: 'private' }) });
-      const res = await stack.request('POST', '/api/bot/join', {
-        key: apiKey,
-        body: {
-          provider: 'local',
-          room_url: `${stack.baseUrl}/rooms/private`,
-          bot_config: { name: 'Scribe' },
-          webhook_callback_url: hook.url,
-          webhook_events: ['transcript.data', 'bot.left', 'bot.done', 'bot.data_deleted'],
-          email: 'team@example.com',
-        },
+      const { botId } = await joinBotInRoom(stack, apiKey, 'private', {
+        bot_config: { name: 'Scribe' },
+        webhook_callback_url: hook.url,
+        webhook_events: ['transcript.data', 'bot.left', 'bot.done', 'bot.data_deleted'],
+        email: 'team@example.com',
       });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      const botId = res.body.bot_id as string;
-      await until(async () => stack.rooms.rooms.get('private')?.participants.some((p) => p.kind === 'bot'));
-      await fetch(`${stack.baseUrl}/rooms/private/participants`, {
-        method: 'POST',
-        body: JSON.stringify({
-          name: 'Ada',
-          lines: [
-            { say: `What did you learn on the ${phrases[0]} project?`, at_ms: 100 },
-            { say: `And how did ${phrases[2]} go?`, at_ms: 900 },
-          ],
-          leave_at_ms: 1800,
-        }),
+      await addParticipant(stack, 'private', {
+        name: 'Ada',
+        lines: [
+          { say: `What did you learn on the ${phrases[0]} project?`, at_ms: 100 },
+          { say: `And how did ${phrases[2]} go?`, at_ms: 900 },
+        ],
+        leave_at_ms: 1800,
       });
-      await fetch(`${stack.baseUrl}/rooms/private/participants`, {
-        method: 'POST',
-        body: JSON.stringify({
-          name: 'Cal',
-          lines: [
-            { say: `I rewrote the ${phrases[1]} service in six weeks.`, at_ms: 500 },
-            { say: `It shipped on time, ${phrases[2]} included.`, at_ms: 1300 },
-          ],
-          leave_at_ms: 1700,
-        }),
+      await addParticipant(stack, 'private', {
+        name: 'Cal',
+        lines: [
+          { say: `I rewrote the ${phrases[1]} service in six weeks.`, at_ms: 500 },
+          { say: `It shipped on time, ${phrases[2]} included.`, at_ms: 1300 },
+        ],
+        leave_at_ms: 1700,
       });
       const done = await until(async () => {
         const s = (await stack.request('GET', `/api/bot/${botId}/status`, { key: apiKey })).body;
@@ -93,7 +68,7 @@ describe('no meeting content in logs or metrics', () => {
       flushMetrics();
 
       const stackText = output.join('');
-      const botLog = join(resolve('.data'), 'tmp', 'bots', `${botId}.log`);
+      const botLog = stack.runner.logFile(botId);
       expect(existsSync(botLog)).toBe(true);
       const botText = readFileSync(botLog, 'utf8');
       // Both were written: debug lines of every stage, and EMF documents.

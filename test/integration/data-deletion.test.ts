@@ -1,75 +1,41 @@
 // Deleting a meeting's data through the local stack (dynalite, fauxqs, the local room): every store's copy of the
 // content goes, the tombstone stays, a repeat is harmless, and no replay or redrive sends the deleted content again.
 
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDeletedError, deliver } from '../../core/delivery/deliver';
 import { createLogger } from '../../core/log';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { addParticipant, joinBotInRoom, lines } from '../support/local-meeting';
+import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
+import { botItems } from '../support/table-items';
 import { until } from '../support/until';
+import { webhookReceiver } from '../support/webhook-receiver';
 
 /** Distinctive words of the meeting: none may survive the deletion anywhere in the table. */
 const phrase = 'periwinkle-zeppelin';
-
-async function receiver(status = 200) {
-  const received: string[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      received.push(body);
-      res.writeHead(status);
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 let stack: TestStack;
 let key: string;
 let otherKey: string;
 
 beforeAll(async () => {
-  stack = await startTestStack({
-    DELIVERY_BACKOFF_SCALE: '0.00001',
-    TRANSCRIPT_FLUSH_MS: '200',
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  stack = await startTestStack(meetingTestEnv);
   ({ apiKey: key } = await stack.account(100));
   ({ apiKey: otherKey } = await stack.account(100, 'Other'));
 });
 afterAll(() => stack?.close());
 
 async function meeting(room: string, body: Record<string, unknown>) {
-  await fetch(`${stack.baseUrl}/rooms`, { method: 'POST', body: JSON.stringify({ name: room }) });
-  const res = await stack.request('POST', '/api/bot/join', {
-    key,
-    body: { provider: 'local', room_url: `${stack.baseUrl}/rooms/${room}`, ...body },
+  const { botId } = await joinBotInRoom(stack, key, room, body);
+  await addParticipant(stack, room, {
+    name: 'Ivy Interviewer',
+    lines: lines([[100, `Tell me about the ${phrase} project, please.`]]),
+    leave_at_ms: 1600,
   });
-  expect(res.status).toBe(201);
-  const botId = res.body.bot_id as string;
-  await until(async () => stack.rooms.rooms.get(room)?.participants.some((p) => p.kind === 'bot'));
-  const say = (name: string, lines: [number, string][], leave: number) =>
-    fetch(`${stack.baseUrl}/rooms/${room}/participants`, {
-      method: 'POST',
-      body: JSON.stringify({
-        name,
-        lines: lines.map(([at_ms, say]) => ({ at_ms, say })),
-        leave_at_ms: leave,
-      }),
-    });
-  await say('Ivy Interviewer', [[100, `Tell me about the ${phrase} project, please.`]], 1600);
-  await say(
-    'Cal Candidate',
-    [[500, `The ${phrase} project moved our billing to TypeScript in six months.`]],
-    1500,
-  );
+  await addParticipant(stack, room, {
+    name: 'Cal Candidate',
+    lines: lines([[500, `The ${phrase} project moved our billing to TypeScript in six months.`]]),
+    leave_at_ms: 1500,
+  });
   return botId;
 }
 
@@ -81,22 +47,11 @@ const completed = (botId: string) =>
     return s.status !== 'running' && s;
   });
 
-/** Every item under the bot's partition, raw. */
-async function items(botId: string) {
-  const { Items = [] } = await stack.table.doc.send(
-    new QueryCommand({
-      TableName: stack.table.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': `BOT#${botId}` },
-      ConsistentRead: true,
-    }),
-  );
-  return Items;
-}
+const items = (botId: string) => botItems(stack.table, botId);
 
 describe('DELETE /api/bot/{bot_id}/data', () => {
   it('refuses a running bot, deletes every copy of the content of an ended one, keeps the tombstone', async () => {
-    const hook = await receiver();
+    const hook = await webhookReceiver();
     try {
       const botId = await meeting('erase-me', {
         webhook_callback_url: hook.url,
@@ -181,11 +136,11 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
 
       // bot.data_deleted reached the webhook, once, without content.
       const event = await until(async () =>
-        hook.received.map((b) => JSON.parse(b)).find((b) => b.event === 'bot.data_deleted'),
+        hook.received.map((r) => JSON.parse(r.body)).find((b) => b.event === 'bot.data_deleted'),
       );
       expect(event.data).toEqual({ reason: 'requested', data_deleted_at: deleted.body.data_deleted_at });
       await new Promise((r) => setTimeout(r, 300));
-      expect(hook.received.filter((b) => b.includes('bot.data_deleted'))).toHaveLength(1);
+      expect(hook.received.filter((r) => r.body.includes('bot.data_deleted'))).toHaveLength(1);
       expect(tomb.status_changes.at(-1)).toMatchObject({ code: 'data_deleted', detail: 'requested' });
     } finally {
       await hook.close();
@@ -193,7 +148,7 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
   });
 
   it('a redrive of a failed delivery after the deletion sends nothing', async () => {
-    const hook = await receiver(500);
+    const hook = await webhookReceiver({ script: Array(50).fill(500) });
     try {
       const botId = await meeting('redrive-after', { webhook_callback_url: hook.url });
       await completed(botId);
@@ -204,7 +159,7 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
         30_000,
       );
       const sent = hook.received.length;
-      expect(hook.received.join('')).toContain(phrase);
+      expect(hook.received.map((r) => r.body).join('')).toContain(phrase);
       expect((await stack.request('DELETE', `/api/bot/${botId}/data`, { key })).status).toBe(200);
 
       // What a redrive does (core/delivery/redrive.ts): back to pending, the job queued again.

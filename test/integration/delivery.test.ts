@@ -1,8 +1,6 @@
 // Results and delivery through the local stack: insights, signed webhooks with retries and DLQ, e-mail via the
 // local SES endpoint, idempotency under duplicate queue messages, and the SSRF guard.
 
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,84 +11,35 @@ import { redriveDeliveries } from '../../core/delivery/redrive';
 import { createLogger } from '../../core/log';
 import { metricNames, useMetricsSink } from '../../core/metrics';
 import { MailRefusedError } from '../../core/ports/mailer';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { addParticipant, joinBotInRoom, lines } from '../support/local-meeting';
+import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
 import { recordingLogger } from '../support/recording-logger';
 import { until } from '../support/until';
-
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** A webhook receiver whose answers the test scripts: a list of status codes, then 200. */
-async function receiver(answers: number[] = []) {
-  const received: Received[] = [];
-  const queue = answers;
-  const server: Server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => {
-      body += c;
-    });
-    req.on('end', () => {
-      received.push({ headers: req.headers, body });
-      const status = queue.shift() ?? 200;
-      res.writeHead(status, status === 429 ? { 'retry-after': '0' } : {});
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return { url, received, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
+import { webhookReceiver } from '../support/webhook-receiver';
 
 let stack: TestStack;
 let key: string;
 let secret: string;
 
 beforeAll(async () => {
-  stack = await startTestStack({
-    DELIVERY_BACKOFF_SCALE: '0.00001',
-    TRANSCRIPT_FLUSH_MS: '200',
-    // The tests poll the status and deliveries views closely.
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  stack = await startTestStack(meetingTestEnv);
   ({ apiKey: key, webhookSecret: secret } = await stack.account(100));
 });
 afterAll(() => stack?.close());
 
 async function interview(room: string, body: Record<string, unknown>) {
-  const created = await fetch(`${stack.baseUrl}/rooms`, {
-    method: 'POST',
-    body: JSON.stringify({ name: room }),
-  });
-  expect(created.status).toBe(201);
-  const res = await stack.request('POST', '/api/bot/join', {
-    key,
-    body: { provider: 'local', room_url: `${stack.baseUrl}/rooms/${room}`, ...body },
-  });
-  expect(res.status).toBe(201);
-  const botId = res.body.bot_id as string;
-  await until(async () => stack.rooms.rooms.get(room)?.participants.some((p) => p.kind === 'bot'));
-  const script = (name: string, lines: [number, string][], leave: number) =>
-    fetch(`${stack.baseUrl}/rooms/${room}/participants`, {
-      method: 'POST',
-      body: JSON.stringify({
-        name,
-        lines: lines.map(([at_ms, say]) => ({ at_ms, say })),
-        leave_at_ms: leave,
-      }),
-    });
-  await script(
-    'Ivy Interviewer',
-    [
+  const { botId } = await joinBotInRoom(stack, key, room, body);
+  await addParticipant(stack, room, {
+    name: 'Ivy Interviewer',
+    lines: lines([
       [100, 'Welcome! Could you tell me about your last project?'],
       [700, 'What was the hardest part of it?'],
-    ],
-    1600,
-  );
-  await script(
-    'Cal Candidate',
-    [
+    ]),
+    leave_at_ms: 1600,
+  });
+  await addParticipant(stack, room, {
+    name: 'Cal Candidate',
+    lines: lines([
       [
         350,
         'I rebuilt our billing pipeline in TypeScript, cutting invoice errors by 40 percent over six months.',
@@ -99,9 +48,9 @@ async function interview(room: string, body: Record<string, unknown>) {
         950,
         'Migrating 2 million customer records without downtime; we ran both systems in parallel for three weeks.',
       ],
-    ],
-    1500,
-  );
+    ]),
+    leave_at_ms: 1500,
+  });
   return botId;
 }
 
@@ -110,7 +59,7 @@ const status = async (botId: string) =>
 
 describe('end to end: interview → completed with insights → signed webhook → e-mail', () => {
   it('delivers session_complete whose signature verifies with standardwebhooks, and the e-mail', async () => {
-    const hook = await receiver();
+    const hook = await webhookReceiver();
     try {
       const botId = await interview('e2e', { webhook_callback_url: hook.url, email: 'team@example.com' });
       const done = await until(async () => {
@@ -180,7 +129,7 @@ describe('end to end: interview → completed with insights → signed webhook �
   });
 
   it('process_insights false: Q&A pairs kept, no insights in the status or the webhook', async () => {
-    const hook = await receiver();
+    const hook = await webhookReceiver();
     try {
       const botId = await interview('no-insights', {
         webhook_callback_url: hook.url,
@@ -203,7 +152,7 @@ describe('end to end: interview → completed with insights → signed webhook �
 
 describe('webhook retries', () => {
   it('a receiver failing 3 times then succeeding: delivered once, 4 attempts recorded', async () => {
-    const hook = await receiver([500, 503, 429]);
+    const hook = await webhookReceiver({ script: [500, 503, 429] });
     // The results and delivery stages run in this process: their metrics land here (core/metrics.ts).
     const recorded = new MemoryMetrics();
     useMetricsSink(recorded);
@@ -240,7 +189,7 @@ describe('webhook retries', () => {
 
   it('a receiver that always fails: after the whole schedule the delivery is failed and in the DLQ', async () => {
     const answers = Array(50).fill(500);
-    const hook = await receiver(answers);
+    const hook = await webhookReceiver({ script: answers });
     try {
       const botId = await interview('down', { webhook_callback_url: hook.url });
       const d = await until(async () => {
@@ -293,7 +242,7 @@ describe('webhook retries', () => {
 
 describe('idempotency', () => {
   it('a duplicated delivery job sends one e-mail and one successful webhook', async () => {
-    const hook = await receiver();
+    const hook = await webhookReceiver();
     try {
       const botId = await interview('dupes', { webhook_callback_url: hook.url, email: 'dupes@example.com' });
       await until(async () => {
@@ -335,7 +284,7 @@ describe('idempotency', () => {
 
 describe('SSRF guard', () => {
   it('refuses a webhook whose host resolves to a private or metadata address, without a request', async () => {
-    const hook = await receiver();
+    const hook = await webhookReceiver();
     try {
       const acct = await stack.account(5);
       const botId = '11111111-1111-4111-8111-111111111111';

@@ -3,12 +3,11 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryMetrics } from '../../core/adapters/metrics/memory-metrics';
-import { onTaskStopped, type TaskStoppedDeps } from '../../core/bots/task-stopped';
+import { onTaskStopped } from '../../core/bots/task-stopped';
 import type { Utterance } from '../../core/bots/transcript';
 import type { ControlPlaneMessage } from '../../core/control/messages';
 import type { OutboxMessage } from '../../core/control/outbox';
 import { processControl } from '../../core/control/process-control';
-import { createLogger } from '../../core/log';
 import { metricNames, useMetricsSink } from '../../core/metrics';
 import { InsightsError } from '../../core/ports/insights-engine';
 import { processResults } from '../../core/results/process-results';
@@ -127,12 +126,7 @@ describe('process_insights false: insights_error never appears', () => {
 });
 
 describe('a bot that dies or is lost before it ever joined the room', () => {
-  const deps = (sent: OutboxMessage[]): TaskStoppedDeps => ({
-    stores: stack.deps,
-    config: stack.config,
-    outbox: { send: async (m) => void sent.push(m as OutboxMessage) },
-    log: createLogger('silent'),
-  });
+  const deps = (sent: OutboxMessage[]) => stack.taskStoppedDeps(sent);
   const ends: [string, string][] = [
     ['its task crashed', 'EssentialContainerExited: OutOfMemoryError (exit code 137)'],
     ['the platform stopped it (Spot interruption)', 'SpotInterruption: Your Spot Task was interrupted.'],

@@ -4,7 +4,8 @@
 // leaves session_complete out still gets its results.
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { addParticipant, joinBotInRoom } from '../support/local-meeting';
+import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
 import { type ReceivedWebhook as Received, webhookReceiver as receiver } from '../support/webhook-receiver';
 
@@ -12,11 +13,7 @@ let stack: TestStack;
 let key: string;
 let secret: string;
 beforeAll(async () => {
-  stack = await startTestStack({
-    DELIVERY_BACKOFF_SCALE: '0.00001',
-    TRANSCRIPT_FLUSH_MS: '200',
-    RATE_LIMIT_PER_MINUTE: '100000',
-  });
+  stack = await startTestStack(meetingTestEnv);
   ({ apiKey: key, webhookSecret: secret } = await stack.account(100));
 });
 afterAll(() => stack?.close());
@@ -37,29 +34,14 @@ const allEvents = [
 
 /** A bot in a new local room; Ada says two lines and leaves, so the bot ends participant_left. */
 async function meeting(room: string, extra: Record<string, unknown>) {
-  await fetch(`${stack.baseUrl}/rooms`, { method: 'POST', body: JSON.stringify({ name: room }) });
-  const res = await stack.request('POST', '/api/bot/join', {
-    key,
-    body: {
-      provider: 'local',
-      room_url: `${stack.baseUrl}/rooms/${room}`,
-      bot_config: { name: 'Scribe' },
-      ...extra,
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const botId = res.body.bot_id as string;
-  await until(async () => stack.rooms.rooms.get(room)?.participants.some((p) => p.kind === 'bot'));
-  await fetch(`${stack.baseUrl}/rooms/${room}/participants`, {
-    method: 'POST',
-    body: JSON.stringify({
-      name: 'Ada',
-      lines: [
-        { say: 'First point: we ship on Friday.', at_ms: 100 },
-        { say: 'Second point: Ben writes the notes.', at_ms: 900 },
-      ],
-      leave_at_ms: 1800,
-    }),
+  const { botId } = await joinBotInRoom(stack, key, room, { bot_config: { name: 'Scribe' }, ...extra });
+  await addParticipant(stack, room, {
+    name: 'Ada',
+    lines: [
+      { say: 'First point: we ship on Friday.', at_ms: 100 },
+      { say: 'Second point: Ben writes the notes.', at_ms: 900 },
+    ],
+    leave_at_ms: 1800,
   });
   return botId;
 }
@@ -126,7 +108,7 @@ describe('lifecycle events (webhook_events)', () => {
   });
 
   it('a receiver failing every first attempt gets each logical event once, same webhook-id and seq on the retry', async () => {
-    const hook = await receiver(1);
+    const hook = await receiver({ failFirst: 1 });
     try {
       await meeting('events-retry', { webhook_callback_url: hook.url, webhook_events: allEvents });
       await until(

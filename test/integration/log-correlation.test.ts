@@ -2,9 +2,10 @@
 // every line the join, the bot task, the results stage and the delivery stage write about that bot, through npm
 // start's stack and real HTTP; and none of those lines carries the account's API key or the meeting token.
 import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestStack, type TestStack } from '../support/local-stack';
+import { captureOutput } from '../support/captured-output';
+import { addParticipant, joinBotInRoom } from '../support/local-meeting';
+import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
 
@@ -23,19 +24,8 @@ interface Line {
 let stack: TestStack;
 let output: string[];
 beforeAll(async () => {
-  output = [];
-  const capture = (chunk: unknown) => {
-    output.push(String(chunk));
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-  vi.spyOn(process.stderr, 'write').mockImplementation(capture);
-  stack = await startTestStack({
-    LOG_LEVEL: 'debug',
-    DELIVERY_BACKOFF_SCALE: '0.00001',
-    TRANSCRIPT_FLUSH_MS: '200',
-    EVERYONE_LEFT_TIMEOUT_MS: '300',
-  });
+  output = captureOutput();
+  stack = await startTestStack({ ...meetingTestEnv, LOG_LEVEL: 'debug', EVERYONE_LEFT_TIMEOUT_MS: '300' });
 });
 afterAll(async () => {
   await stack?.close();
@@ -53,32 +43,17 @@ describe('log correlation', () => {
     const { apiKey } = await stack.account(100);
     const hook = await webhookReceiver();
     try {
-      await fetch(`${stack.baseUrl}/rooms`, { method: 'POST', body: JSON.stringify({ name: 'correlated' }) });
-      const res = await stack.request('POST', '/api/bot/join', {
-        key: apiKey,
-        body: {
-          provider: 'local',
-          room_url: `${stack.baseUrl}/rooms/correlated`,
-          bot_config: { name: 'Scribe' },
-          meeting_token: meetingToken,
-          webhook_callback_url: hook.url,
-        },
+      const { botId, join } = await joinBotInRoom(stack, apiKey, 'correlated', {
+        bot_config: { name: 'Scribe' },
+        meeting_token: meetingToken,
+        webhook_callback_url: hook.url,
       });
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      const botId = res.body.bot_id as string;
-      const requestId = res.headers.get('x-request-id')!;
+      const requestId = join.headers.get('x-request-id')!;
       expect(requestId).toMatch(/^[0-9a-f-]{36}$/);
-
-      await until(async () =>
-        stack.rooms.rooms.get('correlated')?.participants.some((p) => p.kind === 'bot'),
-      );
-      await fetch(`${stack.baseUrl}/rooms/correlated/participants`, {
-        method: 'POST',
-        body: JSON.stringify({
-          name: 'Ada',
-          lines: [{ say: 'Ship it on Friday.', at_ms: 100 }],
-          leave_at_ms: 600,
-        }),
+      await addParticipant(stack, 'correlated', {
+        name: 'Ada',
+        lines: [{ say: 'Ship it on Friday.', at_ms: 100 }],
+        leave_at_ms: 600,
       });
       await until(async () => hook.received.some((r) => r.status === 200), 30_000);
       const status = await stack.request('GET', `/api/bot/${botId}/status`, { key: apiKey });
@@ -86,7 +61,7 @@ describe('log correlation', () => {
       // The delivery's own line follows its answer.
       await until(async () => output.join('').includes('"msg":"delivered"'));
 
-      const botLog = join(resolve('.data'), 'tmp', 'bots', `${botId}.log`);
+      const botLog = stack.runner.logFile(botId);
       expect(existsSync(botLog)).toBe(true);
       const stackText = output.join('');
       const botText = readFileSync(botLog, 'utf8');
@@ -132,10 +107,7 @@ describe('log correlation', () => {
     });
     const botId = res.body.bot_id as string;
     const requestId = res.headers.get('x-request-id')!;
-    await fetch(`${stack.baseUrl}/rooms/correlated-lost/participants`, {
-      method: 'POST',
-      body: JSON.stringify({ name: 'Bea', lines: [], leave_at_ms: 30_000 }),
-    });
+    await addParticipant(stack, 'correlated-lost', { name: 'Bea', leave_at_ms: 30_000 });
     await until(async () => (await stack.deps.sessions.get(botId))?.joinedAt);
     expect(stack.runner.signal(botId, 'SIGKILL')).toBe(true);
     await until(async () => (await stack.deps.sessions.get(botId))?.replacements?.[0]?.joinedAt, 20_000);
@@ -144,7 +116,7 @@ describe('log correlation', () => {
     const messages = correlated.map((l) => l.msg);
     expect(messages).toContain('bot task lost; replacement requested'); // task-stopped
     expect(messages).toContain('bot replaced'); // the results stage's replacement
-    const botText = readFileSync(join(resolve('.data'), 'tmp', 'bots', `${botId}.log`), 'utf8');
+    const botText = readFileSync(stack.runner.logFile(botId), 'utf8');
     const replacementLines = jsonLines(botText).filter(
       (l) => l.attempt === 1 && l.msg === 'bot task started',
     );

@@ -2,10 +2,6 @@
 // results stage assembles the pieces its bot uploaded (here: real Opus/WebM written by ffmpeg, two tasks as after a
 // replacement), then the endpoint gives a signed link the local stack serves, which ffprobe reads; a link tampered
 // with or of another bot is refused. A session that was not recorded is a 404, as is another account's bot.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failBotInRoom } from '../../core/bots/replace-bot';
 import { type OutboxMessage, queueOf } from '../../core/control/outbox';
@@ -15,13 +11,13 @@ import type { TaskRunner } from '../../core/ports/task-runner';
 import { type ResultsMessage, sessionEnded, sessionFailed } from '../../core/results/messages';
 import { processResults } from '../../core/results/process-results';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { webmDuration, webmTone } from '../support/webm-audio';
 
 /** Records starts instead of spawning bot processes: the pieces are written straight to the store. */
 const noBots: TaskRunner = { start: async (botId) => ({ taskRef: `test:${botId}` }), stop: async () => {} };
 
 let stack: TestStack;
 let key: string;
-const dir = mkdtempSync(join(tmpdir(), 'recording-it-'));
 
 beforeAll(async () => {
   stack = await startTestStack();
@@ -41,10 +37,7 @@ async function startBot(body: Record<string, unknown> = {}, apiKey = key): Promi
 
 /** `seconds` of tone as a live Opus/WebM stream, as a MediaRecorder writes it, cut in three pieces. */
 function pieces(hz: number, seconds: number): Uint8Array[] {
-  const bytes = execFileSync('ffmpeg', [
-    ...['-v', 'error', '-f', 'lavfi', '-i', `sine=f=${hz}:d=${seconds}`, '-ac', '1'],
-    ...['-c:a', 'libopus', '-b:a', '32k', '-f', 'webm', '-live', '1', 'pipe:1'],
-  ]);
+  const bytes = webmTone(hz, seconds);
   const third = Math.floor(bytes.length / 3);
   return [bytes.subarray(0, third), bytes.subarray(third, 2 * third), bytes.subarray(2 * third)];
 }
@@ -87,19 +80,7 @@ describe('GET /api/bot/{bot_id}/recording', { timeout: 60_000 }, () => {
     expect(file.headers.get('content-type')).toBe('audio/webm');
     const bytes = Buffer.from(await file.arrayBuffer());
     expect(bytes.length).toBe(res.body.size_bytes);
-    const path = join(dir, 'served.webm');
-    writeFileSync(path, bytes);
-    const probed = Number(
-      execFileSync('ffprobe', [
-        '-v',
-        'error',
-        '-show_entries',
-        'format=duration',
-        '-of',
-        'csv=p=0',
-        path,
-      ]).toString(),
-    );
+    const probed = webmDuration(bytes);
     expect(Math.abs(probed - res.body.duration_seconds)).toBeLessThan(0.1);
 
     // The status view tells the length and size, never an address.

@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BotSession } from '../../core/bots/session';
 import type { OutboxMessage } from '../../core/control/outbox';
@@ -13,6 +12,7 @@ import { sweepRetention } from '../../core/data/retention';
 import { createLogger } from '../../core/log';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import { runAdminCli, runAdminCliOn } from '../support/admin-cli';
+import { botItems } from '../support/table-items';
 
 const phrase = 'ultramarine-harpsichord';
 const day = 24 * 3600 * 1000;
@@ -76,17 +76,7 @@ async function endedMeeting(
   return botId;
 }
 
-async function items(botId: string) {
-  const { Items = [] } = await stack.table.doc.send(
-    new QueryCommand({
-      TableName: stack.table.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': `BOT#${botId}` },
-      ConsistentRead: true,
-    }),
-  );
-  return Items;
-}
+const items = (botId: string) => botItems(stack.table, botId);
 
 function sweepAt(now: Date, sent: OutboxMessage[] = []) {
   return sweepRetention({

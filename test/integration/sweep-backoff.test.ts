@@ -3,7 +3,6 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { resendSpacingMs, sweepStaleSessions } from '../../core/bots/sweep-stale';
 import type { TaskStoppedDeps } from '../../core/bots/task-stopped';
 import type { OutboxMessage } from '../../core/control/outbox';
-import { createLogger } from '../../core/log';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 let stack: TestStack;
@@ -13,12 +12,7 @@ let deps: TaskStoppedDeps;
 beforeAll(async () => {
   stack = await startTestStack();
   stack.deps.runner = { start: async (id) => ({ taskRef: `arn:task/${id}` }), stop: async () => {} };
-  deps = {
-    stores: stack.deps,
-    config: stack.config,
-    outbox: { send: async (m) => void sent.push(m as OutboxMessage) },
-    log: createLogger('silent'),
-  };
+  deps = stack.taskStoppedDeps(sent);
 });
 afterAll(() => stack?.close());
 

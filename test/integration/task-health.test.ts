@@ -5,7 +5,6 @@ import { replaceBot, replaceRequest } from '../../core/bots/replace-bot';
 import { sweepStaleSessions } from '../../core/bots/sweep-stale';
 import type { TaskStoppedDeps } from '../../core/bots/task-stopped';
 import type { OutboxMessage } from '../../core/control/outbox';
-import { createLogger } from '../../core/log';
 import { type EcsTaskStateDetail, makeTaskStoppedHandler } from '../../functions/ops/task-stopped';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
@@ -18,12 +17,7 @@ beforeAll(async () => {
   stack = await startTestStack();
   stack.deps.runner = { start: async (id) => ({ taskRef: `arn:task/${id}` }), stop: async () => {} };
   ({ apiKey: key } = await stack.account(50));
-  deps = {
-    stores: stack.deps,
-    config: stack.config,
-    outbox: { send: async (m) => void sent.push(m as OutboxMessage) },
-    log: createLogger('silent'),
-  };
+  deps = stack.taskStoppedDeps(sent);
 });
 afterAll(() => stack?.close());
 

@@ -6,8 +6,8 @@
 // daily-js stand-in refuses transcription.
 import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventNames } from '../../core/events/registry';
 import { stubbedDailyBots } from '../browser/daily-stub-module';
+import { addParticipant, botInCall, followedBot } from '../support/local-meeting';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
@@ -26,52 +26,13 @@ afterAll(() => stack?.close());
 
 const reason = 'Transcription failed: account has no transcription enabled';
 
-/** A new account with 10 credits, a local room (created with `room`), a webhook receiver and a bot started in it. */
+/** A followed bot in a new local room (created with `room`): in the call, and Ada says a line on demand. */
 async function botIn(name: string, room: Record<string, unknown> = {}) {
-  const account = await stack.account(10);
-  const created = await fetch(`${stack.baseUrl}/rooms`, {
-    method: 'POST',
-    body: JSON.stringify({ name, ...room }),
-  });
-  expect(created.status).toBe(201);
-  const hook = await webhookReceiver();
-  const res = await stack.request('POST', '/api/bot/join', {
-    key: account.apiKey,
-    body: {
-      provider: 'local',
-      room_url: `${stack.baseUrl}/rooms/${name}`,
-      bot_config: { name: 'Scribe' },
-      webhook_callback_url: hook.url,
-      webhook_events: eventNames,
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const botId = res.body.bot_id as string;
-  const status = async () =>
-    (await stack.request('GET', `/api/bot/${botId}/status`, { key: account.apiKey })).body;
-  const ended = () =>
-    until(async () => {
-      const s = await status();
-      return s.status !== 'running' && s;
-    }, 20_000);
-  const settled = () =>
-    until(async () => {
-      const a = await stack.deps.accounts.get(account.accountId);
-      return Object.keys(a?.holds ?? {}).length === 0 && a;
-    });
-  const events = async (last: string) => {
-    const named = (b: { event?: string; event_type?: string }) => b.event ?? b.event_type;
-    await until(() => hook.delivered(account.webhookSecret).some((b) => named(b) === last));
-    return hook.delivered(account.webhookSecret).map((b) => ({ name: named(b), body: b }));
-  };
-  const inRoom = () =>
-    until(async () => stack.rooms.rooms.get(name)?.participants.some((p) => p.kind === 'bot'));
+  const bot = await followedBot(stack, name, { roomOptions: room });
+  const inRoom = () => until(async () => botInCall(stack, name));
   const say = (line: string) =>
-    fetch(`${stack.baseUrl}/rooms/${name}/participants`, {
-      method: 'POST',
-      body: JSON.stringify({ name: 'Ada', lines: [{ say: line, at_ms: 0 }] }),
-    });
-  return { account, botId, status, ended, settled, events, hook, inRoom, say };
+    addParticipant(stack, name, { name: 'Ada', lines: [{ say: line, at_ms: 0 }] });
+  return { ...bot, inRoom, say };
 }
 
 const failTranscription = (room: string, error: string | null) =>

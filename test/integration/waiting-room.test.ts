@@ -3,10 +3,9 @@
 // denied (bot_join_failed auth_error), not let in in time (bot_join_failed unknown, error_code waiting_room_timeout),
 // or stopped while it waits (force_leave at once) — none of the last three charged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventNames } from '../../core/events/registry';
+import { followedBot } from '../support/local-meeting';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { until } from '../support/until';
-import { webhookReceiver } from '../support/webhook-receiver';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -14,51 +13,13 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-/** A new account, a knocking room, a webhook receiver, and a bot started into the room that reaches its lobby. */
+/** A followed bot asked into a new knocking room, once it has reached the lobby (`lobbyId`: its place there). */
 async function knockingBot(room: string, botConfig: Record<string, unknown> = {}) {
-  const account = await stack.account(10);
-  const secret = account.webhookSecret;
-  const created = await fetch(`${stack.baseUrl}/rooms`, {
-    method: 'POST',
-    body: JSON.stringify({ name: room, knocking: true }),
-  });
-  expect(created.status).toBe(201);
-  const hook = await webhookReceiver();
-  const res = await stack.request('POST', '/api/bot/join', {
-    key: account.apiKey,
-    body: {
-      provider: 'local',
-      room_url: `${stack.baseUrl}/rooms/${room}`,
-      bot_config: { name: 'Scribe', ...botConfig },
-      webhook_callback_url: hook.url,
-      webhook_events: eventNames,
-    },
-  });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  const botId = res.body.bot_id as string;
+  const bot = await followedBot(stack, room, { roomOptions: { knocking: true }, botConfig });
   const lobbyId = (
     await until(async () => stack.rooms.rooms.get(room)?.waiting.find((p) => p.kind === 'bot'))
   ).id;
-  const status = async () =>
-    (await stack.request('GET', `/api/bot/${botId}/status`, { key: account.apiKey })).body;
-  const ended = () =>
-    until(async () => {
-      const s = await status();
-      return s.status !== 'running' && s;
-    });
-  /** The account once its hold is settled. */
-  const settled = () =>
-    until(async () => {
-      const a = await stack.deps.accounts.get(account.accountId);
-      return Object.keys(a?.holds ?? {}).length === 0 && a;
-    });
-  /** The names of the webhooks delivered (signatures verified) once `last` has arrived. */
-  const events = async (last: string) => {
-    const name = (b: { event?: string; event_type?: string }) => b.event ?? b.event_type;
-    await until(() => hook.delivered(secret).some((b) => name(b) === last));
-    return hook.delivered(secret).map((b) => ({ name: name(b), body: b }));
-  };
-  return { account, botId, lobbyId, status, ended, settled, events, hook, room };
+  return { ...bot, lobbyId };
 }
 
 const answer = (room: string, id: string, what: 'admit' | 'deny') =>

@@ -1,7 +1,8 @@
 // Test helper: a local stack with an in-memory database on a free port, plus a small HTTP client.
 
+import type { TaskStoppedDeps } from '../../core/bots/task-stopped';
 import type { ControlPlaneMessage } from '../../core/control/messages';
-import type { Outbox } from '../../core/control/outbox';
+import type { Outbox, OutboxMessage } from '../../core/control/outbox';
 import { type ControlDeps, processControl } from '../../core/control/process-control';
 import { createLogger } from '../../core/log';
 import type { InsightsEngine } from '../../core/ports/insights-engine';
@@ -22,6 +23,8 @@ export interface TestStack extends LocalStack {
   resultsDeps(insights: InsightsEngine, queued?: unknown[]): ResultsDeps;
   /** The control plane's dependencies on this stack; delivery jobs recorded in `queued` as for resultsDeps. */
   controlDeps(queued?: unknown[]): ControlDeps;
+  /** The task-stopped handling's (and the sweeper's) dependencies on this stack; what they send is pushed to `sent`. */
+  taskStoppedDeps(sent: OutboxMessage[]): TaskStoppedDeps;
   request(
     method: string,
     path: string,
@@ -35,6 +38,16 @@ export interface TestResponse {
   // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON fields
   body: any;
 }
+
+/**
+ * Settings for a test that follows a meeting to its webhooks: a failed delivery is retried at once (the backoff scaled
+ * to nothing), the transcript is saved every 200 ms, and no rate limit stops a test polling the status closely.
+ */
+export const meetingTestEnv = {
+  DELIVERY_BACKOFF_SCALE: '0.00001',
+  TRANSCRIPT_FLUSH_MS: '200',
+  RATE_LIMIT_PER_MINUTE: '100000',
+};
 
 export async function startTestStack(env: Record<string, string> = {}): Promise<TestStack> {
   const stack = await startLocalStack({
@@ -79,6 +92,14 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
         deliveryQueue: { send: async (m) => void queued?.push(m) },
         log: createLogger('silent'),
         now: () => new Date(),
+      };
+    },
+    taskStoppedDeps(sent) {
+      return {
+        stores: stack.deps,
+        config: stack.config,
+        outbox: { send: async (m) => void sent.push(m as OutboxMessage) },
+        log: createLogger('silent'),
       };
     },
     async request(method, path, opts = {}) {

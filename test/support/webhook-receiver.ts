@@ -9,8 +9,16 @@ export interface ReceivedWebhook {
   status: number;
 }
 
-/** Starts one; it fails the first `failFirst` attempts of every webhook-id (503, Retry-After 0), then answers 200. */
-export async function webhookReceiver(failFirst = 0) {
+/** How the receiver answers; with neither, every attempt gets 200. */
+export interface ReceiverAnswers {
+  /** Fails the first `failFirst` attempts of every webhook-id with 503. */
+  failFirst?: number;
+  /** Status codes for the next attempts, whatever their webhook-id, then 200; the test may empty it to recover. */
+  script?: number[];
+}
+
+/** Starts one. A 503 or 429 carries Retry-After 0, so the sender's retry is not held up. */
+export async function webhookReceiver({ failFirst = 0, script = [] }: ReceiverAnswers = {}) {
   const received: ReceivedWebhook[] = [];
   const tries = new Map<string, number>();
   const server: Server = createServer((req, res) => {
@@ -22,9 +30,9 @@ export async function webhookReceiver(failFirst = 0) {
       const id = String(req.headers['webhook-id']);
       const n = (tries.get(id) ?? 0) + 1;
       tries.set(id, n);
-      const status = n <= failFirst ? 503 : 200;
+      const status = script.shift() ?? (n <= failFirst ? 503 : 200);
       received.push({ headers: req.headers, body, status });
-      res.writeHead(status, status === 503 ? { 'retry-after': '0' } : {});
+      res.writeHead(status, status === 503 || status === 429 ? { 'retry-after': '0' } : {});
       res.end('ok');
     });
   });

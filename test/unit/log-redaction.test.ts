@@ -11,6 +11,7 @@ import { createLogger, type LogFormat, redactText } from '../../core/log';
 import { makeDeliveryHandler } from '../../functions/delivery/handler';
 import { errorResult, type HttpEvent } from '../../functions/http/http-route';
 import { makeResultsHandler } from '../../functions/results/handler';
+import { captureOutput } from '../support/captured-output';
 
 const apiKey = newApiKey().apiKey;
 /** A Daily meeting token is a JWT. */
@@ -48,13 +49,7 @@ const joinEvent = {
 let output: string[];
 
 beforeEach(() => {
-  output = [];
-  const capture = (chunk: unknown) => {
-    output.push(String(chunk));
-    return true;
-  };
-  vi.spyOn(process.stdout, 'write').mockImplementation(capture);
-  vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+  output = captureOutput();
 });
 afterEach(() => vi.restoreAllMocks());
 

@@ -1,57 +1,16 @@
 // The recording's assembly from recorder streams, on real Opus/WebM written by ffmpeg as a live (unknown-size)
 // stream like Chromium's MediaRecorder, checked by decoding the result with ffprobe/ffmpeg.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { assembleRecording, opusPacketMs, parseStream, WebmFormatError } from '../../core/recording/webm';
+import { webmDuration, webmLoudness, webmTone } from '../support/webm-audio';
 
-const dir = mkdtempSync(join(tmpdir(), 'recording-webm-'));
-
-/** `seconds` of a sine tone as a live Opus/WebM stream (clusters of unknown size, as a MediaRecorder writes). */
-function tone(hz: number, seconds: number): Uint8Array {
-  return new Uint8Array(
-    execFileSync('ffmpeg', [
-      ...['-v', 'error', '-f', 'lavfi', '-i', `sine=f=${hz}:d=${seconds}`, '-ac', '1'],
-      ...['-c:a', 'libopus', '-b:a', '32k', '-f', 'webm', '-live', '1', 'pipe:1'],
-    ]),
-  );
-}
-
-function probe(bytes: Uint8Array): { duration: number; rms: number[] } {
-  const file = join(dir, `${Math.random().toString(36).slice(2)}.webm`);
-  writeFileSync(file, bytes);
-  const duration = Number(
-    execFileSync('ffprobe', [
-      '-v',
-      'error',
-      '-show_entries',
-      'format=duration',
-      '-of',
-      'csv=p=0',
-      file,
-    ]).toString(),
-  );
-  // Decoded with gaps filled by silence (aresample=async), as a player plays them: 8 kHz s16 mono.
-  const pcm = execFileSync('ffmpeg', [
-    ...['-v', 'error', '-i', file, '-af', 'aresample=async=1', '-ac', '1', '-ar', '8000'],
-    ...['-f', 's16le', 'pipe:1'],
-  ]);
-  const samples = new Int16Array(pcm.buffer, pcm.byteOffset, Math.floor(pcm.length / 2));
-  const rms: number[] = [];
-  for (let i = 0; i + 4000 <= samples.length; i += 4000) {
-    let sum = 0;
-    for (let j = i; j < i + 4000; j++) sum += (samples[j] ?? 0) ** 2;
-    rms.push(Math.sqrt(sum / 4000));
-  }
-  return { duration, rms };
-}
+/** The file's length and its loudness per half second. */
+const probe = (bytes: Uint8Array) => ({ duration: webmDuration(bytes), rms: webmLoudness(bytes, 0.5) });
 
 // ffmpeg runs take seconds on a loaded machine.
 describe('assembleRecording', { timeout: 30_000 }, () => {
   it('one recorder: a playable file of its length', () => {
-    const out = assembleRecording([{ startedAtMs: 0, bytes: tone(440, 3) }]);
+    const out = assembleRecording([{ startedAtMs: 0, bytes: webmTone(440, 3) }]);
     const { duration, rms } = probe(out.bytes);
     expect(duration).toBeGreaterThan(2.9);
     expect(duration).toBeLessThan(3.2);
@@ -61,8 +20,8 @@ describe('assembleRecording', { timeout: 30_000 }, () => {
   });
 
   it('a replacement recorder: one file, its audio where it started, the gap silent and reported', () => {
-    const first = tone(440, 3);
-    const second = tone(880, 3);
+    const first = webmTone(440, 3);
+    const second = webmTone(880, 3);
     // The first task was lost mid-piece: its stream ends in the middle of an element.
     const out = assembleRecording([
       { startedAtMs: 10_000, bytes: first.subarray(0, first.length - 50) },
@@ -82,8 +41,8 @@ describe('assembleRecording', { timeout: 30_000 }, () => {
 
   it('clocks that disagree never overlap two recorders', () => {
     const out = assembleRecording([
-      { startedAtMs: 10_000, bytes: tone(440, 2) },
-      { startedAtMs: 10_500, bytes: tone(880, 2) },
+      { startedAtMs: 10_000, bytes: webmTone(440, 2) },
+      { startedAtMs: 10_500, bytes: webmTone(880, 2) },
     ]);
     expect(probe(out.bytes).duration).toBeGreaterThan(3.9);
     expect(out.gaps).toEqual([]);
@@ -91,7 +50,7 @@ describe('assembleRecording', { timeout: 30_000 }, () => {
 
   it('refuses what is not WebM and streams with no audio', () => {
     expect(() => parseStream(new TextEncoder().encode('hello'))).toThrow(WebmFormatError);
-    const headerOnly = tone(440, 1).subarray(0, 60);
+    const headerOnly = webmTone(440, 1).subarray(0, 60);
     expect(() => assembleRecording([{ startedAtMs: 0, bytes: headerOnly }])).toThrow(WebmFormatError);
   });
 

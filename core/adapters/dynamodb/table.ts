@@ -6,7 +6,12 @@ import {
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
-import { BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { DocumentClient } from './document-client';
 
 /** Attribute holding an item's expiry in epoch seconds (DynamoDB TTL). */
@@ -104,51 +109,64 @@ export type TableItem = Record<string, unknown> & { pk: string; sk: string };
 /** BatchWriteItem's limit of items per request. */
 const maxBatchItems = 25;
 
+type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+
 /**
- * Puts items (unconditionally) in one BatchWriteItem request per 25, resending whatever DynamoDB leaves unprocessed
- * (throttling) with a short backoff. Throws when items are still unprocessed after `attempts` requests.
+ * Sends write requests in one BatchWriteItem request per 25, resending whatever DynamoDB leaves unprocessed
+ * (throttling) with a short backoff. Throws when some are still unprocessed after `attempts` requests; `what` names
+ * them in the error.
  */
-export async function putItems(
+async function writeInBatches(
   { doc, tableName }: TableHandle,
-  items: TableItem[],
-  attempts = 6,
-  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  requests: WriteRequest[],
+  what: string,
+  attempts: number,
+  sleep?: (ms: number) => Promise<void>,
 ): Promise<void> {
-  for (let i = 0; i < items.length; i += maxBatchItems) {
+  for (let i = 0; i < requests.length; i += maxBatchItems) {
     await untilProcessed(
-      items.slice(i, i + maxBatchItems).map((Item) => ({ PutRequest: { Item } })),
-      async (requests) => {
+      requests.slice(i, i + maxBatchItems),
+      async (pending) => {
         const { UnprocessedItems } = await doc.send(
-          new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
+          new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),
         );
-        return (UnprocessedItems?.[tableName] ?? []) as typeof requests;
+        return UnprocessedItems?.[tableName] ?? [];
       },
-      (left) => `BatchWriteItem left ${left} item(s) unprocessed`,
+      (left) => `BatchWriteItem left ${left} ${what} unprocessed`,
       attempts,
       sleep,
     );
   }
 }
 
-/** Deletes items by key in one BatchWriteItem request per 25, resending what DynamoDB leaves unprocessed. */
-export async function deleteItems(
-  { doc, tableName }: TableHandle,
+/** Puts items (unconditionally), 25 a request, resending what DynamoDB leaves unprocessed (writeInBatches). */
+export function putItems(
+  table: TableHandle,
+  items: TableItem[],
+  attempts = 6,
+  sleep?: (ms: number) => Promise<void>,
+): Promise<void> {
+  return writeInBatches(
+    table,
+    items.map((Item) => ({ PutRequest: { Item } })),
+    'item(s)',
+    attempts,
+    sleep,
+  );
+}
+
+/** Deletes items by key, 25 a request, resending what DynamoDB leaves unprocessed (writeInBatches). */
+export function deleteItems(
+  table: TableHandle,
   itemKeys: { pk: string; sk: string }[],
   attempts = 6,
 ): Promise<void> {
-  for (let i = 0; i < itemKeys.length; i += maxBatchItems) {
-    await untilProcessed(
-      itemKeys.slice(i, i + maxBatchItems).map((Key) => ({ DeleteRequest: { Key } })),
-      async (requests) => {
-        const { UnprocessedItems } = await doc.send(
-          new BatchWriteCommand({ RequestItems: { [tableName]: requests } }),
-        );
-        return (UnprocessedItems?.[tableName] ?? []) as typeof requests;
-      },
-      (left) => `BatchWriteItem left ${left} deletion(s) unprocessed`,
-      attempts,
-    );
-  }
+  return writeInBatches(
+    table,
+    itemKeys.map((Key) => ({ DeleteRequest: { Key } })),
+    'deletion(s)',
+    attempts,
+  );
 }
 
 /**

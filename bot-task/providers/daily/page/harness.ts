@@ -18,7 +18,7 @@ import type {
   DailyEventObjectTranscriptionStopped,
   DailyParticipant,
 } from '@daily-co/daily-js';
-import type { DisconnectKind } from '../../../../core/ports/room-provider';
+import type { RoomEvents } from '../../../../core/ports/room-provider';
 import { disconnectKindOf } from '../disconnect-kinds';
 
 export interface HarnessJoinOptions {
@@ -47,23 +47,18 @@ export type HarnessJoinResult =
   | { ok: true; selfId: string; participants: { participantId: string; name: string }[] }
   | { ok: false; errorType: string; message: string };
 
+/** A room event of the port as the page forwards it: the port's payload, its name in `type`. */
+type PortEvent<K extends keyof RoomEvents> = { type: K } & RoomEvents[K];
+
 export type HarnessEvent =
   | { type: 'participant-joined'; participantId: string; name: string }
-  | { type: 'participant-left'; participantId: string }
-  | {
-      type: 'utterance';
-      participantId: string;
-      name: string;
-      text: string;
-      final: boolean;
-      at: string;
-      speechFinal?: boolean;
-    }
-  | { type: 'audio-activity'; participantId: string; active: boolean }
+  | PortEvent<'participant-left'>
+  | PortEvent<'utterance'>
+  | PortEvent<'audio-activity'>
   /** Daily's audio levels arrive (at most once a second), loud or not: the activity above is only the loud ones. */
   | { type: 'audio-levels' }
-  | { type: 'transcription'; state: 'running' | 'failed' | 'stopped'; reason: string; ours?: boolean }
-  | { type: 'disconnected'; kind: DisconnectKind; reason: string }
+  | PortEvent<'transcription'>
+  | PortEvent<'disconnected'>
   /** The bot is in the room's lobby (knocking) and has asked to be let in; the join goes on until it is decided. */
   | { type: 'waiting-room' }
   | { type: 'log'; level: 'info' | 'warn'; message: string }
