@@ -57,7 +57,7 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
         webhook_callback_url: hook.url,
         email: 'team@example.com',
         webhook_events: ['transcript.data', 'bot.data_deleted'],
-        // Recorded (the local room has no recorder: a piece is put below, as a Daily bot uploads one).
+        // Recorded: the local bot's recorder uploads pieces (and the results stage a file); one more is put below.
         recording: { audio: true },
       });
       const running = await stack.request('DELETE', `/api/bot/${botId}/data`, { key });
@@ -76,8 +76,9 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
 
       // A recording's objects (a piece as a bot uploads it): deleted with the rest.
       const recordings = stack.deps.recordings();
-      await recordings.putPiece(botId, { attempt: 0, seq: 0 }, Date.now(), new TextEncoder().encode(phrase));
-      expect(await recordings.listPieces(botId)).toHaveLength(1);
+      const recorded = (await recordings.listPieces(botId)).length;
+      await recordings.putPiece(botId, { attempt: 9, seq: 0 }, Date.now(), new TextEncoder().encode(phrase));
+      expect(await recordings.listPieces(botId)).toHaveLength(recorded + 1);
 
       expect((await stack.request('DELETE', `/api/bot/${botId}/data`, { key: otherKey })).status).toBe(404);
       const deleted = await stack.request('DELETE', `/api/bot/${botId}/data`, { key });
@@ -89,6 +90,7 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
       });
 
       expect(await recordings.listPieces(botId)).toEqual([]);
+      expect(await recordings.describeFile(botId)).toBeUndefined();
       const left = await items(botId);
       expect(JSON.stringify(left)).not.toContain(phrase);
       expect(left.filter((i) => String(i.sk).startsWith('SEGMENT#'))).toEqual([]);
