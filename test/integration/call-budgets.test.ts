@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { liveTranscriptSender } from '../../bot-task/bot';
 import { TranscriptRecorder } from '../../bot-task/transcript-recorder';
 import { captureClientsWith } from '../../core/adapters/aws-clients';
+import { completeSession } from '../../core/bots/finish-session';
 import type { BotSession } from '../../core/bots/session';
 import { lifecycleEvent } from '../../core/control/messages';
 import { createLogger } from '../../core/log';
@@ -19,6 +20,10 @@ const calls = new Map<string, number>();
 /** Queue name → messages sent to it, since the last reset (which stage's queue an operation loads). */
 const sentTo = new Map<string, number>();
 const ignored = new Set(['SQSClient.ReceiveMessageCommand']);
+/** The `type` of each item of each BatchWriteItem put, since the last reset: what a batched write carries. */
+const batched: string[][] = [];
+/** An attribute's value as the document client or the low-level client holds it. */
+const plain = (v: unknown) => (v && typeof v === 'object' && 'S' in v ? (v as { S: string }).S : v);
 captureClientsWith((client) => {
   const stack = (client as { middlewareStack?: { add: (m: unknown, o: unknown) => void } }).middlewareStack;
   stack?.add(
@@ -26,6 +31,17 @@ captureClientsWith((client) => {
       (args: unknown) => {
         const kind = `${context.clientName}.${context.commandName}`;
         if (!ignored.has(kind)) calls.set(kind, (calls.get(kind) ?? 0) + 1);
+        const requests = (
+          args as {
+            input?: { RequestItems?: Record<string, { PutRequest?: { Item?: Record<string, unknown> } }[]> };
+          }
+        ).input?.RequestItems;
+        if (kind === 'DynamoDBClient.BatchWriteItemCommand' && requests)
+          batched.push(
+            Object.values(requests)
+              .flat()
+              .map((r) => String(plain(r.PutRequest?.Item?.type))),
+          );
         const queueUrl = (args as { input?: { QueueUrl?: string } }).input?.QueueUrl;
         if (kind === 'SQSClient.SendMessageCommand' && queueUrl) {
           const queue = queueUrl.slice(queueUrl.lastIndexOf('/') + 1);
@@ -65,6 +81,7 @@ interface Cost {
 
 function reset() {
   logged.length = 0;
+  batched.length = 0;
   calls.clear();
   sentTo.clear();
   logLines = 0;
@@ -147,6 +164,8 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
       // The joins-by-outcome record is the Lambda entry's (functions/http/join.ts), one EMF document per invocation.
       metricRecords: [],
     } satisfies Cost);
+    // Was four items: the retention sweep's entry is written by the session's end (finish-session.ts), not the join.
+    expect(batched).toEqual([['session', 'account_bot', 'ledger']]);
   });
 
   it('status read: the session and its new transcript segments on a miss, nothing on a cache hit', async () => {
@@ -230,6 +249,29 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
       },
       logLines: 0,
       metricRecords: [],
+    } satisfies Cost);
+  });
+
+  it('the end: the session read, the credits settled, the retention entry, the completion', async () => {
+    reset();
+    expect(
+      await completeSession({ ...stack.deps, config: stack.deps.config }, botId, {
+        exitReason: 'force_leave',
+      }),
+    ).toBe(true);
+    expect(cost()).toEqual({
+      calls: {
+        // The session (its state, its account, when it joined); the settle's read of the account's hold.
+        'DynamoDBClient.GetItemCommand': 2,
+        // The settle's decision (its `release` entry, conditional). One more than the join used to pay for: the
+        // retention sweep's entry, which the end writes (before the completion, so a retry writes it again) instead
+        // of every join's batch (was one item of it), so only a session that ended is ever listed.
+        'DynamoDBClient.PutItemCommand': 2,
+        // The hold released on the account item; the completion itself (conditional on the session running).
+        'DynamoDBClient.UpdateItemCommand': 2,
+      },
+      logLines: 0,
+      metricRecords: expect.any(Array),
     } satisfies Cost);
   });
 

@@ -50,6 +50,11 @@ function offerItem(at: string, botId: string): TableItem {
   };
 }
 
+/** The retention sweep's entry of a bot: when the sweep next looks at its content. */
+function retentionDueItem(due: string, botId: string): TableItem {
+  return { ...keys.retentionDue(due, botId), type: 'retention_due' };
+}
+
 const fieldToAttribute = {
   botId: 'bot_id',
   accountId: 'account_id',
@@ -213,18 +218,14 @@ export class DynamoSessionsStore implements SessionsStore {
             },
           ]
         : [];
-    // The retention sweep's entry, in the same request: no session escapes its retention.
-    const retention: TableItem = {
-      ...keys.retentionDue(session.createdAt, session.botId),
-      type: 'retention_due',
-    };
+    // No retention entry: a running session holds no content the sweep may delete; its end writes the entry
+    // (dueForRetention), so the join's batch stays one item smaller.
     await putItems(this.table, [
       toItem(session),
       listed,
       ...(hold ? [holdEntryItem(hold)] : []),
       ...offer,
       ...scheduled,
-      retention,
     ]);
   }
 
@@ -793,8 +794,23 @@ export class DynamoSessionsStore implements SessionsStore {
     });
   }
 
+  /**
+   * The retention sweep's entry, due at the session's creation: the same key at every write, so the end's retry (or a
+   * second end path) rewrites it, and the sweep, which moves it to the end plus the retention, finds it at once.
+   */
+  async dueForRetention(session: Pick<BotSession, 'botId' | 'createdAt'>): Promise<void> {
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: retentionDueItem(session.createdAt, session.botId),
+      }),
+    );
+  }
+
   async moveRetentionDue(entry: RetentionDue, to: string): Promise<void> {
-    await putItems(this.table, [{ ...keys.retentionDue(to, entry.botId), type: 'retention_due' }]);
+    await this.table.doc.send(
+      new PutCommand({ TableName: this.table.tableName, Item: retentionDueItem(to, entry.botId) }),
+    );
     await this.clearRetentionDue(entry);
   }
 
