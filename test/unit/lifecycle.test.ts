@@ -70,7 +70,8 @@ allow(['joining', 'replacing'], 'wait_in_lobby', () => ({
 }));
 allow(['joining', 'waiting_room'], 'admit', () => ({
   to: 'in_call',
-  changes: { joinedAt: at },
+  // The transcript mark rides the join write: the bot's first segment needs no write of its own.
+  changes: { joinedAt: at, transcriptAt: at },
   emits: ['bot.in_call'],
 }));
 allow(['replacing', 'waiting_room'], 'rejoin', () => ({
