@@ -88,6 +88,8 @@ export function joinedRoom(ctx: BotContext, life: BotLife, recorder: TranscriptR
   const botId = session.botId;
   const joinedAt = new Date().toISOString();
   if (ctx.attempt > 0) {
+    // The first bot's join write marked the session (or its first save did): this task's segments need no mark.
+    if (session.transcriptAt) recorder.sessionMarked(Promise.resolve(true));
     const { replacement } = life.step('rejoin', { attempt: ctx.attempt, joinedAt });
     void retry(
       () => stores.sessions.updateReplacement(botId, replacement!.index, replacement!.set),
@@ -104,7 +106,11 @@ export function joinedRoom(ctx: BotContext, life: BotLife, recorder: TranscriptR
   // From now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt). If this write fails,
   // the heartbeat (heartbeat.ts) carries the join time on every beat until it is written.
   joinTimes.joined(botId, joinedAt);
-  void retry(() => stores.sessions.updateRunning(botId, step.changes), 3, log).then(
+  const written = retry(() => stores.sessions.updateRunning(botId, step.changes), 3, log);
+  // The same write marks the session's transcript (`transcriptAt`): the recorder's first save waits for it, and
+  // saves its first segment without a mark of its own; if it failed, that save marks the session first.
+  recorder.sessionMarked(written);
+  void written.then(
     () => joinTimes.recorded(botId, joinedAt),
     (err) => log.warn('could not record the join time; the heartbeat retries it', { err }),
   );
@@ -336,11 +342,10 @@ export function sendBotEvent(
 }
 
 /** Retries a step whose loss would lose results (transcript save, queue hand-over) with short backoff. */
-export async function retry(step: () => Promise<unknown>, attempts: number, log: Logger): Promise<void> {
+export async function retry<T>(step: () => Promise<T>, attempts: number, log: Logger): Promise<T> {
   for (let i = 1; ; i++) {
     try {
-      await step();
-      return;
+      return await step();
     } catch (err) {
       if (i >= attempts) throw err;
       log.warn('step failed; retrying', { attempt: i, err });

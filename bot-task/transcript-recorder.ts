@@ -25,6 +25,8 @@ export class TranscriptRecorder {
   private soon: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private merged: Utterance[] | undefined;
+  /** Whether the session holds its transcript mark: then the first segment is saved without writing it. */
+  private marked: Promise<boolean> = Promise.resolve(false);
 
   constructor(
     private readonly botId: string,
@@ -47,6 +49,18 @@ export class TranscriptRecorder {
     this.earlier = await this.stores.transcripts.loadAttempts(this.botId, this.attempt);
     this.merged = undefined;
     this.earlierUntil ||= Date.now() + earlierRefreshMs;
+  }
+
+  /**
+   * The write that marks the session's transcript (`transcriptAt`; the bot's join write): the first save waits for it
+   * and, when it wrote (true), saves without marking again. A write that failed or found the session ended leaves the
+   * mark to the first save, so no saved line is ever hidden from readers.
+   */
+  sessionMarked(write: Promise<boolean>): void {
+    this.marked = write.then(
+      (written) => written,
+      () => false,
+    );
   }
 
   add(line: Utterance): void {
@@ -96,7 +110,8 @@ export class TranscriptRecorder {
     const batch = this.lines.slice(this.saved);
     try {
       // The sequence number advances only after success, so a retried flush rewrites the same segment.
-      await this.stores.transcripts.saveSegment(this.botId, this.seq + 1, batch, this.attempt);
+      const marked = this.seq === 0 && (await this.marked);
+      await this.stores.transcripts.saveSegment(this.botId, this.seq + 1, batch, this.attempt, { marked });
       this.seq++;
       this.saved += batch.length;
       if (this.onSaved) {

@@ -46,7 +46,9 @@ export async function completeSession(
       ? undefined
       : plan(from, 'leave', { exitReason: result.exitReason, leftAt: result.endedAt ?? completedAt }, botId);
   const completion = plan(left?.to ?? from, 'complete', { completedAt, ...result }, botId);
-  // Credits first: settling is idempotent, so a crash after it is repaired by the retry that completes the session.
+  // Credits and the retention sweep's entry first: both idempotent (the entry is keyed by the session's creation), so
+  // a crash after them is repaired by the retry that completes the session. Every end of a session comes through here
+  // or failSession, so no session with content escapes its retention.
   const charge = session.joinedAt
     ? usageCharge(
         session.startedAt ?? session.createdAt,
@@ -54,7 +56,10 @@ export async function completeSession(
         deps.config.CREDITS_PER_MINUTE,
       )
     : 0;
-  await deps.ledger.settle(session.accountId, botId, charge, now);
+  await Promise.all([
+    deps.ledger.settle(session.accountId, botId, charge, now),
+    deps.sessions.dueForRetention(session),
+  ]);
   const completed = await deps.sessions.updateRunning(botId, {
     ...(!session.leftAt && result.endedAt && { leftAt: result.endedAt }),
     ...completion.changes,
@@ -86,7 +91,11 @@ export async function failSession(
   const charge = failure.chargeUsage
     ? usageCharge(session.startedAt ?? session.createdAt, completedAt, deps.config.CREDITS_PER_MINUTE)
     : 0;
-  await deps.ledger.settle(session.accountId, botId, charge, now);
+  // As in completeSession: settled and listed for retention before the final write, both repeatable.
+  await Promise.all([
+    deps.ledger.settle(session.accountId, botId, charge, now),
+    deps.sessions.dueForRetention(session),
+  ]);
   return deps.sessions.updateRunning(botId, changes);
 }
 

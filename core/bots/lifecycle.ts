@@ -192,10 +192,11 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
   admit: {
     from: ['joining', 'waiting_room'],
     to: 'in_call',
-    fields: ['joinedAt'],
+    // The transcript mark too: segments exist only from here on, and the bot's first save waits for this write.
+    fields: ['joinedAt', 'transcriptAt'],
     emits: ['bot.in_call'],
     by: 'the first bot, in the room (charged from now); only while running',
-    writes: ({ joinedAt }) => ({ changes: { joinedAt } }),
+    writes: ({ joinedAt }) => ({ changes: { joinedAt, transcriptAt: joinedAt } }),
   },
   rejoin: {
     from: ['replacing', 'waiting_room'],

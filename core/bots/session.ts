@@ -38,9 +38,10 @@ export interface BotSession {
   /** When the bot got into the room; a bot that never did is not charged. */
   joinedAt?: string;
   /**
-   * When a task saved its first transcript segment (the transcript store writes it before that segment). `null` on a
-   * session created without segments yet: readers then know there is nothing to read. Absent on sessions written
-   * before the mark existed: readers read their segments as always.
+   * From when the session may have transcript segments: written with `joinedAt` as the first bot gets into the room
+   * (its recorder's first save waits for that write), or by the transcript store before a task's first segment when
+   * that write did not land. `null` on a session created without segments yet: readers then know there is nothing to
+   * read. Absent on sessions written before the mark existed: readers read their segments as always.
    */
   transcriptAt?: string | null;
   /** When the bot left the room (before results are processed). */

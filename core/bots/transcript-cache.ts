@@ -55,7 +55,7 @@ export class TranscriptCache {
     nowMs: number,
     maxAgeMs = this.runningTtlMs,
   ): Promise<TranscriptView> {
-    // Marked as never having saved a segment when it was read: there is nothing to read (saves mark it first).
+    // Not marked when it was read: no segment was saved then (the mark is written before any, see BotSession).
     if (session.transcriptAt === null) return noLines;
     // Its data was deleted: whatever this process still holds of it goes too.
     if (session.dataDeletedAt !== undefined) {

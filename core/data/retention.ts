@@ -10,7 +10,11 @@ import { type DataDeletionDeps, deleteMeetingData } from './delete-meeting-data'
 export const retentionDaysBounds = { min: 0, max: 3650 } as const;
 
 const dayMs = 24 * 3600 * 1000;
-/** A running bot's entry is looked at again this much later (a session lasts 48 h at most). */
+/**
+ * A running bot's entry is looked at again this much later. Its end writes the entry before the final write, so the
+ * sweep can find a session still running for a moment (or until the end's retry, when the final write failed); the
+ * entry must stay for the end, never be deleted. Entries written at the join by earlier versions land here too.
+ */
 const runningRecheckMs = 3600 * 1000;
 /** With retention 0, a bot whose deliveries are still being tried is looked at again this much later. */
 const pendingRecheckMs = 60 * 1000;

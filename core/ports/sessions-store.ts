@@ -37,7 +37,8 @@ export interface ScheduledJoin {
 export interface SessionsStore {
   /**
    * Writes a new session. The join's `hold` is recorded in the ledger by the same write, so a session never exists
-   * without its hold's entry. A session with `poolOfferedAt` is also listed in the pool's offers.
+   * without its hold's entry. A session with `poolOfferedAt` is also listed in the pool's offers. Not listed for the
+   * retention sweep: its end is (dueForRetention).
    */
   create(session: BotSession, hold?: CreditHold): Promise<void>;
   /**
@@ -134,6 +135,11 @@ export interface SessionsStore {
   markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark>;
   /** Removes the results (Q&A pairs, insights) from a session marked deleted; nothing on one that is not. */
   purgeContent(botId: string): Promise<void>;
+  /**
+   * Lists an ending session for the retention sweep (due at its creation; the sweep moves it to the end plus the
+   * retention). Written by every end before its final write, so a retry writes it again: the same entry each time.
+   */
+  dueForRetention(session: Pick<BotSession, 'botId' | 'createdAt'>): Promise<void>;
   /** Up to `limit` bots due for the retention sweep at `upTo` or before, oldest first. */
   listRetentionDue(upTo: string, limit: number): Promise<RetentionDue[]>;
   /** Moves a bot's retention entry to a later time (the meeting's end plus the retention, or a later look). */

@@ -12,9 +12,17 @@ export interface Segment {
 export interface TranscriptStore {
   /**
    * Saves one flush's lines under its sequence number, numbered per task of the session (`attempt`: 0 the first,
-   * n the n-th replacement); a retried flush overwrites itself.
+   * n the n-th replacement); a retried flush overwrites itself. A task's first segment marks the session first
+   * (`transcriptAt`, what tells readers there may be segments), unless `marked`: the caller knows the session holds
+   * the mark already (the bot's join write set it).
    */
-  saveSegment(botId: string, seq: number, utterances: Utterance[], attempt?: number): Promise<void>;
+  saveSegment(
+    botId: string,
+    seq: number,
+    utterances: Utterance[],
+    attempt?: number,
+    options?: { marked?: boolean },
+  ): Promise<void>;
   /** Every saved line of every task, in order, each once (mergeAttempts). */
   load(botId: string): Promise<Utterance[]>;
   /** The lines each task saved before `beforeAttempt` (all by default), by attempt, each in its saved order. */

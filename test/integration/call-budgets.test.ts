@@ -2,9 +2,12 @@
 // log lines and metric records, per operation, through the local stack. Each count is held to a budget written here
 // with the reason for every call beside it. A change that adds a call changes its budget in the same commit, visibly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { liveTranscriptSender } from '../../bot-task/bot';
+import { type BotContext, liveTranscriptSender } from '../../bot-task/bot';
+import { joinedRoom } from '../../bot-task/bot-life';
 import { TranscriptRecorder } from '../../bot-task/transcript-recorder';
 import { captureClientsWith } from '../../core/adapters/aws-clients';
+import { completeSession } from '../../core/bots/finish-session';
+import { BotLife } from '../../core/bots/lifecycle';
 import type { BotSession } from '../../core/bots/session';
 import { lifecycleEvent } from '../../core/control/messages';
 import { createLogger } from '../../core/log';
@@ -19,6 +22,10 @@ const calls = new Map<string, number>();
 /** Queue name → messages sent to it, since the last reset (which stage's queue an operation loads). */
 const sentTo = new Map<string, number>();
 const ignored = new Set(['SQSClient.ReceiveMessageCommand']);
+/** The `type` of each item of each BatchWriteItem put, since the last reset: what a batched write carries. */
+const batched: string[][] = [];
+/** An attribute's value as the document client or the low-level client holds it. */
+const plain = (v: unknown) => (v && typeof v === 'object' && 'S' in v ? (v as { S: string }).S : v);
 captureClientsWith((client) => {
   const stack = (client as { middlewareStack?: { add: (m: unknown, o: unknown) => void } }).middlewareStack;
   stack?.add(
@@ -26,6 +33,17 @@ captureClientsWith((client) => {
       (args: unknown) => {
         const kind = `${context.clientName}.${context.commandName}`;
         if (!ignored.has(kind)) calls.set(kind, (calls.get(kind) ?? 0) + 1);
+        const requests = (
+          args as {
+            input?: { RequestItems?: Record<string, { PutRequest?: { Item?: Record<string, unknown> } }[]> };
+          }
+        ).input?.RequestItems;
+        if (kind === 'DynamoDBClient.BatchWriteItemCommand' && requests)
+          batched.push(
+            Object.values(requests)
+              .flat()
+              .map((r) => String(plain(r.PutRequest?.Item?.type))),
+          );
         const queueUrl = (args as { input?: { QueueUrl?: string } }).input?.QueueUrl;
         if (kind === 'SQSClient.SendMessageCommand' && queueUrl) {
           const queue = queueUrl.slice(queueUrl.lastIndexOf('/') + 1);
@@ -65,10 +83,16 @@ interface Cost {
 
 function reset() {
   logged.length = 0;
+  batched.length = 0;
   calls.clear();
   sentTo.clear();
   logLines = 0;
   metricRecords.length = 0;
+}
+
+/** DynamoDB calls of every kind, since the last reset. */
+function dynamoCalls(): number {
+  return [...calls].filter(([kind]) => kind.startsWith('DynamoDBClient.')).reduce((n, [, c]) => n + c, 0);
 }
 
 function cost(): Cost {
@@ -147,6 +171,8 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
       // The joins-by-outcome record is the Lambda entry's (functions/http/join.ts), one EMF document per invocation.
       metricRecords: [],
     } satisfies Cost);
+    // Was four items: the retention sweep's entry is written by the session's end (finish-session.ts), not the join.
+    expect(batched).toEqual([['session', 'account_bot', 'ledger']]);
   });
 
   it('status read: the session and its new transcript segments on a miss, nothing on a cache hit', async () => {
@@ -233,13 +259,43 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
     } satisfies Cost);
   });
 
-  it('a transcript utterance, from the bot’s save to its signed transcript.data: 4 DynamoDB and 4 SQS calls', async () => {
+  it('the end: the session read, the credits settled, the retention entry, the completion', async () => {
+    reset();
+    expect(
+      await completeSession({ ...stack.deps, config: stack.deps.config }, botId, {
+        exitReason: 'force_leave',
+      }),
+    ).toBe(true);
+    expect(cost()).toEqual({
+      calls: {
+        // The session (its state, its account, when it joined); the settle's read of the account's hold.
+        'DynamoDBClient.GetItemCommand': 2,
+        // The settle's decision (its `release` entry, conditional). One more than the join used to pay for: the
+        // retention sweep's entry, which the end writes (before the completion, so a retry writes it again) instead
+        // of every join's batch (was one item of it), so only a session that ended is ever listed.
+        'DynamoDBClient.PutItemCommand': 2,
+        // The hold released on the account item; the completion itself (conditional on the session running).
+        'DynamoDBClient.UpdateItemCommand': 2,
+      },
+      logLines: 0,
+      metricRecords: expect.any(Array),
+    } satisfies Cost);
+  });
+
+  it('a transcript utterance, from the bot’s save to its signed transcript.data: 4 DynamoDB and 4 SQS calls, the first one too', async () => {
     const res = await joinWith(['transcript.data']);
     expect(res.status).toBe(201);
     const session = (await stack.deps.sessions.get(res.body.bot_id)) as BotSession;
     const log = createLogger('silent');
+    const ctx = {
+      session,
+      stores: stack.deps,
+      outbox: stack.outbox,
+      log,
+      attempt: 0,
+    } as unknown as BotContext;
     // The bot's own recorder and live sender (bot-task), on this stack's stores: the bot process's calls, counted here.
-    const live = liveTranscriptSender({ session, outbox: stack.outbox, log, attempt: 0 });
+    const live = liveTranscriptSender(ctx);
     const recorder = new TranscriptRecorder(session.botId, stack.deps, 60_000, log, 0, live);
     const line = (text: string) => ({
       speaker: 'Ada',
@@ -247,48 +303,61 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
       started_at: new Date().toISOString(),
       text,
     });
-    // The task's first line, not counted: its first save also marks the session (one UpdateItem per task, so status
-    // reads know when there is no transcript to read). Every later utterance costs what is counted below.
-    const first = receiver.delivered(secret).length;
+    // The bot gets into the room (not an utterance's cost): its join write (joined_at, and the transcript mark that
+    // tells status reads there may be segments) and bot.in_call, whose status change the control stage records.
     reset();
-    recorder.add(line('Hello.'));
-    await recorder.flush();
-    await until(() => receiver.delivered(secret).length === first + 1, 10_000);
-    await until(() => (calls.get('SQSClient.DeleteMessageBatchCommand') ?? 0) >= 2, 5_000);
-    const before = receiver.delivered(secret).length;
-    reset();
-    recorder.add(line('We ship on Friday.'));
-    await recorder.flush();
-    await until(() => receiver.delivered(secret).length === before + 1, 10_000);
-    await until(() => (calls.get('SQSClient.DeleteMessageBatchCommand') ?? 0) >= 2, 5_000);
+    joinedRoom(ctx, new BotLife('joining', session.botId), recorder);
+    await until(() => (calls.get('SQSClient.DeleteMessageBatchCommand') ?? 0) >= 1, 10_000);
+    expect(await stack.deps.sessions.get(session.botId)).toMatchObject({
+      joinedAt: expect.any(String),
+      transcriptAt: expect.any(String),
+    });
+
+    const utterance = async (text: string) => {
+      const before = receiver.delivered(secret).length;
+      reset();
+      recorder.add(line(text));
+      await recorder.flush();
+      await until(() => receiver.delivered(secret).length === before + 1, 10_000);
+      await until(() => (calls.get('SQSClient.DeleteMessageBatchCommand') ?? 0) >= 2, 5_000);
+      return { cost: cost(), sent: Object.fromEntries(sentTo), dynamo: dynamoCalls() };
+    };
+    const expected = {
+      cost: {
+        calls: {
+          // No read: the signing secret read for the lifecycle event above is reused (WEBHOOK_SECRET_CACHE_MS; a cold
+          // delivery stage reads it once per account), and the control stage reads nothing, as for a lifecycle event.
+          // Bot: the segment, the transcript's only copy. The task's first segment no longer marks the session first
+          // (was one UpdateItem more, 5 calls for the first line): the join write above carries the mark.
+          'DynamoDBClient.PutItemCommand': 1,
+          // Control stage: the event number on the session. Delivery stage: the claim, which creates the delivery
+          // record (webhook-id, seq, body) the job carried, then the attempt recorded. Was 4 updates and 2 puts: the
+          // control stage's put of the delivery record and the order mark are gone, as is the bot's rewrite of the
+          // whole live transcript on the session at every save.
+          'DynamoDBClient.UpdateItemCommand': 3,
+          // Each stage deletes the message it handled.
+          'SQSClient.DeleteMessageBatchCommand': 2,
+          // Bot: the batch's event to the bot-events queue; control stage: the delivery job.
+          'SQSClient.SendMessageCommand': 2,
+        },
+        logLines: 1,
+        metricRecords: expect.any(Array),
+      } satisfies Cost,
+      sent: { 'bot-events.fifo': 1, delivery: 1 },
+      // The target for an utterance, end to end: at most 4 DynamoDB calls.
+      dynamo: 4,
+    };
+    expect(await utterance('Hello.')).toEqual(expected);
+    expect(await utterance('We ship on Friday.')).toEqual(expected);
     expect(receiver.delivered(secret).at(-1)).toMatchObject({
       event: 'transcript.data',
       data: { utterances: [{ text: 'We ship on Friday.', seq: 2 }] },
     });
-    expect(cost()).toEqual({
-      calls: {
-        // No read: the signing secret read for the lifecycle event above is reused (WEBHOOK_SECRET_CACHE_MS; a cold
-        // delivery stage reads it once per account), and the control stage reads nothing, as for a lifecycle event.
-        // Bot: the segment, the transcript's only copy.
-        'DynamoDBClient.PutItemCommand': 1,
-        // Control stage: the event number on the session. Delivery stage: the claim, which creates the delivery record
-        // (webhook-id, seq, body) the job carried, then the attempt recorded. Was 4 updates and 2 puts: the control
-        // stage's put of the delivery record and the order mark are gone, as is the bot's rewrite of the whole live
-        // transcript on the session at every save.
-        'DynamoDBClient.UpdateItemCommand': 3,
-        // Each stage deletes the message it handled.
-        'SQSClient.DeleteMessageBatchCommand': 2,
-        // Bot: the batch's event to the bot-events queue; control stage: the delivery job.
-        'SQSClient.SendMessageCommand': 2,
-      },
-      logLines: 1,
-      metricRecords: expect.any(Array),
-    } satisfies Cost);
-    expect(Object.fromEntries(sentTo)).toEqual({ 'bot-events.fifo': 1, delivery: 1 });
-    // The target for an utterance, end to end: at most 4 DynamoDB calls.
-    const dynamo = [...calls].filter(([kind]) => kind.startsWith('DynamoDBClient.'));
-    expect(dynamo.reduce((n, [, c]) => n + c, 0)).toBeLessThanOrEqual(4);
+    // The first line was never hidden from a status read by the missing segment mark.
     await recorder.stop();
+    expect((await stack.request('GET', `/api/bot/${session.botId}/status`, { key })).body.transcript).toBe(
+      'Ada: Hello.\nAda: We ship on Friday.',
+    );
   });
 
   it('join with the warm pool on: the same two writes, the offer’s wake-up and its fallback; nothing on the results queue', async () => {

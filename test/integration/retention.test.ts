@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completeSession, failSession } from '../../core/bots/finish-session';
 import type { BotSession } from '../../core/bots/session';
 import type { OutboxMessage } from '../../core/control/outbox';
 import { sweepRetention } from '../../core/data/retention';
@@ -60,6 +61,8 @@ async function endedMeeting(
     ...(recording && { recording }),
   } as BotSession;
   await stack.deps.sessions.create(session);
+  // Its end listed it for the sweep (finish-session.ts); created ended here, so listed as that end would.
+  await stack.deps.sessions.dueForRetention(session);
   await stack.deps.transcripts.saveSegment(botId, 1, [
     { speaker: 'Cal', participant_id: 'p1', text: `${phrase} was my project.`, started_at: at } as never,
   ]);
@@ -77,6 +80,46 @@ async function endedMeeting(
 }
 
 const items = (botId: string) => botItems(stack.table, botId);
+
+/** The bot's retention entries (their due times). */
+async function retentionEntries(botId: string): Promise<string[]> {
+  const { Items = [] } = await stack.table.doc.send(
+    new QueryCommand({
+      TableName: stack.table.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': 'RETENTION#DUE' },
+      ConsistentRead: true,
+    }),
+  );
+  return Items.map((i) => String(i.sk))
+    .filter((sk) => sk.endsWith(`#${botId}`))
+    .map((sk) => sk.slice(0, sk.lastIndexOf('#')));
+}
+
+/** A running session that got into the room, with a saved line. */
+async function runningMeeting(accountId: string, createdAt: Date): Promise<BotSession> {
+  const at = createdAt.toISOString();
+  const session = {
+    botId: randomUUID(),
+    accountId,
+    status: 'running',
+    provider: 'local',
+    roomUrl: 'http://127.0.0.1/rooms/r',
+    roomName: 'r',
+    botConfig: {} as BotSession['botConfig'],
+    processInsights: true,
+    holdCredits: 0,
+    createdAt: at,
+    startedAt: at,
+    completedAt: null,
+    joinedAt: at,
+  } as BotSession;
+  await stack.deps.sessions.create(session);
+  await stack.deps.transcripts.saveSegment(session.botId, 1, [
+    { speaker: 'Cal', participant_id: 'p1', text: `${phrase} again.`, started_at: at } as never,
+  ]);
+  return session;
+}
 
 function sweepAt(now: Date, sent: OutboxMessage[] = []) {
   return sweepRetention({
@@ -177,6 +220,56 @@ describe('retention', () => {
     const swept = await sweepAt(new Date(nextDay.getTime() + 120_000));
     expect(swept.deleted.sort()).toEqual([botId, kept].sort());
     expect(JSON.stringify(await items(botId))).not.toContain(phrase);
+  });
+});
+
+describe('retention entries: written by the end, not the join', () => {
+  const endDeps = () => ({ ...stack.deps, config: stack.config });
+
+  it('a running session has none; its completion lists it once, before the final write, and the sweep deletes it', async () => {
+    const { account } = await stack.deps.accounts.create('Listed at the end');
+    const created = new Date(Date.now() - 600_000);
+    const session = await runningMeeting(account.accountId, created);
+    expect(await retentionEntries(session.botId)).toEqual([]);
+
+    // The completion's final write fails once: the entry is there already, the session still runs.
+    const sessions = stack.deps.sessions;
+    const failing = Object.create(sessions) as typeof sessions;
+    failing.updateRunning = async () => {
+      throw new Error('ProvisionedThroughputExceededException');
+    };
+    const ended = new Date();
+    const completion = { exitReason: 'participant_left' as const, endedAt: ended.toISOString() };
+    await expect(
+      completeSession({ ...endDeps(), sessions: failing }, session.botId, completion, ended),
+    ).rejects.toThrow('Provisioned');
+    expect(await retentionEntries(session.botId)).toEqual([created.toISOString()]);
+    // A sweep meanwhile keeps the entry (looked at again later), never drops it while the session runs.
+    expect((await sweepAt(new Date(ended.getTime() + 1000))).deleted).not.toContain(session.botId);
+    expect(await retentionEntries(session.botId)).toHaveLength(1);
+
+    // The retry completes it and writes the same entry again (keyed by the creation): no second one is left.
+    expect(await completeSession(endDeps(), session.botId, completion, ended)).toBe(true);
+    expect(await completeSession(endDeps(), session.botId, completion, ended)).toBe(false);
+    const entries = await retentionEntries(session.botId);
+    expect(entries).toContain(created.toISOString());
+
+    const later = new Date(ended.getTime() + 31 * day);
+    expect((await sweepAt(later)).deleted).toContain(session.botId);
+    expect(JSON.stringify(await items(session.botId))).not.toContain(phrase);
+    expect(await sweepAt(new Date(later.getTime() + 1000))).toEqual({ deleted: [], failed: [] });
+    expect(await retentionEntries(session.botId)).toEqual([]);
+  });
+
+  it('a failed session is listed by its failure', async () => {
+    const { account } = await stack.deps.accounts.create('Failed, listed');
+    const created = new Date(Date.now() - 600_000);
+    const session = await runningMeeting(account.accountId, created);
+    expect(
+      await failSession(endDeps(), session.botId, { error: 'lost for good', chargeUsage: true }, new Date()),
+    ).toBe(true);
+    expect(await retentionEntries(session.botId)).toEqual([created.toISOString()]);
+    expect((await sweepAt(new Date(Date.now() + 31 * day))).deleted).toContain(session.botId);
   });
 });
 

@@ -39,6 +39,7 @@ async function handOver(replacementJoins: boolean) {
     get: async () => ({ ...stored }),
     stopRequested: async () => false,
     updateRunning: async () => true,
+    dueForRetention: async () => {},
     updateReplacement: async () => true,
     addWarning: async () => true,
   };

@@ -70,7 +70,8 @@ allow(['joining', 'replacing'], 'wait_in_lobby', () => ({
 }));
 allow(['joining', 'waiting_room'], 'admit', () => ({
   to: 'in_call',
-  changes: { joinedAt: at },
+  // The transcript mark rides the join write: the bot's first segment needs no write of its own.
+  changes: { joinedAt: at, transcriptAt: at },
   emits: ['bot.in_call'],
 }));
 allow(['replacing', 'waiting_room'], 'rejoin', () => ({
@@ -222,6 +223,9 @@ describe('the writers go through it', () => {
           writes.push(changes);
           return true;
         },
+        dueForRetention: async (s: { botId: string; createdAt: string }) => {
+          writes.push({ retentionDue: s.createdAt });
+        },
       },
       ledger: {
         settle: async (_a: string, _b: string, amount: number) => {
@@ -236,8 +240,10 @@ describe('the writers go through it', () => {
   it('a completion without a known leave time passes through the leave and writes no left_at', async () => {
     const { deps, writes, settled } = fakeStores({ status: 'running', joinedAt: at });
     expect(await completeSession(deps, 'b', { exitReason: 'participant_left' })).toBe(true);
-    expect(writes).toHaveLength(1);
-    expect(writes[0]).not.toHaveProperty('leftAt');
+    // The retention sweep's entry first (keyed by the creation), then the completion.
+    expect(writes).toHaveLength(2);
+    expect(writes[0]).toEqual({ retentionDue: at });
+    expect(writes[1]).not.toHaveProperty('leftAt');
     expect(settled).toHaveLength(1);
   });
 
@@ -246,6 +252,7 @@ describe('the writers go through it', () => {
     const leftAt = '2026-01-01T00:10:00.000Z';
     await completeSession(deps, 'b', { exitReason: 'stop_phrase', endedAt: leftAt }, new Date(leftAt));
     expect(writes).toEqual([
+      { retentionDue: at },
       expect.objectContaining({
         leftAt,
         status: 'completed',
@@ -253,6 +260,16 @@ describe('the writers go through it', () => {
         completedAt: leftAt,
       }),
     ]);
+  });
+
+  it('a failure lists the session for retention before its final write', async () => {
+    const { deps, writes, settled } = fakeStores({ status: 'running', joinedAt: at });
+    expect(await failSession(deps, 'b', { error: 'lost', chargeUsage: true })).toBe(true);
+    expect(writes).toEqual([
+      { retentionDue: at },
+      expect.objectContaining({ status: 'failed', error: 'lost' }),
+    ]);
+    expect(settled).toHaveLength(1);
   });
 
   it('an ended session is neither failed nor completed again', async () => {

@@ -163,6 +163,7 @@ describe('the control plane with a start ECS keeps throttling', () => {
           },
           get: async () => session,
           updateRunning: async () => {},
+          dueForRetention: async () => {},
         },
         ledger: {},
       },

@@ -71,4 +71,53 @@ describe('transcript recorder', () => {
       'after three',
     ]);
   });
+
+  it('the first save waits for the join write that marks the session, and then writes no mark of its own', async () => {
+    const saves: { seq: number; marked?: boolean; at: string }[] = [];
+    const events: string[] = [];
+    const transcripts = {
+      saveSegment: async (_b: string, seq: number, _u: Utterance[], _a: number, o?: { marked?: boolean }) => {
+        events.push(`save ${seq}`);
+        saves.push({ seq, marked: o?.marked, at: events.join(',') });
+      },
+    } as unknown as TranscriptStore;
+    const rec = new TranscriptRecorder('bot', { transcripts }, 60_000, createLogger('silent'));
+    let land = (_: boolean) => {};
+    rec.sessionMarked(
+      new Promise<boolean>((r) => {
+        land = r;
+      }).then((v) => {
+        events.push('join write');
+        return v;
+      }),
+    );
+    rec.add(line('one'));
+    const first = rec.flush();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(saves).toEqual([]);
+    land(true);
+    await first;
+    rec.add(line('two'));
+    await rec.stop();
+    expect(events).toEqual(['join write', 'save 1', 'save 2']);
+    expect(saves.map((s) => [s.seq, s.marked])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
+  });
+
+  it('a join write that failed, or found the session ended, leaves the mark to the first save', async () => {
+    for (const write of [Promise.reject(new Error('throttled')), Promise.resolve(false)]) {
+      const marks: (boolean | undefined)[] = [];
+      const transcripts = {
+        saveSegment: async (_b: string, _s: number, _u: Utterance[], _a: number, o?: { marked?: boolean }) =>
+          void marks.push(o?.marked),
+      } as unknown as TranscriptStore;
+      const rec = new TranscriptRecorder('bot', { transcripts }, 60_000, createLogger('silent'));
+      rec.sessionMarked(write);
+      rec.add(line('one'));
+      await rec.stop();
+      expect(marks).toEqual([false]);
+    }
+  });
 });

@@ -6,6 +6,7 @@ import {
   PutCommand,
   QueryCommand,
   UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type {
   BotSession,
@@ -55,6 +56,11 @@ function offerItem(at: string, botId: string): TableItem {
     bot_id: botId,
     [ttlAttribute]: Math.floor(Date.parse(at) / 1000) + offerTtlSeconds,
   };
+}
+
+/** The retention sweep's entry of a bot: when the sweep next looks at its content. */
+function retentionDueItem(due: string, botId: string): TableItem {
+  return { ...keys.retentionDue(due, botId), type: 'retention_due' };
 }
 
 const fieldToAttribute = {
@@ -220,18 +226,14 @@ export class DynamoSessionsStore implements SessionsStore {
             },
           ]
         : [];
-    // The retention sweep's entry, in the same request: no session escapes its retention.
-    const retention: TableItem = {
-      ...keys.retentionDue(session.createdAt, session.botId),
-      type: 'retention_due',
-    };
+    // No retention entry: a running session holds no content the sweep may delete; its end writes the entry
+    // (dueForRetention), so the join's batch stays one item smaller.
     await putItems(this.table, [
       toItem(session),
       listed,
       ...(hold ? [holdEntryItem(hold)] : []),
       ...offer,
       ...scheduled,
-      retention,
     ]);
   }
 
@@ -273,23 +275,15 @@ export class DynamoSessionsStore implements SessionsStore {
   async dispatchScheduled(botId: string, at: string, offer: boolean): Promise<boolean> {
     const sets = ['dispatched_at = :at', 'started_at = join_at'];
     if (offer) sets.push('pool_offered_at = :at');
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression:
-            'attribute_exists(pk) AND #status = :running AND attribute_exists(join_at) AND ' +
-            'attribute_not_exists(dispatched_at) AND attribute_not_exists(stop_requested_at)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':at': at, ':running': 'running' },
-        }),
-      );
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    const handedOut = await this.updateIf(botId, {
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression:
+        'attribute_exists(pk) AND #status = :running AND attribute_exists(join_at) AND ' +
+        'attribute_not_exists(dispatched_at) AND attribute_not_exists(stop_requested_at)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':at': at, ':running': 'running' },
+    });
+    if (!handedOut) return false;
     if (offer)
       await this.table.doc.send(
         new PutCommand({ TableName: this.table.tableName, Item: offerItem(at, botId) }),
@@ -332,25 +326,15 @@ export class DynamoSessionsStore implements SessionsStore {
       sets.push('task_ref = :task');
       values[':task'] = claim.taskRef;
     }
-    let item: Record<string, unknown> | undefined;
-    try {
-      const out = await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: conditions.join(' AND '),
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      item = out.Attributes;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
-    const withdrawn = item?.pool_offered_at
+    const item = await this.updateIf(botId, {
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: conditions.join(' AND '),
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: values,
+      ReturnValues: 'ALL_NEW',
+    });
+    if (!item) return false;
+    const withdrawn = item.pool_offered_at
       ? // Only tidies the offers partition (a left-over offer fails every claim and expires): never fails the claim.
         this.table.doc
           .send(
@@ -493,21 +477,13 @@ export class DynamoSessionsStore implements SessionsStore {
    * server_error and the caller retries (both writes are idempotent).
    */
   async requestStop(botId: string, now = new Date()): Promise<StopRequestOutcome> {
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression: 'SET stop_requested_at = if_not_exists(stop_requested_at, :now)',
-          ConditionExpression: 'attribute_exists(pk) AND #status = :running',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':now': now.toISOString(), ':running': 'running' },
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-      return (await this.get(botId)) ? 'not_running' : 'not_found';
-    }
+    const recorded = await this.updateIf(botId, {
+      UpdateExpression: 'SET stop_requested_at = if_not_exists(stop_requested_at, :now)',
+      ConditionExpression: 'attribute_exists(pk) AND #status = :running',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':now': now.toISOString(), ':running': 'running' },
+    });
+    if (!recorded) return (await this.get(botId)) ? 'not_running' : 'not_found';
     await this.table.doc.send(
       new PutCommand({
         TableName: this.table.tableName,
@@ -543,29 +519,20 @@ export class DynamoSessionsStore implements SessionsStore {
    * reporters of the same loss (the task-stopped event, the sweeper, the bot itself) replace it once.
    */
   async addReplacement(botId: string, attempt: number, replacement: Replacement): Promise<boolean> {
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression: 'SET replacements = list_append(if_not_exists(replacements, :none), :r)',
-          ConditionExpression: `attribute_exists(pk) AND #status = :running AND attribute_not_exists(stop_requested_at) AND attribute_not_exists(left_at) AND ${
-            attempt === 0 ? 'attribute_not_exists(replacements)' : 'size(replacements) = :n'
-          }`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':running': 'running',
-            ':none': [],
-            ':r': [replacementItem(replacement)],
-            ...(attempt > 0 && { ':n': attempt }),
-          },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    const added = await this.updateIf(botId, {
+      UpdateExpression: 'SET replacements = list_append(if_not_exists(replacements, :none), :r)',
+      ConditionExpression: `attribute_exists(pk) AND #status = :running AND attribute_not_exists(stop_requested_at) AND attribute_not_exists(left_at) AND ${
+        attempt === 0 ? 'attribute_not_exists(replacements)' : 'size(replacements) = :n'
+      }`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':running': 'running',
+        ':none': [],
+        ':r': [replacementItem(replacement)],
+        ...(attempt > 0 && { ':n': attempt }),
+      },
+    });
+    return added !== null;
   }
 
   /**
@@ -638,27 +605,18 @@ export class DynamoSessionsStore implements SessionsStore {
    * running: the bot records its warnings before it hands over, but a slow write must still land.
    */
   async addWarning(botId: string, warning: SessionWarning): Promise<boolean> {
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression:
-            'SET warnings = list_append(if_not_exists(warnings, :none), :w) ADD warning_codes :codes',
-          ConditionExpression: 'attribute_exists(pk) AND NOT contains(warning_codes, :code)',
-          ExpressionAttributeValues: {
-            ':none': [],
-            ':w': [{ code: warning.code, message: warning.message }],
-            ':codes': new Set([warning.code]),
-            ':code': warning.code,
-          },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    const added = await this.updateIf(botId, {
+      UpdateExpression:
+        'SET warnings = list_append(if_not_exists(warnings, :none), :w) ADD warning_codes :codes',
+      ConditionExpression: 'attribute_exists(pk) AND NOT contains(warning_codes, :code)',
+      ExpressionAttributeValues: {
+        ':none': [],
+        ':w': [{ code: warning.code, message: warning.message }],
+        ':codes': new Set([warning.code]),
+        ':code': warning.code,
+      },
+    });
+    return added !== null;
   }
 
   /** Sets fields of the `index`-th replacement (its task, when it got into the room) while the session runs. */
@@ -679,22 +637,13 @@ export class DynamoSessionsStore implements SessionsStore {
       values[':joined'] = changes.joinedAt;
     }
     if (sets.length === 0) return true;
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: `attribute_exists(pk) AND #status = :running AND size(replacements) > :index`,
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ...values, ':index': index },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    const updated = await this.updateIf(botId, {
+      UpdateExpression: `SET ${sets.join(', ')}`,
+      ConditionExpression: `attribute_exists(pk) AND #status = :running AND size(replacements) > :index`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ...values, ':index': index },
+    });
+    return updated !== null;
   }
 
   /**
@@ -721,22 +670,13 @@ export class DynamoSessionsStore implements SessionsStore {
     // An ended session leaves the sparse running index.
     const ends = changes.status !== undefined && changes.status !== 'running';
     const remove = ends ? ` REMOVE ${runningIndex.pk}, ${runningIndex.sk}` : '';
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression: `SET ${sets.join(', ')}${remove}`,
-          ConditionExpression: 'attribute_exists(pk) AND #status = :running',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    const updated = await this.updateIf(botId, {
+      UpdateExpression: `SET ${sets.join(', ')}${remove}`,
+      ConditionExpression: 'attribute_exists(pk) AND #status = :running',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    });
+    return updated !== null;
   }
 
   /**
@@ -764,22 +704,14 @@ export class DynamoSessionsStore implements SessionsStore {
   }
 
   async markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark> {
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression: 'SET data_deleted_at = :at',
-          ConditionExpression:
-            'attribute_exists(pk) AND #status <> :running AND attribute_not_exists(data_deleted_at)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':at': at.toISOString(), ':running': 'running' },
-        }),
-      );
-      return { outcome: 'marked', dataDeletedAt: at.toISOString() };
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
+    const marked = await this.updateIf(botId, {
+      UpdateExpression: 'SET data_deleted_at = :at',
+      ConditionExpression:
+        'attribute_exists(pk) AND #status <> :running AND attribute_not_exists(data_deleted_at)',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':at': at.toISOString(), ':running': 'running' },
+    });
+    if (marked) return { outcome: 'marked', dataDeletedAt: at.toISOString() };
     const current = await this.get(botId);
     if (!current) return { outcome: 'not_found' };
     if (current.dataDeletedAt) return { outcome: 'already', dataDeletedAt: current.dataDeletedAt };
@@ -791,19 +723,11 @@ export class DynamoSessionsStore implements SessionsStore {
    * copy. Only on a session marked deleted, so a slow deletion can never strip a session that was not asked to be.
    */
   async purgeContent(botId: string): Promise<void> {
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression: 'REMOVE qa_pairs, insights, #transcript',
-          ConditionExpression: 'attribute_exists(data_deleted_at)',
-          ExpressionAttributeNames: { '#transcript': 'transcript' },
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
+    await this.updateIf(botId, {
+      UpdateExpression: 'REMOVE qa_pairs, insights, #transcript',
+      ConditionExpression: 'attribute_exists(data_deleted_at)',
+      ExpressionAttributeNames: { '#transcript': 'transcript' },
+    });
   }
 
   async listRetentionDue(upTo: string, limit: number): Promise<RetentionDue[]> {
@@ -823,8 +747,23 @@ export class DynamoSessionsStore implements SessionsStore {
     });
   }
 
+  /**
+   * The retention sweep's entry, due at the session's creation: the same key at every write, so the end's retry (or a
+   * second end path) rewrites it, and the sweep, which moves it to the end plus the retention, finds it at once.
+   */
+  async dueForRetention(session: Pick<BotSession, 'botId' | 'createdAt'>): Promise<void> {
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: retentionDueItem(session.createdAt, session.botId),
+      }),
+    );
+  }
+
   async moveRetentionDue(entry: RetentionDue, to: string): Promise<void> {
-    await putItems(this.table, [{ ...keys.retentionDue(to, entry.botId), type: 'retention_due' }]);
+    await this.table.doc.send(
+      new PutCommand({ TableName: this.table.tableName, Item: retentionDueItem(to, entry.botId) }),
+    );
     await this.clearRetentionDue(entry);
   }
 
@@ -832,5 +771,25 @@ export class DynamoSessionsStore implements SessionsStore {
     await this.table.doc.send(
       new DeleteCommand({ TableName: this.table.tableName, Key: keys.retentionDue(entry.due, entry.botId) }),
     );
+  }
+
+  /**
+   * One conditional UpdateItem of the bot's session item: the attributes it returned (none asked: empty), or null
+   * when its condition failed (the session ended, another writer won the race, no such session). Any other error is
+   * thrown.
+   */
+  private async updateIf(
+    botId: string,
+    update: Omit<UpdateCommandInput, 'TableName' | 'Key'>,
+  ): Promise<Record<string, unknown> | null> {
+    try {
+      const out = await this.table.doc.send(
+        new UpdateCommand({ ...update, TableName: this.table.tableName, Key: keys.session(botId) }),
+      );
+      return out.Attributes ?? {};
+    } catch (err) {
+      if (isConditionFailure(err)) return null;
+      throw err;
+    }
   }
 }

@@ -57,8 +57,8 @@ export const keys = {
   /** The session a pooled bot won, by its claimant id (on ECS its task ARN): a stopped pooled task's session. */
   poolClaim: (claimant: string) => ({ pk: `CLAIM#${claimant}`, sk: 'CLAIM' }),
   /**
-   * When the retention sweep should next look at a bot's content, in time order: `<due>#<bot_id>`. Written with the
-   * session (due: its creation); the sweep moves it to the meeting's end plus the account's retention, then deletes
+   * When the retention sweep should next look at a bot's content, in time order: `<due>#<bot_id>`. Written by the
+   * session's end (due: its creation); the sweep moves it to the meeting's end plus the account's retention, then deletes
    * it with the content. One partition, read by one Query of the due entries at each sweep.
    */
   retentionDue: (due: string, botId: string) => ({ pk: retentionDuePk, sk: `${due}#${botId}` }),

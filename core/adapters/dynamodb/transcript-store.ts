@@ -31,10 +31,18 @@ export class DynamoTranscriptStore implements TranscriptStore {
   /**
    * Saves one flush's lines under its sequence number; a retried flush overwrites itself. A task's first segment
    * marks the session first (`transcript_at`), so a reader that saw a session without the mark knows it had no
-   * segment then and skips reading them (core/bots/transcript-cache.ts): one write per task, not per segment.
+   * segment then and skips reading them (core/bots/transcript-cache.ts): one write per task, not per segment, and
+   * none when the caller says the session holds the mark (the bot's join write sets it, so an utterance stays at four
+   * calls end to end, the first one included).
    */
-  async saveSegment(botId: string, seq: number, utterances: Utterance[], attempt = 0): Promise<void> {
-    if (seq === 1) {
+  async saveSegment(
+    botId: string,
+    seq: number,
+    utterances: Utterance[],
+    attempt = 0,
+    options: { marked?: boolean } = {},
+  ): Promise<void> {
+    if (seq === 1 && !options.marked) {
       await this.table.doc.send(
         new UpdateCommand({
           TableName: this.table.tableName,
