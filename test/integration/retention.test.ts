@@ -6,6 +6,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryAll } from '../../core/adapters/dynamodb/table';
 import { completeSession, failSession } from '../../core/bots/finish-session';
 import type { BotSession } from '../../core/bots/session';
 import type { OutboxMessage } from '../../core/control/outbox';
@@ -83,15 +84,13 @@ const items = (botId: string) => botItems(stack.table, botId);
 
 /** The bot's retention entries (their due times). */
 async function retentionEntries(botId: string): Promise<string[]> {
-  const { Items = [] } = await stack.table.doc.send(
-    new QueryCommand({
-      TableName: stack.table.tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': 'RETENTION#DUE' },
-      ConsistentRead: true,
-    }),
-  );
-  return Items.map((i) => String(i.sk))
+  const entries = await queryAll(stack.table, {
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': 'RETENTION#DUE' },
+    ConsistentRead: true,
+  });
+  return entries
+    .map((i) => String(i.sk))
     .filter((sk) => sk.endsWith(`#${botId}`))
     .map((sk) => sk.slice(0, sk.lastIndexOf('#')));
 }
