@@ -217,6 +217,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     config,
     runner,
     outbox,
+    ...(adapters.poolQueue && { poolQueue: adapters.poolQueue }),
     deliveryQueue: adapters.deliveryQueue,
     log,
     now: () => new Date(),
