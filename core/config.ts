@@ -319,6 +319,11 @@ export const configSchema = z.object({
   /** The Retry-After a join answered 503 capacity_unavailable carries. */
   CAPACITY_RETRY_AFTER_SECONDS: int(15, 1),
   /**
+   * The most bot tasks the deployment runs at once, idle pooled bots included (0: no maximum of ours, only the
+   * account's Fargate quota). A join that would start one beyond it answers 503 capacity_exhausted, holding nothing.
+   */
+  MAX_BOTS: int(0, 0),
+  /**
    * RunTask calls per second one process makes at most (its token bucket holds one second's worth). ECS allows 20 per
    * account and region: the control function, which makes most of them, is one of few processes doing so.
    */

@@ -255,6 +255,11 @@ export class LocalTaskRunner implements TaskRunner, PoolScaler {
     }
   }
 
+  /** The bot processes running now, idle pooled ones included (what MAX_BOTS bounds locally). */
+  async botCount(): Promise<number> {
+    return this.children.size + this.spawning;
+  }
+
   /** The pooled bots now: idle ones and those serving the session they claimed. */
   get pool(): PooledBot[] {
     return [...this.children.values()]
