@@ -252,9 +252,11 @@ export const configSchema = z.object({
   /**
    * How far ahead the scheduler looks each time it runs (every minute on AWS, every SCHEDULE_TICK_MS locally): the
    * sessions due in that window are queued, each delayed to its own moment, and the warm pool is raised for them.
-   * Must exceed the run interval; at most 14 min (a queue message is delayed at most 15 min).
+   * Must exceed the run interval; at most 14 min (a queue message is delayed at most 15 min). A run a minute apart
+   * raises the pool at least this plus the lead minus a minute ahead (190 s): room for Fargate to launch 1,000 bots
+   * at its 20 per second (50 s) and the slowest start (~120 s) before their offers (bench/storm-scheduled.ts).
    */
-  SCHEDULE_HORIZON_MS: int(150_000, 1000).pipe(z.number().max(840_000)),
+  SCHEDULE_HORIZON_MS: int(240_000, 1000).pipe(z.number().max(840_000)),
   /** The local stack's scheduler timer (AWS runs the scheduler every minute). */
   SCHEDULE_TICK_MS: int(5_000, 100),
   /**
