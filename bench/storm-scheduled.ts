@@ -71,6 +71,7 @@ export interface ScheduledFigures {
   run_task_calls: number;
   scheduler_runs: number;
   scheduler_errors: number;
+  bot_errors: number;
   /** When the scheduler's run that raised the pool took place, before join_at. */
   pool_raised_s_before_join_at: number;
   pool_desired_after: number;
@@ -143,6 +144,8 @@ export async function runScheduledStorm(s: ScheduledScenario): Promise<Scheduled
     let idlePooled = 0;
     let schedulerRuns = 0;
     let schedulerErrors = 0;
+    /** Store calls of a simulated bot that failed and were tried again (dynalite overloaded, not the design). */
+    let botErrors = 0;
     let raisedAt: number | undefined;
     const launchedForJoins: { launchedAt: number; claimedAt?: number }[] = [];
     let stop!: () => void;
@@ -158,9 +161,9 @@ export async function runScheduledStorm(s: ScheduledScenario): Promise<Scheduled
       });
     };
     const queue = new SimPoolQueue(time);
-    const pooledBot = async (task: SimTask) => {
+    const pooledBot = async (task: SimTask, again = false): Promise<void> => {
       const mine: { launchedAt: number; claimedAt?: number } | undefined =
-        task.launchedAt > start ? { launchedAt: task.launchedAt } : undefined;
+        task.launchedAt > start && !again ? { launchedAt: task.launchedAt } : undefined;
       if (mine) launchedForJoins.push(mine);
       idlePooled++;
       const session = await claimFromPool(
@@ -173,8 +176,15 @@ export async function runScheduledStorm(s: ScheduledScenario): Promise<Scheduled
           stopped,
           random,
         },
-      );
+      ).catch(() => 'error' as const);
       idlePooled--;
+      if (session === 'error') {
+        // A store call that failed (dynalite slow on a loaded machine) crashes the real bot; its service starts
+        // another, here the same one a second later.
+        botErrors++;
+        await time.sleep(1_000);
+        return pooledBot(task, true);
+      }
       if (!session) return;
       if (mine) mine.claimedAt = time.now();
       poolClaims++;
@@ -183,6 +193,7 @@ export async function runScheduledStorm(s: ScheduledScenario): Promise<Scheduled
     const coldBot = async (task: SimTask): Promise<void> => {
       const session = await stores.sessions.get(task.botId!).catch(() => 'error' as const);
       if (session === 'error') {
+        botErrors++;
         await time.sleep(1_000);
         return coldBot(task);
       }
@@ -318,6 +329,7 @@ export async function runScheduledStorm(s: ScheduledScenario): Promise<Scheduled
       run_task_calls: ecs.stats.runTaskCalls,
       scheduler_runs: schedulerRuns,
       scheduler_errors: schedulerErrors,
+      bot_errors: botErrors,
       pool_raised_s_before_join_at:
         raisedAt === undefined ? Number.NaN : Math.round((joinAt - raisedAt) / 1000),
       pool_desired_after: ecs.desired,

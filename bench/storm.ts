@@ -165,7 +165,7 @@ export async function runStorm(s: StormScenario): Promise<StormFigures> {
     };
 
     const queue = new SimPoolQueue(time);
-    const pooledBot = async (task: SimTask) => {
+    const pooledBot = async (task: SimTask): Promise<void> => {
       idlePooled++;
       const session = await claimFromPool(
         { sessions: stores.sessions, queue, log, now: time.date },
@@ -177,8 +177,15 @@ export async function runStorm(s: StormScenario): Promise<StormFigures> {
           stopped,
           random,
         },
-      );
+      ).catch(() => 'error' as const);
       idlePooled--;
+      if (session === 'error') {
+        // A store call that failed (dynalite slow on a loaded machine) crashes the real bot; its service starts
+        // another, here the same one a second later.
+        botReadErrors++;
+        await time.sleep(1_000);
+        return pooledBot(task);
+      }
       if (!session) return;
       poolClaims++;
       inRoom(session.botId, true);
