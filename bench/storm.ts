@@ -430,13 +430,14 @@ export function table(result: Record<string, unknown>): Table {
 
 function scheduledRows(f: ScheduledFigures, verdictText: string): Table {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  // One cell per line: the scheduled scenario's figures are not the ad-hoc table's columns.
   return [
+    [`scheduled: ${f.joins} joins for one join_at 10 min ahead, pool ${f.pool} (max ${f.pool_max})`],
     [
-      `scheduled: ${f.joins} joins, one join_at 10 min ahead, pool ${f.pool} (max ${f.pool_max})`,
-      `on time (≤ 5 s): ${f.on_time}/${f.joins} (${(f.on_time_share * 100).toFixed(1)} %)`,
-      `join_at → room p50 ${s(f.offset_ms.p50)}, p95 ${s(f.offset_ms.p95)}, max ${s(f.offset_ms.max)}`,
-      `pool raised ${f.pool_raised_s_before_join_at} s ahead, ${f.pool_bot_hours_before_join_at} bot-h ($${f.pool_cost_before_join_at_usd}) before join_at`,
-      `pool claims ${f.pool_claims}, cold ${f.cold_starts}, idle after ${f.pool_idle_after}`,
+      `  in the room within 5 s of join_at: ${f.on_time}/${f.joins} (${(f.on_time_share * 100).toFixed(1)} %); join_at → room p50 ${s(f.offset_ms.p50)}, p95 ${s(f.offset_ms.p95)}, max ${s(f.offset_ms.max)}; early ${f.early}`,
+    ],
+    [
+      `  pool raised ${f.pool_raised_s_before_join_at} s ahead; ${f.pool_bot_hours_before_join_at} bot-h ($${f.pool_cost_before_join_at_usd}) before join_at; claims ${f.pool_claims}, cold ${f.cold_starts}, idle after ${f.pool_idle_after}`,
     ],
     [`every scheduled bot in the room within 5 s of join_at: ${verdictText}`],
   ];
