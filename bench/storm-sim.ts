@@ -162,6 +162,9 @@ export function taskStartMs(random: () => number): number {
   return 10_000 + 10_000 * random() + pull + 5_000 + 5_000 * random();
 }
 
+/** An idle default bot task (1 vCPU, 2 GB, x86, public IPv4) per hour, us-east-1 on-demand (docs/cost.md). */
+export const idleBotHourUsd = 0.0544;
+
 /** The Daily join itself: 1–3 s cold (page, daily-js and token first), 1–2 s for a pooled bot with its page warm. */
 export const joinMs = (random: () => number, warm: boolean) =>
   warm ? 1_000 + 1_000 * random() : 1_000 + 2_000 * random();

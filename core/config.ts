@@ -253,9 +253,11 @@ export const configSchema = z.object({
   /**
    * How far ahead the scheduler looks each time it runs (every minute on AWS, every SCHEDULE_TICK_MS locally): the
    * sessions due in that window are queued, each delayed to its own moment, and the warm pool is raised for them.
-   * Must exceed the run interval; at most 14 min (a queue message is delayed at most 15 min).
+   * Must exceed the run interval; at most 14 min (a queue message is delayed at most 15 min). A run a minute apart
+   * raises the pool at least this plus the lead minus a minute ahead (190 s): room for Fargate to launch 1,000 bots
+   * at its 20 per second (50 s) and the slowest start (~120 s) before their offers (bench/storm-scheduled.ts).
    */
-  SCHEDULE_HORIZON_MS: int(150_000, 1000).pipe(z.number().max(840_000)),
+  SCHEDULE_HORIZON_MS: int(240_000, 1000).pipe(z.number().max(840_000)),
   /** The local stack's scheduler timer (AWS runs the scheduler every minute). */
   SCHEDULE_TICK_MS: int(5_000, 100),
   /**
@@ -319,6 +321,11 @@ export const configSchema = z.object({
   RUN_TASK_RETRY_BASE_MS: int(200, 1),
   /** The Retry-After a join answered 503 capacity_unavailable carries. */
   CAPACITY_RETRY_AFTER_SECONDS: int(15, 1),
+  /**
+   * The most bot tasks the deployment runs at once, idle pooled bots included (0: no maximum of ours, only the
+   * account's Fargate quota). A join that would start one beyond it answers 503 capacity_exhausted, holding nothing.
+   */
+  MAX_BOTS: int(0, 0),
   /**
    * RunTask calls per second one process makes at most (its token bucket holds one second's worth). ECS allows 20 per
    * account and region: the control function, which makes most of them, is one of few processes doing so.

@@ -194,7 +194,8 @@ export function buildOpenApiDocument() {
               ...errorResponse(
                 ['capacity_exhausted', 'capacity_unavailable'],
                 "The service truly cannot start another bot now. capacity_exhausted: the account's quota of " +
-                  'concurrent bot tasks (Fargate vCPUs or tasks) is reached; bots must end first (Retry-After 60). ' +
+                  'concurrent bot tasks (Fargate vCPUs or tasks) is reached, or the deployment runs its configured ' +
+                  'maximum of bots (MAX_BOTS); bots must end first (Retry-After 60). ' +
                   'capacity_unavailable: the launch could not even be handed to the control plane (its queue failed). ' +
                   'A join that ECS merely throttles (RunTask is limited per account and region) or that finds no ' +
                   'capacity is not refused: it answers 201 and the control plane starts the bot at the paced rate, ' +

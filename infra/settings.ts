@@ -93,6 +93,11 @@ const contextSchema = z.object({
   botPoolSize: number(2, 0, 100),
   /** The most pooled tasks (idle and busy) the pool scales out to; at least botPoolSize. */
   botPoolMax: number(10, 1, 100),
+  /**
+   * The most bot tasks the deployment runs at once (MAX_BOTS), idle pooled ones included; a join beyond it answers
+   * 503 capacity_exhausted. 0: no maximum of ours, only the account's Fargate quota.
+   */
+  maxBots: number(0, 0, 100_000),
   /** Availability zones for the VPC: 1 or 2 (an environment-agnostic stack gets two from CDK). */
   maxAzs: number(2, 1, 2),
   /** CloudWatch Logs retention (days) for every log group. */

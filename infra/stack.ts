@@ -82,6 +82,11 @@ export class MeetingBotStack extends Stack {
       this.recordings.grantReadFile(status.role);
     }
     const join = this.api.functions.get('join');
+    if (join && settings.maxBots > 0) {
+      // The join counts the cluster's tasks (one DescribeClusters, cached per instance) against the maximum.
+      join.function.addEnvironment('MAX_BOTS', String(settings.maxBots));
+      this.runtime.grantDescribeCluster(join.role);
+    }
     // The data deletion tells the bot's webhook (bot.data_deleted) through the bot's ordered events.
     const dataFn = this.api.functions.get('data');
     if (dataFn) {

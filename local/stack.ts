@@ -17,7 +17,6 @@ import type { Outbox, OutboxMessage } from '../core/control/outbox';
 import { sweepRetention } from '../core/data/retention';
 import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
-import type { PoolCapacity } from '../core/ports/pool-capacity';
 import { makeControlHandler } from '../functions/control/handler';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
@@ -217,6 +216,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     config,
     runner,
     outbox,
+    ...(adapters.poolQueue && { poolQueue: adapters.poolQueue }),
     deliveryQueue: adapters.deliveryQueue,
     log,
     now: () => new Date(),
@@ -271,13 +271,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   }, config.HEARTBEAT_MS);
 
   // The scheduler: EventBridge runs it every minute on AWS; here a timer, often enough that a join's horizon is short.
-  const poolCapacity: PoolCapacity | undefined =
-    config.BOT_POOL_SIZE > 0 ? { addIdle: async (count) => runner.addIdle(count) } : undefined;
+  const poolScaler = config.BOT_POOL_SIZE > 0 ? runner : undefined;
   const scheduler = setInterval(() => {
-    void runScheduler(
-      { stores, outbox, config, log, ...(poolCapacity && { poolCapacity }) },
-      new Date(),
-    ).catch((err) => log.warn('scheduler run failed', { err }));
+    void runScheduler({ stores, outbox, config, log, ...(poolScaler && { poolScaler }) }, new Date()).catch(
+      (err) => log.warn('scheduler run failed', { err }),
+    );
   }, config.SCHEDULE_TICK_MS);
 
   let baseUrl = '';

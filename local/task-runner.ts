@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { PoolScaler } from '../core/ports/pool-scaler';
 import type { TaskRunner, TaskStartOptions } from '../core/ports/task-runner';
 import { buildBotTaskBundle } from '../scripts/bundles';
 import { type BotContainer, botContainerArgs } from './container-engine';
@@ -118,10 +119,10 @@ type PoolReport = { ready: true } | { claiming: string | null } | { claimed: str
  * doubled the burst's p95, bench/join-latency). A join that takes longer than this (a waiting room) frees it anyway.
  */
 const refillBackstopMs = 10_000;
-/** The most idle bots the scheduler adds at once on one machine (each is a Node process, and Chromium with Daily). */
+/** The most idle bots the scheduler adds beyond the pool's size on one machine (each is a Node process, and Chromium with Daily). */
 const maxAddedIdle = 20;
 
-export class LocalTaskRunner implements TaskRunner {
+export class LocalTaskRunner implements TaskRunner, PoolScaler {
   /** By bot id and attempt (pooled bots by pool id): a bot handing over to its replacement runs beside it a while. */
   private readonly children = new Map<string, BotChild>();
   /** Pooled bots being spawned: counted with the idle ones, so concurrent refills do not overshoot. */
@@ -217,24 +218,32 @@ export class LocalTaskRunner implements TaskRunner {
   }
 
   /**
-   * The scheduler's idle bots for the sessions due soon, on top of BOT_POOL_SIZE (the local PoolCapacity): started
-   * now, at most `maxAddedIdle` at once; the pool does not refill them once they are used.
+   * The local PoolScaler: idle bots on top of BOT_POOL_SIZE (the scheduler's, for the sessions due soon), started
+   * now; the pool never holds more than `maxAddedIdle` beyond its size, and does not refill them once they are used.
    */
-  addIdle(count: number): void {
-    if (this.options.container || !this.options.poolSize) return;
-    for (let n = 0; n < Math.min(count, maxAddedIdle) && !this.closing; n++) {
+  async grow(by: number): Promise<{ desired: number; max: number }> {
+    const size = this.options.container ? 0 : (this.options.poolSize ?? 0);
+    const max = size > 0 ? size + maxAddedIdle : 0;
+    const current = this.pooledPlaces() + this.spawning;
+    const desired = Math.max(current, Math.min(max, current + by));
+    for (let n = current; n < desired && !this.closing; n++) {
       this.spawning++;
       void this.startPooled()
         .catch((err) => this.options.onPoolError?.(err))
         .finally(() => this.spawning--);
     }
+    return { desired, max };
+  }
+
+  /** Pooled bots not released: idle ones and those serving a session. */
+  private pooledPlaces(): number {
+    return [...this.children.values()].filter((c) => c.poolBotId && !c.released).length;
   }
 
   /** Starts idle pooled bots until BOT_POOL_SIZE wait (the stack calls it once; exits and joins refill). */
   fillPool(): void {
     const size = this.options.container ? 0 : (this.options.poolSize ?? 0);
-    const places = [...this.children.values()].filter((c) => c.poolBotId && !c.released).length;
-    for (let n = places + this.spawning; n < size && !this.closing; n++) {
+    for (let n = this.pooledPlaces() + this.spawning; n < size && !this.closing; n++) {
       this.spawning++;
       void this.startPooled()
         .catch((err) => {
@@ -244,6 +253,11 @@ export class LocalTaskRunner implements TaskRunner {
         })
         .finally(() => this.spawning--);
     }
+  }
+
+  /** The bot processes running now, idle pooled ones included (what MAX_BOTS bounds locally). */
+  async botCount(): Promise<number> {
+    return this.children.size + this.spawning;
   }
 
   /** The pooled bots now: idle ones and those serving the session they claimed. */

@@ -10,8 +10,8 @@ import { type Outbox, routedOutbox } from '../control/outbox';
 import { buildServiceDeps, type ServiceDeps, type Stores } from '../deps';
 import type { Logger } from '../log';
 import type { Mailer } from '../ports/mailer';
-import type { PoolCapacity } from '../ports/pool-capacity';
 import type { PoolQueue } from '../ports/pool-queue';
+import type { PoolScaler } from '../ports/pool-scaler';
 import type { MessageQueue } from '../ports/queue';
 import type { RateLimiter } from '../ports/rate-limiter';
 import type { RecordingStore } from '../ports/recordings';
@@ -22,7 +22,6 @@ import { buildStores } from './dynamodb/stores';
 import type { TableHandle } from './dynamodb/table';
 import { EcsPoolScaler } from './ecs/ecs-pool-scaler';
 import { EcsTaskRunner } from './ecs/ecs-task-runner';
-import { EcsPoolCapacity } from './ecs/pool-capacity';
 import { FileRecordingStore } from './files/recording-store';
 import { S3RecordingStore } from './s3/recording-store';
 import { SesMailer } from './ses/ses-mailer';
@@ -63,9 +62,12 @@ export interface Adapters {
   readonly recordings: RecordingStore;
   /** ECS RunTask/StopTask on the cluster of BOT_CLUSTER_ARN (the deployed join and leave functions). */
   readonly ecsRunner: TaskRunner;
-  /** The warm pool's ECS service, sized by the scheduler; undefined without one (BOT_POOL_SERVICE). */
-  readonly poolCapacity: PoolCapacity | undefined;
-  /** Grows the warm pool's ECS service (BOT_POOL_SERVICE); undefined without one. */
+  /**
+   * The warm pool's ECS service (BOT_POOL_SERVICE), raised by the scheduler ahead of scheduled sessions and by the
+   * storm's growth; undefined without one.
+   */
+  readonly poolScaler: PoolScaler | undefined;
+  /** The storm's growth of the pool, through `poolScaler`; undefined without one. */
   readonly poolGrowth: PoolGrowth | undefined;
   /** What the HTTP use cases need; the runner is ECS unless another is given (the local stack's child processes). */
   serviceDeps(parts?: { runner?: TaskRunner; rateLimiter?: RateLimiter; log?: Logger }): ServiceDeps;
@@ -159,34 +161,26 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
             ),
       );
     },
-    get poolCapacity() {
+    get poolScaler() {
       if (!config.BOT_POOL_SERVICE) return undefined;
-      return once(
-        'poolCapacity',
+      const service = config.BOT_POOL_SERVICE;
+      return once<PoolScaler>(
+        'poolScaler',
         () =>
-          new EcsPoolCapacity(
+          new EcsPoolScaler(
             client('ecs', () => ecsClient(config)),
             {
               cluster: config.BOT_CLUSTER_ARN,
-              service: config.BOT_POOL_SERVICE,
+              service,
               max: config.BOT_POOL_MAX,
             },
-            log,
           ),
       );
     },
     get poolGrowth() {
-      if (!config.BOT_POOL_SERVICE) return undefined;
-      return once(
-        'poolGrowth',
-        () =>
-          new PoolGrowth(
-            new EcsPoolScaler(
-              client('ecs', () => ecsClient(config)),
-              { cluster: config.BOT_CLUSTER_ARN, service: config.BOT_POOL_SERVICE, max: config.BOT_POOL_MAX },
-            ),
-          ),
-      );
+      const scaler = adapters.poolScaler;
+      if (!scaler) return undefined;
+      return once('poolGrowth', () => new PoolGrowth(scaler));
     },
     get ecsRunner() {
       return once(

@@ -6,7 +6,8 @@ import type { ControlMessage } from '../control/messages';
 import type { Outbox } from '../control/outbox';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
-import type { PoolCapacity } from '../ports/pool-capacity';
+import type { PoolQueue } from '../ports/pool-queue';
+import type { PoolScaler } from '../ports/pool-scaler';
 import type { ScheduledJoin } from '../ports/sessions-store';
 import type { TaskRunner } from '../ports/task-runner';
 import { startColdIfUnclaimed, startColdRequest } from './pool-fallback';
@@ -60,8 +61,8 @@ export interface SchedulerDeps {
   stores: Pick<Stores, 'sessions'>;
   outbox: Outbox;
   config: ScheduleConfig;
-  /** Absent without a warm pool. */
-  poolCapacity?: PoolCapacity;
+  /** The warm pool's size; absent without a warm pool. */
+  poolScaler?: PoolScaler;
   log: Logger;
 }
 
@@ -76,14 +77,10 @@ export async function runScheduler(deps: SchedulerDeps, now: Date): Promise<numb
   const to = new Date(now.getTime() + deps.config.SCHEDULE_HORIZON_MS + lead).toISOString();
   const due = await deps.stores.sessions.listScheduled(from, to);
   if (due.length === 0) return 0;
-  if (deps.poolCapacity) {
+  if (deps.poolScaler) {
     // Raised now, minutes ahead, rather than by the pool's per-minute idle metric after the sessions went unserved.
     // Each session counts once: its entry goes once its start is queued below.
-    await deps.poolCapacity
-      .addIdle(due.length)
-      .catch((err) =>
-        deps.log.error('scheduler: could not raise the warm pool', { err, upcoming: due.length }),
-      );
+    await raisePoolFor(deps, due.length);
   }
   let queued = 0;
   for (const entry of due) {
@@ -99,11 +96,28 @@ export async function runScheduler(deps: SchedulerDeps, now: Date): Promise<numb
   return queued;
 }
 
+/** Adds idle bots for `upcoming` scheduled sessions; a failure is logged (they would start cold), never thrown. */
+async function raisePoolFor(deps: SchedulerDeps, upcoming: number): Promise<void> {
+  try {
+    const { desired, max } = await deps.poolScaler!.grow(upcoming);
+    if (desired >= max)
+      deps.log.warn('warm pool at its maximum: scheduled sessions beyond it start cold', {
+        max,
+        wanted: upcoming,
+      });
+    else deps.log.info('warm pool raised for scheduled sessions', { to: desired });
+  } catch (err) {
+    deps.log.error('scheduler: could not raise the warm pool', { err, upcoming });
+  }
+}
+
 export interface StartScheduledDeps {
   stores: Pick<Stores, 'sessions' | 'ledger'>;
   config: ScheduleConfig;
   runner: TaskRunner;
   outbox: Outbox;
+  /** The pool's wake-up (POOL_QUEUE_URL); without it the pooled bots find the offer by scanning. */
+  poolQueue?: PoolQueue;
   log: Logger;
 }
 
@@ -125,6 +139,13 @@ export async function startScheduled(
   await deps.outbox.send(startColdRequest(request.bot_id, reason), {
     delaySeconds: Math.ceil(deps.config.POOL_CLAIM_TIMEOUT_MS / 1000),
   });
+  // Wakes one idle pooled bot now, as the join does: a scan (POOL_POLL_MS) finds a thousand offers of one join_at
+  // too late for the fallback's POOL_CLAIM_TIMEOUT_MS. A lost wake-up costs time, not the session (the fallback).
+  await deps.poolQueue
+    ?.offer(request.bot_id)
+    .catch((err) =>
+      deps.log.warn('could not wake the pool; its bots will find the offer', { bot_id: request.bot_id, err }),
+    );
   return 'offered';
 }
 

@@ -17,6 +17,7 @@ import { dailyHostAllowed, idempotencyKeySchema, roomNameOf } from '../schemas/a
 import { type StartRequest, startRequestSchema } from '../schemas/start-request';
 import { parseOrThrow } from '../schemas/validate';
 import { normalizeBotConfig } from './automatic-leave';
+import { refuseBeyondBotMaximum } from './bot-maximum';
 import { failSession } from './finish-session';
 import { launchFailureOf } from './launch-failure';
 import { startColdRequest } from './pool-fallback';
@@ -81,6 +82,15 @@ export async function startBot(
   }
 
   const log = correlatedLog(deps.log.child({ bot_id: botId, account_id: caller.accountId }), requestId);
+  // A bot starting now must fit under MAX_BOTS (a scheduled one is counted when its moment comes: the fallback).
+  if (!joinAt) {
+    try {
+      await refuseBeyondBotMaximum({ runner: deps.runner, config: deps.config, log });
+    } catch (err) {
+      if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
+      throw err;
+    }
+  }
   // Two requests to DynamoDB in all: the conditional hold on the account item, then the session and the hold's
   // ledger entry in one batch. The task's id is not written back: ECS finds it by startedBy = bot id.
   let hold: CreditHold;

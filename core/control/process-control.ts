@@ -11,6 +11,7 @@ import { sessionCompletePayload } from '../delivery/payloads';
 import type { Stores } from '../deps';
 import { emitEvent, sendSpecEvent, targetOf } from '../events/emit';
 import type { Logger } from '../log';
+import type { PoolQueue } from '../ports/pool-queue';
 import type { MessageQueue } from '../ports/queue';
 import type { TaskRunner } from '../ports/task-runner';
 import type { ControlPlaneMessage } from './messages';
@@ -25,6 +26,8 @@ export interface ControlDeps {
   runner: TaskRunner;
   /** Grows the warm pool by the offers it did not claim in time; absent without a pool service to grow. */
   poolDemand?: (sessions: number) => Promise<void>;
+  /** Wakes an idle pooled bot for a scheduled session offered now; absent without the pool queue. */
+  poolQueue?: PoolQueue;
   /** What a decision leads to: a session that ends (results queue), a failure or bot.replaced (bot events). */
   outbox: Outbox;
   deliveryQueue: MessageQueue;

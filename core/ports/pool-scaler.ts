@@ -1,4 +1,6 @@
-// Port: the warm pool's size on the platform (the ECS service's desired count on AWS).
+// Port: the warm pool's size on the platform (the ECS service's desired count on AWS; locally the runner's idle bot
+// processes). Two use cases raise it: the scheduler, ahead of the sessions due soon, and the storm's growth, for
+// offers no pooled bot claimed. Only raises: the pool's own scaling takes the surplus back once they are served.
 
 export interface PoolScaler {
   /**

@@ -68,4 +68,9 @@ export interface TaskRunner {
   start(botId: string, options?: TaskStartOptions): Promise<{ taskRef: string }>;
   /** Asks the bot's tasks to leave (SIGTERM / StopTask): the backstop to the stop request in the session record. */
   stop(botId: string, taskRef: string | undefined): Promise<void>;
+  /**
+   * The bot tasks the deployment runs now, started or starting, idle pooled ones included (the ECS cluster's count,
+   * cached a few seconds per process; locally the runner's processes). What MAX_BOTS bounds; absent where unknown.
+   */
+  botCount?(): Promise<number>;
 }

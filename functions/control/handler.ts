@@ -24,6 +24,7 @@ export const handler = lambdaEntry(
         // Cold starts and replacements are ECS tasks like any bot.
         runner: a.ecsRunner,
         ...(a.poolGrowth && { poolDemand: (n: number) => a.poolGrowth!.demand(n) }),
+        ...(a.poolQueue && { poolQueue: a.poolQueue }),
         outbox: a.outbox,
         deliveryQueue: a.deliveryQueue,
         log: a.log,

@@ -7,9 +7,9 @@ export const handler = lambdaEntry(
   'scheduler',
   flushingMetrics(async () => {
     const adapters = lambdaAdapters('scheduler');
-    const { stores, config, outbox, log, poolCapacity } = adapters;
+    const { stores, config, outbox, log, poolScaler } = adapters;
     const queued = await runScheduler(
-      { stores, config, outbox, log, ...(poolCapacity && { poolCapacity }) },
+      { stores, config, outbox, log, ...(poolScaler && { poolScaler }) },
       new Date(),
     );
     return { queued };

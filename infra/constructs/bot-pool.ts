@@ -221,11 +221,16 @@ export class BotPool extends Construct {
 
   /**
    * The control function grows the pool in a storm (core/bots/pool-growth.ts): it reads and raises this service's
-   * desired count, up to the scaling's maximum, and may touch no other service.
+   * desired count, up to the scaling's maximum, and may touch no other service. It offers scheduled sessions to the
+   * pool at their moment, with a wake-up on the pool queue (core/bots/scheduled-joins.ts).
    */
   wireControl(control: ServiceFunction): void {
     control.function.addEnvironment('BOT_POOL_SERVICE', this.service.serviceName);
     control.function.addEnvironment('BOT_POOL_MAX', String(this.settings.botPoolMax));
+    control.function.addEnvironment('POOL_QUEUE_URL', this.queue.queueUrl);
+    control.role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
+    );
     control.role.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['ecs:DescribeServices', 'ecs:UpdateService'],

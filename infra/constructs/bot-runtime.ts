@@ -216,6 +216,13 @@ export class BotRuntime extends Construct {
     );
   }
 
+  /** DescribeClusters of this cluster only: its running and pending task count (MAX_BOTS). */
+  grantDescribeCluster(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['ecs:DescribeClusters'], resources: [this.cluster.clusterArn] }),
+    );
+  }
+
   /** StopTask on this cluster's tasks only (leave's backstop signal), and ListTasks to find a bot's task. */
   grantStopTask(grantee: iam.IGrantable): void {
     grantWithWildcard(

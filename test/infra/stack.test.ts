@@ -363,9 +363,10 @@ describe('the Lambda functions', () => {
         .sort();
     const ids = (...qs: IConstruct[]) => qs.map(logicalId).sort();
     expect(sendsOf(roleOfFunction(fnId(d.resultsFunction)))).toEqual(ids(d.deliveryQueue, c.botEventsQueue));
-    // Its own control queue too: a scheduled session's pool offer comes with the delayed cold-start fallback.
+    // Its own control queue too: a scheduled session's pool offer comes with the delayed cold-start fallback, and
+    // with a wake-up on the pool queue.
     expect(sendsOf(roleOfFunction(fnId(c.function)))).toEqual(
-      ids(c.controlQueue, c.botEventsQueue, d.resultsQueue, d.deliveryQueue),
+      ids(c.controlQueue, c.botEventsQueue, d.resultsQueue, d.deliveryQueue, s.stack.pool!.queue),
     );
     // The scheduler queues scheduled starts (and its failed invocations go to the events DLQ).
     expect(sendsOf(roleOfFunction(fnId(s.stack.operations.scheduler)))).toEqual(
@@ -939,8 +940,10 @@ describe('the warm pool (issue 15)', () => {
     expect(queue.RedrivePolicy).toBeUndefined();
   });
 
-  it('lets only the join send wake-ups and only the bot task receive and delete them', () => {
-    expect(rolesWith('sqs:SendMessage')).toEqual([joinRoleId()]);
+  it('lets only the join and the control function (a scheduled offer) send wake-ups, only the bot task receive them', () => {
+    expect(rolesWith('sqs:SendMessage').sort()).toEqual(
+      [joinRoleId(), roleOfFunction(fnId(s.stack.controlPlane.function))].sort(),
+    );
     expect(rolesWith('sqs:ReceiveMessage')).toEqual([taskRoleId()]);
     expect(rolesWith('sqs:DeleteMessage')).toEqual([taskRoleId()]);
     const received = statementsOfRole(taskRoleId()).find((st) => st.Action.includes('sqs:ReceiveMessage'))!;

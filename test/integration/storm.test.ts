@@ -1,8 +1,10 @@
 // The storm at a small scale and with tight quotas (bench/storm.ts drives the real join, claim, fallback, launcher
 // and ECS adapter against a simulated ECS on a virtual clock): however hard ECS throttles RunTask, no join answers a
 // 5xx and every session gets exactly one bot; only the account's concurrency quota answers 503 capacity_exhausted.
+// Joins scheduled for one join_at (bench/storm-scheduled.ts) are all in the room within 5 s of it.
 import { describe, expect, it } from 'vitest';
 import { runStorm } from '../../bench/storm';
+import { runScheduledStorm } from '../../bench/storm-scheduled';
 
 /** RunTask at 2 calls/s and Fargate launches at 5/s: a tenth of AWS's, so 60 joins in 10 s are a storm. */
 const tight = {
@@ -14,6 +16,24 @@ const tight = {
 };
 
 describe('the storm', () => {
+  it('scheduled for one join_at 10 min ahead: the scheduler raises the pool ahead, every bot joins within 5 s of it', async () => {
+    const f = await runScheduledStorm({
+      joins: 40,
+      aheadMs: 600_000,
+      windowMs: 10_000,
+      accounts: 4,
+      pool: 2,
+      poolMax: 42,
+    });
+    expect(f.answers).toEqual({ 201: 40 });
+    expect(f.on_time, JSON.stringify(f)).toBe(40);
+    expect(f.early).toBe(0);
+    // Served by the pool the scheduler raised (woken at the session's moment), none by the cold fallback.
+    expect(f.pool_claims).toBe(40);
+    expect(f.cold_starts).toBe(0);
+    expect(f.pool_desired_after).toBe(42);
+  }, 180_000);
+
   it('RunTask throttled hard, no pool: every join 201, every session in the room once, no 5xx', async () => {
     const f = await runStorm({
       joins: 60,

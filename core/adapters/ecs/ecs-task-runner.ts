@@ -4,6 +4,7 @@
 // paces the calls and retries throttling, launch limits and server faults with jittered backoff inside a time budget
 // (the join's: its Lambda answers within 29 s); past it the start is a TaskCapacityError.
 import {
+  DescribeClustersCommand,
   type ECSClient,
   ListTasksCommand,
   RunTaskCommand,
@@ -42,8 +43,16 @@ export type RunnerClock = LaunchClock;
 /** ECS's sustained RunTask rate per account and region (calls per second), the launcher's default pace. */
 export const runTaskCallsPerSecond = 20;
 
+/**
+ * How long one process reuses the cluster's task count (MAX_BOTS): a join storm of hundreds a second makes one
+ * DescribeClusters call per instance every few seconds, far inside ECS's describe rate, and never a DynamoDB call.
+ */
+export const botCountTtlMs = 5_000;
+
 export class EcsTaskRunner implements TaskRunner, TaskPlatform {
   private readonly launcher: TaskLauncher;
+  private readonly clock: RunnerClock;
+  private counted: { at: number; count: Promise<number> } | undefined;
 
   constructor(
     private readonly ecs: ECSClient,
@@ -52,6 +61,7 @@ export class EcsTaskRunner implements TaskRunner, TaskPlatform {
     log?: Logger,
   ) {
     const fullClock = { ...realLaunchClock, ...clock };
+    this.clock = fullClock;
     const perSecond = settings.callsPerSecond ?? runTaskCallsPerSecond;
     this.launcher = new TaskLauncher(
       this,
@@ -69,6 +79,25 @@ export class EcsTaskRunner implements TaskRunner, TaskPlatform {
 
   start(botId: string, options: TaskStartOptions = {}): Promise<{ taskRef: string }> {
     return this.launcher.start(botId, options);
+  }
+
+  /** The cluster's running and pending tasks (only bot tasks run in it), from one cached DescribeClusters. */
+  botCount(): Promise<number> {
+    const now = this.clock.now();
+    if (this.counted && now - this.counted.at < botCountTtlMs) return this.counted.count;
+    const count = this.ecs
+      .send(new DescribeClustersCommand({ clusters: [this.settings.cluster] }))
+      .then(({ clusters = [] }) => {
+        const c = clusters[0];
+        if (!c) throw new Error(`bot cluster ${this.settings.cluster} not found`);
+        return (c.runningTasksCount ?? 0) + (c.pendingTasksCount ?? 0);
+      });
+    this.counted = { at: now, count };
+    // A failed count is not kept: the next join asks again.
+    count.catch(() => {
+      if (this.counted?.count === count) this.counted = undefined;
+    });
+    return count;
   }
 
   /** One RunTask call, classified; the launcher paces and retries. */
