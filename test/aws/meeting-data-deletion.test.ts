@@ -82,6 +82,8 @@ describe.skipIf(skip)("a meeting's data deleted from moto's table and bucket", (
       qaPairs: [{ question: `What was ${phrase}?`, answer: `${phrase} was my project.` }],
     } as BotSession;
     await stores.sessions.create(session);
+    // A session written as ended: its end writes the retention sweep's entry (completeSession does, before the end).
+    await stores.sessions.dueForRetention(session);
     await stores.transcripts.saveSegment(session.botId, 1, [
       { speaker: 'Cal', participant_id: 'p1', text: `${phrase} was my project.`, started_at: at } as never,
     ]);

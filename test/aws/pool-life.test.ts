@@ -233,7 +233,7 @@ describe.skipIf(skip)(
       expect(denials(await simulate(life.template, life.stack.resolver, requests))).toEqual([]);
     });
 
-    it('IAM: only the join sends wake-ups, only the bot task takes them, and it protects only its own cluster’s tasks', async () => {
+    it('IAM: only the join and the control function (a scheduled session’s moment) send wake-ups, only the bot task takes them, and it protects only its own cluster’s tasks', async () => {
       const queue = poolQueueArn();
       const task = (cluster: string) =>
         `arn:aws:ecs:${motoRegion}:${motoAccountId}:task/${cluster}/0123456789abcdef0123456789abcdef`;
@@ -247,11 +247,11 @@ describe.skipIf(skip)(
       });
       const taskRole = life.stack.task.role;
       const join = life.fn('ApiJoin').role;
-      const others = ['ApiLeave', 'DeliveryResults', 'ControlPlaneControl', 'TaskStopped', 'Sweeper'].map(
-        (f) => life.fn(f).role,
-      );
+      const control = life.fn('ControlPlaneControl').role;
+      const others = ['ApiLeave', 'DeliveryResults', 'TaskStopped', 'Sweeper'].map((f) => life.fn(f).role);
       const allowed = [
         request(join, 'sqs:SendMessage', queue),
+        request(control, 'sqs:SendMessage', queue),
         request(taskRole, 'sqs:ReceiveMessage', queue),
         request(taskRole, 'sqs:DeleteMessage', queue),
         request(taskRole, 'ecs:UpdateTaskProtection', task(clusterName)),
@@ -261,6 +261,8 @@ describe.skipIf(skip)(
         request(taskRole, 'sqs:SendMessage', queue),
         request(join, 'sqs:ReceiveMessage', queue),
         request(join, 'ecs:UpdateTaskProtection', task(clusterName)),
+        request(control, 'sqs:ReceiveMessage', queue),
+        request(control, 'ecs:UpdateTaskProtection', task(clusterName)),
         request(taskRole, 'ecs:UpdateTaskProtection', task('another-cluster')),
         request(taskRole, 'ecs:GetTaskProtection', task(clusterName)),
         ...others.flatMap((role) => [
