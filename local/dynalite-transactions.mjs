@@ -42,7 +42,8 @@ export function withTransactions(makeServer) {
     req.on('end', () => {
       transactWriteItems(store, JSON.parse(Buffer.concat(chunks).toString() || '{}')).then(
         (body) => send(res, 200, body),
-        (err) => send(res, err.statusCode ?? 500, err.body ?? { __type: 'InternalFailure', message: String(err) }),
+        (err) =>
+          send(res, err.statusCode ?? 500, err.body ?? { __type: 'InternalFailure', message: String(err) }),
       );
     });
   });
@@ -74,7 +75,8 @@ function parsed(store, action, data) {
   return typed;
 }
 
-const call = (fn) => new Promise((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value))));
+const call = (fn) =>
+  new Promise((resolve, reject) => fn((err, value) => (err ? reject(err) : resolve(value))));
 
 async function transactWriteItems(store, body) {
   const items = body.TransactItems ?? [];
@@ -83,8 +85,12 @@ async function transactWriteItems(store, body) {
   for (const [index, entry] of items.entries()) {
     const [[kind, data]] = Object.entries(entry);
     if (kind === 'ConditionCheck') checks.push({ index, data: parsed(store, 'deleteItem', data) });
-    else if (writes[kind] && !write) write = { index, action: writes[kind], data: parsed(store, writes[kind], data) };
-    else throw validationError(`local TransactWriteItems: unsupported item ${kind} (condition checks and one write)`);
+    else if (writes[kind] && !write)
+      write = { index, action: writes[kind], data: parsed(store, writes[kind], data) };
+    else
+      throw validationError(
+        `local TransactWriteItems: unsupported item ${kind} (condition checks and one write)`,
+      );
   }
   const reasons = items.map(() => ({ Code: 'None' }));
   const locked = [];
@@ -116,12 +122,12 @@ async function transactWriteItems(store, body) {
       // Cancelled already: the write's own condition is still reported, as DynamoDB reports every item's.
       const table = await call((cb) => store.getTable(write.data.TableName, cb));
       const keyAttrs = write.data.Key ?? keyOf(write.data.Item, table);
-      const item = await call((cb) => store.getItemDb(write.data.TableName).get(db.createKey(keyAttrs, table), cb)).catch(
-        (err) => {
-          if (err.name === 'NotFoundError') return undefined;
-          throw err;
-        },
-      );
+      const item = await call((cb) =>
+        store.getItemDb(write.data.TableName).get(db.createKey(keyAttrs, table), cb),
+      ).catch((err) => {
+        if (err.name === 'NotFoundError') return undefined;
+        throw err;
+      });
       if (db.checkConditional(write.data, item)) {
         reasons[write.index] = { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' };
       }

@@ -167,7 +167,14 @@ describe.skipIf(skip)("a meeting's data deleted from moto's table and bucket", (
       meetingContent: true,
     });
     const claim = (botId: string, nowMs = Date.now()) =>
-      adapters.stores.deliveries.claim(botId, 'webhook', 'transcript.data#7', nowMs + 60_000, nowMs, job(botId));
+      adapters.stores.deliveries.claim(
+        botId,
+        'webhook',
+        'transcript.data#7',
+        nowMs + 60_000,
+        nowMs,
+        job(botId),
+      );
 
     // The session's tombstone cancels the TransactWriteItems: nothing of it reaches the table.
     expect(await claim(erased.botId)).toBe('data_deleted');
@@ -180,7 +187,10 @@ describe.skipIf(skip)("a meeting's data deleted from moto's table and bucket", (
     expect(await claim(kept.botId)).toBeNull();
     // Once the claim expires, the retry's job claims the stored record (its own webhook-id, not the job's).
     const stored = await claim(kept.botId, Date.now() + 120_000);
-    expect(stored).toMatchObject({ messageId: (first as { messageId: string }).messageId, status: 'pending' });
+    expect(stored).toMatchObject({
+      messageId: (first as { messageId: string }).messageId,
+      status: 'pending',
+    });
   });
 
   it("the retention sweep deletes the same set once the account's retention has passed", async () => {

@@ -169,7 +169,7 @@ export class DocumentClient {
     }
     if (command instanceof TransactWriteCommand) {
       const items = (command.input.TransactItems ?? []).map((t) => {
-        const [[kind, op]] = Object.entries(t) as [string, Doc][];
+        const [kind, op] = Object.entries(t)[0] as [string, Doc];
         const { Key, Item, ExpressionAttributeValues, ...rest } = op;
         return {
           [kind]: {

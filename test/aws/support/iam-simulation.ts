@@ -66,8 +66,8 @@ export function iamRequestsOf(call: AwsCall, stack: DeployedStack): IamRequest[]
           Delete: 'DeleteItem',
         };
         return (input.TransactItems as Record<string, { TableName: string }>[]).map((item) => {
-          const [[kind, op]] = Object.entries(item);
-          return req(`dynamodb:${actions[kind]}`, table(op.TableName));
+          const [[kind, request]] = Object.entries(item) as [[string, { TableName: string }]];
+          return req(`dynamodb:${actions[kind]}`, table(request.TableName));
         });
       }
       if (['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan'].includes(op)) {
