@@ -2,8 +2,11 @@
 import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import dynalite from 'dynalite';
+import { withTransactions } from './dynalite-transactions.mjs';
 
-const server = dynalite({ path: workerData.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+const server = withTransactions(() =>
+  dynalite({ path: workerData.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }),
+);
 server.listen(workerData.port, '127.0.0.1', () => {
   parentPort.postMessage({ port: server.address().port, threadId: osThreadId() });
 });

@@ -29,6 +29,8 @@ export interface DeliveryRecordJob {
   message_id: string;
   created_at: string;
   seq?: number;
+  /** Its payload is the meeting's content: the claim stores it only while the meeting's data is not deleted. */
+  meeting_content?: boolean;
 }
 
 /**
@@ -63,7 +65,10 @@ export interface DeliveryDeps {
   resolve?: (host: string) => Promise<string[]>;
 }
 
-type NewDelivery = Omit<Delivery, 'status' | 'attempts' | 'messageId' | 'createdAt'>;
+type NewDelivery = Omit<Delivery, 'status' | 'attempts' | 'messageId' | 'createdAt'> & {
+  /** The payload is the meeting's content (the event registry says which events carry it). */
+  meetingContent?: boolean;
+};
 
 /**
  * Queues a delivery to make. `inline` (a live event received for the first time, the hot path): a small body travels
@@ -91,11 +96,13 @@ export async function scheduleDelivery(
         message_id: messageId,
         created_at: now.toISOString(),
         ...(d.seq !== undefined && { seq: d.seq }),
+        ...(d.meetingContent && { meeting_content: true }),
       },
     } satisfies DeliveryJob);
     return;
   }
-  const created = await stores.deliveries.create({ ...d, messageId, createdAt: now.toISOString() });
+  const { meetingContent: _, ...record } = d;
+  const created = await stores.deliveries.create({ ...record, messageId, createdAt: now.toISOString() });
   // Created now: it is what we wrote. Otherwise an earlier try made it (and keeps its webhook-id and seq).
   const current = created ? { status: 'pending' } : await stores.deliveries.get(d.botId, d.channel, d.event);
   if (current?.status === 'pending') await requeueDelivery(queue, d);
@@ -131,8 +138,19 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
       messageId: job.record.message_id,
       createdAt: job.record.created_at,
       ...(job.record.seq !== undefined && { seq: job.record.seq }),
+      ...(job.record.meeting_content && { meetingContent: true }),
     },
   );
+  if (d === 'data_deleted') {
+    // Queued before the meeting's data was deleted: its content is never stored or sent (no record, no attempt).
+    deps.log.info('delivery dropped: the meeting data was deleted before it was stored', {
+      bot_id: job.bot_id,
+      account_id: job.record?.account_id,
+      channel: job.channel,
+      event: job.event,
+    });
+    return { kind: 'done' };
+  }
   if (!d) {
     // Not claimable: finished, claimed by another worker (a duplicate), or its next attempt is not due yet.
     const current = await deliveries.get(job.bot_id, job.channel, job.event);

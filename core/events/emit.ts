@@ -103,7 +103,13 @@ export async function emitEvent(
   });
   // A first receipt's delivery is stored by the delivery stage's claim (one write fewer); a repeat's here, at once, so
   // a further repeat finds it.
-  await scheduleWebhook(deps, target, { event: eventKey, target: webhook, body, seq }, now, !options.repeat);
+  await scheduleWebhook(
+    deps,
+    target,
+    { event: eventKey, target: webhook, body, seq, meetingContent: carriesMeetingContent(event.name) },
+    now,
+    !options.repeat,
+  );
 }
 
 type SpecEventName = 'session_complete' | 'bot_join_failed' | 'bot_failed';
@@ -125,7 +131,7 @@ export async function sendSpecEvent(
 function scheduleWebhook(
   deps: EmitDeps,
   session: Pick<BotSession, 'botId' | 'accountId'>,
-  w: { event: string; target: string; body: unknown; seq: number | undefined },
+  w: { event: string; target: string; body: unknown; seq: number | undefined; meetingContent?: boolean },
   now: Date,
   inline = false,
 ): Promise<void> {
@@ -140,6 +146,7 @@ function scheduleWebhook(
       target: w.target,
       payload: JSON.stringify(w.body),
       seq: w.seq,
+      ...(w.meetingContent && { meetingContent: true }),
     },
     now,
     { inline },

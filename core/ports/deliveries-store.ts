@@ -34,6 +34,18 @@ export interface Delivery {
   contentDeletedAt?: string;
 }
 
+/** A delivery record a job carries for the claim to create (the hot path's inline job). */
+export type NewDeliveryRecord = Omit<Delivery, 'status' | 'attempts'> & {
+  /**
+   * Its payload is the meeting's content: the claim creates it only while the session's data is not deleted, in the
+   * same atomic write, so a job still queued when the data is deleted never stores or sends it.
+   */
+  meetingContent?: boolean;
+};
+
+/** What a claim got: the delivery to send, nothing to send (null), or a content job whose meeting data is deleted. */
+export type ClaimResult = Delivery | 'data_deleted' | null;
+
 export interface DeliveriesStore {
   /** Creates the record once; a duplicate results message finds it and changes nothing. Returns false then. */
   create(d: Omit<Delivery, 'status' | 'attempts'>): Promise<boolean>;
@@ -43,6 +55,7 @@ export interface DeliveriesStore {
    * Takes the right to send a pending delivery now and returns it; null when it is delivered, failed, missing, or
    * another worker holds an unexpired claim (at most one send in flight), or its next attempt is not due yet. With
    * `create`, a missing record is created in the same call; an existing one keeps its webhook-id, seq and payload.
+   * `data_deleted`: `create` is meeting content, no record exists, and the session's data is deleted; nothing stored.
    */
   claim(
     botId: string,
@@ -50,8 +63,8 @@ export interface DeliveriesStore {
     event: string,
     untilMs: number,
     nowMs: number,
-    create?: Omit<Delivery, 'status' | 'attempts'>,
-  ): Promise<Delivery | null>;
+    create?: NewDeliveryRecord,
+  ): Promise<ClaimResult>;
   /** Appends an attempt and sets the resulting state; only a pending delivery changes. */
   recordAttempt(
     d: Delivery,

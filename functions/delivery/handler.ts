@@ -27,6 +27,7 @@ const jobSchema = z.object({
       message_id: z.string().min(1),
       created_at: z.string().min(1),
       seq: z.number().int().positive().optional(),
+      meeting_content: z.boolean().optional(),
     })
     .optional(),
 });

@@ -14,6 +14,7 @@ export type ItemAction =
   | 'dynamodb:DeleteItem'
   | 'dynamodb:BatchWriteItem'
   | 'dynamodb:BatchGetItem'
+  | 'dynamodb:ConditionCheckItem'
   | 'dynamodb:Query';
 
 /** What request handling and session bookkeeping need. */

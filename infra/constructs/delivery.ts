@@ -114,6 +114,9 @@ export class Delivery extends Construct {
         'dynamodb:PutItem',
         'dynamodb:UpdateItem',
         'dynamodb:Query',
+        // A live transcript's delivery is stored in a TransactWriteItems (the put, authorized as PutItem) that checks
+        // the session's data is not deleted (core/adapters/dynamodb/deliveries-store.ts).
+        'dynamodb:ConditionCheckItem',
       ]);
       // Retries change the message's visibility (granted with the event source); a retry due past SQS's 12-hour
       // visibility budget continues in a fresh copy sent to the delivery queue itself (functions/delivery/handler.ts;

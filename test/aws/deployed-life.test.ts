@@ -642,6 +642,33 @@ describe.skipIf(skip)(
       expect((await api('DELETE', `/api/bot/${id}/data`)).json.data_deleted_at).toBe(
         res.json.data_deleted_at,
       );
+
+      // A live transcript's delivery job queued before the deletion (its body inline): the delivery function's
+      // TransactWriteItems (session check + put) is cancelled, so nothing is stored or sent.
+      const before = proxy.calls.length;
+      const heard = receiver.received.filter((r) => r.path === '/hooks/erase').length;
+      const job = {
+        bot_id: id,
+        channel: 'webhook',
+        event: 'transcript.data#1',
+        record: {
+          account_id: account.accountId,
+          target: receiver.url('/hooks/erase'),
+          payload: JSON.stringify({ event: 'transcript.data', bot_id: id, data: { utterances: [] } }),
+          message_id: 'msg_queued_before_deletion',
+          created_at: new Date().toISOString(),
+          seq: 9,
+          meeting_content: true,
+        },
+      };
+      await sqs.send(
+        new SendMessageCommand({ QueueUrl: stack.queues.delivery.url, MessageBody: JSON.stringify(job) }),
+      );
+      // (With the ended session's own jobs still queued: their stored bodies are gone, so they send nothing either.)
+      expect(await deliveries()).toBeGreaterThanOrEqual(1);
+      expect(callsOf('TransactWriteItems', before)).toHaveLength(1);
+      expect(await operator.stores.deliveries.get(id, 'webhook', 'transcript.data#1')).toBeNull();
+      expect(receiver.received.filter((r) => r.path === '/hooks/erase')).toHaveLength(heard);
     });
 
     it('IAM: every call any principal made is allowed by its policies in the synthesized template', async () => {

@@ -151,6 +151,50 @@ describe.skipIf(skip)("a meeting's data deleted from moto's table and bucket", (
     await expectOnlyTombstone(meeting.botId);
   });
 
+  it('a live transcript delivery claimed after the deletion is not stored; before it, created claimed once', async () => {
+    const { account } = await adapters.stores.accounts.create('Queued content on AWS');
+    const kept = await recordedMeeting(account.accountId, new Date());
+    const erased = await recordedMeeting(account.accountId, new Date());
+    await deleteMeetingData(deps(new Date(), []), erased, 'requested');
+    const job = (botId: string) => ({
+      botId,
+      accountId: account.accountId,
+      channel: 'webhook' as const,
+      event: 'transcript.data#7',
+      target: 'https://hooks.example.com/in',
+      payload: JSON.stringify({ event: 'transcript.data', text: phrase }),
+      messageId: `msg_${randomUUID()}`,
+      createdAt: new Date().toISOString(),
+      seq: 7,
+      meetingContent: true,
+    });
+    const claim = (botId: string, nowMs = Date.now()) =>
+      adapters.stores.deliveries.claim(
+        botId,
+        'webhook',
+        'transcript.data#7',
+        nowMs + 60_000,
+        nowMs,
+        job(botId),
+      );
+
+    // The session's tombstone cancels the TransactWriteItems: nothing of it reaches the table.
+    expect(await claim(erased.botId)).toBe('data_deleted');
+    expect(await adapters.stores.deliveries.get(erased.botId, 'webhook', 'transcript.data#7')).toBeNull();
+    await expectOnlyTombstone(erased.botId);
+
+    // A session whose data is kept: created claimed (the job's record), then a duplicate finds the claim held.
+    const first = await claim(kept.botId);
+    expect(first).toMatchObject({ status: 'pending', seq: 7, payload: expect.stringContaining(phrase) });
+    expect(await claim(kept.botId)).toBeNull();
+    // Once the claim expires, the retry's job claims the stored record (its own webhook-id, not the job's).
+    const stored = await claim(kept.botId, Date.now() + 120_000);
+    expect(stored).toMatchObject({
+      messageId: (first as { messageId: string }).messageId,
+      status: 'pending',
+    });
+  });
+
   it("the retention sweep deletes the same set once the account's retention has passed", async () => {
     const { account } = await adapters.stores.accounts.create('Retention on AWS');
     const ended = new Date();

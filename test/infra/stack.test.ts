@@ -286,7 +286,17 @@ describe('the Lambda functions', () => {
     );
     if (d.deliveryFunction) {
       expect([...actionsOf(roleOfFunction(fnId(d.deliveryFunction)))].sort()).toEqual(
-        [...new Set([...logs, ...consume, ...send, ...items, 'ses:SendEmail'])].sort(),
+        // ConditionCheckItem: a live transcript's delivery is stored only while the session's data is not deleted.
+        [
+          ...new Set([
+            ...logs,
+            ...consume,
+            ...send,
+            ...items,
+            'ses:SendEmail',
+            'dynamodb:ConditionCheckItem',
+          ]),
+        ].sort(),
       );
     }
     expect([...actionsOf(roleOfFunction(fnId(s.stack.operations.taskStopped)))].sort()).toEqual(

@@ -330,11 +330,14 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
           // Bot: the segment, the transcript's only copy. The task's first segment no longer marks the session first
           // (was one UpdateItem more, 5 calls for the first line): the join write above carries the mark.
           'DynamoDBClient.PutItemCommand': 1,
-          // Control stage: the event number on the session. Delivery stage: the claim, which creates the delivery
-          // record (webhook-id, seq, body) the job carried, then the attempt recorded. Was 4 updates and 2 puts: the
-          // control stage's put of the delivery record and the order mark are gone, as is the bot's rewrite of the
-          // whole live transcript on the session at every save.
-          'DynamoDBClient.UpdateItemCommand': 3,
+          // Control stage: the event number on the session. Delivery stage: the attempt recorded. Was 4 updates and 2
+          // puts: the control stage's put of the delivery record and the order mark are gone, as is the bot's rewrite
+          // of the whole live transcript on the session at every save.
+          'DynamoDBClient.UpdateItemCommand': 2,
+          // Delivery stage: the claim, which creates the delivery record (webhook-id, seq, body) the job carried. Was
+          // an UpdateItem: the body is meeting content, so it is stored in a transaction with a check on the session
+          // that its data is not deleted (a job queued before a deletion never stores or sends it again). Same count.
+          'DynamoDBClient.TransactWriteItemsCommand': 1,
           // Each stage deletes the message it handled.
           'SQSClient.DeleteMessageBatchCommand': 2,
           // Bot: the batch's event to the bot-events queue; control stage: the delivery job.

@@ -3,7 +3,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDeletedError, deliver } from '../../core/delivery/deliver';
-import { createLogger } from '../../core/log';
+import { createLogger, type Logger } from '../../core/log';
 import { addParticipant, joinBotInRoom, lines } from '../support/local-meeting';
 import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
 import { botItems } from '../support/table-items';
@@ -148,6 +148,64 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
       await hook.close();
     }
   });
+
+  it('a live transcript job still queued when the data is deleted stores nothing and sends nothing', async () => {
+    const hook = await webhookReceiver();
+    try {
+      const botId = await meeting('queued-inline', { webhook_callback_url: hook.url });
+      await completed(botId);
+      const { accountId } = (await stack.deps.sessions.get(botId))!;
+      await until(
+        async () =>
+          (await stack.deps.deliveries.get(botId, 'webhook', 'session_complete'))?.status === 'delivered',
+      );
+      // The job as the control stage queued it while the bot ran (core/events/emit.ts): the body travels in it, and
+      // the delivery stage's claim would create its record.
+      const job = {
+        bot_id: botId,
+        channel: 'webhook' as const,
+        event: 'transcript.data#2',
+        record: {
+          account_id: accountId,
+          target: hook.url,
+          payload: JSON.stringify({ event: 'transcript.data', bot_id: botId, data: { text: phrase } }),
+          message_id: 'msg_queued_before_deletion',
+          created_at: new Date().toISOString(),
+          seq: 2,
+          meeting_content: true,
+        },
+      };
+      expect((await stack.request('DELETE', `/api/bot/${botId}/data`, { key })).status).toBe(200);
+      const sent = hook.received.length;
+      // What the delivery stage logs (every level, every field), to show the drop is logged without the content.
+      const logged: string[] = [];
+      const capture = (base: Record<string, unknown>): Logger => {
+        const line = (msg: string, fields?: Record<string, unknown>) =>
+          void logged.push(JSON.stringify({ msg, ...base, ...fields }));
+        return { debug: line, info: line, warn: line, error: line, child: (f) => capture({ ...base, ...f }) };
+      };
+      const log = capture({});
+      const deps = {
+        stores: stack.deps,
+        mailer: { send: async () => expect.unreachable('no mail') },
+        config: stack.config,
+        log,
+        now: () => new Date(),
+      };
+      expect(await deliver(deps, job)).toEqual({ kind: 'done' });
+      // A duplicate of the job (SQS delivers at least once) is dropped the same way.
+      expect(await deliver(deps, job)).toEqual({ kind: 'done' });
+
+      await new Promise((r) => setTimeout(r, 200));
+      expect(hook.received.length).toBe(sent);
+      expect(await stack.deps.deliveries.get(botId, 'webhook', 'transcript.data#2')).toBeNull();
+      expect(JSON.stringify(await items(botId))).not.toContain(phrase);
+      expect(logged.join('\n')).toContain('delivery dropped');
+      expect(logged.join('\n')).not.toContain(phrase);
+    } finally {
+      await hook.close();
+    }
+  }, 60_000);
 
   it('a redrive of a failed delivery after the deletion sends nothing', async () => {
     const hook = await webhookReceiver({ script: Array(50).fill(500) });

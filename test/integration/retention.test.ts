@@ -12,6 +12,7 @@ import type { BotSession } from '../../core/bots/session';
 import type { OutboxMessage } from '../../core/control/outbox';
 import { sweepRetention } from '../../core/data/retention';
 import { createLogger } from '../../core/log';
+import type { Delivery } from '../../core/ports/deliveries-store';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import { runAdminCli, runAdminCliOn } from '../support/admin-cli';
 import { botItems } from '../support/table-items';
@@ -209,7 +210,7 @@ describe('retention', () => {
         'session_complete',
         Date.now() + 60_000,
         Date.now(),
-      ))!;
+      )) as Delivery;
       await stack.deps.deliveries.recordAttempt(
         d,
         { at: nextDay.toISOString(), status_code: 200, latency_ms: 5, error: null },

@@ -1,14 +1,22 @@
 // Delivery records: one per bot, channel and event, with every attempt (time, status, latency, error).
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import type {
   Attempt,
   Channel,
+  ClaimResult,
   DeliveriesStore,
   Delivery,
   DeliveryStatus,
+  NewDeliveryRecord,
 } from '../../ports/deliveries-store';
 import { packText, unpackText } from './packed-text';
-import { isConditionFailure, keys, type TableHandle } from './table';
+import { cancellationReasons, isConditionFailure, keys, type TableHandle } from './table';
 
 const prefix = 'DELIVERY#';
 const sortKey = (channel: Channel, event: string) => `${prefix}${channel}#${event}`;
@@ -107,8 +115,14 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
     event: string,
     untilMs: number,
     nowMs: number,
-    create?: Omit<Delivery, 'status' | 'attempts'>,
-  ): Promise<Delivery | null> {
+    create?: NewDeliveryRecord,
+  ): Promise<ClaimResult> {
+    if (create?.meetingContent) {
+      const created = await this.createClaimedContent(create, untilMs);
+      // Exists already (a duplicate job, a retry): claimed as a stored record, which keeps what it has.
+      if (created !== 'exists') return created;
+      return this.claim(botId, channel, event, untilMs, nowMs);
+    }
     const sets = ['claim_until = :until'];
     const values: Record<string, unknown> = {
       ':until': untilMs,
@@ -156,6 +170,64 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
       return Attributes ? fromItem(Attributes) : null;
     } catch (err) {
       if (isConditionFailure(err)) return null;
+      throw err;
+    }
+  }
+
+  /**
+   * Creates a content delivery claimed, in one TransactWriteItems with a check that the session's data is not deleted:
+   * a job queued before the deletion can never store the content again after the purge (an UpdateItem can only test
+   * its own item). A transaction returns no attributes, so it only creates; a record that exists is claimed by the
+   * caller's UpdateItem (a second call, only for duplicates and retries).
+   */
+  private async createClaimedContent(
+    create: NewDeliveryRecord,
+    untilMs: number,
+  ): Promise<Delivery | 'data_deleted' | 'exists'> {
+    const item = {
+      ...this.key(create.botId, create.channel, create.event),
+      type: 'delivery',
+      bot_id: create.botId,
+      account_id: create.accountId,
+      channel: create.channel,
+      event: create.event,
+      target: create.target,
+      payload: packText(create.payload),
+      message_id: create.messageId,
+      status: 'pending',
+      attempts: [],
+      created_at: create.createdAt,
+      claim_until: untilMs,
+      ...(create.seq !== undefined && { seq: create.seq }),
+    };
+    try {
+      await this.table.doc.send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              ConditionCheck: {
+                TableName: this.table.tableName,
+                Key: keys.session(create.botId),
+                ConditionExpression: 'attribute_not_exists(data_deleted_at)',
+              },
+            },
+            {
+              Put: {
+                TableName: this.table.tableName,
+                Item: item,
+                ConditionExpression: 'attribute_not_exists(pk)',
+              },
+            },
+          ],
+        }),
+      );
+      return fromItem(item);
+    } catch (err) {
+      const reasons = cancellationReasons(err);
+      if (!reasons) throw err;
+      // A record that exists was stored before the deletion (its purge removes the payload): the claim decides.
+      if (reasons[1] === 'ConditionalCheckFailed') return 'exists';
+      if (reasons[0] === 'ConditionalCheckFailed') return 'data_deleted';
       throw err;
     }
   }

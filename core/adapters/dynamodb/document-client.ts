@@ -12,6 +12,8 @@ import {
   type KeysAndAttributes,
   PutItemCommand,
   QueryCommand as QueryItemsCommand,
+  type TransactWriteItem,
+  TransactWriteItemsCommand,
   UpdateItemCommand,
   type WriteRequest,
 } from '@aws-sdk/client-dynamodb';
@@ -28,6 +30,8 @@ import {
   type PutCommandOutput,
   QueryCommand,
   type QueryCommandOutput,
+  TransactWriteCommand,
+  type TransactWriteCommandOutput,
   UpdateCommand,
   type UpdateCommandOutput,
 } from '@aws-sdk/lib-dynamodb';
@@ -55,6 +59,7 @@ export class DocumentClient {
   send(command: QueryCommand): Promise<QueryCommandOutput>;
   send(command: BatchWriteCommand): Promise<BatchWriteCommandOutput>;
   send(command: BatchGetCommand): Promise<BatchGetCommandOutput>;
+  send(command: TransactWriteCommand): Promise<TransactWriteCommandOutput>;
   async send(
     command:
       | GetCommand
@@ -63,7 +68,8 @@ export class DocumentClient {
       | DeleteCommand
       | QueryCommand
       | BatchWriteCommand
-      | BatchGetCommand,
+      | BatchGetCommand
+      | TransactWriteCommand,
   ): Promise<unknown> {
     if (command instanceof GetCommand) {
       const { Key, ...rest } = command.input;
@@ -160,6 +166,21 @@ export class DocumentClient {
           ),
         UnprocessedKeys: out.UnprocessedKeys && mapKeys(out.UnprocessedKeys, (k) => fromItem(k)!),
       };
+    }
+    if (command instanceof TransactWriteCommand) {
+      const items = (command.input.TransactItems ?? []).map((t) => {
+        const [kind, op] = Object.entries(t)[0] as [string, Doc];
+        const { Key, Item, ExpressionAttributeValues, ...rest } = op;
+        return {
+          [kind]: {
+            ...rest,
+            ...(Key !== undefined && { Key: toItem(Key as Doc) }),
+            ...(Item !== undefined && { Item: toItem(Item as Doc) }),
+            ExpressionAttributeValues: toItem(ExpressionAttributeValues as Doc | undefined),
+          },
+        } as TransactWriteItem;
+      });
+      return this.client.send(new TransactWriteItemsCommand({ ...command.input, TransactItems: items }));
     }
     throw new TypeError(`DocumentClient: unsupported command ${(command as object).constructor.name}`);
   }

@@ -195,6 +195,16 @@ export function isConditionFailure(err: unknown): boolean {
   );
 }
 
+/**
+ * The per-item reason codes of a cancelled TransactWriteItems (`ConditionalCheckFailed`, `None`, …), in the order of
+ * its items; undefined for any other error.
+ */
+export function cancellationReasons(err: unknown): string[] | undefined {
+  if (!(err instanceof Error) || err.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (err as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+  return reasons.map((r) => r.Code ?? 'None');
+}
+
 /** Creates the table when missing (local stack, tests); in AWS the CDK stack owns it with the same key schema. */
 const attributeDefinitions = [
   { AttributeName: 'pk', AttributeType: 'S' as const },

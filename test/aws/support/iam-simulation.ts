@@ -57,6 +57,19 @@ export function iamRequestsOf(call: AwsCall, stack: DeployedStack): IamRequest[]
       if (op === 'BatchWriteItem' || op === 'BatchGetItem') {
         return Object.keys(input.RequestItems).map((t) => req(`dynamodb:${op}`, table(t)));
       }
+      if (op === 'TransactWriteItems') {
+        // Authorized item by item, each as its own action (DynamoDB developer guide, "IAM with transactions").
+        const actions: Record<string, string> = {
+          ConditionCheck: 'ConditionCheckItem',
+          Put: 'PutItem',
+          Update: 'UpdateItem',
+          Delete: 'DeleteItem',
+        };
+        return (input.TransactItems as Record<string, { TableName: string }>[]).map((item) => {
+          const [[kind, request]] = Object.entries(item) as [[string, { TableName: string }]];
+          return req(`dynamodb:${actions[kind]}`, table(request.TableName));
+        });
+      }
       if (['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan'].includes(op)) {
         return [req(`dynamodb:${op}`, table(input.TableName, input.IndexName))];
       }
