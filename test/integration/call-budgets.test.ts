@@ -122,6 +122,8 @@ beforeAll(async () => {
     // The key and status caches as shipped; no background sweep inside the measured windows.
     KEY_CACHE_TTL_MS: '5000',
     HEARTBEAT_MS: '3600000',
+    // Nor the scheduler's run (a Query per minute of its horizon), which a loaded machine can move into a window.
+    SCHEDULE_TICK_MS: '3600000',
     // The pooled join's fallback stays queued (delayed) until the stack closes: no cold start inside a window.
     POOL_CLAIM_TIMEOUT_MS: '600000',
     // The signing secret read once per account per process (shipped: for 60 s): kept warm across the windows, however
