@@ -41,6 +41,30 @@ function fromItem(i: Record<string, unknown>): Delivery {
   };
 }
 
+/** A new record's attributes, pending with no attempt: the one shape a put, a claim's create and a content claim write. */
+function newRecordAttributes(
+  d: Pick<
+    Delivery,
+    'botId' | 'accountId' | 'channel' | 'event' | 'target' | 'payload' | 'messageId' | 'createdAt' | 'seq'
+  >,
+): Record<string, unknown> {
+  return {
+    type: 'delivery',
+    bot_id: d.botId,
+    account_id: d.accountId,
+    channel: d.channel,
+    event: d.event,
+    target: d.target,
+    // A results e-mail carries the whole transcript twice (HTML and text): packed when large.
+    payload: packText(d.payload),
+    message_id: d.messageId,
+    status: 'pending',
+    attempts: [],
+    created_at: d.createdAt,
+    ...(d.seq !== undefined && { seq: d.seq }),
+  };
+}
+
 export class DynamoDeliveriesStore implements DeliveriesStore {
   constructor(private readonly table: TableHandle) {}
 
@@ -56,19 +80,7 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
           TableName: this.table.tableName,
           Item: {
             ...this.key(d.botId, d.channel, d.event),
-            type: 'delivery',
-            bot_id: d.botId,
-            account_id: d.accountId,
-            channel: d.channel,
-            event: d.event,
-            target: d.target,
-            // A results e-mail carries the whole transcript twice (HTML and text): packed when large.
-            payload: packText(d.payload),
-            message_id: d.messageId,
-            status: 'pending',
-            attempts: [],
-            created_at: d.createdAt,
-            ...(d.seq !== undefined && { seq: d.seq }),
+            ...newRecordAttributes(d),
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
@@ -132,20 +144,7 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
     };
     const names: Record<string, string> = { '#s': 'status' };
     if (create) {
-      const fields: Record<string, unknown> = {
-        type: 'delivery',
-        bot_id: create.botId,
-        account_id: create.accountId,
-        channel: create.channel,
-        event: create.event,
-        target: create.target,
-        payload: packText(create.payload),
-        message_id: create.messageId,
-        status: 'pending',
-        attempts: [],
-        created_at: create.createdAt,
-        ...(create.seq !== undefined && { seq: create.seq }),
-      };
+      const fields: Record<string, unknown> = newRecordAttributes(create);
       for (const [i, [name, value]] of Object.entries(fields).entries()) {
         names[`#c${i}`] = name;
         values[`:c${i}`] = value;
@@ -186,19 +185,8 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
   ): Promise<Delivery | 'data_deleted' | 'exists'> {
     const item = {
       ...this.key(create.botId, create.channel, create.event),
-      type: 'delivery',
-      bot_id: create.botId,
-      account_id: create.accountId,
-      channel: create.channel,
-      event: create.event,
-      target: create.target,
-      payload: packText(create.payload),
-      message_id: create.messageId,
-      status: 'pending',
-      attempts: [],
-      created_at: create.createdAt,
+      ...newRecordAttributes(create),
       claim_until: untilMs,
-      ...(create.seq !== undefined && { seq: create.seq }),
     };
     try {
       await this.table.doc.send(
