@@ -1,11 +1,24 @@
 // The storm benchmark's simulated world: a virtual clock that the code under test sleeps on, an ECS + Fargate that
 // obeys AWS's published launch quotas (RunTask calls and Fargate task launches as token buckets, the account's
 // concurrency quota) and answers refusals shaped as the SDK throws them, the warm pool's service and wake-up queue,
-// and the delayed control queue. Only the platform is simulated: joins, offers, claims, pacing, retries, fallbacks and
-// pool growth are the service's own code (bench/storm.ts), against a real DynamoDB stand-in (dynalite).
+// and the delayed control queue; and the world both storms run in (startStormWorld). Only the platform is simulated:
+// joins, offers, claims, pacing, retries, fallbacks and pool growth are the service's own code (bench/storm.ts),
+// against a real DynamoDB stand-in (dynalite).
 import type { ECSClient } from '@aws-sdk/client-ecs';
 import { ECSServiceException } from '@aws-sdk/client-ecs';
+import { claimFromPool } from '../bot-task/pool';
+import { EcsTaskRunner } from '../core/adapters/ecs/ecs-task-runner';
+import { coldClaimant } from '../core/bots/session';
+import { startBot } from '../core/bots/start-bot';
+import type { Config } from '../core/config';
+import type { ControlMessage } from '../core/control/messages';
+import type { Outbox } from '../core/control/outbox';
+import type { ServiceDeps } from '../core/deps';
+import { ApiError } from '../core/errors';
+import { createLogger } from '../core/log';
 import type { PoolOffer, PoolQueue } from '../core/ports/pool-queue';
+import type { TaskRunner } from '../core/ports/task-runner';
+import { startLocalStack } from '../local/stack';
 
 /**
  * Virtual time: `sleep` resolves when the clock gets there, and the clock jumps to the next timer only once no
@@ -382,5 +395,265 @@ export class SimPoolQueue implements PoolQueue {
 
   private wrap(botId: string): PoolOffer {
     return { botId, done: async () => {} };
+  }
+}
+
+/** Control function instances (the control queue's event source at its minimum maximum-concurrency, 2). */
+const controlInstances = 2;
+/** The control queue's visibility timeout and receives before its DLQ. */
+const visibilityMs = 30_000;
+const maxReceives = 5;
+/** How often an idle pooled bot scans the offers here (1 s on AWS): wake-ups carry the storm; scans cost dynalite time. */
+const simPollMs = 30_000;
+
+export interface StormWorldOptions {
+  time: VirtualTime;
+  random: () => number;
+  accounts: number;
+  /** The accounts are named `<accountName>-<i>`. */
+  accountName: string;
+  /** Idle pooled bots when the storm starts. */
+  pool: number;
+  quotas?: EcsQuotas;
+  /** A bot has its session: `warm` when a pooled bot claimed it, else its cold task started. */
+  inRoom: (botId: string, warm: boolean) => void;
+  /** A pooled bot begins waiting for offers (`again` after a restart); what it returns is called on its claim. */
+  onPooledWait?: (task: SimTask, again: boolean) => (() => void) | undefined;
+}
+
+export type StormWorld = Awaited<ReturnType<typeof startStormWorld>>;
+
+/**
+ * What both storms (bench/storm.ts, bench/storm-scheduled.ts) run in: the local stack (dynalite), its accounts with
+ * credit, its stores on the virtual clock, the simulated ECS with its pooled and cold bots, and the control queue
+ * handled by the control instances, each pacing RunTask at half the account's rate, so together they stay within it.
+ */
+export async function startStormWorld(o: StormWorldOptions) {
+  const { time, random } = o;
+  const log = createLogger('silent');
+  const stack = await startLocalStack({
+    port: 0,
+    dataDir: null,
+    // The stack's own timers (sweep, scheduler) run on real time against sessions stamped in virtual time: a day
+    // apart, they never run during a storm (the sweep would take the simulated bots, which write no heartbeat, for
+    // lost ones; the scheduler's queries would load dynalite). The scheduled storm runs the scheduler itself.
+    env: {
+      LOG_LEVEL: 'silent',
+      BOT_POOL_SIZE: '0',
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      HEARTBEAT_MS: String(86_400_000),
+      SCHEDULE_TICK_MS: String(86_400_000),
+    },
+  });
+  try {
+    const accounts: string[] = [];
+    for (let i = 0; i < o.accounts; i++) {
+      const { account } = await stack.deps.accounts.create(`${o.accountName}-${i}`);
+      await stack.deps.ledger.grant(account.accountId, 1_000, 'bench');
+      accounts.push(account.accountId);
+    }
+    const stores = {
+      accounts: time.tracked(stack.deps.accounts),
+      sessions: time.tracked(stack.deps.sessions),
+      ledger: time.tracked(stack.deps.ledger),
+      idempotency: time.tracked(stack.deps.idempotency),
+      transcripts: time.tracked(stack.deps.transcripts),
+      deliveries: time.tracked(stack.deps.deliveries),
+    };
+    const config = {
+      ...stack.config,
+      POOL_CLAIM_TIMEOUT_MS: 2_000,
+      RUN_TASK_RETRY_BUDGET_MS: 15_000,
+      MAX_RUNNING_BOTS_PER_ACCOUNT: 1_000,
+    };
+    const counts = {
+      poolClaims: 0,
+      coldStarts: 0,
+      idlePooled: 0,
+      /** Store calls of a simulated bot that failed and were tried again (dynalite overloaded, not the design). */
+      botErrors: 0,
+      /** Control messages whose handling threw (redelivered by the simulated queue). */
+      controlErrors: 0,
+    };
+    let stop!: () => void;
+    const stopped = new Promise<void>((r) => {
+      stop = r;
+    });
+    const clock = { now: time.now, sleep: time.sleep, random };
+    const runnerSettings = {
+      cluster: 'bots',
+      taskDefinition: 'bot:1',
+      containerName: 'bot',
+      subnets: ['subnet-a'],
+      securityGroups: ['sg-1'],
+      assignPublicIp: true,
+      capacityProviders: ['FARGATE_SPOT', 'FARGATE'],
+      retryBudgetMs: config.RUN_TASK_RETRY_BUDGET_MS,
+      retryBaseMs: config.RUN_TASK_RETRY_BASE_MS,
+    };
+
+    const queue = new SimPoolQueue(time);
+    const pooledBot = async (task: SimTask, again = false): Promise<void> => {
+      const claimed = o.onPooledWait?.(task, again);
+      counts.idlePooled++;
+      const session = await claimFromPool(
+        { sessions: stores.sessions, queue, log, now: time.date },
+        {
+          poolBotId: task.arn,
+          taskRef: task.arn,
+          pollMs: simPollMs,
+          offerWindowMs: 600_000,
+          stopped,
+          random,
+        },
+      ).catch(() => 'error' as const);
+      counts.idlePooled--;
+      if (session === 'error') {
+        // A store call that failed (dynalite slow on a loaded machine) crashes the real bot; its service starts
+        // another, here the same one a second later.
+        counts.botErrors++;
+        await time.sleep(1_000);
+        return pooledBot(task, true);
+      }
+      if (!session) return;
+      claimed?.();
+      counts.poolClaims++;
+      o.inRoom(session.botId, true);
+    };
+    const coldBot = async (task: SimTask): Promise<void> => {
+      // The bot-task reads its session and joins it (bot-task/main.ts), unless it ended meanwhile. A read that fails
+      // (dynalite slow on a loaded machine) is tried again a second later, as the bot's store client retries.
+      const session = await stores.sessions.get(task.botId!).catch(() => 'error' as const);
+      if (session === 'error') {
+        counts.botErrors++;
+        await time.sleep(1_000);
+        return coldBot(task);
+      }
+      if (session?.status !== 'running' || session.claimedBy !== coldClaimant) return;
+      counts.coldStarts++;
+      o.inRoom(session.botId, false);
+    };
+    const ecs = new SimEcs(
+      time,
+      o.quotas ?? awsQuotas,
+      random,
+      (task) => void (task.botId ? coldBot(task) : pooledBot(task)),
+      o.pool,
+      (task) => void pooledBot(task),
+    );
+    const controlRunners = Array.from(
+      { length: controlInstances },
+      () =>
+        new EcsTaskRunner(
+          ecs.client(),
+          { ...runnerSettings, callsPerSecond: awsQuotas.runTaskPerSecond / controlInstances },
+          clock,
+        ),
+    );
+    let nextControl = 0;
+
+    /**
+     * The control queue as an outbox: a message of `kinds` is handled after its delay by one control instance; one
+     * whose handling threw comes back after the visibility timeout, up to the DLQ (`dead`).
+     */
+    const controlQueue = <K extends ControlMessage['kind']>(
+      kinds: readonly K[],
+      handle: (m: Extract<ControlMessage, { kind: K }>, runner: EcsTaskRunner) => Promise<unknown>,
+      dead?: () => void,
+    ): Outbox => {
+      const deliver = (m: Extract<ControlMessage, { kind: K }>, receipt: number) => {
+        handle(m, controlRunners[nextControl++ % controlInstances]!).catch(() => {
+          counts.controlErrors++;
+          if (receipt < maxReceives) time.at(time.now() + visibilityMs, () => deliver(m, receipt + 1));
+          else dead?.();
+        });
+      };
+      return {
+        send: async (message, options) => {
+          const m = message as ControlMessage;
+          if (!(kinds as readonly string[]).includes(m.kind)) return;
+          time.at(time.now() + (options?.delaySeconds ?? 0) * 1000 + 20, () =>
+            deliver(m as Extract<ControlMessage, { kind: K }>, 1),
+          );
+        },
+      };
+    };
+
+    /** Service deps for a join: the stack's, with the stores on the virtual clock and the given runner and outbox. */
+    const serviceDeps = (
+      c: Config,
+      runner: TaskRunner,
+      outbox: Outbox,
+      poolQueue: PoolQueue | undefined,
+    ): ServiceDeps => ({
+      ...stack.deps,
+      ...stores,
+      config: c,
+      runner,
+      outbox,
+      ...(poolQueue && { poolQueue }),
+      log,
+      now: time.date,
+    });
+
+    /**
+     * Sends `joins` joins spread evenly over `windowMs` from now, from the accounts in turn, tallying the answers by
+     * status: `joined` gets each accepted one's bot and when it was sent, `refused` is called for each thrown one.
+     */
+    const sendJoins = (
+      joins: number,
+      windowMs: number,
+      deps: (i: number) => ServiceDeps,
+      body: (i: number) => Record<string, string>,
+      joined: (botId: string, sentAt: number) => void,
+      refused: () => void,
+    ): Record<string, number> => {
+      const answers: Record<string, number> = {};
+      const start = time.now();
+      for (let i = 0; i < joins; i++) {
+        time.at(start + Math.floor((i / joins) * windowMs), () => {
+          const sentAt = time.now();
+          startBot(deps(i), { accountId: accounts[i % o.accounts]!, keyId: 'k' }, body(i), undefined).then(
+            (r) => {
+              joined((r.body as { bot_id: string }).bot_id, sentAt);
+              answers[String(r.status)] = (answers[String(r.status)] ?? 0) + 1;
+            },
+            (err: unknown) => {
+              const status = err instanceof ApiError ? err.status : 500;
+              answers[String(status)] = (answers[String(status)] ?? 0) + 1;
+              refused();
+            },
+          );
+        });
+      }
+      return answers;
+    };
+
+    return {
+      stack,
+      log,
+      accounts,
+      stores,
+      config,
+      counts,
+      stopped,
+      clock,
+      runnerSettings,
+      queue,
+      ecs,
+      controlRunners,
+      controlQueue,
+      serviceDeps,
+      sendJoins,
+      /** Ends the storm: idle pooled bots stop waiting, the pool's service launches no more, the stack closes. */
+      close: async () => {
+        stop();
+        ecs.stopped = true;
+        await stack.close();
+      },
+    };
+  } catch (err) {
+    await stack.close();
+    throw err;
   }
 }

@@ -7,46 +7,18 @@
 // runs on the simulation's clock. Reported: join → bot in room p50/p95/max, 5xx answers (must be 0), RunTask calls
 // and throttles, and the pool's idle cost per hour before and after the storm. Method and limits: docs/benchmarks.md.
 
-import { claimFromPool } from '../bot-task/pool';
 import { EcsPoolScaler } from '../core/adapters/ecs/ecs-pool-scaler';
 import { EcsTaskRunner } from '../core/adapters/ecs/ecs-task-runner';
-import { type StartColdRequest, startColdIfUnclaimed } from '../core/bots/pool-fallback';
+import { startColdIfUnclaimed } from '../core/bots/pool-fallback';
 import { PoolGrowth } from '../core/bots/pool-growth';
-import { coldClaimant } from '../core/bots/session';
-import { startBot } from '../core/bots/start-bot';
-import type { ControlMessage } from '../core/control/messages';
 import type { Outbox } from '../core/control/outbox';
-import type { ServiceDeps } from '../core/deps';
-import { ApiError } from '../core/errors';
-import { createLogger } from '../core/log';
-import { startLocalStack } from '../local/stack';
 import type { Table } from './run';
 import { runScheduledStorm, type ScheduledFigures } from './storm-scheduled';
-import {
-  awsQuotas,
-  type EcsQuotas,
-  idleBotHourUsd,
-  joinMs,
-  SimEcs,
-  SimPoolQueue,
-  type SimTask,
-  seeded,
-  VirtualTime,
-} from './storm-sim';
+import { type EcsQuotas, idleBotHourUsd, joinMs, seeded, startStormWorld, VirtualTime } from './storm-sim';
 import { type BenchOptions, percentile, verdict } from './support';
 
 /** Join Lambda instances busy at once in the storm (each has its own RunTask pacer). */
 const joinInstances = 25;
-/**
- * Control function instances (the control queue's event source at its minimum maximum-concurrency, 2), each pacing
- * RunTask at half the account's rate, so together they stay within it.
- */
-const controlInstances = 2;
-/** The control queue's visibility timeout and receives before its DLQ. */
-const visibilityMs = 30_000;
-const maxReceives = 5;
-/** How often an idle pooled bot scans the offers here (1 s on AWS): wake-ups carry the storm; scans cost dynalite time. */
-const simPollMs = 30_000;
 
 export interface StormScenario {
   joins: number;
@@ -91,126 +63,29 @@ export async function runStorm(s: StormScenario): Promise<StormFigures> {
   const wallStart = Date.now();
   const random = seeded(s.seed ?? 25);
   const time = new VirtualTime(Date.parse('2026-01-05T10:00:00Z'));
-  const log = createLogger('silent');
-  const stack = await startLocalStack({
-    port: 0,
-    dataDir: null,
-    // The stack's sweep runs on real time against sessions stamped in virtual time: a day apart, it never runs
-    // during the storm (it would take the simulated bots, which write no heartbeat, for lost ones).
-    env: {
-      LOG_LEVEL: 'silent',
-      BOT_POOL_SIZE: '0',
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      HEARTBEAT_MS: String(86_400_000),
-    },
-  });
-  try {
-    const accounts: string[] = [];
-    for (let i = 0; i < s.accounts; i++) {
-      const { account } = await stack.deps.accounts.create(`storm-${i}`);
-      await stack.deps.ledger.grant(account.accountId, 1_000, 'bench');
-      accounts.push(account.accountId);
-    }
-    const stores = {
-      accounts: time.tracked(stack.deps.accounts),
-      sessions: time.tracked(stack.deps.sessions),
-      ledger: time.tracked(stack.deps.ledger),
-      idempotency: time.tracked(stack.deps.idempotency),
-      transcripts: time.tracked(stack.deps.transcripts),
-      deliveries: time.tracked(stack.deps.deliveries),
-    };
-    const config = {
-      ...stack.config,
-      BOT_POOL_SIZE: s.pool > 0 ? 1 : 0,
-      POOL_CLAIM_TIMEOUT_MS: 2_000,
-      RUN_TASK_RETRY_BUDGET_MS: 15_000,
-      MAX_RUNNING_BOTS_PER_ACCOUNT: 1_000,
-    };
-
-    const joinedAt = new Map<string, number>();
-    const inRoomAt = new Map<string, number>();
-    const servedBy = new Map<string, number>();
-    const answers: Record<string, number> = {};
-    let failedAfter201 = 0;
-    let requeued = 0;
-    let controlErrors = 0;
-    let botReadErrors = 0;
-    let poolClaims = 0;
-    let coldStarts = 0;
-    let idlePooled = 0;
-    let settledJoins = 0;
-    let stop!: () => void;
-    const stopped = new Promise<void>((r) => {
-      stop = r;
-    });
-
-    const clock = { now: time.now, sleep: time.sleep, random };
-    const runnerSettings = {
-      cluster: 'bots',
-      taskDefinition: 'bot:1',
-      containerName: 'bot',
-      subnets: ['subnet-a'],
-      securityGroups: ['sg-1'],
-      assignPublicIp: true,
-      capacityProviders: ['FARGATE_SPOT', 'FARGATE'],
-      retryBudgetMs: config.RUN_TASK_RETRY_BUDGET_MS,
-      retryBaseMs: config.RUN_TASK_RETRY_BASE_MS,
-    };
-
-    const inRoom = (botId: string, warm: boolean) => {
+  const inRoomAt = new Map<string, number>();
+  const servedBy = new Map<string, number>();
+  const world = await startStormWorld({
+    time,
+    random,
+    accounts: s.accounts,
+    accountName: 'storm',
+    pool: s.pool,
+    ...(s.quotas && { quotas: s.quotas }),
+    inRoom: (botId, warm) => {
       servedBy.set(botId, (servedBy.get(botId) ?? 0) + 1);
       time.at(time.now() + joinMs(random, warm), () => {
         if (!inRoomAt.has(botId)) inRoomAt.set(botId, time.now());
       });
-    };
-
-    const queue = new SimPoolQueue(time);
-    const pooledBot = async (task: SimTask): Promise<void> => {
-      idlePooled++;
-      const session = await claimFromPool(
-        { sessions: stores.sessions, queue, log, now: time.date },
-        {
-          poolBotId: task.arn,
-          taskRef: task.arn,
-          pollMs: simPollMs,
-          offerWindowMs: 600_000,
-          stopped,
-          random,
-        },
-      ).catch(() => 'error' as const);
-      idlePooled--;
-      if (session === 'error') {
-        // A store call that failed (dynalite slow on a loaded machine) crashes the real bot; its service starts
-        // another, here the same one a second later.
-        botReadErrors++;
-        await time.sleep(1_000);
-        return pooledBot(task);
-      }
-      if (!session) return;
-      poolClaims++;
-      inRoom(session.botId, true);
-    };
-    const coldBot = async (task: SimTask): Promise<void> => {
-      // The bot-task reads its session and joins it (bot-task/main.ts), unless it ended meanwhile. A read that fails
-      // (dynalite slow on a loaded machine) is tried again a second later, as the bot's store client retries.
-      const session = await stores.sessions.get(task.botId!).catch(() => 'error' as const);
-      if (session === 'error') {
-        botReadErrors++;
-        await time.sleep(1_000);
-        return coldBot(task);
-      }
-      if (session?.status !== 'running' || session.claimedBy !== coldClaimant) return;
-      coldStarts++;
-      inRoom(session.botId, false);
-    };
-    const ecs = new SimEcs(
-      time,
-      s.quotas ?? awsQuotas,
-      random,
-      (task) => void (task.botId ? coldBot(task) : pooledBot(task)),
-      s.pool,
-      (task) => void pooledBot(task),
-    );
+    },
+  });
+  try {
+    const { stores, log, ecs, counts } = world;
+    const config = { ...world.config, BOT_POOL_SIZE: s.pool > 0 ? 1 : 0 };
+    const joinedAt = new Map<string, number>();
+    let failedAfter201 = 0;
+    let requeued = 0;
+    let settledJoins = 0;
 
     const growth =
       s.pool > 0
@@ -221,109 +96,58 @@ export async function runStorm(s: StormScenario): Promise<StormFigures> {
             },
           )
         : undefined;
-    const controlRunners = Array.from(
-      { length: controlInstances },
-      () =>
-        new EcsTaskRunner(
-          ecs.client(),
-          { ...runnerSettings, callsPerSecond: awsQuotas.runTaskPerSecond / controlInstances },
-          clock,
-        ),
-    );
-    let nextControl = 0;
-    // The control queue: a message is handled by one control instance after its delay.
-    const outbox: Outbox = {
-      send: async (message, options) => {
-        const m = message as ControlMessage;
-        if (m.kind !== 'start_cold') return;
-        time.at(time.now() + (options?.delaySeconds ?? 0) * 1000 + 20, () => {
-          deliver(m as StartColdRequest, 1);
-        });
-      },
+    const failed = () => {
+      failedAfter201++;
+      settledJoins++;
     };
-    /** One receipt of a control message by a control instance; a thrown one comes back after the visibility timeout. */
-    const deliver = (m: StartColdRequest, receipt: number) => {
-      const runner = controlRunners[nextControl++ % controlInstances]!;
-      void startColdIfUnclaimed(
-        {
-          stores,
-          config,
-          runner,
-          outbox,
-          log,
-          random,
-          ...(growth && { poolDemand: (n: number) => growth.demand(n) }),
-        },
-        m as StartColdRequest,
-        time.date(),
-      ).then(
-        (outcome) => {
+    const outbox: Outbox = world.controlQueue(
+      ['start_cold'],
+      (m, runner) =>
+        startColdIfUnclaimed(
+          {
+            stores,
+            config,
+            runner,
+            outbox,
+            log,
+            random,
+            ...(growth && { poolDemand: (n: number) => growth.demand(n) }),
+          },
+          m,
+          time.date(),
+        ).then((outcome) => {
           if (outcome === 'requeued') requeued++;
-          if (outcome === 'failed') {
-            failedAfter201++;
-            settledJoins++;
-          }
-        },
-        () => {
-          // SQS redelivers a message whose handling threw, after its visibility timeout, up to the DLQ.
-          controlErrors++;
-          if (receipt < maxReceives) time.at(time.now() + visibilityMs, () => deliver(m, receipt + 1));
-          else {
-            failedAfter201++;
-            settledJoins++;
-          }
-        },
-      );
-    };
+          if (outcome === 'failed') failed();
+        }),
+      failed,
+    );
     const joinRunners = Array.from(
       { length: joinInstances },
-      () => new EcsTaskRunner(ecs.client(), runnerSettings, clock),
+      () => new EcsTaskRunner(ecs.client(), world.runnerSettings, world.clock),
     );
-    const deps = (i: number): ServiceDeps => ({
-      ...stack.deps,
-      ...stores,
-      config,
-      runner: joinRunners[i % joinInstances]!,
-      outbox,
-      ...(s.pool > 0 && { poolQueue: queue }),
-      log,
-      now: time.date,
-    });
 
     const start = time.now();
-    for (let i = 0; i < s.joins; i++) {
-      time.at(start + Math.floor((i / s.joins) * s.windowMs), () => {
-        const t = time.now();
-        startBot(
-          deps(i),
-          { accountId: accounts[i % s.accounts]!, keyId: 'k' },
-          { provider: 'daily', room_url: `https://acme.daily.co/storm-${i}` },
-          undefined,
-        ).then(
-          (r) => {
-            const botId = (r.body as { bot_id: string }).bot_id;
-            joinedAt.set(botId, t);
-            answers[String(r.status)] = (answers[String(r.status)] ?? 0) + 1;
-          },
-          (err: unknown) => {
-            const status = err instanceof ApiError ? err.status : 500;
-            answers[String(status)] = (answers[String(status)] ?? 0) + 1;
-            settledJoins++;
-          },
-        );
-      });
-    }
+    const answers = world.sendJoins(
+      s.joins,
+      s.windowMs,
+      (i) =>
+        world.serviceDeps(
+          config,
+          joinRunners[i % joinInstances]!,
+          outbox,
+          s.pool > 0 ? world.queue : undefined,
+        ),
+      (i) => ({ provider: 'daily', room_url: `https://acme.daily.co/storm-${i}` }),
+      (botId, sentAt) => joinedAt.set(botId, sentAt),
+      () => settledJoins++,
+    );
     const allSettled = () =>
       settledJoins + [...joinedAt.keys()].filter((id) => inRoomAt.has(id)).length >= s.joins;
     await time.runUntil(allSettled, 15 * 60_000);
     const virtualS = (time.now() - start) / 1000;
-    stop();
-    ecs.stopped = true;
 
     const delays = [...joinedAt].flatMap(([id, t]) => (inRoomAt.has(id) ? [inRoomAt.get(id)! - t] : []));
-    const { running, pending } = ecs.idleCapacity;
-    const idleAfter = Math.max(0, idlePooled) + pending;
-    void running;
+    const idleAfter = Math.max(0, counts.idlePooled) + ecs.idleCapacity.pending;
     return {
       pool: s.pool,
       joins: s.joins,
@@ -339,14 +163,14 @@ export async function runStorm(s: StormScenario): Promise<StormFigures> {
         .reduce((n, [, v]) => n + v, 0),
       failed_after_201: failedAfter201,
       served_twice: [...servedBy.values()].filter((n) => n > 1).length,
-      pool_claims: poolClaims,
-      cold_starts: coldStarts,
+      pool_claims: counts.poolClaims,
+      cold_starts: counts.coldStarts,
       run_task_calls: ecs.stats.runTaskCalls,
       run_task_throttled: ecs.stats.runTaskThrottled,
       quota_refusals: ecs.stats.quotaRefusals,
       requeued_starts: requeued,
-      control_errors: controlErrors,
-      bot_read_errors: botReadErrors,
+      control_errors: counts.controlErrors,
+      bot_read_errors: counts.botErrors,
       pool_desired_after: ecs.desired,
       service_launches: ecs.stats.serviceLaunches,
       pool_idle_cost_per_hour_before_usd: round2(s.pool * idleBotHourUsd),
@@ -356,7 +180,7 @@ export async function runStorm(s: StormScenario): Promise<StormFigures> {
       wall_s: Math.round((Date.now() - wallStart) / 1000),
     };
   } finally {
-    await stack.close();
+    await world.close();
   }
 }
 
