@@ -42,6 +42,11 @@ export const metricNames = {
    * address, sending paused) or `transient` (throttling, a server fault: retried on the delivery schedule).
    */
   emailRefusals: 'EmailRefusals',
+  /**
+   * API requests answered 503 dependency_unavailable, by `kind`: DynamoDB, SQS or ECS was `throttled`, gave no answer
+   * in time (`timeout`) or answered with a server fault (`unavailable`), after the SDK's own retries.
+   */
+  dependencyUnavailable: 'DependencyUnavailable',
   /** RunTask calls refused and retried, by `refusal`: throttled, unavailable (5xx, network), capacity. */
   runTaskRefusals: 'RunTaskRefusals',
   /**
@@ -145,6 +150,8 @@ export const metrics = {
   emailRefused: (kind: 'permanent' | 'transient') => put(metricNames.emailRefusals, 'Count', 1, { kind }),
   runTaskRefused: (refusal: 'throttled' | 'unavailable' | 'capacity') =>
     put(metricNames.runTaskRefusals, 'Count', 1, { refusal }),
+  dependencyUnavailable: (kind: 'throttled' | 'timeout' | 'unavailable') =>
+    put(metricNames.dependencyUnavailable, 'Count', 1, { kind }),
   launchFailed: (stage: 'join' | 'pool_fallback' | 'replacement') =>
     put(metricNames.launchFailures, 'Count', 1, { stage }),
   pooledBotIdle: () => put(metricNames.poolIdleBots, 'Count', 1),

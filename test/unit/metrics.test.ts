@@ -92,6 +92,7 @@ describe('EMF metrics (Powertools)', () => {
       metrics.emailRefused('permanent');
       metrics.runTaskRefused('throttled');
       metrics.launchFailed('join');
+      metrics.dependencyUnavailable('throttled');
       flushMetrics();
     });
     const points = docs.flatMap(flatten);
@@ -161,6 +162,12 @@ describe('EMF metrics (Powertools)', () => {
           dimensions: { ...service, refusal: 'throttled' },
         },
         { name: 'LaunchFailures', unit: 'Count', value: 1, dimensions: { ...service, stage: 'join' } },
+        {
+          name: 'DependencyUnavailable',
+          unit: 'Count',
+          value: 1,
+          dimensions: { ...service, kind: 'throttled' },
+        },
       ]),
     );
     // Every name written is in the catalogue, and every catalogue name was written.
