@@ -9,7 +9,8 @@ import type { MetricsSink, MetricUnit } from './ports/metrics';
 export const metricNames = {
   /**
    * Join requests by `outcome`: started, payment_required (402), rate_limited (429), rejected (other 4xx),
-   * capacity_unavailable (503: ECS would not launch the bot within RUN_TASK_RETRY_BUDGET_MS).
+   * capacity_unavailable (503: ECS would not launch the bot within RUN_TASK_RETRY_BUDGET_MS), dependency_unavailable
+   * (503: DynamoDB, SQS or ECS throttled or timed out the join).
    */
   joins: 'JoinRequests',
   /** Sessions running (joining or in the room), sampled by the heartbeat sweeper every minute. */
@@ -88,11 +89,12 @@ export type JoinOutcome =
   | 'payment_required'
   | 'rate_limited'
   | 'rejected'
-  | 'capacity_unavailable';
+  | 'capacity_unavailable'
+  | 'dependency_unavailable';
 
 /** A join's outcome from its HTTP status; another 5xx is none of them (the API's own 5xx metric counts it). */
-export function joinOutcomeOf(status: number | undefined): JoinOutcome | undefined {
-  if (status === 503) return 'capacity_unavailable';
+export function joinOutcomeOf(status: number | undefined, error?: string): JoinOutcome | undefined {
+  if (status === 503) return error === 'dependency_unavailable' ? error : 'capacity_unavailable';
   if (status === undefined || status >= 500) return undefined;
   if (status < 300) return 'started';
   if (status === 402) return 'payment_required';

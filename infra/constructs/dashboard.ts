@@ -75,6 +75,7 @@ export class Dashboard extends Construct {
       'rate_limited',
       'rejected',
       'capacity_unavailable',
+      'dependency_unavailable',
     ] as const;
     const attempts = (outcome: string) => metric('webhookAttempts', { dimensions: { outcome } });
     const functions = operations.functions;

@@ -212,7 +212,7 @@ describe('EMF metrics (Powertools)', () => {
 
 describe('the metrics catalogue', () => {
   it('maps a join response status to its outcome; a 503 is capacity_unavailable, another 5xx is none', () => {
-    expect([201, 402, 429, 400, 401, 409, 500, 503].map(joinOutcomeOf)).toEqual([
+    expect([201, 402, 429, 400, 401, 409, 500, 503].map((status) => joinOutcomeOf(status))).toEqual([
       'started',
       'payment_required',
       'rate_limited',
@@ -222,6 +222,8 @@ describe('the metrics catalogue', () => {
       undefined,
       'capacity_unavailable',
     ]);
+    expect(joinOutcomeOf(503, 'dependency_unavailable')).toBe('dependency_unavailable');
+    expect(joinOutcomeOf(503, 'capacity_exhausted')).toBe('capacity_unavailable');
   });
 
   it('counts no bot minutes below zero and no task failures for an empty sweep', () => {
