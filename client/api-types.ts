@@ -1512,10 +1512,10 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
-            /** @description The service truly cannot start another bot now. capacity_exhausted: the account's quota of concurrent bot tasks (Fargate vCPUs or tasks) is reached, or the deployment runs its configured maximum of bots (MAX_BOTS); bots must end first (Retry-After 60). capacity_unavailable: the launch could not even be handed to the control plane (its queue failed). A join that ECS merely throttles (RunTask is limited per account and region) or that finds no capacity is not refused: it answers 201 and the control plane starts the bot at the paced rate, retrying for up to START_GIVE_UP_MS. Nothing was started or charged: the credit hold is returned and the Idempotency-Key freed, so the same request may be sent again after Retry-After seconds. Throttling never answers 5xx (error: capacity_exhausted, capacity_unavailable) */
+            /** @description The service truly cannot start another bot now. capacity_exhausted: the account's quota of concurrent bot tasks (Fargate vCPUs or tasks) is reached, or the deployment runs its configured maximum of bots (MAX_BOTS); bots must end first (Retry-After 60). capacity_unavailable: the launch could not even be handed to the control plane (its queue failed). A join that ECS merely throttles (RunTask is limited per account and region) or that finds no capacity is not refused: it answers 201 and the control plane starts the bot at the paced rate, retrying for up to START_GIVE_UP_MS. Nothing was started or charged: the credit hold is returned and the Idempotency-Key freed, so the same request may be sent again after Retry-After seconds. ECS's throttling of RunTask never answers 5xx. dependency_unavailable: A service this request depends on (the database, a queue, the container platform) throttled it, did not answer in time or answered with a fault, after our own retries. Send the same request again after Retry-After seconds: every operation is safe to repeat, and a join refused this way started and charged nothing (its credit hold is returned, its Idempotency-Key freed) (error: capacity_exhausted, capacity_unavailable, dependency_unavailable) */
             503: {
                 headers: {
-                    /** @description Seconds to wait before retrying: 60 for capacity_exhausted, CAPACITY_RETRY_AFTER_SECONDS otherwise. */
+                    /** @description Seconds to wait before retrying: 60 for capacity_exhausted, CAPACITY_RETRY_AFTER_SECONDS for capacity_unavailable, DEPENDENCY_RETRY_AFTER_SECONDS (2 by default) for dependency_unavailable. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
                 };
@@ -1591,6 +1591,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A service this request depends on (the database, a queue, the container platform) throttled it, did not answer in time or answered with a fault, after our own retries. Send the same request again after Retry-After seconds: every operation is safe to repeat, and a join refused this way started and charged nothing (its credit hold is returned, its Idempotency-Key freed) (error: dependency_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (DEPENDENCY_RETRY_AFTER_SECONDS, 2 by default). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getBotTranscript: {
@@ -1658,6 +1669,17 @@ export interface operations {
             /** @description Unexpected fault; the caller may retry (error: server_error) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A service this request depends on (the database, a queue, the container platform) throttled it, did not answer in time or answered with a fault, after our own retries. Send the same request again after Retry-After seconds: every operation is safe to repeat, and a join refused this way started and charged nothing (its credit hold is returned, its Idempotency-Key freed) (error: dependency_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (DEPENDENCY_RETRY_AFTER_SECONDS, 2 by default). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1741,6 +1763,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A service this request depends on (the database, a queue, the container platform) throttled it, did not answer in time or answered with a fault, after our own retries. Send the same request again after Retry-After seconds: every operation is safe to repeat, and a join refused this way started and charged nothing (its credit hold is returned, its Idempotency-Key freed) (error: dependency_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (DEPENDENCY_RETRY_AFTER_SECONDS, 2 by default). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     getBotDeliveries: {
@@ -1803,6 +1836,17 @@ export interface operations {
             /** @description Unexpected fault; the caller may retry (error: server_error) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A service this request depends on (the database, a queue, the container platform) throttled it, did not answer in time or answered with a fault, after our own retries. Send the same request again after Retry-After seconds: every operation is safe to repeat, and a join refused this way started and charged nothing (its credit hold is returned, its Idempotency-Key freed) (error: dependency_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (DEPENDENCY_RETRY_AFTER_SECONDS, 2 by default). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1886,6 +1930,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A service this request depends on (the database, a queue, the container platform) throttled it, did not answer in time or answered with a fault, after our own retries. Send the same request again after Retry-After seconds: every operation is safe to repeat, and a join refused this way started and charged nothing (its credit hold is returned, its Idempotency-Key freed) (error: dependency_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (DEPENDENCY_RETRY_AFTER_SECONDS, 2 by default). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     listBots: {
@@ -1943,6 +1998,17 @@ export interface operations {
             /** @description Unexpected fault; the caller may retry (error: server_error) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A service this request depends on (the database, a queue, the container platform) throttled it, did not answer in time or answered with a fault, after our own retries. Send the same request again after Retry-After seconds: every operation is safe to repeat, and a join refused this way started and charged nothing (its credit hold is returned, its Idempotency-Key freed) (error: dependency_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (DEPENDENCY_RETRY_AFTER_SECONDS, 2 by default). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2026,6 +2092,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description A service this request depends on (the database, a queue, the container platform) throttled it, did not answer in time or answered with a fault, after our own retries. Send the same request again after Retry-After seconds: every operation is safe to repeat, and a join refused this way started and charged nothing (its credit hold is returned, its Idempotency-Key freed) (error: dependency_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (DEPENDENCY_RETRY_AFTER_SECONDS, 2 by default). */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
         };
     };
     stopBotAlias: {
@@ -2097,6 +2174,17 @@ export interface operations {
             /** @description Unexpected fault; the caller may retry (error: server_error) */
             500: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A service this request depends on (the database, a queue, the container platform) throttled it, did not answer in time or answered with a fault, after our own retries. Send the same request again after Retry-After seconds: every operation is safe to repeat, and a join refused this way started and charged nothing (its credit hold is returned, its Idempotency-Key freed) (error: dependency_unavailable) */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying (DEPENDENCY_RETRY_AFTER_SECONDS, 2 by default). */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -39,7 +39,7 @@ export class MeetingBotApiError extends Error {
   readonly userMessage: string;
   /** The account's balance, with insufficient_credits. */
   readonly balance: number | undefined;
-  /** Seconds to wait before retrying, with rate_limited and capacity_unavailable. */
+  /** Seconds to wait before retrying, with rate_limited and the 503s (capacity_unavailable, dependency_unavailable, …). */
   readonly retryAfterSeconds: number | undefined;
   /** The x-request-id of the answer, for a support request. */
   readonly requestId: string | undefined;

@@ -322,6 +322,12 @@ export const configSchema = z.object({
   /** The Retry-After a join answered 503 capacity_unavailable carries. */
   CAPACITY_RETRY_AFTER_SECONDS: int(15, 1),
   /**
+   * The Retry-After of a 503 dependency_unavailable: a request that failed because DynamoDB, SQS or ECS throttled it
+   * or timed out after the SDK's own retries. Short: such a spell usually passes within seconds (DynamoDB's adaptive
+   * capacity, a token bucket refilling), and the caller's retry is what tells.
+   */
+  DEPENDENCY_RETRY_AFTER_SECONDS: int(2, 1).pipe(z.number().max(60)),
+  /**
    * The most bot tasks the deployment runs at once, idle pooled bots included (0: no maximum of ours, only the
    * account's Fargate quota). A join that would start one beyond it answers 503 capacity_exhausted, holding nothing.
    */

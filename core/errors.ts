@@ -15,6 +15,7 @@ export const errorStatus = {
   server_error: 500,
   capacity_unavailable: 503,
   capacity_exhausted: 503,
+  dependency_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
@@ -36,6 +37,8 @@ const defaultMessages: Record<ErrorCode, string> = {
     'No bot could be launched right now; nothing was started or charged. Retry after the Retry-After seconds.',
   capacity_exhausted:
     'This service runs as many bots as it can right now; nothing was started or charged. Retry after the Retry-After seconds.',
+  dependency_unavailable:
+    'The service is overloaded for a moment; nothing was charged. Send the same request again after the Retry-After seconds.',
 };
 
 export interface ApiErrorExtras {
@@ -43,6 +46,8 @@ export interface ApiErrorExtras {
   /** Seconds, sent as the Retry-After header. */
   retryAfter?: number;
   message?: string;
+  /** The failure behind it (Error.cause): the HTTP layer reads it to tell an overloaded dependency from a fault. */
+  cause?: unknown;
 }
 
 export class ApiError extends Error {
@@ -54,7 +59,7 @@ export class ApiError extends Error {
     readonly detail: string,
     readonly extras: ApiErrorExtras = {},
   ) {
-    super(`${code}: ${detail}`);
+    super(`${code}: ${detail}`, extras.cause === undefined ? undefined : { cause: extras.cause });
     this.name = 'ApiError';
     this.status = errorStatus[code];
     this.userMessage = extras.message ?? defaultMessages[code];

@@ -9,7 +9,8 @@ import type { MetricsSink, MetricUnit } from './ports/metrics';
 export const metricNames = {
   /**
    * Join requests by `outcome`: started, payment_required (402), rate_limited (429), rejected (other 4xx),
-   * capacity_unavailable (503: ECS would not launch the bot within RUN_TASK_RETRY_BUDGET_MS).
+   * capacity_unavailable (503: ECS would not launch the bot within RUN_TASK_RETRY_BUDGET_MS), dependency_unavailable
+   * (503: DynamoDB, SQS or ECS throttled or timed out the join).
    */
   joins: 'JoinRequests',
   /** Sessions running (joining or in the room), sampled by the heartbeat sweeper every minute. */
@@ -42,6 +43,11 @@ export const metricNames = {
    * address, sending paused) or `transient` (throttling, a server fault: retried on the delivery schedule).
    */
   emailRefusals: 'EmailRefusals',
+  /**
+   * API requests answered 503 dependency_unavailable, by `kind`: DynamoDB, SQS or ECS was `throttled`, gave no answer
+   * in time (`timeout`) or answered with a server fault (`unavailable`), after the SDK's own retries.
+   */
+  dependencyUnavailable: 'DependencyUnavailable',
   /** RunTask calls refused and retried, by `refusal`: throttled, unavailable (5xx, network), capacity. */
   runTaskRefusals: 'RunTaskRefusals',
   /**
@@ -83,11 +89,12 @@ export type JoinOutcome =
   | 'payment_required'
   | 'rate_limited'
   | 'rejected'
-  | 'capacity_unavailable';
+  | 'capacity_unavailable'
+  | 'dependency_unavailable';
 
 /** A join's outcome from its HTTP status; another 5xx is none of them (the API's own 5xx metric counts it). */
-export function joinOutcomeOf(status: number | undefined): JoinOutcome | undefined {
-  if (status === 503) return 'capacity_unavailable';
+export function joinOutcomeOf(status: number | undefined, error?: string): JoinOutcome | undefined {
+  if (status === 503) return error === 'dependency_unavailable' ? error : 'capacity_unavailable';
   if (status === undefined || status >= 500) return undefined;
   if (status < 300) return 'started';
   if (status === 402) return 'payment_required';
@@ -145,6 +152,8 @@ export const metrics = {
   emailRefused: (kind: 'permanent' | 'transient') => put(metricNames.emailRefusals, 'Count', 1, { kind }),
   runTaskRefused: (refusal: 'throttled' | 'unavailable' | 'capacity') =>
     put(metricNames.runTaskRefusals, 'Count', 1, { refusal }),
+  dependencyUnavailable: (kind: 'throttled' | 'timeout' | 'unavailable') =>
+    put(metricNames.dependencyUnavailable, 'Count', 1, { kind }),
   launchFailed: (stage: 'join' | 'pool_fallback' | 'replacement') =>
     put(metricNames.launchFailures, 'Count', 1, { stage }),
   pooledBotIdle: () => put(metricNames.poolIdleBots, 'Count', 1),

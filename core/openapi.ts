@@ -119,11 +119,28 @@ const botIdParam = {
   schema: { type: 'string', format: 'uuid' },
 };
 
+const retryAfterHeader = (description: string) => ({
+  'Retry-After': { description, schema: { type: 'integer', minimum: 1 } },
+});
+
+/** Every operation reads the database (the API key, at least), so any of them may meet it overloaded. */
+const dependencyUnavailable =
+  'A service this request depends on (the database, a queue, the container platform) throttled it, did not answer ' +
+  'in time or answered with a fault, after our own retries. Send the same request again after Retry-After seconds: ' +
+  'every operation is safe to repeat, and a join refused this way started and charged nothing (its credit hold is ' +
+  'returned, its Idempotency-Key freed)';
+
 const commonErrors = {
   '400': errorResponse(['validation_error'], 'The request or a path parameter is not valid'),
   '401': errorResponse(['authentication_error'], 'Missing, malformed, unknown or revoked API key'),
   '429': errorResponse(['rate_limited'], 'Too many requests for this key; see Retry-After'),
   '500': errorResponse(['server_error'], 'Unexpected fault; the caller may retry'),
+  '503': {
+    ...errorResponse(['dependency_unavailable'], dependencyUnavailable),
+    headers: retryAfterHeader(
+      'Seconds to wait before retrying (DEPENDENCY_RETRY_AFTER_SECONDS, 2 by default).',
+    ),
+  },
 };
 
 export function buildOpenApiDocument() {
@@ -192,7 +209,7 @@ export function buildOpenApiDocument() {
             '422': errorResponse(['idempotency_conflict'], 'Idempotency-Key reused with another body'),
             '503': {
               ...errorResponse(
-                ['capacity_exhausted', 'capacity_unavailable'],
+                ['capacity_exhausted', 'capacity_unavailable', 'dependency_unavailable'],
                 "The service truly cannot start another bot now. capacity_exhausted: the account's quota of " +
                   'concurrent bot tasks (Fargate vCPUs or tasks) is reached, or the deployment runs its configured ' +
                   'maximum of bots (MAX_BOTS); bots must end first (Retry-After 60). ' +
@@ -201,15 +218,13 @@ export function buildOpenApiDocument() {
                   'capacity is not refused: it answers 201 and the control plane starts the bot at the paced rate, ' +
                   'retrying for up to START_GIVE_UP_MS. Nothing was started or charged: the credit hold is returned ' +
                   'and the Idempotency-Key freed, so the same request may be sent again after Retry-After seconds. ' +
-                  'Throttling never answers 5xx',
+                  "ECS's throttling of RunTask never answers 5xx. dependency_unavailable: " +
+                  dependencyUnavailable,
               ),
-              headers: {
-                'Retry-After': {
-                  description:
-                    'Seconds to wait before retrying: 60 for capacity_exhausted, CAPACITY_RETRY_AFTER_SECONDS otherwise.',
-                  schema: { type: 'integer', minimum: 1 },
-                },
-              },
+              headers: retryAfterHeader(
+                'Seconds to wait before retrying: 60 for capacity_exhausted, CAPACITY_RETRY_AFTER_SECONDS for ' +
+                  'capacity_unavailable, DEPENDENCY_RETRY_AFTER_SECONDS (2 by default) for dependency_unavailable.',
+              ),
             },
           },
         },

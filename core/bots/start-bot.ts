@@ -139,7 +139,7 @@ export async function startBot(
 
   if (joinAt) {
     await schedule(deps, { botId, accountId: caller.accountId, request, joinAt }, log);
-    if (idempotencyKey) await deps.idempotency.complete(caller.accountId, idempotencyKey, response);
+    if (idempotencyKey) await completeIdempotencyKey(deps, caller, idempotencyKey, response, log);
     log.info('bot scheduled', { provider: request.provider, join_at: joinAt });
     return { ...response, replayed: false };
   }
@@ -175,10 +175,17 @@ export async function startBot(
         { retryAfter: err.retryAfterSeconds },
       );
     }
-    throw new ApiError('server_error', 'the bot could not be started; no credits were charged, please retry');
+    // The cause lets the HTTP layer answer a throttled or timed-out dependency as 503 dependency_unavailable.
+    throw new ApiError(
+      'server_error',
+      'the bot could not be started; no credits were charged, please retry',
+      {
+        cause: err,
+      },
+    );
   }
 
-  if (idempotencyKey) await deps.idempotency.complete(caller.accountId, idempotencyKey, response);
+  if (idempotencyKey) await completeIdempotencyKey(deps, caller, idempotencyKey, response, log);
   log.info('bot started', { provider: request.provider });
   return { ...response, replayed: false };
 }
@@ -280,6 +287,25 @@ async function startServing(
     });
     log.warn(joinLogMessages.handedOver, { detail: err.message });
   }
+}
+
+/**
+ * Marks the key's request done. The bot exists by now, so a failure here (DynamoDB throttling) must not turn the join
+ * into an error the caller would retry into a second bot: the claim already holds this response, which a retry is
+ * answered with once IDEMPOTENCY_IN_FLIGHT_MS has passed (claimIdempotencyKey finds the session).
+ */
+async function completeIdempotencyKey(
+  deps: ServiceDeps,
+  caller: Caller,
+  key: string,
+  response: StoredResponse,
+  log: Logger,
+): Promise<void> {
+  await deps.idempotency
+    .complete(caller.accountId, key, response)
+    .catch((err) =>
+      log.warn('could not mark the Idempotency-Key done; its claim replays the response', { err }),
+    );
 }
 
 async function claimIdempotencyKey(

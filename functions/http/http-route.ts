@@ -3,9 +3,11 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { Caller } from '../../core/accounts/authenticate';
+import { dependencyFailureOf } from '../../core/adapters/sdk-error';
 import type { ServiceDeps } from '../../core/deps';
 import { ApiError } from '../../core/errors';
 import { JsonText } from '../../core/json-text';
+import { metrics } from '../../core/metrics';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
@@ -95,19 +97,46 @@ function toResult(reply: Reply, requestId: string): HttpResult {
 }
 
 export function errorResult(err: unknown, requestId: string, deps: ServiceDeps | undefined): HttpResult {
-  const apiError =
-    err instanceof ApiError
-      ? err
-      : new ApiError(
-          'server_error',
-          `an unexpected error occurred; quote request id ${requestId} to support`,
-        );
-  if (!(err instanceof ApiError)) {
-    (deps?.log ?? console).error('unhandled error', { request_id: requestId, err });
-  }
+  const apiError = apiErrorOf(err, requestId, deps);
   const headers: Record<string, string> = {};
   if (apiError.code === 'authentication_error')
     headers['www-authenticate'] = 'Bearer realm="meeting-bot", error="invalid_token"';
   if (apiError.extras.retryAfter !== undefined) headers['retry-after'] = String(apiError.extras.retryAfter);
   return toResult({ status: apiError.status, body: apiError.toBody(), headers }, requestId);
+}
+
+/** The log line of a request answered 503 dependency_unavailable (the runbook searches for it). */
+export const dependencyUnavailableLog = 'request failed: a dependency is throttling or timing out (503)';
+
+const dependencyFailureText = {
+  throttled: 'is throttling requests',
+  timeout: 'did not answer in time',
+  unavailable: 'answered with a server fault',
+} as const;
+
+/**
+ * The one mapping of a thrown error to the API's: an ApiError as it is, except a server_error (or any other error)
+ * whose cause is an overloaded or slow dependency, which is the caller's to retry shortly (503 with Retry-After), not
+ * a fault of ours to report as a 500. The use case has undone what it began (the join's hold, its Idempotency-Key).
+ */
+function apiErrorOf(err: unknown, requestId: string, deps: ServiceDeps | undefined): ApiError {
+  if (err instanceof ApiError && err.code !== 'server_error') return err;
+  const log = deps?.log ?? console;
+  const kind = dependencyFailureOf(err);
+  if (kind) {
+    const retryAfter = deps?.config.DEPENDENCY_RETRY_AFTER_SECONDS ?? 2;
+    metrics.dependencyUnavailable(kind);
+    log.warn(dependencyUnavailableLog, { request_id: requestId, kind, err });
+    return new ApiError(
+      'dependency_unavailable',
+      `a service this request depends on ${dependencyFailureText[kind]}; retry after ${retryAfter} s (request id ${requestId})`,
+      { retryAfter },
+    );
+  }
+  if (err instanceof ApiError) return err;
+  log.error('unhandled error', { request_id: requestId, err });
+  return new ApiError(
+    'server_error',
+    `an unexpected error occurred; quote request id ${requestId} to support`,
+  );
 }

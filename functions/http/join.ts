@@ -8,10 +8,23 @@ const countingJoins =
   (inner: HttpHandler): HttpHandler =>
   async (event) => {
     const result = await inner(event);
-    const outcome = joinOutcomeOf(result.statusCode);
+    const outcome = joinOutcomeOf(
+      result.statusCode,
+      result.statusCode === 503 ? errorCodeOf(result.body) : undefined,
+    );
     if (outcome) metrics.join(outcome);
     return result;
   };
+
+/** The `error` of an error body (which 503 it is); undefined for anything else. */
+function errorCodeOf(body: string | undefined): string | undefined {
+  try {
+    const error = (JSON.parse(body ?? '') as { error?: unknown }).error;
+    return typeof error === 'string' ? error : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export const handler = lambdaEntry(
   'join',

@@ -75,6 +75,7 @@ export class Dashboard extends Construct {
       'rate_limited',
       'rejected',
       'capacity_unavailable',
+      'dependency_unavailable',
     ] as const;
     const attempts = (outcome: string) => metric('webhookAttempts', { dimensions: { outcome } });
     const functions = operations.functions;
@@ -192,6 +193,8 @@ export class Dashboard extends Construct {
       graph(dashboardWidgets.api, [
         api.httpApi.metricClientError({ period, statistic: 'Sum', label: '4xx' }),
         api.httpApi.metricServerError({ period, statistic: 'Sum', label: '5xx' }),
+        // Of the 5xx, the 503s of an overloaded dependency, by kind (throttled, timeout, unavailable).
+        byDimension('dependencyUnavailable', 'kind'),
       ]),
     );
     if (pool) {

@@ -92,6 +92,7 @@ describe('EMF metrics (Powertools)', () => {
       metrics.emailRefused('permanent');
       metrics.runTaskRefused('throttled');
       metrics.launchFailed('join');
+      metrics.dependencyUnavailable('throttled');
       flushMetrics();
     });
     const points = docs.flatMap(flatten);
@@ -161,6 +162,12 @@ describe('EMF metrics (Powertools)', () => {
           dimensions: { ...service, refusal: 'throttled' },
         },
         { name: 'LaunchFailures', unit: 'Count', value: 1, dimensions: { ...service, stage: 'join' } },
+        {
+          name: 'DependencyUnavailable',
+          unit: 'Count',
+          value: 1,
+          dimensions: { ...service, kind: 'throttled' },
+        },
       ]),
     );
     // Every name written is in the catalogue, and every catalogue name was written.
@@ -205,7 +212,7 @@ describe('EMF metrics (Powertools)', () => {
 
 describe('the metrics catalogue', () => {
   it('maps a join response status to its outcome; a 503 is capacity_unavailable, another 5xx is none', () => {
-    expect([201, 402, 429, 400, 401, 409, 500, 503].map(joinOutcomeOf)).toEqual([
+    expect([201, 402, 429, 400, 401, 409, 500, 503].map((status) => joinOutcomeOf(status))).toEqual([
       'started',
       'payment_required',
       'rate_limited',
@@ -215,6 +222,8 @@ describe('the metrics catalogue', () => {
       undefined,
       'capacity_unavailable',
     ]);
+    expect(joinOutcomeOf(503, 'dependency_unavailable')).toBe('dependency_unavailable');
+    expect(joinOutcomeOf(503, 'capacity_exhausted')).toBe('capacity_unavailable');
   });
 
   it('counts no bot minutes below zero and no task failures for an empty sweep', () => {

@@ -12,6 +12,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { UnprocessedItemsError } from '../sdk-error';
 import type { DocumentClient } from './document-client';
 
 /** Attribute holding an item's expiry in epoch seconds (DynamoDB TTL). */
@@ -182,7 +183,7 @@ export async function untilProcessed<T>(
 ): Promise<void> {
   let pending = first;
   for (let attempt = 1; pending.length > 0; attempt++) {
-    if (attempt > attempts) throw new Error(failure(pending.length));
+    if (attempt > attempts) throw new UnprocessedItemsError(failure(pending.length));
     if (attempt > 1) await sleep(25 * 2 ** (attempt - 2));
     pending = await request(pending);
   }
