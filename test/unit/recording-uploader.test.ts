@@ -33,7 +33,7 @@ function recordingRoom() {
 
 /** A store whose every putPiece waits for the test to settle it. */
 function heldStore() {
-  const calls: { key: PieceKey; done: ReturnType<typeof deferred> }[] = [];
+  const calls: { key: PieceKey; done: ReturnType<typeof deferred<void>> }[] = [];
   const called: ((n: number) => void)[] = [];
   const store = {
     putPiece: (_botId: string, key: PieceKey) => {
