@@ -50,6 +50,9 @@ const completed = (botId: string) =>
 const items = (botId: string) => botItems(stack.table, botId);
 
 describe('DELETE /api/bot/{bot_id}/data', () => {
+  // A recorded session: its bot launches the recorder's Chromium before it enters, after the file's first bot built
+  // the bot bundle; on a loaded machine (load ~15) the join alone took 13-24 s and the whole test 21-30 s, so it gets
+  // the budget of this file's other tests.
   it('refuses a running bot, deletes every copy of the content of an ended one, keeps the tombstone', async () => {
     const hook = await webhookReceiver();
     try {
@@ -155,7 +158,7 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
     } finally {
       await hook.close();
     }
-  });
+  }, 60_000);
 
   it('a live transcript job still queued when the data is deleted stores nothing and sends nothing', async () => {
     const hook = await webhookReceiver();
