@@ -278,7 +278,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   conversation.stop();
   // The recorder lives in the room's page: its last piece is taken before the page leaves (bounded: a crashed page
   // hands over nothing more).
-  if (recording) await finishRecording(recording, config.LEAVE_TIMEOUT_MS, log);
+  const recordingSettled = recording && (await finishRecording(recording, config.LEAVE_TIMEOUT_MS, log));
   // A bot handing over leaves its transcription running for its replacement, but only one seen in the room: after a
   // failed handover (no replacement in time, the session already over) nobody would own it, so it is stopped.
   const leaving = room.leave({ keepTranscription: ending.kind === 'handed_over' && replacementInRoom });
@@ -287,6 +287,8 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   );
   const leftAt = new Date().toISOString();
   log.info('left the room', { ending: ending.kind, leave_ms: Date.now() - triggeredAt });
+  // Once handed over, the session's data may be deleted: an upload still under way must have settled by then.
+  await recordingSettled?.settled;
   await warnings.flush();
   return afterLeaving(ctx, life, ending, leftAt, recorder);
 }
@@ -314,7 +316,15 @@ async function startSessionRecording(
   });
 }
 
-async function finishRecording(recording: RecordingUploader, timeoutMs: number, log: Logger): Promise<void> {
+/**
+ * Waits (at most `timeoutMs`) for the recording's last pieces; past that the bot leaves without them, and `settled`
+ * is when the upload it stopped waiting for is over (no other starts).
+ */
+async function finishRecording(
+  recording: RecordingUploader,
+  timeoutMs: number,
+  log: Logger,
+): Promise<{ settled: Promise<void> }> {
   const started = Date.now();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timeout'>((r) => {
@@ -322,8 +332,12 @@ async function finishRecording(recording: RecordingUploader, timeoutMs: number, 
   });
   const outcome = await Promise.race([recording.finish().then(() => 'done' as const), timedOut]);
   clearTimeout(timer);
-  if (outcome === 'timeout') log.warn('the recording did not finish in time; its last piece may be missing');
-  else log.info('recording finished', { finish_ms: Date.now() - started });
+  if (outcome === 'timeout') {
+    log.warn('the recording did not finish in time; its last piece may be missing');
+    return { settled: recording.abandon() };
+  }
+  log.info('recording finished', { finish_ms: Date.now() - started });
+  return { settled: Promise.resolve() };
 }
 
 /**

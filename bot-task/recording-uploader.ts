@@ -10,6 +10,12 @@ import type { RoomConnection, RoomRecording } from '../core/ports/room-provider'
 export interface RecordingUploader {
   /** Stops the recorder and waits for every piece to be uploaded (or given up). */
   finish(): Promise<void>;
+  /**
+   * The bot stops waiting for finish(): no upload starts from now on (a piece not yet stored is lost, and the session
+   * warned), and this resolves once the one under way has settled. The session is handed over only after it: from
+   * then on its data may be deleted, and a piece stored after the deletion would outlive it.
+   */
+  abandon(): Promise<void>;
 }
 
 const attempts = 4;
@@ -34,26 +40,27 @@ export async function startRecording(o: {
   }
   let uploads: Promise<void> = Promise.resolve();
   let lost = 0;
+  let abandoned = false;
+  /** The store call under way, settled or not (abandon waits for it). */
+  let putting: Promise<unknown> = Promise.resolve();
   let recording: RoomRecording | undefined;
   const pending: { seq: number; bytes: Uint8Array }[] = [];
+  const giveUp = (seq: number, reason: string) => {
+    lost++;
+    log.error('a recording piece could not be uploaded; the recording ends before it', { seq, err: reason });
+    if (lost === 1)
+      warn(`A piece of the recording could not be stored (${reason}); the recording is cut short.`);
+  };
   const upload = async (piece: { seq: number; bytes: Uint8Array }, startedAtMs: number) => {
     for (let i = 1; ; i++) {
+      if (abandoned) return giveUp(piece.seq, 'the bot left before it was uploaded');
       try {
-        await store.putPiece(botId, { attempt, seq: piece.seq }, startedAtMs, piece.bytes);
+        const put = store.putPiece(botId, { attempt, seq: piece.seq }, startedAtMs, piece.bytes);
+        putting = put.catch(() => {});
+        await put;
         return;
       } catch (err) {
-        if (i >= attempts) {
-          lost++;
-          log.error('a recording piece could not be uploaded; the recording ends before it', {
-            seq: piece.seq,
-            err,
-          });
-          if (lost === 1)
-            warn(
-              `A piece of the recording could not be stored (${(err as Error).message}); the recording is cut short.`,
-            );
-          return;
-        }
+        if (i >= attempts) return giveUp(piece.seq, (err as Error).message);
         await new Promise((r) => setTimeout(r, (o.retryMs ?? 500) * 2 ** (i - 1)));
       }
     }
@@ -80,6 +87,10 @@ export async function startRecording(o: {
     async finish() {
       await started.stop().catch((err) => log.warn('the recorder did not stop cleanly', { err }));
       await uploads;
+    },
+    async abandon() {
+      abandoned = true;
+      await putting;
     },
   };
 }
