@@ -100,9 +100,9 @@ describe('replacement of a lost bot', () => {
     expect(stack.runner.pid(botId)).not.toBe(firstPid);
     expect(stack.runner.attempt(botId)).toBe(1);
     expect(bots('kill')).toHaveLength(1);
-    // The case under test: the lost bot said nothing after the answer, so the replacement owes the reply. (Lost later,
-    // after its next question, the answer given while no bot was in the room is lost with it, and the interview waits
-    // for one that was already given.)
+    // The case under test: the lost bot said nothing after the answer, so the replacement owes the reply. (Lost after
+    // its next question, it can take the next answer with it, heard but not yet saved or said while no bot was in the
+    // room, as docs/lost-bots.md says a crash does; the replacement would then wait for an answer already given.)
     const log = stack.rooms.rooms.get('kill')!.log;
     const answered = log.findIndex((e) => e.type === 'utterance' && e.text === answers[0]);
     expect(
