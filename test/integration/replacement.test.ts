@@ -17,8 +17,11 @@ let key: string;
 let accountId: string;
 beforeAll(async () => {
   stack = await startTestStack({
-    // The bot answers after 1.5 s of silence: a loss right after an answer lands before the bot's reply.
-    END_OF_TURN_SILENCE_MS: '1500',
+    // The bot answers after 3 s of silence whatever the words end with (the fixed rule: the adaptive one answers a
+    // finished sentence after 250 ms, sooner than a test sees the answer saved), so a loss right after an answer is
+    // saved lands before the bot's reply, on a loaded machine too.
+    END_OF_TURN_MODE: 'fixed',
+    END_OF_TURN_SILENCE_MS: '3000',
     LOCAL_SPEECH_MS_PER_CHAR: '5',
     TRANSCRIPT_FLUSH_MS: '200',
     HEARTBEAT_MS: '500',
@@ -75,13 +78,19 @@ const bots = (room: string) =>
 const saved = (botId: string, text: string) =>
   until(async () => (await status(botId)).transcript?.includes(text), 20_000);
 const lines = (transcript: string) => transcript.split('\n');
+/** Waits until the transcript store itself has `text` (read in process, without the status view's delay). */
+const stored = (botId: string, text: string) =>
+  until(async () => transcriptText(await stack.deps.transcripts.load(botId)).includes(text), 20_000);
 
 describe('replacement of a lost bot', () => {
+  // A whole interview, a kill and a replacement: its own waits (up to 20 + 20 + 30 + 30 s on a loaded machine) need more
+  // than the project's 30 s per test; the replacement's own bound (in the room within 10 s) is asserted below.
   it('SIGKILL mid-interview: a replacement with the same bot_id is in the room within 10 s and finishes the interview; one session_complete, no line lost or twice, charged once', async () => {
     const before = (await stack.deps.accounts.get(accountId))!.balance;
     const botId = await interview('kill');
-    await saved(botId, answers[0]!);
+    await stored(botId, answers[0]!);
     const firstPid = stack.runner.pid(botId);
+    const [lost] = bots('kill');
     const killedAt = Date.now();
     expect(stack.runner.signal(botId, 'SIGKILL')).toBe(true);
 
@@ -91,6 +100,14 @@ describe('replacement of a lost bot', () => {
     expect(stack.runner.pid(botId)).not.toBe(firstPid);
     expect(stack.runner.attempt(botId)).toBe(1);
     expect(bots('kill')).toHaveLength(1);
+    // The case under test: the lost bot said nothing after the answer, so the replacement owes the reply. (Lost after
+    // its next question, it can take the next answer with it, heard but not yet saved or said while no bot was in the
+    // room, as docs/lost-bots.md says a crash does; the replacement would then wait for an answer already given.)
+    const log = stack.rooms.rooms.get('kill')!.log;
+    const answered = log.findIndex((e) => e.type === 'utterance' && e.text === answers[0]);
+    expect(
+      log.slice(answered).filter((e) => e.participant_id === lost!.id && e.type === 'utterance'),
+    ).toEqual([]);
 
     // The replacement goes on where the lost bot stopped: the next question, not the greeting or the first again.
     const done = await until(async () => {
@@ -143,7 +160,7 @@ describe('replacement of a lost bot', () => {
       (e) => e.botId === botId && e.kind === 'usage',
     );
     expect(entries).toHaveLength(1);
-  });
+  }, 120_000);
 
   it('SIGTERM not from the API: the bot asks for its replacement first and leaves once it is in', async () => {
     const botId = await interview('term');
