@@ -2,6 +2,7 @@
 // header, daemon address) sends its segments to a UDP "daemon" here: the invocation's `## <function>` subsegment with
 // the bot id, cold start and service annotations, and the DynamoDB call beneath it; its log lines carry the trace id
 // and the Lambda request id. No AWS account: the DynamoDB endpoint refuses, which the trace records as a fault.
+
 import { fork } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dependencyUnavailableLog } from '../../functions/http/http-route';
 import { nodeBundle } from '../../scripts/bundles';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
@@ -76,8 +78,10 @@ describe('tracing in Lambda', () => {
           },
         });
       });
-      // DynamoDB is unreachable: the key cannot be checked, an unexpected error (500) with our error body.
-      expect(result.result?.statusCode).toBe(500);
+      // DynamoDB is unreachable: the key cannot be checked; a dependency that does not answer is the caller's to
+      // retry (503 dependency_unavailable with Retry-After), in our error body.
+      expect(result.result?.statusCode).toBe(503);
+      expect(JSON.parse(String(result.result?.body)).error).toBe('dependency_unavailable');
       const deadline = Date.now() + 5000;
       while (!segments.some((s) => s.name === '## status') && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 50));
@@ -94,7 +98,7 @@ describe('tracing in Lambda', () => {
       const line = output
         .join('')
         .split('\n')
-        .find((l) => l.includes('"unhandled error"'));
+        .find((l) => l.includes(`"${dependencyUnavailableLog}"`));
       expect(JSON.parse(line!)).toMatchObject({
         xray_trace_id: traceId,
         function_request_id: 'req-1',
