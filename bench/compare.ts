@@ -2,7 +2,7 @@
 // old → new → old, so a claim of "no slower" rests on figures taken under the same machine conditions (api-latency by
 // default). The commit is checked out in a temporary worktree and removed afterwards.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +59,39 @@ export async function compare(
       `(old, new, old in one window; the ratio is new over the mean of the two old runs; CPU per request above ${regressionRatio}× is flagged${quick ? ' — but not in a quick run' : ''})`,
     ]);
     return { table, regressed };
+  } finally {
+    git(['worktree', 'remove', '--force', oldDir], repoRoot);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `--paired`: the given commit and this tree measured in alternation, both stacks up at once (bench/paired.ts); the
+ * figures are also written to bench/results/paired-compare.json.
+ */
+export async function comparePaired(ref: string, quick: boolean): Promise<Table> {
+  const sha = git(['rev-parse', '--verify', `${ref}^{commit}`], repoRoot).trim();
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-compare-'));
+  const oldDir = join(scratch, 'old');
+  git(['worktree', 'add', '--detach', oldDir, sha], repoRoot);
+  try {
+    prepareDependencies(oldDir);
+    const { pairedCompare } = await import('./paired');
+    const { table, figures } = await pairedCompare(
+      [
+        { label: sha.slice(0, 8), dir: oldDir },
+        { label: 'this tree', dir: repoRoot },
+      ],
+      quick,
+    );
+    if (!quick) {
+      const head = git(['rev-parse', '--short', 'HEAD'], repoRoot).trim();
+      writeFileSync(
+        join(repoRoot, 'bench/results/paired-compare.json'),
+        `${JSON.stringify({ timestamp: new Date().toISOString(), old: sha, new: head, ...figures }, null, 2)}\n`,
+      );
+    }
+    return table;
   } finally {
     git(['worktree', 'remove', '--force', oldDir], repoRoot);
     rmSync(scratch, { recursive: true, force: true });

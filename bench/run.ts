@@ -80,9 +80,13 @@ async function main(): Promise<number> {
   const args = process.argv.slice(2).filter((a) => a !== '--');
   const flags = args.filter((a) => a.startsWith('-'));
   const requested = args.filter((a) => !a.startsWith('-'));
-  const unknownFlags = flags.filter((f) => f !== '--quick');
+  const unknownFlags = flags.filter(
+    (f) => f !== '--quick' && !(f === '--paired' && requested[0] === 'compare'),
+  );
   if (unknownFlags.length) {
-    console.error(`unknown option(s): ${unknownFlags.join(', ')}; available: --quick`);
+    console.error(
+      `unknown option(s): ${unknownFlags.join(', ')}; available: --quick (and --paired with compare)`,
+    );
     return 2;
   }
   const options: BenchOptions = { quick: flags.includes('--quick') };
@@ -90,9 +94,14 @@ async function main(): Promise<number> {
     const [, ref, ...names] = requested;
     if (!ref) {
       console.error(
-        'usage: npm run bench -- compare <git-ref> [--quick] [benchmark...] (default: api-latency)',
+        'usage: npm run bench -- compare <git-ref> [--quick] [--paired | benchmark...] (default: api-latency)',
       );
       return 2;
+    }
+    if (flags.includes('--paired')) {
+      const { comparePaired } = await import('./compare');
+      console.log(`\n${formatTable(await comparePaired(ref, options.quick))}`);
+      return 0;
     }
     const { compare } = await import('./compare');
     const { table, regressed } = await compare(ref, names.length ? names : ['api-latency'], options.quick);
