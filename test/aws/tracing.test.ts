@@ -67,7 +67,7 @@ describe('tracing in Lambda', () => {
     for (const s of [child.stdout, child.stderr]) s?.on('data', (d: Buffer) => output.push(d.toString()));
     try {
       await new Promise((resolve) => child.once('message', resolve));
-      const result = await new Promise<{ ok: boolean; result?: { statusCode: number } }>((resolve) => {
+      const result = await new Promise<{ ok: boolean; result?: { statusCode: number; body?: string } }>((resolve) => {
         child.once('message', resolve as never);
         child.send({
           id: 1,
