@@ -67,17 +67,19 @@ describe('tracing in Lambda', () => {
     for (const s of [child.stdout, child.stderr]) s?.on('data', (d: Buffer) => output.push(d.toString()));
     try {
       await new Promise((resolve) => child.once('message', resolve));
-      const result = await new Promise<{ ok: boolean; result?: { statusCode: number; body?: string } }>((resolve) => {
-        child.once('message', resolve as never);
-        child.send({
-          id: 1,
-          event: {
-            headers: { authorization: `Bearer mbk_${'a'.repeat(43)}` },
-            pathParameters: { bot_id: botId },
-            requestContext: { requestId: 'req-1' },
-          },
-        });
-      });
+      const result = await new Promise<{ ok: boolean; result?: { statusCode: number; body?: string } }>(
+        (resolve) => {
+          child.once('message', resolve as never);
+          child.send({
+            id: 1,
+            event: {
+              headers: { authorization: `Bearer mbk_${'a'.repeat(43)}` },
+              pathParameters: { bot_id: botId },
+              requestContext: { requestId: 'req-1' },
+            },
+          });
+        },
+      );
       // DynamoDB is unreachable: the key cannot be checked; a dependency that does not answer is the caller's to
       // retry (503 dependency_unavailable with Retry-After), in our error body.
       expect(result.result?.statusCode).toBe(503);
