@@ -21,12 +21,7 @@ export async function compare(
   names: string[],
   quick: boolean,
 ): Promise<{ table: Table; regressed: boolean }> {
-  const sha = git(['rev-parse', '--verify', `${ref}^{commit}`], repoRoot).trim();
-  const scratch = mkdtempSync(join(tmpdir(), 'bench-compare-'));
-  const oldDir = join(scratch, 'old');
-  git(['worktree', 'add', '--detach', oldDir, sha], repoRoot);
-  try {
-    prepareDependencies(oldDir);
+  return withOldTree(ref, async (sha, oldDir, scratch) => {
     const oldTree: Tree = { label: sha.slice(0, 8), dir: oldDir };
     const newTree: Tree = { label: 'this tree', dir: repoRoot };
     const table: Table = [['figure', `${oldTree.label} (1)`, 'new', `${oldTree.label} (2)`, 'new / old', '']];
@@ -59,10 +54,7 @@ export async function compare(
       `(old, new, old in one window; the ratio is new over the mean of the two old runs; CPU per request above ${regressionRatio}× is flagged${quick ? ' — but not in a quick run' : ''})`,
     ]);
     return { table, regressed };
-  } finally {
-    git(['worktree', 'remove', '--force', oldDir], repoRoot);
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
 
 /**
@@ -70,12 +62,7 @@ export async function compare(
  * figures are also written to bench/results/paired-compare.json.
  */
 export async function comparePaired(ref: string, quick: boolean): Promise<Table> {
-  const sha = git(['rev-parse', '--verify', `${ref}^{commit}`], repoRoot).trim();
-  const scratch = mkdtempSync(join(tmpdir(), 'bench-compare-'));
-  const oldDir = join(scratch, 'old');
-  git(['worktree', 'add', '--detach', oldDir, sha], repoRoot);
-  try {
-    prepareDependencies(oldDir);
+  return withOldTree(ref, async (sha, oldDir) => {
     const { pairedCompare } = await import('./paired');
     const { table, figures } = await pairedCompare(
       [
@@ -92,6 +79,21 @@ export async function comparePaired(ref: string, quick: boolean): Promise<Table>
       );
     }
     return table;
+  });
+}
+
+/** The commit checked out in a temporary worktree with its dependencies, for `fn`; always removed after. */
+async function withOldTree<T>(
+  ref: string,
+  fn: (sha: string, oldDir: string, scratch: string) => Promise<T>,
+): Promise<T> {
+  const sha = git(['rev-parse', '--verify', `${ref}^{commit}`], repoRoot).trim();
+  const scratch = mkdtempSync(join(tmpdir(), 'bench-compare-'));
+  const oldDir = join(scratch, 'old');
+  git(['worktree', 'add', '--detach', oldDir, sha], repoRoot);
+  try {
+    prepareDependencies(oldDir);
+    return await fn(sha, oldDir, scratch);
   } finally {
     git(['worktree', 'remove', '--force', oldDir], repoRoot);
     rmSync(scratch, { recursive: true, force: true });

@@ -188,7 +188,12 @@ async function measure(side: Side, name: CaseName, sizes: typeof full): Promise<
   };
 }
 
-const median = (values: number[]) => percentile(values, 50);
+/** The middle value, or the mean of the two middle values of an even count. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
 const r3 = (n: number) => Math.round(n * 1000) / 1000;
 
 function summarize(
