@@ -581,9 +581,10 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     open = conn;
     const page = h.page();
     expect(await page.evaluate(() => window.__dailyStub!.peakAudio(300))).toBeLessThan(0.01);
-    const listening = page.evaluate(() => window.__dailyStub!.peakAudio(800));
+    const listening = page.evaluate(() => window.__dailyStub!.peakAudio(10_000, 0.1));
     const spoken = conn.speech.say('Thank you, that is helpful.');
-    // Heard on the microphone track while the rest of the line has not been sent yet.
+    // Heard on the microphone track while the rest of the line has not been sent yet (the rest waits for sendRest
+    // below, however long the first chunk took to be heard on a loaded machine).
     expect(await listening).toBeGreaterThan(0.1);
     expect(restSent).toBe(false);
     sendRest();

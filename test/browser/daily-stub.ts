@@ -361,8 +361,11 @@ class StubCall {
     this.emit(e);
   }
 
-  /** Measures the loudest sample on the bot's microphone track over `ms` (Web Audio analyser). */
-  async peakAudio(ms: number): Promise<number> {
+  /**
+   * Measures the loudest sample on the bot's microphone track over `ms` (Web Audio analyser); with `until`, stops as
+   * soon as the peak reaches it (a loaded machine may start the sound late in a fixed window).
+   */
+  async peakAudio(ms: number, until = Number.POSITIVE_INFINITY): Promise<number> {
     const track = this.options.audioSource;
     if (!(track instanceof MediaStreamTrack)) return -1;
     const ctx = new AudioContext();
@@ -372,7 +375,7 @@ class StubCall {
     const data = new Float32Array(analyser.fftSize);
     let peak = 0;
     const end = performance.now() + ms;
-    while (performance.now() < end) {
+    while (performance.now() < end && peak < until) {
       analyser.getFloatTimeDomainData(data);
       for (const v of data) peak = Math.max(peak, Math.abs(v));
       await new Promise((r) => setTimeout(r, 20));
