@@ -875,7 +875,10 @@ export interface components {
         StartResponse: {
             /** @constant */
             status: "started";
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description A UUID of version 7: the join's time in its first 48 bits, then random bits. Ids of bots started before this was so are of version 4. Treat it as opaque.
+             */
             bot_id: string;
             room_url: string;
         };

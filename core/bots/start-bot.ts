@@ -1,6 +1,5 @@
 // Use case: start a bot — validate, honour Idempotency-Key, hold credits, write the session, start the task (or offer
 // the session to the warm pool, with a cold start as the fallback).
-import { randomUUID } from 'node:crypto';
 import type { Caller } from '../accounts/authenticate';
 import { InsufficientCreditsError, TooManyRunningBotsError } from '../accounts/errors';
 import { requestFingerprint } from '../accounts/secrets';
@@ -17,6 +16,7 @@ import { dailyHostAllowed, idempotencyKeySchema, roomNameOf } from '../schemas/a
 import { type StartRequest, startRequestSchema } from '../schemas/start-request';
 import { parseOrThrow } from '../schemas/validate';
 import { normalizeBotConfig } from './automatic-leave';
+import { newBotId } from './bot-id';
 import { refuseBeyondBotMaximum } from './bot-maximum';
 import { failSession } from './finish-session';
 import { launchFailureOf } from './launch-failure';
@@ -62,7 +62,9 @@ export async function startBot(
     );
   }
   const joinAt = request.join_at === undefined ? undefined : checkJoinAt(request.join_at, deps);
-  const botId = randomUUID();
+  // The id carries the join's time, which the hold then need not record (bot-id.ts).
+  const requestedAt = deps.now();
+  const botId = newBotId(requestedAt);
   const response: StoredResponse = {
     status: 201,
     body: { status: 'started', bot_id: botId, room_url: request.room_url },
@@ -100,7 +102,7 @@ export async function startBot(
       botId,
       deps.config.JOIN_HOLD_CREDITS,
       deps.config.MAX_RUNNING_BOTS_PER_ACCOUNT,
-      deps.now(),
+      requestedAt,
     );
   } catch (err) {
     if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);

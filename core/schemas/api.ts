@@ -333,7 +333,12 @@ export const botIdSchema = z.uuid().describe('The bot id returned by the start o
 export const startResponseSchema = z
   .strictObject({
     status: z.literal('started'),
-    bot_id: z.uuid(),
+    bot_id: z
+      .uuid()
+      .describe(
+        "A UUID of version 7: the join's time in its first 48 bits, then random bits. Ids of bots started before this " +
+          'was so are of version 4. Treat it as opaque.',
+      ),
     room_url: z.string(),
   })
   .describe('The bot was created and is starting.');

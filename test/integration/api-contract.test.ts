@@ -59,6 +59,7 @@ function expectError(res: { status: number; body: Record<string, unknown> }, sta
 describe('POST /api/bot/join', () => {
   it('starts a bot: 201 with status, bot_id and room_url; one hold placed', async () => {
     const before = await snapshot();
+    const sentAt = Date.now();
     const res = await join({
       provider: 'local',
       room_url: roomUrl,
@@ -68,7 +69,11 @@ describe('POST /api/bot/join', () => {
     });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ status: 'started', bot_id: expect.any(String), room_url: roomUrl });
-    expect(res.body.bot_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    // A UUID of version 7: the join's time in its first 48 bits (core/bots/bot-id.ts).
+    expect(res.body.bot_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const idTime = Number.parseInt(res.body.bot_id.replace('-', '').slice(0, 12), 16);
+    expect(idTime).toBeGreaterThanOrEqual(sentAt);
+    expect(idTime).toBeLessThanOrEqual(Date.now());
     const after = await snapshot();
     expect(after.balance).toBe((before.balance ?? 0) - 1);
     expect(after.holds).toBe(before.holds + 1);

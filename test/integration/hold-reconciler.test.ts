@@ -1,6 +1,7 @@
 // The hold reconciler (issue #13 §3): a join that died between the hold and the session write, its undo failing
 // too, leaves a hold no session will ever settle; the reconciler run by the heartbeat sweep releases it once the
 // grace period has passed, exactly once, and never touches a hold whose session exists.
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcileHolds, reconcileSettings } from '../../core/bots/reconcile-holds';
 import { startBot } from '../../core/bots/start-bot';
@@ -69,7 +70,22 @@ async function stuckHold() {
   expect(await stack.deps.sessions.get(botId)).toBeNull();
   expect(await balance(accountId)).toBe(10 - stack.config.JOIN_HOLD_CREDITS);
   expect(await sum(accountId)).toBe(10);
+  // The hold's time is the join's, carried by its bot id (a UUIDv7): no attribute on the account item records it.
+  expect(await stack.deps.ledger.openHolds(accountId)).toEqual([
+    { botId, amount: 1, heldAt: t0.toISOString() },
+  ]);
+  expect(Object.keys((await rawAccount(accountId)) ?? {}).filter((a) => a.startsWith('hold_at#'))).toEqual(
+    [],
+  );
   return { accountId, botId };
+}
+
+/** The account item as stored. */
+async function rawAccount(accountId: string) {
+  const { Item } = await stack.table.doc.send(
+    new GetCommand({ TableName: stack.table.tableName, Key: { pk: `ACCOUNT#${accountId}`, sk: 'ACCOUNT' } }),
+  );
+  return Item;
 }
 
 describe('hold reconciler', () => {
@@ -99,6 +115,21 @@ describe('hold reconciler', () => {
     expect(await balance(accountId)).toBe(10);
     expect(await entries(accountId)).toHaveLength(3); // grant, hold, release
     expect(await stack.deps.ledger.accountsWithHolds()).not.toContain(accountId);
+  });
+
+  it('a hold whose bot id carries no time (a version 4 id) records it in an attribute, which the reconciler reads', async () => {
+    const { accountId } = await stack.account(10);
+    const botId = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    const hold = await stack.deps.ledger.reserve(accountId, botId, 1, 100, t0);
+    await stack.deps.ledger.writeEntry(hold);
+    expect((await rawAccount(accountId))?.[`hold_at#${botId}`]).toBe(t0.toISOString());
+    expect(await stack.deps.ledger.openHolds(accountId)).toEqual([
+      { botId, amount: 1, heldAt: t0.toISOString() },
+    ]);
+    expect(await reconcile(at(minutes(4)))).toEqual([]);
+    expect(await reconcile(at(minutes(6)))).toContainEqual({ accountId, botId, amount: 1 });
+    expect(await balance(accountId)).toBe(10);
+    expect((await rawAccount(accountId))?.[`hold_at#${botId}`]).toBeUndefined();
   });
 
   it('two reconcilers at once release the hold once', async () => {

@@ -13,6 +13,7 @@ import {
   InsufficientCreditsError,
   TooManyRunningBotsError,
 } from '../../accounts/errors';
+import { botIdTime } from '../../bots/bot-id';
 import type { CreditHold, CreditLedger, LedgerEntry, LedgerKind, OpenHold } from '../../ports/credit-ledger';
 import {
   isConditionFailure,
@@ -31,7 +32,10 @@ import {
  */
 export const heldAccountsPartition = 'HOLDS';
 
-/** Top-level attribute on the account item recording when a bot's hold was placed (removed with the hold). */
+/**
+ * Top-level attribute on the account item recording when a bot's hold was placed (removed with the hold), for the
+ * holds whose bot id does not carry that time (`botIdTime`).
+ */
 const holdAtAttribute = (botId: string) => `hold_at#${botId}`;
 
 export class DynamoCreditLedger implements CreditLedger {
@@ -189,27 +193,29 @@ export class DynamoCreditLedger implements CreditLedger {
     now = new Date(),
   ): Promise<CreditHold> {
     const hold: CreditHold = { accountId, botId, amount, heldAt: now.toISOString() };
+    // The hold's time and the account's entry in the held-accounts index go with it (the reconciler's view). A bot id
+    // that carries the hold's time (bot-id.ts: every join's) needs no attribute to record it.
+    const timed = botIdTime(botId) !== hold.heldAt;
     try {
       await this.table.doc.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: keys.account(accountId),
-          // The hold's time and the account's entry in the held-accounts index go with it (the reconciler's view).
-          UpdateExpression: 'SET balance = balance - :a, holds.#bot = :a, #at = :now, #ip = :ip, #is = :is',
+          UpdateExpression: `SET balance = balance - :a, holds.#bot = :a, #ip = :ip, #is = :is${timed ? ', #at = :now' : ''}`,
           ConditionExpression:
             'attribute_exists(pk) AND balance >= :a AND attribute_not_exists(holds.#bot) AND size(holds) < :max',
           ExpressionAttributeNames: {
             '#bot': botId,
-            '#at': holdAtAttribute(botId),
             '#ip': runningIndex.pk,
             '#is': runningIndex.sk,
+            ...(timed && { '#at': holdAtAttribute(botId) }),
           },
           ExpressionAttributeValues: {
             ':a': amount,
             ':max': maxRunning,
-            ':now': now.toISOString(),
             ':ip': heldAccountsPartition,
             ':is': keys.account(accountId).pk,
+            ...(timed && { ':now': hold.heldAt }),
           },
         }),
       );
@@ -348,7 +354,7 @@ export class DynamoCreditLedger implements CreditLedger {
     return Object.entries(account?.holds ?? {}).map(([botId, amount]) => ({
       botId,
       amount,
-      heldAt: account?.[holdAtAttribute(botId)] as string | undefined,
+      heldAt: (account?.[holdAtAttribute(botId)] as string | undefined) ?? botIdTime(botId),
     }));
   }
 
