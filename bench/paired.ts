@@ -5,13 +5,12 @@
 // speed drifts (a shared VM; two sequential runs of one commit here differed by 1.8x) moves both sides of a round
 // alike, so the ratio of each round's pair holds where sequential old-new-old runs do not.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { runOpenLoop } from './open-loop';
 import type { Table } from './run';
-import { percentile } from './support';
+import { percentile, processCpuMs } from './support';
 
 interface Side {
   label: string;
@@ -28,7 +27,6 @@ interface Side {
 const full = { rounds: 10, windowS: 3, openLoopS: 5, accounts: 600, statusBots: 100 };
 const quick: typeof full = { rounds: 2, windowS: 0.5, openLoopS: 1, accounts: 60, statusBots: 10 };
 const openLoopRatePerS = 200;
-const msPerTick = 10;
 
 type CaseName = 'join_32conn' | 'status_32conn' | 'join_1conn' | 'join_open_loop_200';
 const cases: CaseName[] = ['join_32conn', 'status_32conn', 'join_1conn', 'join_open_loop_200'];
@@ -110,13 +108,6 @@ async function settled(side: Side): Promise<void> {
     last = now;
   }
   console.log(`  [paired] ${side.label}: still busy 30 s after start-up; measuring anyway`);
-}
-
-/** CPU time of a whole process (every thread), in ms. */
-function processCpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * msPerTick;
 }
 
 const joinBody = (side: Side) =>

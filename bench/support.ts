@@ -77,6 +77,17 @@ export async function waitFor<T>(
 /** Linux reports thread CPU in clock ticks of 1/100 s (USER_HZ). */
 const msPerTick = 10;
 
+/** utime + stime of a /proc stat line, in ms. Fields after the parenthesised command name: utime is 14, stime 15. */
+function statCpuMs(stat: string): number {
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * msPerTick;
+}
+
+/** CPU time in ms used so far by a whole process (every thread; Linux /proc). */
+export function processCpuMs(pid: number): number {
+  return statCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
 /**
  * CPU time in ms used so far by each thread of this process, keyed by OS thread id (Linux /proc; an empty map
  * elsewhere). Threads that ended in between simply drop out of a difference of two snapshots.
@@ -91,10 +102,7 @@ export function threadCpuMs(): Map<number, number> {
   }
   for (const tid of tids) {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      // Fields after the parenthesised command name: state is field 3, utime 14 and stime 15.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      cpu.set(Number(tid), (Number(fields[11]) + Number(fields[12])) * msPerTick);
+      cpu.set(Number(tid), statCpuMs(readFileSync(`/proc/self/task/${tid}/stat`, 'utf8')));
     } catch {
       // The thread ended while we read.
     }

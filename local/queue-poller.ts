@@ -13,6 +13,11 @@ export interface PollerOptions {
   batchSize?: number;
   /** Batches handled at once, like the Lambda concurrency of an event source mapping. */
   concurrency?: number;
+  /**
+   * The long poll's wait (ReceiveMessage WaitTimeSeconds; 1 when not given). The local queues answer a waiting
+   * receive as soon as a message is there (sent, due after its delay, or visible again), so a long wait costs no
+   * latency, only fewer idle receives; `stop` ends a wait at once.
+   */
   waitSeconds?: number;
   queueArn: string;
   region: string;
@@ -21,6 +26,7 @@ export interface PollerOptions {
 export class QueuePoller {
   private running = false;
   private loop: Promise<void> | undefined;
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly sqs: SQSClient,
@@ -39,6 +45,7 @@ export class QueuePoller {
 
   async stop(): Promise<void> {
     this.running = false;
+    this.stopping.abort();
     await this.loop;
   }
 
@@ -52,6 +59,7 @@ export class QueuePoller {
         MessageSystemAttributeNames: ['All'],
         MessageAttributeNames: ['All'],
       }),
+      { abortSignal: this.stopping.signal },
     );
     if (Messages.length) await this.deliver(Messages);
     return Messages.length;

@@ -75,6 +75,13 @@ export interface LocalStack {
 /** How long a bot has, once the stack shuts down, to save its transcript and ask for its replacement. */
 const botShutdownGraceMs = 2_000;
 
+/**
+ * The local event sources' long poll: a message wakes a waiting receive at once, so the wait only sets how often an
+ * idle queue is asked. Just under the SQS client's 10 s request timeout (aws-clients.ts); at 1 s, the 8 pollers
+ * asked 8 times a second.
+ */
+const pollWaitSeconds = 9;
+
 /** BOT_RUNNER=container: the engine and image bots run in; undefined for bot processes. */
 function botContainer(config: Config): BotContainer | undefined {
   if (config.BOT_RUNNER !== 'container') return undefined;
@@ -205,7 +212,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       now: () => new Date(),
       onProcessed: seen,
     }),
-    { queueArn: queues.results.arn, region: config.AWS_REGION, waitSeconds: 1 },
+    { queueArn: queues.results.arn, region: config.AWS_REGION, waitSeconds: pollWaitSeconds },
     log,
   );
   resultsPoller.start();
@@ -227,14 +234,19 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sqs,
       config.CONTROL_QUEUE_URL,
       control,
-      { queueArn: queues.control.arn, region: config.AWS_REGION, waitSeconds: 1 },
+      { queueArn: queues.control.arn, region: config.AWS_REGION, waitSeconds: pollWaitSeconds },
       log,
     ),
     new QueuePoller(
       sqs,
       config.BOT_EVENTS_QUEUE_URL,
       control,
-      { queueArn: queues.botEvents.arn, region: config.AWS_REGION, waitSeconds: 1, concurrency: 2 },
+      {
+        queueArn: queues.botEvents.arn,
+        region: config.AWS_REGION,
+        waitSeconds: pollWaitSeconds,
+        concurrency: 2,
+      },
       log,
     ),
   ];
@@ -246,7 +258,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       { stores, mailer: adapters.mailer, config, log, now: () => new Date() },
       adapters.deliveryQueues,
     ),
-    { queueArn: queues.delivery.arn, region: config.AWS_REGION, waitSeconds: 1, concurrency: 4 },
+    {
+      queueArn: queues.delivery.arn,
+      region: config.AWS_REGION,
+      waitSeconds: pollWaitSeconds,
+      concurrency: 4,
+    },
     log,
   );
   deliveryPoller.start();

@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../core/adapters/aws-clients';
+import { createLogger } from '../../core/log';
+import { QueuePoller } from '../../local/queue-poller';
 import { type LocalQueues, startLocalQueues } from '../../local/queues';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import { until } from '../support/until';
@@ -191,5 +193,38 @@ describe('npm start restarted while a webhook waits for its retry', () => {
       await stack?.close();
       await new Promise<void>((r) => hook.close(() => r()));
     }
+  });
+});
+
+describe('the local event sources', () => {
+  // The stack's pollers wait 9 s a receive. fauxqs answers a waiting receive as soon as a message is there (sent, or
+  // due after its delay), and stop() ends the wait: each step is held to 3 s, which one whole 9 s wait would miss.
+  it('hand a message over while their long poll waits, a delayed one once due, and stop mid-wait', async () => {
+    const { queues, sqs } = await start();
+    const handled: string[] = [];
+    const poller = new QueuePoller(
+      sqs,
+      queues.control.url,
+      async (event) => {
+        handled.push(...event.Records.map((r) => r.body));
+        return undefined;
+      },
+      { queueArn: queues.control.arn, region: 'local', waitSeconds: 9 },
+      createLogger('silent'),
+    );
+    poller.start();
+    await new Promise((r) => setTimeout(r, 200)); // the first receive is waiting
+    await sqs.send(new SendMessageCommand({ QueueUrl: queues.control.url, MessageBody: 'now' }));
+    await until(() => handled.length === 1, 3000);
+    await sqs.send(
+      new SendMessageCommand({ QueueUrl: queues.control.url, MessageBody: 'in 1 s', DelaySeconds: 1 }),
+    );
+    await until(() => handled.length === 2, 3000);
+    expect(handled).toEqual(['now', 'in 1 s']);
+    const stopped = await Promise.race([
+      poller.stop().then(() => 'stopped'),
+      new Promise((r) => setTimeout(r, 3000, 'still waiting')),
+    ]);
+    expect(stopped).toBe('stopped');
   });
 });
