@@ -5,14 +5,9 @@ import { analyseLocally } from '../core/engines/rules/insights/local-engine';
 import { countWords, syntheticMeeting } from '../test/fixtures/insights/synthetic';
 import { loadRealTranscripts, toUtterances } from '../test/fixtures/insights/transcripts';
 import type { Table } from './run';
-import type { BenchOptions } from './support';
+import { type BenchOptions, median } from './support';
 
 const targetWords = 27_000;
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
 
 function time(utterances: Utterance[], runs: number) {
   const ms: number[] = [];
@@ -27,7 +22,7 @@ function time(utterances: Utterance[], runs: number) {
 }
 
 export async function run(options: BenchOptions): Promise<Record<string, unknown>> {
-  const runs = options.quick ? 1 : 7;
+  const runs = options.quick ? 1 : 7; // odd: the median is one of the runs
   const real = loadRealTranscripts();
   let source: string;
   let long: Utterance[];

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { runOpenLoop } from './open-loop';
 import type { Table } from './run';
-import { percentile, processCpuMs } from './support';
+import { median, percentile, processCpuMs } from './support';
 
 interface Side {
   label: string;
@@ -96,7 +96,7 @@ async function startSide(label: string, dir: string, sizes: typeof full): Promis
 /**
  * Waits until a started stack is idle: right after seeding, LevelDB compacts on background threads, and that burst
  * would land in the first window (a quick run measured 317 ms of CPU per join there). Idle is under a tenth of a
- * core: the local queue pollers alone use 30-75 ms/s, and they run on AWS outside the API's functions.
+ * core: an idle stack uses about 20 ms/s (mostly its queue pollers, which on AWS run outside the API's functions).
  */
 async function settled(side: Side): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -203,12 +203,6 @@ async function measure(side: Side, name: CaseName, sizes: typeof full): Promise<
   };
 }
 
-/** The middle value, or the mean of the two middle values of an even count. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 const r3 = (n: number) => Math.round(n * 1000) / 1000;
 
 function summarize(
@@ -217,15 +211,13 @@ function summarize(
   windows: Map<string, Window[]>,
   sizes: typeof full,
 ): { table: Table; figures: Record<string, unknown> } {
-  const old = { label: oldLabel };
-  const now = { label: newLabel };
   const table: Table = [
-    ['case', `${old.label} ms/req`, `${now.label} ms/req`, 'new / old (median)', 'range of rounds', 'failed'],
+    ['case', `${oldLabel} ms/req`, `${newLabel} ms/req`, 'new / old (median)', 'range of rounds', 'failed'],
   ];
   const figures: Record<string, unknown> = { rounds: sizes.rounds, window_s: sizes.windowS };
   for (const name of cases) {
-    const a = windows.get(`${name}|${old.label}`) ?? [];
-    const b = windows.get(`${name}|${now.label}`) ?? [];
+    const a = windows.get(`${name}|${oldLabel}`) ?? [];
+    const b = windows.get(`${name}|${newLabel}`) ?? [];
     const ratios = a.map((w, i) => b[i]!.cpuMsPerRequest / w.cpuMsPerRequest).sort((x, y) => x - y);
     const failed = [...a, ...b].reduce((sum, w) => sum + w.failed, 0);
     const codes: Record<string, number> = {};
@@ -255,13 +247,14 @@ function summarize(
           ws.flatMap((w) => w.latenciesMs ?? []),
           99,
         );
-      entry.old_p99_ms = r3(p99(a));
-      entry.new_p99_ms = r3(p99(b));
+      const [oldP99, newP99] = [p99(a), p99(b)];
+      entry.old_p99_ms = r3(oldP99);
+      entry.new_p99_ms = r3(newP99);
       table.push([
         `${name}: p99 latency (all rounds, ms)`,
-        String(r3(p99(a))),
-        String(r3(p99(b))),
-        `${(p99(b) / p99(a)).toFixed(2)}×`,
+        String(r3(oldP99)),
+        String(r3(newP99)),
+        `${(newP99 / oldP99).toFixed(2)}×`,
         '',
         '',
       ]);
