@@ -26,7 +26,7 @@ import { type BotContainer, detectEngine } from './container-engine';
 import { startDynalite } from './dynalite';
 import { mailViewer } from './mail-viewer';
 import { QueuePoller } from './queue-poller';
-import { type LocalQueues, startLocalQueues } from './queues';
+import { type LocalQueue, type LocalQueues, startLocalQueues } from './queues';
 import { recordingDownloads } from './recordings';
 import { createRoomServer, type RoomServer } from './room/room-server';
 import { startLocalSes } from './ses';
@@ -198,9 +198,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     messagesSeen.push(m);
     if (messagesSeen.length > 400) messagesSeen.shift();
   };
-  const resultsPoller = new QueuePoller(
-    sqs,
+  // The Lambda event sources' stand-ins: each long-polls its queue and hands batches to the function's handler.
+  const eventSource = (
+    queueUrl: string,
+    queue: LocalQueue,
+    handler: ConstructorParameters<typeof QueuePoller>[2],
+    concurrency = 1,
+  ) =>
+    new QueuePoller(
+      sqs,
+      queueUrl,
+      handler,
+      { queueArn: queue.arn, region: config.AWS_REGION, waitSeconds: pollWaitSeconds, concurrency },
+      log,
+    );
+  const resultsPoller = eventSource(
     config.RESULTS_QUEUE_URL,
+    queues.results,
     makeResultsHandler({
       stores,
       config,
@@ -212,8 +226,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       now: () => new Date(),
       onProcessed: seen,
     }),
-    { queueArn: queues.results.arn, region: config.AWS_REGION, waitSeconds: pollWaitSeconds },
-    log,
   );
   resultsPoller.start();
   // The control function's two event sources: cold starts and replacements (started here as child processes, as the
@@ -230,41 +242,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     onProcessed: seen,
   });
   const controlPollers = [
-    new QueuePoller(
-      sqs,
-      config.CONTROL_QUEUE_URL,
-      control,
-      { queueArn: queues.control.arn, region: config.AWS_REGION, waitSeconds: pollWaitSeconds },
-      log,
-    ),
-    new QueuePoller(
-      sqs,
-      config.BOT_EVENTS_QUEUE_URL,
-      control,
-      {
-        queueArn: queues.botEvents.arn,
-        region: config.AWS_REGION,
-        waitSeconds: pollWaitSeconds,
-        concurrency: 2,
-      },
-      log,
-    ),
+    eventSource(config.CONTROL_QUEUE_URL, queues.control, control),
+    eventSource(config.BOT_EVENTS_QUEUE_URL, queues.botEvents, control, 2),
   ];
   for (const p of controlPollers) p.start();
-  const deliveryPoller = new QueuePoller(
-    sqs,
+  const deliveryPoller = eventSource(
     config.DELIVERY_QUEUE_URL,
+    queues.delivery,
     makeDeliveryHandler(
       { stores, mailer: adapters.mailer, config, log, now: () => new Date() },
       adapters.deliveryQueues,
     ),
-    {
-      queueArn: queues.delivery.arn,
-      region: config.AWS_REGION,
-      waitSeconds: pollWaitSeconds,
-      concurrency: 4,
-    },
-    log,
+    4,
   );
   deliveryPoller.start();
   const sweeper = setInterval(() => {
