@@ -2,7 +2,10 @@
 import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import dynalite from 'dynalite';
+import { skipUnchangedIndexEntries } from './dynalite-indexes.mjs';
 import { withTransactions } from './dynalite-transactions.mjs';
+
+skipUnchangedIndexEntries();
 
 const server = withTransactions(() =>
   dynalite({ path: workerData.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }),
