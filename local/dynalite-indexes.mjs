@@ -39,7 +39,9 @@ export function skipUnchangedIndexEntries() {
   const updateIndexes = db.updateIndexes;
   if (updateIndexes.skipsUnchanged) return;
   const patched = (store, table, existingItem, item, cb) =>
-    indexEntriesUnchanged(table, existingItem, item) ? cb() : updateIndexes(store, table, existingItem, item, cb);
+    indexEntriesUnchanged(table, existingItem, item)
+      ? cb()
+      : updateIndexes(store, table, existingItem, item, cb);
   patched.skipsUnchanged = true;
   db.updateIndexes = patched;
 }

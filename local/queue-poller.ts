@@ -7,6 +7,7 @@ import {
   type SQSClient,
 } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import { longPollOptions } from '../core/adapters/aws-clients';
 import type { Logger } from '../core/log';
 
 export interface PollerOptions {
@@ -51,15 +52,16 @@ export class QueuePoller {
 
   /** One receive and the handling of what it got (tests that step a queue by hand); resolves with the count. */
   async pollOnce(): Promise<number> {
+    const waitSeconds = this.options.waitSeconds ?? 1;
     const { Messages = [] } = await this.sqs.send(
       new ReceiveMessageCommand({
         QueueUrl: this.queueUrl,
         MaxNumberOfMessages: this.options.batchSize ?? 10,
-        WaitTimeSeconds: this.options.waitSeconds ?? 1,
+        WaitTimeSeconds: waitSeconds,
         MessageSystemAttributeNames: ['All'],
         MessageAttributeNames: ['All'],
       }),
-      { abortSignal: this.stopping.signal },
+      longPollOptions(waitSeconds, this.stopping.signal),
     );
     if (Messages.length) await this.deliver(Messages);
     return Messages.length;

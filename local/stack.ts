@@ -77,10 +77,10 @@ const botShutdownGraceMs = 2_000;
 
 /**
  * The local event sources' long poll: a message wakes a waiting receive at once, so the wait only sets how often an
- * idle queue is asked. Just under the SQS client's 10 s request timeout (aws-clients.ts); at 1 s, the 8 pollers
- * asked 8 times a second.
+ * idle queue is asked: SQS's longest (each poll's request timeout covers it: aws-clients.ts `longPollOptions`); at
+ * 1 s, the 8 pollers asked 8 times a second.
  */
-const pollWaitSeconds = 9;
+const pollWaitSeconds = 20;
 
 /** BOT_RUNNER=container: the engine and image bots run in; undefined for bot processes. */
 function botContainer(config: Config): BotContainer | undefined {

@@ -11,9 +11,9 @@ import {
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type LocalDynamo, startDynalite } from '../../local/dynalite';
 // @ts-expect-error: a plain ES module of the local stack, without types
 import { indexEntriesUnchanged } from '../../local/dynalite-indexes.mjs';
-import { type LocalDynamo, startDynalite } from '../../local/dynalite';
 
 const S = (s: string) => ({ S: s });
 const keysOnly = {
@@ -38,7 +38,15 @@ const table = {
 };
 
 describe('which writes leave every index entry as it was', () => {
-  const base = { pk: S('A'), sk: S('ACCOUNT'), ip: S('HOLDS'), is: S('A'), cp: S('c'), note: S('n'), n: { N: '1' } };
+  const base = {
+    pk: S('A'),
+    sk: S('ACCOUNT'),
+    ip: S('HOLDS'),
+    is: S('A'),
+    cp: S('c'),
+    note: S('n'),
+    n: { N: '1' },
+  };
   it('an attribute no index projects: unchanged (the join’s balance and holds)', () => {
     expect(indexEntriesUnchanged(table, base, { ...base, n: { N: '2' }, holds: { M: {} } })).toBe(true);
   });
@@ -52,7 +60,10 @@ describe('which writes leave every index entry as it was', () => {
   it('a new item, a deleted one, or an index projecting ALL: left to dynalite', () => {
     expect(indexEntriesUnchanged(table, undefined, base)).toBe(false);
     expect(indexEntriesUnchanged(table, base, undefined)).toBe(false);
-    const all = { ...table, GlobalSecondaryIndexes: [{ ...keysOnly, Projection: { ProjectionType: 'ALL' } }] };
+    const all = {
+      ...table,
+      GlobalSecondaryIndexes: [{ ...keysOnly, Projection: { ProjectionType: 'ALL' } }],
+    };
     expect(indexEntriesUnchanged(all, base, { ...base, n: { N: '2' } })).toBe(false);
   });
 });
@@ -124,15 +135,29 @@ describe('indexes through the local DynamoDB after each kind of write', () => {
     await client.send(
       new PutItemCommand({
         TableName,
-        Item: { pk: S('A'), sk: S('ACCOUNT'), ip: S('HOLDS'), is: S('A1'), cp: S('c'), note: S('first'), n: { N: '0' } },
+        Item: {
+          pk: S('A'),
+          sk: S('ACCOUNT'),
+          ip: S('HOLDS'),
+          is: S('A1'),
+          cp: S('c'),
+          note: S('first'),
+          n: { N: '0' },
+        },
       }),
     );
-    await client.send(new PutItemCommand({ TableName, Item: { pk: S('B'), sk: S('ACCOUNT'), n: { N: '0' } } }));
+    await client.send(
+      new PutItemCommand({ TableName, Item: { pk: S('B'), sk: S('ACCOUNT'), n: { N: '0' } } }),
+    );
     expect(await listed()).toEqual(['A:A1']);
 
     // Writes that leave both entries alone (the skipped ones), twice, and a put of the same item.
     await update('A', 'SET n = n + :one', { ':one': { N: '1' } });
-    await update('A', 'SET n = n + :one, ip = :p, #is = :s', { ':one': { N: '1' }, ':p': S('HOLDS'), ':s': S('A1') });
+    await update('A', 'SET n = n + :one, ip = :p, #is = :s', {
+      ':one': { N: '1' },
+      ':p': S('HOLDS'),
+      ':s': S('A1'),
+    });
     expect(await listed()).toEqual(['A:A1']);
     expect(await notes()).toEqual(['A:first']);
 

@@ -197,8 +197,8 @@ describe('npm start restarted while a webhook waits for its retry', () => {
 });
 
 describe('the local event sources', () => {
-  // The stack's pollers wait 9 s a receive. fauxqs answers a waiting receive as soon as a message is there (sent, or
-  // due after its delay), and stop() ends the wait: each step is held to 3 s, which one whole 9 s wait would miss.
+  // The stack's pollers wait 20 s a receive. fauxqs answers a waiting receive as soon as a message is there (sent, or
+  // due after its delay), and stop() ends the wait: each step is held to 3 s, which one whole wait would miss.
   it('hand a message over while their long poll waits, a delayed one once due, and stop mid-wait', async () => {
     const { queues, sqs } = await start();
     const handled: string[] = [];
@@ -209,7 +209,7 @@ describe('the local event sources', () => {
         handled.push(...event.Records.map((r) => r.body));
         return undefined;
       },
-      { queueArn: queues.control.arn, region: 'local', waitSeconds: 9 },
+      { queueArn: queues.control.arn, region: 'local', waitSeconds: 20 },
       createLogger('silent'),
     );
     poller.start();

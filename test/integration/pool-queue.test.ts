@@ -1,6 +1,7 @@
 // The warm pool's wake-up queue (core/adapters/sqs/pool-queue.ts) against fauxqs, the local stack's SQS: one message
-// per offer, each handed to one waiting bot, a wait that ends empty after its long poll, and an abort that ends a
-// wait at once (a pooled bot told to stop must not hang in a 20 s poll).
+// per offer, each handed to one waiting bot, a wait that ends empty after its long poll (also one longer than the
+// client's request timeout), and an abort that ends a wait at once (a pooled bot told to stop must not hang in a 20 s
+// poll).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../core/adapters/aws-clients';
 import { SqsPoolQueue } from '../../core/adapters/sqs/pool-queue';
@@ -57,6 +58,17 @@ describe('the pool queue', () => {
     await sqs.send(new SendMessageCommand({ QueueUrl: queues.pool.url, MessageBody: 'not json' }));
     expect(await pool.next(1_000, never)).toBeNull();
     await pool.offer('b4');
-    expect((await pool.next(1_000, never))?.botId).toBe('b4');
+    const b4 = await pool.next(1_000, never);
+    expect(b4?.botId).toBe('b4');
+    // Taken off the queue: back after its visibility timeout, it would end the next test's wait early.
+    await b4?.done();
   });
+
+  it('a wait longer than the client’s 10 s request timeout ends empty, not in a TimeoutError', async () => {
+    // A queue nobody used here: the aborted wait above may still hold a message at fauxqs until its visibility ends.
+    const quiet = new SqsPoolQueue(sqs, queues.resultsDlq.url);
+    const started = Date.now();
+    expect(await quiet.next(12_000, never)).toBeNull();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(11_000);
+  }, 20_000);
 });

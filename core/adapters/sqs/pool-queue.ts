@@ -3,6 +3,7 @@
 // client points at fauxqs.
 import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { PoolOffer, PoolQueue } from '../../ports/pool-queue';
+import { longPollOptions } from '../aws-clients';
 import { SqsQueue } from './sqs-queue';
 
 /** SQS's long-poll bounds (ReceiveMessage WaitTimeSeconds). */
@@ -30,7 +31,7 @@ export class SqsPoolQueue implements PoolQueue {
         MaxNumberOfMessages: 1,
         WaitTimeSeconds: waitSeconds,
       }),
-      { abortSignal: signal },
+      longPollOptions(waitSeconds, signal),
     );
     const message = out.Messages?.[0];
     if (!message?.ReceiptHandle) return null;
