@@ -114,6 +114,9 @@ const fieldToAttribute = {
 
 type Field = keyof typeof fieldToAttribute;
 
+/** The pairs once, not a new array of 47 pairs for every session written or read. */
+const fieldAttributes = Object.entries(fieldToAttribute) as [Field, string][];
+
 /**
  * Fields that can be large: stored packed, see packed-text.ts. The transcript is not among them: its segments are its
  * only copy (transcript-store.ts). Items of the old layout still carry a `transcript` attribute (a live copy, then the
@@ -161,18 +164,18 @@ function toItem(session: BotSession): TableItem {
     item[runningIndex.pk] = runningIndex.value;
     item[runningIndex.sk] = `${session.createdAt}#${session.botId}`;
   }
-  for (const [field, attr] of Object.entries(fieldToAttribute)) {
-    const value = session[field as Field];
-    if (value !== undefined) item[attr] = toAttributeValue(field as Field, value);
+  for (const [field, attr] of fieldAttributes) {
+    const value = session[field];
+    if (value !== undefined) item[attr] = toAttributeValue(field, value);
   }
   return item;
 }
 
 function fromItem(item: Record<string, unknown>): BotSession {
   const session: Record<string, unknown> = {};
-  for (const [field, attr] of Object.entries(fieldToAttribute)) {
+  for (const [field, attr] of fieldAttributes) {
     const value = item[attr];
-    if (value !== undefined) session[field] = packed[field as Field]?.unpack(value) ?? value;
+    if (value !== undefined) session[field] = packed[field]?.unpack(value) ?? value;
   }
   session.startedAt ??= null;
   session.completedAt ??= null;
