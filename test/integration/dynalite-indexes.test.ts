@@ -5,15 +5,15 @@
 import {
   CreateTableCommand,
   DeleteItemCommand,
-  DynamoDBClient,
+  type DynamoDBClient,
   PutItemCommand,
   QueryCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalDynamo, startDynalite } from '../../local/dynalite';
 // @ts-expect-error: a plain ES module of the local stack, without types
 import { indexEntriesUnchanged } from '../../local/dynalite-indexes.mjs';
+import { type LocalDynamoClient, localDynamoClient } from '../support/local-dynamo';
 
 const S = (s: string) => ({ S: s });
 const keysOnly = {
@@ -69,16 +69,12 @@ describe('which writes leave every index entry as it was', () => {
 });
 
 describe('indexes through the local DynamoDB after each kind of write', () => {
-  let dynamo: LocalDynamo;
+  let local: LocalDynamoClient;
   let client: DynamoDBClient;
   const TableName = 'indexes';
   beforeAll(async () => {
-    dynamo = await startDynalite();
-    client = new DynamoDBClient({
-      endpoint: dynamo.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-    });
+    local = await localDynamoClient();
+    client = local.client;
     await client.send(
       new CreateTableCommand({
         TableName,
@@ -93,8 +89,7 @@ describe('indexes through the local DynamoDB after each kind of write', () => {
     );
   });
   afterAll(async () => {
-    client?.destroy();
-    await dynamo?.close();
+    await local?.close();
   });
 
   const listed = async () => {

@@ -5,27 +5,22 @@ import {
   CreateTableCommand,
   DeleteTableCommand,
   DescribeTableCommand,
-  DynamoDBClient,
+  type DynamoDBClient,
   GetItemCommand,
   PutItemCommand,
   UpdateTableCommand,
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type LocalDynamo, startDynalite } from '../../local/dynalite';
+import { type LocalDynamoClient, localDynamoClient } from '../support/local-dynamo';
 
-let dynamo: LocalDynamo;
+let local: LocalDynamoClient;
 let client: DynamoDBClient;
 beforeAll(async () => {
-  dynamo = await startDynalite();
-  client = new DynamoDBClient({
-    endpoint: dynamo.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-  });
+  local = await localDynamoClient();
+  client = local.client;
 });
 afterAll(async () => {
-  client?.destroy();
-  await dynamo?.close();
+  await local?.close();
 });
 
 const TableName = 'tables-life';

@@ -1,7 +1,12 @@
 // Storage that grows with the meeting, not its square: the transcript kept once (segments, caught up incrementally by
 // readers), sessions of the old layout read unchanged, the stop request in its own small item, and the capacity rule
 // the storage benchmark's units rest on (dynalite's ConsumedCapacity, checked against DynamoDB's documented rule).
-import { CreateTableCommand, DynamoDBClient, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  type DynamoDBClient,
+  GetItemCommand,
+  PutItemCommand,
+} from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packText } from '../../core/adapters/dynamodb/packed-text';
@@ -9,7 +14,7 @@ import { keys } from '../../core/adapters/dynamodb/table';
 import type { Utterance } from '../../core/bots/transcript';
 import { TranscriptCache } from '../../core/bots/transcript-cache';
 import type { TaskRunner } from '../../core/ports/task-runner';
-import { type LocalDynamo, startDynalite } from '../../local/dynalite';
+import { type LocalDynamoClient, localDynamoClient } from '../support/local-dynamo';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
 const noopRunner: TaskRunner = { start: async (botId) => ({ taskRef: `t:${botId}` }), stop: async () => {} };
@@ -169,15 +174,11 @@ describe('the stop request', () => {
 });
 
 describe('consumed capacity (what bench/storage.ts sums)', () => {
-  let dynamo: LocalDynamo;
+  let local: LocalDynamoClient;
   let client: DynamoDBClient;
   beforeAll(async () => {
-    dynamo = await startDynalite();
-    client = new DynamoDBClient({
-      endpoint: dynamo.endpoint,
-      region: 'us-east-1',
-      credentials: { accessKeyId: 'x', secretAccessKey: 'x' },
-    });
+    local = await localDynamoClient();
+    client = local.client;
     await client.send(
       new CreateTableCommand({
         TableName: 'units',
@@ -188,8 +189,7 @@ describe('consumed capacity (what bench/storage.ts sums)', () => {
     );
   });
   afterAll(async () => {
-    client?.destroy();
-    await dynamo?.close();
+    await local?.close();
   });
 
   /** DynamoDB's rule: an item's size is its attribute names' and values' UTF-8 bytes (here `pk`, `v`: strings). */

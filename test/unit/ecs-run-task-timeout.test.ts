@@ -1,25 +1,17 @@
 // A RunTask call that never answers is given up within the join's retry budget (a 503 then, not the join Lambda's
 // timeout): the real ECS client against a local endpoint that accepts the request and never replies.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { ECSClient } from '@aws-sdk/client-ecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EcsTaskRunner } from '../../core/adapters/ecs/ecs-task-runner';
 import { TaskCapacityError } from '../../core/ports/task-runner';
+import { type SilentServer, silentServer } from '../support/silent-server';
 
-let server: Server;
-let endpoint: string;
-let calls = 0;
+let server: SilentServer;
 beforeAll(async () => {
-  server = createServer(() => {
-    calls++; // never answered
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await silentServer();
 });
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
+  await server?.close();
 });
 
 describe('EcsTaskRunner with a RunTask call that hangs', () => {
@@ -27,7 +19,7 @@ describe('EcsTaskRunner with a RunTask call that hangs', () => {
     const runner = new EcsTaskRunner(
       new ECSClient({
         region: 'eu-west-1',
-        endpoint,
+        endpoint: server.endpoint,
         credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
       }),
       {
@@ -47,6 +39,6 @@ describe('EcsTaskRunner with a RunTask call that hangs', () => {
     );
     // The SDK's own request timeout is 10 s per try: only the budget's abort ends it this soon.
     expect(Date.now() - started).toBeLessThan(5_000);
-    expect(calls).toBeGreaterThanOrEqual(1);
+    expect(server.requests()).toBeGreaterThanOrEqual(1);
   }, 20_000);
 });
