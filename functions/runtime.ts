@@ -40,7 +40,7 @@ export function lambdaDeps(): Promise<ServiceDeps> {
  */
 export function lambdaEntry<E, R>(
   name: string,
-  handler: (event: E) => Promise<R>,
+  handler: (event: E, context?: Context) => Promise<R>,
   botIdOf?: (event: E, result?: R) => string | undefined,
 ): (event: E, context?: Context) => Promise<R> {
   const run = traced(name, handler, botIdOf);
@@ -51,15 +51,17 @@ export function lambdaEntry<E, R>(
       // An invalid configuration is the handler's to report (an HTTP route answers 500 with our error body).
     }
     if (context) rootLogger?.addContext(context);
-    return run(event);
+    return run(event, context);
   };
 }
 
 /** A Lambda handler that writes its buffered metrics when the invocation ends, also when it throws. */
-export function flushingMetrics<E, R>(handler: (event: E) => Promise<R>): (event: E) => Promise<R> {
-  return async (event) => {
+export function flushingMetrics<E, R, C = Context>(
+  handler: (event: E, context?: C) => Promise<R>,
+): (event: E, context?: C) => Promise<R> {
+  return async (event, context) => {
     try {
-      return await handler(event);
+      return await handler(event, context);
     } finally {
       flushMetrics();
     }

@@ -1,8 +1,11 @@
 // One SQS batch consumer for the queue-driven stages (results, control): each record parsed and handled with its
 // correlation id, a failure reported as that record's batch item failure (the queue retries it, then dead-letters
 // it). From a FIFO queue, once a record fails the rest of the batch goes back unprocessed, as AWS asks of FIFO
-// consumers, so nothing of a group is handled before a message that came first.
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+// consumers, so nothing of a group is handled before a message that came first. From a standard queue, the records of
+// different bots are handled side by side (one bot's in order), so a batch of cold starts takes one RunTask budget,
+// not ten. A record is begun only while the invocation has `reserveMs` left: the rest go back as batch item failures,
+// never as a timeout that would return the whole batch after the visibility timeout.
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Outbox } from '../core/control/outbox';
 import { correlatedLog, correlatedQueue, correlationOf } from '../core/correlation';
 import type { Logger } from '../core/log';
@@ -13,6 +16,14 @@ interface CorrelatedDeps {
   log: Logger;
   outbox: Outbox;
   deliveryQueue: MessageQueue;
+}
+
+/** The part of Lambda's context a batch needs: the time left before the invocation is stopped. */
+export type InvocationContext = Pick<Context, 'getRemainingTimeInMillis'>;
+
+export interface BatchOptions {
+  /** The longest one message may take: a record is begun only while this much of the invocation is left. */
+  reserveMs?: number;
 }
 
 /** The stage's logger and queues for one message: its correlation id on each line and in each message sent on. */
@@ -26,18 +37,37 @@ function correlated<D extends CorrelatedDeps>(deps: D, id: string | undefined): 
   };
 }
 
+/** The bot a standard queue's record is about (its body's `bot_id`), so one bot's messages stay in order. */
+function botOf(record: SQSRecord): string {
+  try {
+    const body = JSON.parse(record.body) as { bot_id?: unknown };
+    return typeof body.bot_id === 'string' ? body.bot_id : record.messageId;
+  } catch {
+    return record.messageId;
+  }
+}
+
 export function sqsBatchHandler<D extends CorrelatedDeps, M>(
   deps: D,
   stage: string,
   parse: (body: unknown) => M,
   handle: (deps: D, message: M, receiveCount: number) => Promise<unknown>,
+  options: BatchOptions = {},
 ) {
-  return async (event: SQSEvent): Promise<SQSBatchResponse> => {
+  return async (event: SQSEvent, context?: InvocationContext): Promise<SQSBatchResponse> => {
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
-    for (const record of event.Records) {
-      if (batchItemFailures.length > 0 && record.eventSourceARN?.endsWith('.fifo')) {
-        batchItemFailures.push({ itemIdentifier: record.messageId });
-        continue;
+    const fail = (record: SQSRecord) => batchItemFailures.push({ itemIdentifier: record.messageId });
+    let postponed = 0;
+    /** Handles one record unless too little time is left; false when it was not handled. */
+    const one = async (record: SQSRecord): Promise<boolean> => {
+      if (
+        options.reserveMs !== undefined &&
+        context &&
+        context.getRemainingTimeInMillis() < options.reserveMs
+      ) {
+        postponed += 1;
+        fail(record);
+        return false;
       }
       try {
         const body: unknown = JSON.parse(record.body);
@@ -46,13 +76,43 @@ export function sqsBatchHandler<D extends CorrelatedDeps, M>(
           parse(body),
           Number(record.attributes?.ApproximateReceiveCount ?? 1),
         );
+        return true;
       } catch (err) {
         deps.log.error(`${stage} message failed; it will be retried, then dead-lettered`, {
           message_id: record.messageId,
           err,
         });
-        batchItemFailures.push({ itemIdentifier: record.messageId });
+        fail(record);
+        return false;
       }
+    };
+    if (event.Records[0]?.eventSourceARN?.endsWith('.fifo')) {
+      for (const [i, record] of event.Records.entries()) {
+        if (!(await one(record))) {
+          // What came after a failure goes back with it, unhandled.
+          for (const rest of event.Records.slice(i + 1)) fail(rest);
+          break;
+        }
+      }
+    } else {
+      const runInOrder = async (records: SQSRecord[]) => {
+        for (const record of records) await one(record);
+      };
+      const byBot = new Map<string, SQSRecord[]>();
+      for (const record of event.Records) {
+        const bot = botOf(record);
+        byBot.set(bot, [...(byBot.get(bot) ?? []), record]);
+      }
+      await Promise.all([...byBot.values()].map(runInOrder));
+    }
+    if (postponed > 0) {
+      deps.log.warn(
+        `${stage} batch: too little time left for ${postponed} message(s); they come back later`,
+        {
+          postponed,
+          reserve_ms: options.reserveMs,
+        },
+      );
     }
     return { batchItemFailures };
   };

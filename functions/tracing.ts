@@ -46,13 +46,13 @@ export function annotateBotId(botId: string | undefined): void {
  * Runs `handler` in a `## <name>` subsegment of the Lambda's segment, annotated with the cold start, the service and,
  * when `botIdOf` finds one in the event or the result, the bot id; errors are recorded and rethrown.
  */
-export function traced<E, R>(
+export function traced<E, R, C = unknown>(
   name: string,
-  handler: (event: E) => Promise<R>,
+  handler: (event: E, context?: C) => Promise<R>,
   botIdOf?: (event: E, result?: R) => string | undefined,
-): (event: E) => Promise<R> {
-  return async (event) => {
-    if (!tracing(tracer)) return handler(event);
+): (event: E, context?: C) => Promise<R> {
+  return async (event, context) => {
+    if (!tracing(tracer)) return handler(event, context);
     const segment = tracer.getSegment();
     const subsegment = segment?.addNewSubsegment(`## ${name}`);
     if (subsegment) tracer.setSegment(subsegment);
@@ -60,7 +60,7 @@ export function traced<E, R>(
     tracer.addServiceNameAnnotation();
     annotateBotId(botIdOf?.(event));
     try {
-      const result = await handler(event);
+      const result = await handler(event, context);
       annotateBotId(botIdOf?.(event, result));
       return result;
     } catch (err) {

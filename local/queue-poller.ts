@@ -1,17 +1,23 @@
 // Plays the Lambda SQS event source mapping locally: batches, ReportBatchItemFailures, visibility-based retry,
-// and the queue's own redrive to its DLQ — driving the same handler the Lambda runs.
+// and the queue's own redrive to its DLQ — driving the same handler the Lambda runs, within the function's timeout:
+// a handler past it is abandoned as Lambda stops it, and its whole batch comes back after the visibility timeout.
 import {
   DeleteMessageBatchCommand,
   type Message,
   ReceiveMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { longPollOptions } from '../core/adapters/aws-clients';
 import type { Logger } from '../core/log';
 
+/** What the local stand-in gives a handler of Lambda's context: the time left before its timeout. */
+export type LocalContext = Pick<Context, 'getRemainingTimeInMillis'>;
+
 export interface PollerOptions {
   batchSize?: number;
+  /** The function's timeout: a handler still running then is abandoned and its batch fails, as on Lambda. */
+  timeoutMs?: number;
   /** Batches handled at once, like the Lambda concurrency of an event source mapping. */
   concurrency?: number;
   /**
@@ -32,7 +38,10 @@ export class QueuePoller {
   constructor(
     private readonly sqs: SQSClient,
     private readonly queueUrl: string,
-    private readonly handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>,
+    private readonly handler: (
+      event: SQSEvent,
+      context: LocalContext,
+    ) => Promise<SQSBatchResponse | undefined>,
     private readonly options: PollerOptions,
     private readonly log: Logger,
   ) {}
@@ -82,13 +91,33 @@ export class QueuePoller {
   private async deliver(messages: Message[]): Promise<void> {
     const event: SQSEvent = { Records: messages.map((m) => this.toRecord(m)) };
     let failed: Set<string>;
+    const timeoutMs = this.options.timeoutMs ?? Number.POSITIVE_INFINITY;
+    const deadline = Date.now() + timeoutMs;
+    const context: LocalContext = { getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timed_out'>((resolve) => {
+      if (Number.isFinite(timeoutMs)) timer = setTimeout(() => resolve('timed_out'), timeoutMs);
+    });
     try {
-      const result = await this.handler(event);
-      failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+      const result = await Promise.race([this.handler(event, context), timedOut]);
+      if (result === 'timed_out') {
+        // Lambda stops the invocation: nothing of the batch is deleted, it all comes back after the visibility
+        // timeout. (Here the abandoned handler's promise runs on; Lambda would have frozen it.)
+        this.log.error('queue handler timed out; the batch comes back after the visibility timeout', {
+          queue: this.queueUrl,
+          timeout_ms: timeoutMs,
+          messages: messages.length,
+        });
+        failed = new Set(messages.map((m) => m.MessageId!));
+      } else {
+        failed = new Set((result?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
+      }
     } catch (err) {
       // A thrown handler fails the whole batch, as in Lambda.
       this.log.error('queue handler threw; the batch will be retried', { err });
       failed = new Set(messages.map((m) => m.MessageId!));
+    } finally {
+      clearTimeout(timer);
     }
     const done = messages.filter((m) => !failed.has(m.MessageId!));
     if (done.length) {

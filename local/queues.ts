@@ -9,6 +9,10 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { sqsClient } from '../core/adapters/aws-clients';
+import { type QueueLimits, queueLimits } from '../infra/limits';
+
+/** Each queue's visibility, redrive and retention: the deployed ones (infra/limits.ts) unless a test changes one. */
+export type LocalQueueLimits = { [K in keyof typeof queueLimits]: QueueLimits };
 
 export interface LocalQueue {
   url: string;
@@ -64,13 +68,16 @@ export async function startLocalQueues(
     stateFile?: string;
     /** SendMessage's longest delay (15 minutes); tests shorten it. */
     maxDelayMs?: number;
+    /** The queues' limits: the deployed ones by default. */
+    limits?: LocalQueueLimits;
   } = {},
 ): Promise<LocalQueues> {
   const server = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' } as Parameters<
     typeof startFauxqs
   >[0]);
   const urls = new Map<string, string>();
-  const withDlq = (name: string, visibilitySeconds: number, maxReceiveCount: number, fifo = false) => {
+  const limits = options.limits ?? queueLimits;
+  const withDlq = (name: string, own: QueueLimits, fifo = false) => {
     // A FIFO queue's name ends in .fifo, and so does its DLQ's (SQS requires a FIFO DLQ for it).
     const suffix = fifo ? '.fifo' : '';
     const fifoAttributes: Record<string, string> = fifo ? { FifoQueue: 'true' } : {};
@@ -79,10 +86,11 @@ export async function startLocalQueues(
     const queue = server.createQueue(name, {
       attributes: {
         ...fifoAttributes,
-        VisibilityTimeout: String(visibilitySeconds),
+        VisibilityTimeout: String(own.visibilityTimeoutSeconds),
+        MessageRetentionPeriod: String(own.retentionSeconds),
         RedrivePolicy: JSON.stringify({
           deadLetterTargetArn: dlq.queueArn,
-          maxReceiveCount: String(maxReceiveCount),
+          maxReceiveCount: String(own.maxReceiveCount),
         }),
       },
     });
@@ -93,16 +101,19 @@ export async function startLocalQueues(
       { url: dlq.queueUrl, arn: dlq.queueArn },
     ] as const;
   };
-  const [results, resultsDlq] = withDlq('results', 10, 5);
-  const [control, controlDlq] = withDlq('control', 10, 5);
-  // A failed event holds its bot's later ones until it is retried: a short visibility keeps that wait short.
-  const [botEvents, botEventsDlq] = withDlq('bot-events', 5, 5, true);
-  // Above the 15 delivery attempts, so only a message that keeps crashing its handler lands here by redrive.
-  const [delivery, deliveryDlq] = withDlq('delivery', 30, 25);
+  // The deployed visibility timeouts: a failed or timed-out batch comes back as late here as on AWS (6 minutes for
+  // the control plane's), and a message goes to its DLQ after the deployed number of receives.
+  const [results, resultsDlq] = withDlq('results', limits.results);
+  const [control, controlDlq] = withDlq('control', limits.control);
+  const [botEvents, botEventsDlq] = withDlq('bot-events', limits.botEvents, true);
+  const [delivery, deliveryDlq] = withDlq('delivery', limits.delivery);
   // As the stack's: no DLQ (a wake-up that keeps failing only wakes again until it expires), short retention, and
   // left out of `urls`, so it is never saved: after a restart the fallback has served every offer anyway.
   const poolQueue = server.createQueue('pool', {
-    attributes: { VisibilityTimeout: '10', MessageRetentionPeriod: '300' },
+    attributes: {
+      VisibilityTimeout: String(limits.pool.visibilityTimeoutSeconds),
+      MessageRetentionPeriod: String(limits.pool.retentionSeconds),
+    },
   });
   const pool = { url: poolQueue.queueUrl, arn: poolQueue.queueArn };
 

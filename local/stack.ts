@@ -20,13 +20,20 @@ import { createLogger, type Logger } from '../core/log';
 import { makeControlHandler } from '../functions/control/handler';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
+import {
+  eventSourceLimits,
+  type FunctionLimits,
+  functionLimits,
+  type queueConsumers,
+  queueLimits,
+} from '../infra/limits';
 import { apiDocs } from './api-docs';
 import { type ApiServer, startApiServer } from './api-server';
 import { type BotContainer, detectEngine } from './container-engine';
 import { startDynalite } from './dynalite';
 import { mailViewer } from './mail-viewer';
-import { QueuePoller } from './queue-poller';
-import { type LocalQueue, type LocalQueues, startLocalQueues } from './queues';
+import { type PollerOptions, QueuePoller } from './queue-poller';
+import { type LocalQueue, type LocalQueueLimits, type LocalQueues, startLocalQueues } from './queues';
 import { recordingDownloads } from './recordings';
 import { createRoomServer, type RoomServer } from './room/room-server';
 import { startLocalSes } from './ses';
@@ -42,7 +49,43 @@ export interface LocalStackOptions {
   /** Create (first start) or reuse the dev account and print its key. */
   devAccount?: boolean;
   log?: Logger;
+  /**
+   * The queues' and the queue-driven functions' limits: the deployed ones (infra/limits.ts) unless a test must see a
+   * redelivery or a timeout within its own time (6 minutes of visibility are not spent in a test).
+   */
+  limits?: Partial<LocalLimits>;
 }
+
+type Consumer = keyof typeof queueConsumers;
+
+/** What the local stack enforces of the deployed limits. */
+export interface LocalLimits {
+  queues: LocalQueueLimits;
+  /** The consuming function's timeout (its handler is abandoned past it), by event source. */
+  functions: Record<Consumer, FunctionLimits>;
+}
+
+/** The deployed limits, as the local stack applies them by default. */
+export const deployedLocalLimits: LocalLimits = {
+  queues: queueLimits,
+  functions: {
+    control: functionLimits.control,
+    botEvents: functionLimits.control,
+    results: functionLimits.results,
+    delivery: functionLimits.delivery,
+  },
+};
+
+/**
+ * Handlers of one event source running at once here. Where the deployed event source sets a maximum concurrency
+ * (the control queue), that; elsewhere Lambda scales with the queue, which one local process cannot: a local choice.
+ */
+const localConcurrency: Record<Consumer, number> = {
+  control: eventSourceLimits.control.maxConcurrency,
+  botEvents: 2,
+  results: 1,
+  delivery: 4,
+};
 
 export interface DevAccount {
   account_id: string;
@@ -68,6 +111,9 @@ export interface LocalStack {
   dynamoEndpoint: string;
   /** OS thread id of the dynalite worker (Linux only; for benchmarks' CPU accounting). */
   dynamoThreadId?: number;
+  /** The limits this stack enforces, and each event source's poller settings (test/infra/limits.test.ts). */
+  limits: LocalLimits;
+  eventSources: Record<Consumer, PollerOptions>;
   devAccount?: DevAccount;
   close(): Promise<void>;
 }
@@ -114,7 +160,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const requested = loadConfig({ ...localDefaults, ...process.env, ...options.env });
   const container = botContainer(requested);
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
-  const queues = await startLocalQueues({ stateFile: dataDir ? join(dataDir, 'queues.json') : undefined });
+  const limits: LocalLimits = { ...deployedLocalLimits, ...options.limits };
+  const queues = await startLocalQueues({
+    stateFile: dataDir ? join(dataDir, 'queues.json') : undefined,
+    limits: limits.queues,
+  });
   const ses = await startLocalSes();
   // Recordings are files (the bots, child processes, write their pieces there too); a stack without a data directory
   // keeps them in a temporary one. Download links are signed with a key of this run.
@@ -198,21 +248,27 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     messagesSeen.push(m);
     if (messagesSeen.length > 400) messagesSeen.shift();
   };
-  // The Lambda event sources' stand-ins: each long-polls its queue and hands batches to the function's handler.
+  // The Lambda event sources' stand-ins: each long-polls its queue and hands batches of the deployed size to the
+  // function's handler, within the function's timeout.
+  const eventSources = {} as Record<Consumer, PollerOptions>;
   const eventSource = (
+    consumer: Consumer,
     queueUrl: string,
     queue: LocalQueue,
     handler: ConstructorParameters<typeof QueuePoller>[2],
-    concurrency = 1,
-  ) =>
-    new QueuePoller(
-      sqs,
-      queueUrl,
-      handler,
-      { queueArn: queue.arn, region: config.AWS_REGION, waitSeconds: pollWaitSeconds, concurrency },
-      log,
-    );
+  ) => {
+    eventSources[consumer] = {
+      queueArn: queue.arn,
+      region: config.AWS_REGION,
+      waitSeconds: pollWaitSeconds,
+      batchSize: eventSourceLimits[consumer].batchSize,
+      timeoutMs: limits.functions[consumer].timeoutSeconds * 1000,
+      concurrency: localConcurrency[consumer],
+    };
+    return new QueuePoller(sqs, queueUrl, handler, eventSources[consumer], log);
+  };
   const resultsPoller = eventSource(
+    'results',
     config.RESULTS_QUEUE_URL,
     queues.results,
     makeResultsHandler({
@@ -242,18 +298,18 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     onProcessed: seen,
   });
   const controlPollers = [
-    eventSource(config.CONTROL_QUEUE_URL, queues.control, control),
-    eventSource(config.BOT_EVENTS_QUEUE_URL, queues.botEvents, control, 2),
+    eventSource('control', config.CONTROL_QUEUE_URL, queues.control, control),
+    eventSource('botEvents', config.BOT_EVENTS_QUEUE_URL, queues.botEvents, control),
   ];
   for (const p of controlPollers) p.start();
   const deliveryPoller = eventSource(
+    'delivery',
     config.DELIVERY_QUEUE_URL,
     queues.delivery,
     makeDeliveryHandler(
       { stores, mailer: adapters.mailer, config, log, now: () => new Date() },
       adapters.deliveryQueues,
     ),
-    4,
   );
   deliveryPoller.start();
   const sweeper = setInterval(() => {
@@ -338,6 +394,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     outbox,
     dynamoEndpoint: dynamo.endpoint,
     dynamoThreadId: dynamo.threadId,
+    limits,
+    eventSources,
     devAccount,
     close() {
       closing ??= (async () => {

@@ -1,21 +1,31 @@
 // Lambda entry: the control plane's consumer of two queues (SQS event sources with ReportBatchItemFailures): the
 // control queue (cold starts, replacements) and the bot-events queue (FIFO per bot: lifecycle and failure events).
-import type { SQSEvent } from 'aws-lambda';
+import type { Context, SQSEvent } from 'aws-lambda';
+import type { Config } from '../../core/config';
 import { controlPlaneMessageSchema } from '../../core/control/messages';
 import { type ControlDeps, processControl } from '../../core/control/process-control';
 import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
 import { sqsBatchHandler } from '../sqs-batch';
 import { botIdOfBatch } from '../tracing';
 
-export function makeControlHandler(deps: ControlDeps) {
-  return sqsBatchHandler(deps, 'control', (body) => controlPlaneMessageSchema.parse(body), processControl);
+/** Time a control message takes beyond its RunTask budget: the session's reads and writes and the sends. */
+export const controlMessageOverheadMs = 5_000;
+
+export function makeControlHandler(
+  deps: ControlDeps & { config: ControlDeps['config'] & Pick<Config, 'RUN_TASK_RETRY_BUDGET_MS'> },
+) {
+  // A cold start may retry RunTask for its whole budget: it is begun only while that fits in the time left
+  // (infra/limits.ts sizes the function's timeout for it).
+  return sqsBatchHandler(deps, 'control', (body) => controlPlaneMessageSchema.parse(body), processControl, {
+    reserveMs: deps.config.RUN_TASK_RETRY_BUDGET_MS + controlMessageOverheadMs,
+  });
 }
 
 let handlerInstance: ReturnType<typeof makeControlHandler> | undefined;
 
 export const handler = lambdaEntry(
   'control',
-  flushingMetrics(async (event: SQSEvent) => {
+  flushingMetrics(async (event: SQSEvent, context?: Context) => {
     if (!handlerInstance) {
       const a = lambdaAdapters('control');
       handlerInstance = makeControlHandler({
@@ -31,7 +41,7 @@ export const handler = lambdaEntry(
         now: () => new Date(),
       });
     }
-    return handlerInstance(event);
+    return handlerInstance(event, context);
   }),
   botIdOfBatch,
 );

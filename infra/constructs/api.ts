@@ -7,6 +7,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { type RouteSpec, routeTable } from '../../functions/http/route-table';
+import { functionLimits, routeLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotRuntime } from './bot-runtime';
 import { type BotData, type ItemAction, readWriteItems } from './data';
@@ -159,8 +160,8 @@ export class Api extends Construct {
       settings,
       environment: {},
       description: 'HTTP API $default route: 404 not_found in the service error body',
-      timeout: Duration.seconds(5),
-      memorySize: 256,
+      timeout: Duration.seconds(functionLimits.notFound.timeoutSeconds),
+      memorySize: functionLimits.notFound.memoryMiB,
     });
     // Under the HTTP API, with its routes (and their cdk-nag acknowledgement: authentication is in the handlers).
     new apigw.HttpRoute(this.httpApi, 'DefaultRoute', {
@@ -180,9 +181,8 @@ export class Api extends Construct {
       settings,
       environment,
       description: `HTTP route function: ${name}`,
-      // join waits for RunTask (with a capacity retry); the HTTP API integration limit is 30 s.
-      timeout: Duration.seconds(name === 'join' ? 29 : 10),
-      memorySize: name === 'openapi' ? 512 : 1024,
+      timeout: Duration.seconds(routeLimits(name).timeoutSeconds),
+      memorySize: routeLimits(name).memoryMiB,
     });
   }
 }

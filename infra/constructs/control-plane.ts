@@ -6,23 +6,19 @@ import { Duration } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { eventSourceLimits, functionLimits, queueLimits, runTaskCallsPerSecond } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotData } from './data';
 import { type Delivery, queue } from './delivery';
 import { ServiceFunction } from './service-function';
 
 export const controlEntry = 'functions/control/handler.ts';
-/** Receives of a control message before it is dead-lettered (a RunTask throttled past its retry budget, a crash). */
-export const controlMaxReceiveCount = 5;
 
 export interface ControlPlaneProps {
   settings: MeetingBotSettings;
   data: BotData;
   delivery: Delivery;
 }
-
-/** Control function instances the control queue runs at once (the least SQS event sources allow). */
-const controlConcurrency = 2;
 
 export class ControlPlane extends Construct {
   readonly controlQueue: sqs.Queue;
@@ -34,14 +30,13 @@ export class ControlPlane extends Construct {
   constructor(scope: Construct, id: string, props: ControlPlaneProps) {
     super(scope, id);
     const { settings, data, delivery } = props;
-    // A cold start's RunTask retries within RUN_TASK_RETRY_BUDGET_MS; a batch of them fits with room to spare.
-    const timeout = Duration.seconds(60);
-    const visibilityTimeout = Duration.seconds(timeout.toSeconds() * 6);
+    // Every number here is infra/limits.ts's: the local stack enforces the same ones.
+    const limits = functionLimits.control;
 
     this.controlDlq = queue(this, 'ControlDlq');
     this.controlQueue = queue(this, 'ControlQueue', {
-      visibilityTimeout,
-      deadLetterQueue: { queue: this.controlDlq, maxReceiveCount: controlMaxReceiveCount },
+      visibilityTimeout: Duration.seconds(queueLimits.control.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: this.controlDlq, maxReceiveCount: queueLimits.control.maxReceiveCount },
     });
     // A FIFO queue's dead-letter queue must be FIFO too. Throughput is per message group (each bot its own), not
     // the queue's 300 messages a second.
@@ -53,15 +48,16 @@ export class ControlPlane extends Construct {
     this.botEventsDlq = queue(this, 'BotEventsDlq', fifo);
     this.botEventsQueue = queue(this, 'BotEventsQueue', {
       ...fifo,
-      visibilityTimeout,
-      deadLetterQueue: { queue: this.botEventsDlq, maxReceiveCount: controlMaxReceiveCount },
+      visibilityTimeout: Duration.seconds(queueLimits.botEvents.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: this.botEventsDlq, maxReceiveCount: queueLimits.botEvents.maxReceiveCount },
     });
 
     this.function = new ServiceFunction(this, 'Control', {
       entry: controlEntry,
       settings,
       description: 'Control plane: cold starts, replacements, and the ordered events of each bot',
-      timeout,
+      timeout: Duration.seconds(limits.timeoutSeconds),
+      memorySize: limits.memoryMiB,
       environment: {
         TABLE_NAME: data.table.tableName,
         CONTROL_QUEUE_URL: this.controlQueue.queueUrl,
@@ -71,18 +67,28 @@ export class ControlPlane extends Construct {
         DELIVERY_QUEUE_URL: delivery.deliveryQueue.queueUrl,
       },
     });
-    for (const q of [this.controlQueue, this.botEventsQueue]) {
+    // Cold starts and replacements: at most `controlConcurrency` instances at once, each pacing RunTask at its share
+    // (RUN_TASK_CALLS_PER_SECOND below), so together they keep within ECS's 20/s per account and region.
+    const sources = [
+      [this.controlQueue, eventSourceLimits.control],
+      [this.botEventsQueue, eventSourceLimits.botEvents],
+    ] as const;
+    for (const [q, source] of sources) {
       this.function.function.addEventSource(
         new SqsEventSource(q, {
-          batchSize: 10,
+          batchSize: source.batchSize,
           reportBatchItemFailures: true,
-          // Cold starts and replacements: at most 2 instances at once, each pacing RunTask at 10 calls/s
-          // (RUN_TASK_CALLS_PER_SECOND below), so together they keep within ECS's 20/s per account and region.
-          ...(q === this.controlQueue && { maxConcurrency: controlConcurrency }),
+          ...(source.maxBatchingWindowSeconds > 0 && {
+            maxBatchingWindow: Duration.seconds(source.maxBatchingWindowSeconds),
+          }),
+          ...('maxConcurrency' in source && { maxConcurrency: source.maxConcurrency }),
         }),
       );
     }
-    this.function.function.addEnvironment('RUN_TASK_CALLS_PER_SECOND', String(20 / controlConcurrency));
+    this.function.function.addEnvironment(
+      'RUN_TASK_CALLS_PER_SECOND',
+      String(runTaskCallsPerSecond / eventSourceLimits.control.maxConcurrency),
+    );
     data.grantItems(this.function.role, [
       'dynamodb:GetItem',
       'dynamodb:PutItem',

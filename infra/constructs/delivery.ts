@@ -5,19 +5,11 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { deadLetterRetentionSeconds, eventSourceLimits, functionLimits, queueLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotData } from './data';
 import { type BedrockModel, bedrockModel, grantBedrockInvoke } from './model-access';
 import { entryExists, ServiceFunction } from './service-function';
-
-/**
- * Receives before SQS dead-letters a delivery job. The delivery function retries a webhook by hiding the message
- * (visibility, backoff up to 12 h) about 15 times over ~76 h (ARCHITECTURE.md: at least 12 over 72 h) and parks a
- * job that gives up in the DLQ itself; SQS's own redrive sits above that, so crashes never cut retries short.
- */
-export const deliveryMaxReceiveCount = 20;
-/** Receives of a results message (Bedrock throttles are retried by SQS) before it is dead-lettered. */
-export const resultsMaxReceiveCount = 8;
 
 export const resultsEntry = 'functions/results/handler.ts';
 export const deliveryEntry = 'functions/delivery/handler.ts';
@@ -27,10 +19,20 @@ export function queue(scope: Construct, id: string, props: Partial<sqs.QueueProp
   return new sqs.Queue(scope, id, {
     encryption: sqs.QueueEncryption.SQS_MANAGED,
     enforceSSL: true,
-    retentionPeriod: Duration.days(14),
+    retentionPeriod: Duration.seconds(deadLetterRetentionSeconds),
     ...props,
   });
 }
+
+/** A consumed queue's settings from infra/limits.ts, with its DLQ. */
+function consumedQueue(scope: Construct, id: string, limits: QueueLimitsOf, dlq: sqs.Queue): sqs.Queue {
+  return queue(scope, id, {
+    visibilityTimeout: Duration.seconds(limits.visibilityTimeoutSeconds),
+    retentionPeriod: Duration.seconds(limits.retentionSeconds),
+    deadLetterQueue: { queue: dlq, maxReceiveCount: limits.maxReceiveCount },
+  });
+}
+type QueueLimitsOf = (typeof queueLimits)['results' | 'delivery'];
 
 export interface DeliveryProps {
   settings: MeetingBotSettings;
@@ -54,35 +56,29 @@ export class Delivery extends Construct {
     const stack = Stack.of(this);
     this.insightsModel = bedrockModel(this, settings.insightsModelId, 'insights');
 
-    const resultsTimeout = Duration.minutes(2);
+    // Every number here is infra/limits.ts's: the local stack enforces the same ones.
     this.resultsDlq = queue(this, 'ResultsDlq');
-    this.resultsQueue = queue(this, 'ResultsQueue', {
-      // AWS guidance for Lambda consumers: visibility at least six times the function timeout.
-      visibilityTimeout: Duration.seconds(resultsTimeout.toSeconds() * 6),
-      deadLetterQueue: { queue: this.resultsDlq, maxReceiveCount: resultsMaxReceiveCount },
-    });
-
-    const deliveryTimeout = Duration.seconds(90);
+    this.resultsQueue = consumedQueue(this, 'ResultsQueue', queueLimits.results, this.resultsDlq);
     this.deliveryDlq = queue(this, 'DeliveryDlq');
-    this.deliveryQueue = queue(this, 'DeliveryQueue', {
-      visibilityTimeout: Duration.seconds(deliveryTimeout.toSeconds() * 6),
-      deadLetterQueue: { queue: this.deliveryDlq, maxReceiveCount: deliveryMaxReceiveCount },
-    });
+    this.deliveryQueue = consumedQueue(this, 'DeliveryQueue', queueLimits.delivery, this.deliveryDlq);
 
     this.resultsFunction = new ServiceFunction(this, 'Results', {
       entry: resultsEntry,
       settings,
       description: 'Results queue consumer: transcript, insights, status completed, credits, the e-mail',
-      timeout: resultsTimeout,
+      timeout: Duration.seconds(functionLimits.results.timeoutSeconds),
+      memorySize: functionLimits.results.memoryMiB,
       environment: {
         TABLE_NAME: data.table.tableName,
         DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,
         INSIGHTS_MODEL_ID: this.insightsModel.id,
       },
     });
-    // One message per invocation: insights for one bot can take tens of seconds.
     this.resultsFunction.function.addEventSource(
-      new SqsEventSource(this.resultsQueue, { batchSize: 1, reportBatchItemFailures: true }),
+      new SqsEventSource(this.resultsQueue, {
+        batchSize: eventSourceLimits.results.batchSize,
+        reportBatchItemFailures: true,
+      }),
     );
     data.grantItems(this.resultsFunction.role, [
       'dynamodb:GetItem',
@@ -98,7 +94,8 @@ export class Delivery extends Construct {
         entry: deliveryEntry,
         settings,
         description: 'Delivery queue consumer: result e-mails (SES) and signed webhooks with retries',
-        timeout: deliveryTimeout,
+        timeout: Duration.seconds(functionLimits.delivery.timeoutSeconds),
+        memorySize: functionLimits.delivery.memoryMiB,
         environment: {
           TABLE_NAME: data.table.tableName,
           DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,
@@ -107,7 +104,10 @@ export class Delivery extends Construct {
         },
       });
       fn.function.addEventSource(
-        new SqsEventSource(this.deliveryQueue, { batchSize: 5, reportBatchItemFailures: true }),
+        new SqsEventSource(this.deliveryQueue, {
+          batchSize: eventSourceLimits.delivery.batchSize,
+          reportBatchItemFailures: true,
+        }),
       );
       data.grantItems(fn.role, [
         'dynamodb:GetItem',

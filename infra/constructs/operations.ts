@@ -13,6 +13,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { functionLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { Api } from './api';
 import type { BotPool } from './bot-pool';
@@ -83,7 +84,8 @@ export class Operations extends Construct {
       entry: 'functions/ops/task-stopped.ts',
       settings,
       description: 'ECS task stopped: fails the session of a bot that died before finishing',
-      timeout: Duration.seconds(30),
+      timeout: Duration.seconds(functionLimits.taskStopped.timeoutSeconds),
+      memorySize: functionLimits.taskStopped.memoryMiB,
       environment: { ...opsEnv, BOT_CONTAINER_NAME: botContainerName },
     });
     this.taskStopped.function.configureAsyncInvoke(asyncFailures);
@@ -111,7 +113,8 @@ export class Operations extends Construct {
       entry: 'functions/ops/sweep-heartbeats.ts',
       settings,
       description: 'Heartbeat sweeper: fails running sessions whose bot stopped beating',
-      timeout: Duration.seconds(60),
+      timeout: Duration.seconds(functionLimits.sweeper.timeoutSeconds),
+      memorySize: functionLimits.sweeper.memoryMiB,
       environment: opsEnv,
     });
     this.sweeper.function.configureAsyncInvoke(asyncFailures);
@@ -140,7 +143,8 @@ export class Operations extends Construct {
       entry: 'functions/ops/run-scheduler.ts',
       settings,
       description: 'Scheduled joins: queues the starts due soon, raises the warm pool for them',
-      timeout: Duration.seconds(60),
+      timeout: Duration.seconds(functionLimits.scheduler.timeoutSeconds),
+      memorySize: functionLimits.scheduler.memoryMiB,
       environment: {
         TABLE_NAME: data.table.tableName,
         ...controlPlane.environment(['control']),

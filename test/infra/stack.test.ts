@@ -11,9 +11,8 @@ import { runningIndex, ttlAttribute } from '../../core/adapters/dynamodb/table';
 import { metricNames, metricsService } from '../../core/metrics';
 import { deployedRoutes } from '../../infra/constructs/api';
 import { botContainerName } from '../../infra/constructs/bot-runtime';
-import { controlMaxReceiveCount } from '../../infra/constructs/control-plane';
 import { dashboardWidgets } from '../../infra/constructs/dashboard';
-import { deliveryMaxReceiveCount, resultsMaxReceiveCount } from '../../infra/constructs/delivery';
+import { queueLimits } from '../../infra/limits';
 import {
   asArray,
   type CfnResource,
@@ -565,14 +564,14 @@ describe('queues', () => {
     const d = s.stack.delivery;
     expect(queue(d.resultsQueue).RedrivePolicy).toEqual({
       deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(d.resultsDlq), 'Arn'] },
-      maxReceiveCount: resultsMaxReceiveCount,
+      maxReceiveCount: queueLimits.results.maxReceiveCount,
     });
     expect(queue(d.deliveryQueue).RedrivePolicy).toEqual({
       deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(d.deliveryDlq), 'Arn'] },
-      maxReceiveCount: deliveryMaxReceiveCount,
+      maxReceiveCount: queueLimits.delivery.maxReceiveCount,
     });
     // Above the delivery function's own 15 attempts (core/delivery): SQS never cuts its retries short.
-    expect(deliveryMaxReceiveCount).toBeGreaterThan(15);
+    expect(queueLimits.delivery.maxReceiveCount).toBeGreaterThan(15);
     const c = s.stack.controlPlane;
     for (const [q, dlq] of [
       [c.controlQueue, c.controlDlq],
@@ -580,7 +579,7 @@ describe('queues', () => {
     ] as const) {
       expect(queue(q).RedrivePolicy).toEqual({
         deadLetterTargetArn: { 'Fn::GetAtt': [logicalId(dlq), 'Arn'] },
-        maxReceiveCount: controlMaxReceiveCount,
+        maxReceiveCount: queueLimits.control.maxReceiveCount,
       });
     }
     // A bot's events in order: FIFO grouped per bot (throughput per group), its DLQ FIFO as SQS requires; the

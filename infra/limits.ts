@@ -1,0 +1,132 @@
+// The deployed limits of every function, event source and queue, declared once: the CDK constructs are built from
+// them, the local stack enforces them (local/queues.ts, local/queue-poller.ts), and test/infra/limits.test.ts checks
+// the synthesized template says the same, so a local run meets the timeouts, batches and redrives AWS applies.
+// Pure data: no CDK import, so the local stack and the benchmarks read it without the CDK app.
+
+export interface FunctionLimits {
+  /** Lambda's timeout: past it the invocation is stopped, and a queue batch it held comes back later. */
+  timeoutSeconds: number;
+  memoryMiB: number;
+}
+
+export interface QueueLimits {
+  /** How long a received message stays hidden: a batch that failed or timed out comes back after it. */
+  visibilityTimeoutSeconds: number;
+  /** Receives before SQS moves a message to the queue's DLQ (none: the queue has no DLQ). */
+  maxReceiveCount?: number;
+  retentionSeconds: number;
+}
+
+export interface EventSourceLimits {
+  batchSize: number;
+  /** MaximumBatchingWindowInSeconds (0: a batch goes as soon as there are messages). */
+  maxBatchingWindowSeconds: number;
+  /** The event source's MaximumConcurrency (absent: Lambda scales with the queue). */
+  maxConcurrency?: number;
+}
+
+const fourteenDays = 14 * 24 * 3600;
+
+/**
+ * AWS's guidance for a Lambda consumer: a queue's visibility timeout at least six times the function's timeout, so a
+ * batch is not handed to a second instance while the first still works on it (and retries of throttled invocations
+ * fit): https://docs.aws.amazon.com/lambda/latest/dg/services-sqs-configure.html
+ */
+const visibilityFor = (fn: FunctionLimits) => fn.timeoutSeconds * 6;
+
+/** Control function instances the control queue runs at once: 2 is the least SQS event sources allow. */
+export const controlConcurrency = 2;
+
+/** ECS RunTask's sustained rate per account and region (calls a second), shared by the control instances. */
+export const runTaskCallsPerSecond = 20;
+
+const control: FunctionLimits = { timeoutSeconds: 60, memoryMiB: 512 };
+const results: FunctionLimits = { timeoutSeconds: 120, memoryMiB: 512 };
+const delivery: FunctionLimits = { timeoutSeconds: 90, memoryMiB: 512 };
+
+export const functionLimits = {
+  /**
+   * Cold starts and replacements, each allowed RUN_TASK_RETRY_BUDGET_MS (at most 25 s, core/config.ts) of RunTask
+   * retries: a batch's starts run side by side (functions/sqs-batch.ts), and a message is only begun while one
+   * budget still fits in the time left, so the function never times out on a throttled storm.
+   */
+  control,
+  /** Insights (a model call of up to 90 s), then the recording's assembly. */
+  results,
+  /** A batch of 5 deliveries, each a webhook POST of at most 15 s or an e-mail. */
+  delivery,
+  taskStopped: { timeoutSeconds: 30, memoryMiB: 512 },
+  sweeper: { timeoutSeconds: 60, memoryMiB: 512 },
+  scheduler: { timeoutSeconds: 60, memoryMiB: 512 },
+  /** The join waits for RunTask (with a capacity retry); API Gateway's HTTP API integration limit is 30 s. */
+  join: { timeoutSeconds: 29, memoryMiB: 1024 },
+  /** Every other route function (status, leave, list, deliveries, data, recording). */
+  route: { timeoutSeconds: 10, memoryMiB: 1024 },
+  openapi: { timeoutSeconds: 10, memoryMiB: 512 },
+  notFound: { timeoutSeconds: 5, memoryMiB: 256 },
+} as const satisfies Record<string, FunctionLimits>;
+
+export const queueLimits = {
+  /** Receives of a control message before it is dead-lettered (a crash; throttled starts are re-sent, not retried). */
+  control: {
+    visibilityTimeoutSeconds: visibilityFor(control),
+    maxReceiveCount: 5,
+    retentionSeconds: fourteenDays,
+  },
+  /** Each bot's events, FIFO: a failed one holds its bot's later events until it comes back. */
+  botEvents: {
+    visibilityTimeoutSeconds: visibilityFor(control),
+    maxReceiveCount: 5,
+    retentionSeconds: fourteenDays,
+  },
+  /** Bedrock throttles are retried by SQS. */
+  results: {
+    visibilityTimeoutSeconds: visibilityFor(results),
+    maxReceiveCount: 8,
+    retentionSeconds: fourteenDays,
+  },
+  /**
+   * The delivery function retries a webhook by hiding its message (backoff up to 12 h) about 15 times over ~76 h and
+   * parks a job that gives up in the DLQ itself; SQS's redrive sits above that, so crashes never cut retries short.
+   */
+  delivery: {
+    visibilityTimeoutSeconds: visibilityFor(delivery),
+    maxReceiveCount: 20,
+    retentionSeconds: fourteenDays,
+  },
+  /**
+   * The warm pool's wake-ups: worth something for seconds (the fallback has started a cold task by then), so no DLQ
+   * and five minutes' retention; a bot that died holding one frees it for another after 10 s.
+   */
+  pool: { visibilityTimeoutSeconds: 10, retentionSeconds: 300 },
+} as const satisfies Record<string, QueueLimits>;
+
+/** Every DLQ keeps what it holds for 14 days, so a parked message outlives a long weekend. */
+export const deadLetterRetentionSeconds = fourteenDays;
+
+export const eventSourceLimits = {
+  /** Cold starts and replacements: two instances, each pacing RunTask at half the account's rate. */
+  control: { batchSize: 10, maxBatchingWindowSeconds: 0, maxConcurrency: controlConcurrency },
+  botEvents: { batchSize: 10, maxBatchingWindowSeconds: 0 },
+  /** One message an invocation: insights for one bot can take tens of seconds. */
+  results: { batchSize: 1, maxBatchingWindowSeconds: 0 },
+  delivery: { batchSize: 5, maxBatchingWindowSeconds: 0 },
+} as const satisfies Record<string, EventSourceLimits>;
+
+/** The queue-driven functions: which queue feeds which function, with its event source's settings. */
+export const queueConsumers = {
+  control: { queue: 'control', function: 'control' },
+  botEvents: { queue: 'botEvents', function: 'control' },
+  results: { queue: 'results', function: 'results' },
+  delivery: { queue: 'delivery', function: 'delivery' },
+} as const satisfies Record<
+  keyof typeof eventSourceLimits,
+  { queue: keyof typeof queueLimits; function: keyof typeof functionLimits }
+>;
+
+/** A route function's limits by its name in functions/http/route-table.ts. */
+export function routeLimits(name: string): FunctionLimits {
+  if (name === 'join') return functionLimits.join;
+  if (name === 'openapi') return functionLimits.openapi;
+  return functionLimits.route;
+}
