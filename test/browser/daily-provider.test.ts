@@ -187,6 +187,47 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     expect(h.external).toEqual([]);
   });
 
+  // Issue 34: a transcription the customer started without includeRawResponse sends messages with no rawResponse, so
+  // nothing in them says final; with interim results announced, each interim must not become a line of its own.
+  it('messages without rawResponse from a transcription with interims: one final line per stretch of speech', async () => {
+    const h = harnessed({
+      present: [{ id: 'p-ann', name: 'Ann' }],
+      transcription: { alreadyRunning: { startedBy: 'p-ann', extra: { interim_results: true } } },
+    });
+    const conn = await h.provider.join(joinOptions);
+    open = conn;
+    const utterances: RoomEvents['utterance'][] = [];
+    conn.on('utterance', (u) => utterances.push(u));
+    const transcription: RoomEvents['transcription'][] = [];
+    conn.on('transcription', (t) => transcription.push(t));
+    const page = h.page();
+    // The announcement (20 ms after the join in the stand-in) is what says interims may come.
+    await until(() => transcription.some((t) => t.state === 'running'));
+    await page.evaluate(() => {
+      const s = window.__dailyStub!;
+      s.transcribe('p-ann', 'I think', undefined);
+      s.transcribe('p-ann', 'I think we', undefined);
+      s.transcribe('p-ann', 'I think we should ship.', undefined);
+      s.transcribe('p-ann', 'Next week', undefined);
+      s.removeParticipant('p-ann');
+    });
+    await until(() => utterances.filter((u) => u.final).length === 2);
+    expect(utterances.filter((u) => u.final).map((u) => [u.name, u.text])).toEqual([
+      ['Ann', 'I think we should ship.'],
+      ['Ann', 'Next week'],
+    ]);
+    expect(utterances.filter((u) => !u.final).map((u) => u.text)).toEqual([
+      'I think',
+      'I think we',
+      'I think we should ship.',
+      'Next week',
+    ]);
+    expect(
+      await page.evaluate(() => window.__dailyStub!.calls.includes('startTranscription')),
+      'the customer transcription is used as it is',
+    ).toBe(false);
+  });
+
   // Every createCallObject the harness makes also goes through the installed daily-js's own (daily-stub.ts), so a
   // set of options daily-js rejects fails here as it would in production (the tests above cover a token).
   it.each(['static', 'off'] as const)(

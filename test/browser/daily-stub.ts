@@ -37,10 +37,14 @@ export interface StubScenario {
   /**
    * The room's transcription: `starts` when the bot asks (default: transcription-started, startedBy the bot);
    * `refused` with a transcription-error saying `msg` (no transcription rights, no transcription on the account);
-   * `silent`: never answers; `alreadyRunning`: started by `startedBy` before the bot came, announced to it with
-   * transcription-started once it is in.
+   * `silent`: never answers; `alreadyRunning`: started by `startedBy` before the bot came (with Deepgram's `extra`
+   * options, e.g. interim results), announced to it with transcription-started once it is in.
    */
-  transcription?: 'starts' | 'silent' | { refused: string } | { alreadyRunning: { startedBy: string } };
+  transcription?:
+    | 'starts'
+    | 'silent'
+    | { refused: string }
+    | { alreadyRunning: { startedBy: string; extra?: Record<string, unknown> } };
 }
 
 type Listener = (event: unknown) => void;
@@ -120,7 +124,10 @@ class StubCall {
     for (const p of this.scenario.present ?? []) this.people.set(p.id, participant(p.id, p.name, false));
     const t = this.scenario.transcription;
     if (t && typeof t === 'object' && 'alreadyRunning' in t)
-      setTimeout(() => this.transcriptionStarted(t.alreadyRunning.startedBy), 20);
+      setTimeout(
+        () => this.transcriptionStarted(t.alreadyRunning.startedBy, 'en', t.alreadyRunning.extra),
+        20,
+      );
   }
 
   accessState(): DailyAccessState {
@@ -270,21 +277,31 @@ class StubCall {
     this.emit(e);
   }
 
-  transcribe(participantId: string, text: string, isFinal: boolean) {
-    const e: DailyEventObjectTranscriptionMessage = {
+  /**
+   * A transcription message. `isFinal` undefined: the shape of a transcription started without `includeRawResponse`,
+   * which has no `rawResponse` at all (daily-js declares the field required; Daily includes it only when asked).
+   */
+  transcribe(participantId: string, text: string, isFinal: boolean | undefined) {
+    const message = {
       ...base,
-      action: 'transcription-message',
+      action: 'transcription-message' as const,
       participantId,
       text,
       timestamp: new Date(),
       trackType: 'cam-audio',
-      rawResponse: { is_final: isFinal, channel: { alternatives: [{ transcript: text }] } },
     };
+    const e: DailyEventObjectTranscriptionMessage =
+      isFinal === undefined
+        ? (message as DailyEventObjectTranscriptionMessage)
+        : {
+            ...message,
+            rawResponse: { is_final: isFinal, channel: { alternatives: [{ transcript: text }] } },
+          };
     this.emit(e);
   }
 
   /** The room's transcription started, by the participant `startedBy` (the bot: 'bot-session'). */
-  transcriptionStarted(startedBy: string, language = 'en') {
+  transcriptionStarted(startedBy: string, language = 'en', extra?: Record<string, unknown>) {
     const e: DailyEventObjectTranscriptionStarted = {
       ...base,
       action: 'transcription-started',
@@ -292,6 +309,7 @@ class StubCall {
       language,
       model: 'nova-2',
       startedBy,
+      ...(extra && { extra }),
     };
     this.emit(e);
   }

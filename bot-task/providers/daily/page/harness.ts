@@ -20,6 +20,7 @@ import type {
 } from '@daily-co/daily-js';
 import type { RoomEvents } from '../../../../core/ports/room-provider';
 import { disconnectKindOf } from '../disconnect-kinds';
+import { sendsInterims, TranscriptFinality } from './transcript-finality';
 
 export interface HarnessJoinOptions {
   url: string;
@@ -124,6 +125,10 @@ const transcription = {
   stopper: undefined as { id: string; decided: ReturnType<typeof setTimeout> } | undefined,
   stoppedAt: 0,
 };
+/** Final words from interim ones, whatever shape the room's transcription sends (transcript-finality.ts). */
+const finality = new TranscriptFinality((w) =>
+  emit({ type: 'utterance', ...w, name: names.get(w.participantId) ?? 'Guest' }),
+);
 
 function messageOf(err: unknown): string {
   if (err instanceof Error) return err.message;
@@ -593,6 +598,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   });
   call.on('participant-left', (e: DailyEventObjectParticipantLeft) => {
     forgetParticipant(e.participant.session_id);
+    finality.settle(e.participant.session_id);
     emit({ type: 'participant-left', participantId: e.participant.session_id });
     if (transcription.stopper?.id === e.participant.session_id) stopperLeft();
   });
@@ -609,18 +615,13 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
       transcription.stoppedByPerson = false;
       report('running', 'transcription messages arrive from the room; used as it is');
     }
-    // Finality is only in Deepgram's raw response (the `rawResponse.is_final` of Deepgram's streaming results,
-    // https://developers.deepgram.com/docs/interim-results); without it a message is final.
-    const final = e.rawResponse?.is_final !== false;
-    const speechFinal = e.rawResponse?.speech_final;
-    emit({
-      type: 'utterance',
+    finality.message({
       participantId: e.participantId,
-      name: names.get(e.participantId) ?? 'Guest',
       text: e.text,
-      final,
       at: new Date(e.timestamp ?? Date.now()).toISOString(),
-      ...(final && typeof speechFinal === 'boolean' && { speechFinal }),
+      // Declared always present, but Daily includes it only for a transcription started with includeRawResponse.
+      rawResponse: e.rawResponse as Record<string, unknown> | undefined,
+      is_final: (e as { is_final?: unknown }).is_final,
     });
   });
   call.on('remote-participants-audio-level', (e: DailyEventObjectRemoteParticipantsAudioLevel) => {
@@ -670,6 +671,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
     forgetStopper();
     transcription.running = true;
     transcription.stoppedByPerson = false;
+    finality.interims = sendsInterims(e);
     const self = e.startedBy === selfSessionId();
     transcription.ours = self;
     report(
@@ -716,6 +718,8 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   call.on('transcription-stopped', (e: DailyEventObjectTranscriptionStopped) => {
     transcription.running = false;
     transcription.stoppedAt = Date.now();
+    finality.settleAll();
+    finality.interims = undefined;
     forgetStopper();
     if (!joined || leaving || disconnected || !call) return;
     const stopper = Object.values(call.participants()).find((p) => !p.local && p.session_id === e.updatedBy);
@@ -780,6 +784,7 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
 async function leave(keepTranscription = false): Promise<void> {
   leaving = true;
   stopSpeech();
+  finality.settleAll();
   await withTimeout(stopRecording(), 3000, 'stop recording').catch(() => {});
   clearInterval(tileTimer);
   clearTimeout(transcription.retry);
