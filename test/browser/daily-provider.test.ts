@@ -21,10 +21,12 @@ import {
   RoomJoinError,
 } from '../../core/ports/room-provider';
 import type { Synthesizer } from '../../core/ports/synthesizer';
+import { espeakWav } from '../support/espeak';
 import { freePort } from '../support/free-port';
 import { recordingLogger } from '../support/recording-logger';
 import { toneSynthesizer } from '../support/tone-synthesizer';
 import { until } from '../support/until';
+import { webmLoudness } from '../support/webm-audio';
 import { dailyModulePage } from './daily-module-page';
 import type { StubScenario } from './daily-stub';
 import { dailyStubModule } from './daily-stub-module';
@@ -744,6 +746,40 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     });
     await until(() => h.logs.some((l) => l.includes('no longer in the room; restarted')));
     expect(await starts()).toBe(2);
+  });
+
+  // Issue 34: a participant's screen share carries audio of its own (a video played to the room); the bot subscribes to
+  // it with their microphone, and it is in the recording.
+  it("a participant's screen-share audio is subscribed and reaches the recording's mix", async () => {
+    const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
+    const conn = await h.provider.join({ ...joinOptions, videoMode: 'off' });
+    open = conn;
+    const page = h.page();
+    await page.evaluate(() => window.__dailyStub!.addParticipant('p-late', 'Late'));
+    const subscribed = await page.evaluate(() => window.__dailyStub!.subscriptions);
+    for (const id of ['p-ann', 'p-late'])
+      expect(subscribed[id], id).toEqual({
+        audio: true,
+        screenAudio: true,
+        video: false,
+        screenVideo: false,
+      });
+
+    const pieces: { seq: number; bytes: Uint8Array }[] = [];
+    const recording = await conn.record!({ pieceMs: 500, onPiece: (p) => pieces.push(p) });
+    await new Promise((r) => setTimeout(r, 1000));
+    const wav = espeakWav('This is the video Ann shares with her screen.', 'en-us').toString('base64');
+    const from = Date.now();
+    await page.evaluate(([w]) => window.__dailyStub!.speak('p-ann', w!, 'screenAudio'), [wav]);
+    const to = Date.now();
+    await new Promise((r) => setTimeout(r, 500));
+    await recording.stop();
+
+    const bytes = Buffer.concat(pieces.sort((a, b) => a.seq - b.seq).map((p) => p.bytes));
+    const rms = webmLoudness(bytes, 0.1);
+    const at = (ms: number) => Math.floor((ms - recording.startedAtMs) / 100);
+    expect(Math.max(...rms.slice(at(from) + 3, at(to) - 3))).toBeGreaterThan(300);
+    expect(Math.max(...rms.slice(0, at(from) - 1))).toBeLessThan(60);
   });
 
   it("an interrupted connection is daily-js's to recover: logged, not a disconnection", async () => {

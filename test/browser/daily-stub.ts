@@ -14,6 +14,7 @@ import type {
   DailyEventObjectParticipant,
   DailyEventObjectParticipantLeft,
   DailyEventObjectRemoteParticipantsAudioLevel,
+  DailyEventObjectTrack,
   DailyEventObjectTranscriptionError,
   DailyEventObjectTranscriptionMessage,
   DailyEventObjectTranscriptionStarted,
@@ -227,26 +228,32 @@ class StubCall {
 
   /**
    * Participant `id` speaks: `wavBase64` (a WAV file) is decoded and played into an audio track that becomes their
-   * `tracks.audio` (announced with participant-updated and track-started, as daily-js does for a subscribed track).
-   * Resolves when it has been played. The track stays, silent, afterwards.
+   * `tracks.audio` (announced with participant-updated and track-started, as daily-js does for a subscribed track),
+   * or, with `kind` `screenAudio`, the audio of the screen they share. Only a track the bot subscribed to
+   * (setSubscribedTracks) reaches it, as in daily-js. Resolves when it has been played. The track stays, silent,
+   * afterwards.
    */
-  async speak(id: string, wavBase64: string): Promise<void> {
+  async speak(id: string, wavBase64: string, kind: 'audio' | 'screenAudio' = 'audio'): Promise<void> {
     const p = this.people.get(id);
     if (!p) throw new Error(`no participant ${id}`);
+    const wanted = this.subscriptions[id];
+    if (typeof wanted !== 'object' || wanted[kind] !== true)
+      throw new Error(`${id}'s ${kind} is not subscribed`);
     this.voices ??= new AudioContext({ sampleRate: 48_000 });
     const ctx = this.voices;
     await ctx.resume();
-    let out = this.tracks.get(id);
+    let out = this.tracks.get(`${id}/${kind}`);
     if (!out) {
       out = ctx.createMediaStreamDestination();
       out.channelCount = 1;
-      this.tracks.set(id, out);
+      this.tracks.set(`${id}/${kind}`, out);
       const track = out.stream.getAudioTracks()[0]!;
+      const current = this.people.get(id)!;
       const updated = {
-        ...p,
+        ...current,
         tracks: {
-          ...(p.tracks ?? {}),
-          audio: { state: 'playable', subscribed: true, track, persistentTrack: track },
+          ...(current.tracks ?? {}),
+          [kind]: { state: 'playable', subscribed: true, track, persistentTrack: track },
         },
       } as unknown as DailyParticipant;
       this.people.set(id, updated);
@@ -255,7 +262,14 @@ class StubCall {
         action: 'participant-updated',
         participant: updated,
       } as DailyEventObjectParticipant);
-      this.emit({ ...base, action: 'track-started', participant: updated, track, type: 'audio' } as never);
+      const started: DailyEventObjectTrack = {
+        ...base,
+        action: 'track-started',
+        participant: updated,
+        track,
+        type: kind,
+      };
+      this.emit(started);
     }
     const bytes = Uint8Array.from(atob(wavBase64), (c) => c.charCodeAt(0));
     const buffer = await ctx.decodeAudioData(bytes.buffer);

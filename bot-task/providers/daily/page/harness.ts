@@ -248,13 +248,15 @@ function sendText(text: string, name: string): void {
 }
 
 /**
- * The recording: every remote participant's audio and the bot's voice mixed to one mono stream, recorded by
- * MediaRecorder as Opus in WebM at about 32 kb/s and handed to Node a piece at a time (docs/recording.md).
+ * The recording: every remote participant's audio (their microphone and their screen share's) and the bot's voice
+ * mixed to one mono stream, recorded by MediaRecorder as Opus in WebM at about 32 kb/s and handed to Node a piece at a
+ * time (docs/recording.md).
  */
 let recorder:
   | {
       media: MediaRecorder;
       mix: MediaStreamAudioDestinationNode;
+      /** The remote tracks in the mix, by `<session id>/<kind>` (remoteAudioKinds). */
       remote: Map<string, { trackId: string; node: MediaStreamAudioSourceNode; element: HTMLAudioElement }>;
       seq: number;
       /** Pieces on their way to Node, in order. */
@@ -262,34 +264,46 @@ let recorder:
     }
   | undefined;
 
-/** Adds (or updates) a remote participant's audio in the recording's mix. */
+/**
+ * A participant's audio tracks the bot subscribes to and records (daily-js `DailyParticipantTracks`): the microphone,
+ * and the audio of a shared screen (a video played to the room), a track of its own.
+ */
+const remoteAudioKinds = ['audio', 'screenAudio'] as const;
+
+/** Adds (or updates) a remote participant's audio tracks in the recording's mix. */
 function recordParticipant(p: DailyParticipant | undefined): void {
   const r = recorder;
   if (!r || !audioContext || !p || p.local) return;
-  const audio = p.tracks?.audio;
-  const track = audio?.persistentTrack ?? audio?.track;
-  const known = r.remote.get(p.session_id);
-  if (!track || track.readyState === 'ended') return;
-  if (known?.trackId === track.id) return;
-  if (known) forgetParticipant(p.session_id);
-  const stream = new MediaStream([track]);
-  // Chromium feeds a remote WebRTC track into Web Audio only while a media element plays it too
-  // (https://crbug.com/933677); muted, so the bot's page stays silent.
-  const element = new Audio();
-  element.muted = true;
-  element.srcObject = stream;
-  void element.play().catch(() => {});
-  const node = audioContext.createMediaStreamSource(stream);
-  node.connect(r.mix);
-  r.remote.set(p.session_id, { trackId: track.id, node, element });
+  for (const kind of remoteAudioKinds) {
+    const state = p.tracks?.[kind];
+    const track = state?.persistentTrack ?? state?.track;
+    const key = `${p.session_id}/${kind}`;
+    const known = r.remote.get(key);
+    if (!track || track.readyState === 'ended' || known?.trackId === track.id) continue;
+    if (known) forgetTrack(key);
+    const stream = new MediaStream([track]);
+    // Chromium feeds a remote WebRTC track into Web Audio only while a media element plays it too
+    // (https://crbug.com/933677); muted, so the bot's page stays silent.
+    const element = new Audio();
+    element.muted = true;
+    element.srcObject = stream;
+    void element.play().catch(() => {});
+    const node = audioContext.createMediaStreamSource(stream);
+    node.connect(r.mix);
+    r.remote.set(key, { trackId: track.id, node, element });
+  }
 }
 
-function forgetParticipant(sessionId: string): void {
-  const known = recorder?.remote.get(sessionId);
+function forgetTrack(key: string): void {
+  const known = recorder?.remote.get(key);
   if (!known) return;
   known.node.disconnect();
   known.element.srcObject = null;
-  recorder?.remote.delete(sessionId);
+  recorder?.remote.delete(key);
+}
+
+function forgetParticipant(sessionId: string): void {
+  for (const kind of remoteAudioKinds) forgetTrack(`${sessionId}/${kind}`);
 }
 
 function base64Of(blob: Blob): Promise<string> {
@@ -338,7 +352,7 @@ function stopRecording(): Promise<void> {
   if (r.media.state === 'inactive') return r.sent;
   return new Promise((resolve) => {
     r.media.onstop = () => {
-      for (const id of [...r.remote.keys()]) forgetParticipant(id);
+      for (const key of [...r.remote.keys()]) forgetTrack(key);
       void r.sent.then(resolve);
     };
     r.media.stop();
@@ -512,13 +526,15 @@ function remember(p: DailyParticipant) {
 }
 
 /**
- * The bot receives each participant's audio and never their video (subscribeToTracksAutomatically is off): audio
- * levels can only be measured on audio the bot receives, and video would cost CPU for nothing.
+ * The bot receives each participant's audio, their screen share's included (it is in the recording), and never their
+ * video (subscribeToTracksAutomatically is off): audio levels can only be measured on audio the bot receives, and video
+ * would cost CPU for nothing. What the bot hears is the room's transcription, made by Daily from the tracks it
+ * receives itself, so receiving the screen's audio is for the recording alone.
  */
 function subscribeToAudio(c: DailyCall, sessionId: string) {
   try {
     c.updateParticipant(sessionId, {
-      setSubscribedTracks: { audio: true, video: false, screenVideo: false },
+      setSubscribedTracks: { audio: true, screenAudio: true, video: false, screenVideo: false },
     });
   } catch (err) {
     emit({
