@@ -105,7 +105,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a meeting's content, keeping its tombstone
-         * @description Deletes the transcript (every saved segment), the Q&A pairs, the insights and the payloads of the stored webhook and e-mail deliveries of an ended bot; the session stays as a tombstone (bot_id, times, exit reason, status changes, the delivery log without payloads) whose status view has transcript, qa_pairs and insights null and data_deleted_at set. Idempotent: a repeat answers 200 with the first data_deleted_at. A delivery not yet sent is never sent; bot.data_deleted goes to a webhook that asked for it. Status reads served from a cache show the tombstone within 60 s.
+         * @description Deletes the transcript (every saved segment), the Q&A pairs, the insights and the payloads of the stored webhook and e-mail deliveries of an ended bot; the session stays as a tombstone (bot_id, times, exit reason, status changes, the delivery log without payloads) whose status view has transcript, qa_pairs and insights null and data_deleted_at set. Idempotent: a repeat answers 200 with the first data_deleted_at. A delivery not yet sent is never sent; bot.data_deleted goes to a webhook that asked for it. Status reads served from a cache show the tombstone within 60 s. A deletion that does not finish within the request (a very long meeting) answers 202 with status deleting: the tombstone is set and nothing is served any more, and the service finishes the purge within minutes (docs/data-retention.md).
          */
         delete: operations["deleteBotData"];
         options?: never;
@@ -889,12 +889,15 @@ export interface components {
             bot_id: string;
             message: string;
         };
-        /** @description The meeting's content is deleted; the session's tombstone remains. */
+        /** @description The meeting's content is deleted (or being deleted); the session's tombstone remains. */
         DataDeletion: {
             /** Format: uuid */
             bot_id: string;
-            /** @constant */
-            status: "data_deleted";
+            /**
+             * @description data_deleted: every copy is gone (answered with 200). deleting: the tombstone is set and no content is served any more, but the purge ran out of time in this request; the service finishes it within minutes, and a repeat continues it (answered with 202).
+             * @enum {string}
+             */
+            status: "data_deleted" | "deleting";
             /**
              * Format: date-time
              * @description When the content was first deleted (a repeat returns the same time).
@@ -1748,6 +1751,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The meeting's content, its recording included, was deleted (error: data_deleted) */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests for this key; see Retry-After (error: rate_limited) */
             429: {
                 headers: {
@@ -1872,6 +1884,15 @@ export interface operations {
         responses: {
             /** @description The content is deleted (now, or by an earlier request) */
             200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataDeletion"];
+                };
+            };
+            /** @description The tombstone is set and the purge goes on: status deleting, finished by the service within minutes */
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };

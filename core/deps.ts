@@ -8,6 +8,7 @@ import type { Outbox } from './control/outbox';
 import type { Logger } from './log';
 import type { AccountsStore } from './ports/accounts-store';
 import type { CreditLedger } from './ports/credit-ledger';
+import type { DataDeletionsStore } from './ports/data-deletions';
 import type { DeliveriesStore } from './ports/deliveries-store';
 import type { IdempotencyStore } from './ports/idempotency-store';
 import type { PoolQueue } from './ports/pool-queue';
@@ -24,6 +25,8 @@ export interface Stores {
   idempotency: IdempotencyStore;
   transcripts: TranscriptStore;
   deliveries: DeliveriesStore;
+  /** The tombstones of deleted meetings and the deletions not finished yet. */
+  deletions: DataDeletionsStore;
 }
 
 export interface ServiceDeps extends Stores {

@@ -9,6 +9,7 @@ export const errorStatus = {
   bot_running: 409,
   idempotency_in_progress: 409,
   recording_not_ready: 409,
+  data_deleted: 410,
   payload_too_large: 413,
   idempotency_conflict: 422,
   rate_limited: 429,
@@ -29,6 +30,8 @@ const defaultMessages: Record<ErrorCode, string> = {
   bot_running: 'The bot is still running: stop it first (the leave endpoint), then delete its data.',
   idempotency_in_progress: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
   recording_not_ready: 'The recording is still being made: it is ready shortly after the session completes.',
+  data_deleted:
+    "This meeting's content was deleted (DELETE /api/bot/{bot_id}/data, or the account's retention).",
   payload_too_large: 'The request body is too large.',
   idempotency_conflict: 'This Idempotency-Key was already used with a different request body.',
   rate_limited: 'Too many requests. Slow down and retry later.',

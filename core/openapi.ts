@@ -283,6 +283,10 @@ export function buildOpenApiDocument() {
               ['recording_not_ready'],
               'The session is still running or its recording is being made',
             ),
+            '410': errorResponse(
+              ['data_deleted'],
+              "The meeting's content, its recording included, was deleted",
+            ),
           },
         },
       },
@@ -309,11 +313,17 @@ export function buildOpenApiDocument() {
             'reason, status changes, the delivery log without payloads) whose status view has transcript, qa_pairs and ' +
             'insights null and data_deleted_at set. Idempotent: a repeat answers 200 with the first data_deleted_at. ' +
             'A delivery not yet sent is never sent; bot.data_deleted goes to a webhook that asked for it. Status reads ' +
-            'served from a cache show the tombstone within 60 s.',
+            'served from a cache show the tombstone within 60 s. A deletion that does not finish within the request ' +
+            '(a very long meeting) answers 202 with status deleting: the tombstone is set and nothing is served any ' +
+            'more, and the service finishes the purge within minutes (docs/data-retention.md).',
           tags: ['bots'],
           parameters: [botIdParam],
           responses: {
             '200': json('DataDeletion', 'The content is deleted (now, or by an earlier request)'),
+            '202': json(
+              'DataDeletion',
+              'The tombstone is set and the purge goes on: status deleting, finished by the service within minutes',
+            ),
             ...commonErrors,
             '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
             '409': errorResponse(['bot_running'], 'The bot is still running: stop it first'),

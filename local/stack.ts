@@ -14,6 +14,7 @@ import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
 import type { Outbox, OutboxMessage } from '../core/control/outbox';
+import { finishPendingDeletions, sweepDeletionBudgetMs } from '../core/data/delete-meeting-data';
 import { sweepRetention } from '../core/data/retention';
 import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
@@ -318,6 +319,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       // With the sweep: holds whose session was never written (a join that died half-way) are released.
       .then(() => reconcileHolds({ stores, log }, reconcileSettings(config)))
       .catch((err) => log.warn('hold reconciliation failed', { err }))
+      // Deletions cut off half-way are finished, as the sweeper Lambda does.
+      .then(() =>
+        finishPendingDeletions({
+          stores,
+          recordings,
+          log,
+          now: () => new Date(),
+          deadline: new Date(Date.now() + sweepDeletionBudgetMs),
+        }),
+      )
+      .catch((err) => log.error('finishing pending deletions failed', { err }))
       // Content past its account's retention is deleted (the tombstone stays).
       .then(() =>
         sweepRetention({

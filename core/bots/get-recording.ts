@@ -18,6 +18,13 @@ export async function getRecording(
   rawBotId: string | undefined,
 ): Promise<RecordingView> {
   const session = await findOwnSession(deps, caller, rawBotId);
+  // Gone for good, whatever the item still says (a deletion's last step removes the file's description): never a link
+  // to an object that no longer exists.
+  if (session.dataDeletedAt)
+    throw new ApiError(
+      'data_deleted',
+      `the content of bot session ${session.botId} was deleted at ${session.dataDeletedAt}`,
+    );
   const file = session.recordingFile;
   if (!file) {
     if (!recordsAudio(session))

@@ -205,7 +205,7 @@ export function toStatusView(s: BotSession, transcript: string | null): StatusVi
       detail: c.detail ?? null,
     })),
     warnings: warningViews(s),
-    recording: recordingSummary(s),
+    recording: deleted ? null : recordingSummary(s),
     data_deleted_at: s.dataDeletedAt ?? null,
   };
 }

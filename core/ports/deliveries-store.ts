@@ -1,4 +1,5 @@
 // Port: delivery records, one per bot, channel and event, with every attempt (time, status, latency, error).
+import type { PurgeCursor } from './data-deletions';
 
 export type Channel = 'webhook' | 'email';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -74,8 +75,9 @@ export interface DeliveriesStore {
   /** A failed (dead-lettered) delivery goes back to pending for a redrive; its attempts are kept. */
   reopen(botId: string, channel: Channel, event: string): Promise<boolean>;
   /**
-   * Deletes the payload of every delivery of the bot (the meeting's data deletion), keeping channel, event, target,
-   * status, attempts and ids so the delivery log still reads; marks each `contentDeletedAt`. Returns how many.
+   * Deletes the payloads of one page of the bot's deliveries (the meeting's data deletion), from `from`, keeping
+   * channel, event, target, status, attempts and ids so the delivery log still reads; marks each `contentDeletedAt`.
+   * Returns where the next page starts, or undefined when none is left; each call is bounded (a page).
    */
-  purgeContent(botId: string, at: Date): Promise<number>;
+  purgeContent(botId: string, at: Date, from?: PurgeCursor): Promise<PurgeCursor | undefined>;
 }

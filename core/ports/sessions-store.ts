@@ -17,11 +17,6 @@ export interface RetentionDue {
   due: string;
 }
 
-/** What marking a session's content deleted found: newly marked, marked before (with that time), running, missing. */
-export type DataDeletionMark =
-  | { outcome: 'marked' | 'already'; dataDeletedAt: string }
-  | { outcome: 'running' | 'not_found'; dataDeletedAt?: undefined };
-
 /** Where a page of an account's bots ends: the next page starts after it. */
 export interface SessionCursor {
   createdAt: string;
@@ -131,8 +126,6 @@ export interface SessionsStore {
    * failed session without one and whose content was not deleted. False otherwise.
    */
   setFailedRecordingFile(botId: string, file: RecordingFileInfo): Promise<boolean>;
-  /** Marks an ended session's content deleted (`dataDeletedAt`), once; a running session is left alone. */
-  markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark>;
   /** Removes the results (Q&A pairs, insights) from a session marked deleted; nothing on one that is not. */
   purgeContent(botId: string): Promise<void>;
   /**

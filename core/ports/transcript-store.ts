@@ -2,6 +2,7 @@
 // transcript's only copy (ARCHITECTURE.md, storage): the status view, the transcript endpoint and the results stage
 // all read them.
 import type { Utterance } from '../bots/transcript';
+import type { PurgeCursor } from './data-deletions';
 
 /** One saved flush: its number within its task's segments (1 the first) and its lines. */
 export interface Segment {
@@ -32,6 +33,9 @@ export interface TranscriptStore {
    * needs to catch up (strongly consistent, so a segment saved before the call is in it).
    */
   segmentsFrom(botId: string, attempt: number, fromSeq: number): Promise<Segment[]>;
-  /** Deletes every saved segment of every task of the session (the meeting's data deletion); returns how many. */
-  deleteAll(botId: string): Promise<number>;
+  /**
+   * Deletes one page of the session's saved segments (the meeting's data deletion), from `from`: where the next page
+   * starts, or undefined when none is left. Each call is bounded (a page), so a deletion can stop between two.
+   */
+  purgePage(botId: string, from?: PurgeCursor): Promise<PurgeCursor | undefined>;
 }

@@ -559,12 +559,18 @@ export const statusViewSchema = z
 export const dataDeletionSchema = z
   .strictObject({
     bot_id: z.uuid(),
-    status: z.literal('data_deleted'),
+    status: z
+      .enum(['data_deleted', 'deleting'])
+      .describe(
+        'data_deleted: every copy is gone (answered with 200). deleting: the tombstone is set and no content is served ' +
+          'any more, but the purge ran out of time in this request; the service finishes it within minutes, and a repeat ' +
+          'continues it (answered with 202).',
+      ),
     data_deleted_at: dateTime.describe(
       'When the content was first deleted (a repeat returns the same time).',
     ),
   })
-  .describe("The meeting's content is deleted; the session's tombstone remains.");
+  .describe("The meeting's content is deleted (or being deleted); the session's tombstone remains.");
 export type DataDeletion = z.infer<typeof dataDeletionSchema>;
 export type StatusView = z.infer<typeof statusViewSchema>;
 

@@ -5,7 +5,7 @@ import { listBots } from '../../core/bots/list-bots';
 import { startBot } from '../../core/bots/start-bot';
 import { stopBot } from '../../core/bots/stop-bot';
 import { getTranscriptPage } from '../../core/bots/transcript-page';
-import { deleteMeetingData } from '../../core/data/delete-meeting-data';
+import { deleteMeetingData, requestDeletionBudgetMs } from '../../core/data/delete-meeting-data';
 import { header, jsonBody, type Route } from './http-route';
 
 export const joinRoute: Route = async ({ deps, event, caller }) => {
@@ -59,7 +59,10 @@ export const listRoute: Route = async ({ deps, event, caller }) => ({
   body: await listBots(deps, caller, event.queryStringParameters),
 });
 
-/** Deletes the meeting's content of one of the caller's ended bots; the tombstone stays (docs/api.md). */
+/**
+ * Deletes the meeting's content of one of the caller's ended bots; the tombstone stays (docs/data-retention.md). 202
+ * `deleting` when the purge outgrew the request's budget: the sweeper finishes it.
+ */
 export const dataRoute: Route = async ({ deps, event, caller }) => {
   const session = await findOwnSession(deps, caller, event.pathParameters?.bot_id);
   const body = await deleteMeetingData(
@@ -69,10 +72,11 @@ export const dataRoute: Route = async ({ deps, event, caller }) => {
       outbox: deps.outbox,
       log: deps.log,
       now: deps.now,
+      deadline: new Date(deps.now().getTime() + requestDeletionBudgetMs),
     },
     session,
     'requested',
   );
   deps.statusCache.forget(session.botId);
-  return { status: 200, body };
+  return { status: body.status === 'deleting' ? 202 : 200, body };
 };

@@ -1,11 +1,6 @@
 // Delivery records: one per bot, channel and event, with every attempt (time, status, latency, error).
-import {
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { PurgeCursor } from '../../ports/data-deletions';
 import type {
   Attempt,
   Channel,
@@ -16,10 +11,19 @@ import type {
   NewDeliveryRecord,
 } from '../../ports/deliveries-store';
 import { packText, unpackText } from './packed-text';
-import { cancellationReasons, isConditionFailure, keys, type TableHandle } from './table';
+import {
+  cancellationReasons,
+  isConditionFailure,
+  keys,
+  queryAll,
+  queryPage,
+  type TableHandle,
+} from './table';
 
 const prefix = 'DELIVERY#';
 const sortKey = (channel: Channel, event: string) => `${prefix}${channel}#${event}`;
+/** Deliveries a purge reads per call (a page also stops at 1 MB read): their updates go out together. */
+const purgePageItems = 25;
 
 function fromItem(i: Record<string, unknown>): Delivery {
   return {
@@ -103,16 +107,14 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
     return Item ? fromItem(Item) : null;
   }
 
+  /** Every page: a results e-mail's record alone can hold hundreds of kilobytes, so one page of 1 MB is not all. */
   async list(botId: string): Promise<Delivery[]> {
-    const { Items = [] } = await this.table.doc.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
-        ExpressionAttributeValues: { ':pk': keys.session(botId).pk, ':p': prefix },
-        ConsistentRead: true,
-      }),
-    );
-    return Items.map(fromItem);
+    const items = await queryAll(this.table, {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+      ExpressionAttributeValues: { ':pk': keys.session(botId).pk, ':p': prefix },
+      ConsistentRead: true,
+    });
+    return items.map(fromItem);
   }
 
   /**
@@ -279,29 +281,39 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
     }
   }
 
-  /** One update per delivery: the payload goes, the record (status, attempts, webhook-id) stays. */
-  async purgeContent(botId: string, at: Date): Promise<number> {
-    const { Items = [] } = await this.table.doc.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
+  /**
+   * One page of the bot's deliveries that still hold a payload (a resumed purge skips those done), each updated: the
+   * payload goes, the record (status, attempts, webhook-id) stays. UpdateItem, not a BatchWriteItem put of the record
+   * read: a put would overwrite an attempt the delivery stage records meanwhile. A page's updates go side by side.
+   */
+  async purgeContent(botId: string, at: Date, from?: PurgeCursor): Promise<PurgeCursor | undefined> {
+    const { items, next } = await queryPage(
+      this.table,
+      {
         KeyConditionExpression: 'pk = :pk AND begins_with(sk, :p)',
+        FilterExpression: 'attribute_exists(payload)',
         ExpressionAttributeValues: { ':pk': keys.session(botId).pk, ':p': prefix },
-        ProjectionExpression: 'pk, sk, content_deleted_at',
+        ProjectionExpression: 'pk, sk',
         ConsistentRead: true,
-      }),
+        Limit: purgePageItems,
+      },
+      from,
     );
-    for (const item of Items) {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: { pk: item.pk, sk: item.sk },
-          // The first deletion's time stays; a repeat only makes sure the payload is gone.
-          UpdateExpression: 'SET content_deleted_at = if_not_exists(content_deleted_at, :at) REMOVE payload',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':at': at.toISOString() },
-        }),
-      );
-    }
-    return Items.length;
+    await Promise.all(
+      items.map((item) =>
+        this.table.doc.send(
+          new UpdateCommand({
+            TableName: this.table.tableName,
+            Key: { pk: item.pk, sk: item.sk },
+            // The first deletion's time stays; a repeat only makes sure the payload is gone.
+            UpdateExpression:
+              'SET content_deleted_at = if_not_exists(content_deleted_at, :at) REMOVE payload',
+            ConditionExpression: 'attribute_exists(pk)',
+            ExpressionAttributeValues: { ':at': at.toISOString() },
+          }),
+        ),
+      ),
+    );
+    return next;
   }
 }

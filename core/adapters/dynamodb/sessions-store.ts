@@ -18,7 +18,6 @@ import type {
 } from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
 import type {
-  DataDeletionMark,
   RetentionDue,
   ScheduledJoin,
   SessionsStore,
@@ -155,6 +154,35 @@ function replacementFromItem(item: Record<string, string>): Replacement {
     if (item[attr] !== undefined) r[field] = item[attr];
   return r as unknown as Replacement;
 }
+
+/**
+ * What a deletion removes from the session item (purgeContent): the results, the recording's description (its objects
+ * are deleted), the old layout's `transcript` copy, and what the join was told about the meeting: the prompts, the
+ * results' e-mail address and the Daily meeting token (a credential; its end removes it already, updateRunning).
+ */
+const contentAttributes = [
+  ...(
+    [
+      'qaPairs',
+      'insights',
+      'recordingFile',
+      'email',
+      'meetingToken',
+      'analysisPrompt',
+      'summaryFormatPrompt',
+    ] as const
+  ).map((f) => fieldToAttribute[f]),
+  'transcript',
+];
+
+/** The members of bot_config that hold meeting text: the prompt, the greeting (often naming the candidate), the stop
+ * phrase and the recording notice. Its name, voice, language and leave settings stay (they describe the bot). */
+const botConfigContent = [
+  'bot_prompt',
+  'bot_greeting',
+  'stop_phrase',
+  'recording_notice_text',
+] as const satisfies readonly (keyof BotSession['botConfig'])[];
 
 const toAttributeValue = (field: Field, value: unknown) => packed[field]?.pack(value) ?? value;
 
@@ -670,9 +698,12 @@ export class DynamoSessionsStore implements SessionsStore {
       i++;
     }
     if (sets.length === 0) return true;
-    // An ended session leaves the sparse running index.
+    // An ended session leaves the sparse running index, and drops its Daily meeting token: a credential, needed only
+    // while a bot (or its replacement) may still join the room.
     const ends = changes.status !== undefined && changes.status !== 'running';
-    const remove = ends ? ` REMOVE ${runningIndex.pk}, ${runningIndex.sk}` : '';
+    const remove = ends
+      ? ` REMOVE ${runningIndex.pk}, ${runningIndex.sk}, ${fieldToAttribute.meetingToken}`
+      : '';
     const updated = await this.updateIf(botId, {
       UpdateExpression: `SET ${sets.join(', ')}${remove}`,
       ConditionExpression: 'attribute_exists(pk) AND #status = :running',
@@ -682,10 +713,6 @@ export class DynamoSessionsStore implements SessionsStore {
     return updated !== null;
   }
 
-  /**
-   * Marks an ended session's content deleted (the tombstone's `data_deleted_at`), once: a repeat finds the first
-   * time. A running session is left alone.
-   */
   async setFailedRecordingFile(botId: string, file: RecordingFileInfo): Promise<boolean> {
     try {
       await this.table.doc.send(
@@ -706,30 +733,27 @@ export class DynamoSessionsStore implements SessionsStore {
     }
   }
 
-  async markDataDeleted(botId: string, at: Date): Promise<DataDeletionMark> {
-    const marked = await this.updateIf(botId, {
-      UpdateExpression: 'SET data_deleted_at = :at',
-      ConditionExpression:
-        'attribute_exists(pk) AND #status <> :running AND attribute_not_exists(data_deleted_at)',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':at': at.toISOString(), ':running': 'running' },
-    });
-    if (marked) return { outcome: 'marked', dataDeletedAt: at.toISOString() };
-    const current = await this.get(botId);
-    if (!current) return { outcome: 'not_found' };
-    if (current.dataDeletedAt) return { outcome: 'already', dataDeletedAt: current.dataDeletedAt };
-    return { outcome: 'running' };
-  }
-
   /**
-   * Removes the session's content attributes: the results (Q&A pairs, insights) and the old layout's `transcript`
-   * copy. Only on a session marked deleted, so a slow deletion can never strip a session that was not asked to be.
+   * Removes the session's meeting content (contentAttributes, and the prompts and texts of its bot_config). Only on a
+   * session marked deleted, so a slow deletion can never strip a session that was not asked to be.
    */
   async purgeContent(botId: string): Promise<void> {
+    const names: Record<string, string> = {};
+    const paths = contentAttributes.map((attr, n) => {
+      names[`#a${n}`] = attr;
+      return `#a${n}`;
+    });
+    names['#config'] = fieldToAttribute.botConfig;
+    for (const [n, member] of botConfigContent.entries()) {
+      names[`#c${n}`] = member;
+      paths.push(`#config.#c${n}`);
+    }
     await this.updateIf(botId, {
-      UpdateExpression: 'REMOVE qa_pairs, insights, #transcript',
-      ConditionExpression: 'attribute_exists(data_deleted_at)',
-      ExpressionAttributeNames: { '#transcript': 'transcript' },
+      UpdateExpression: `REMOVE ${paths.join(', ')}`,
+      // Every session is created with its bot_config (start-bot.ts); a map path under a missing map is an error.
+      ConditionExpression: 'attribute_exists(data_deleted_at) AND attribute_type(#config, :map)',
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ':map': 'M' },
     });
   }
 

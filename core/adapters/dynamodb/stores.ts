@@ -3,6 +3,7 @@ import type { Config } from '../../config';
 import type { Stores } from '../../deps';
 import { DynamoAccountsStore } from './accounts-store';
 import { DynamoCreditLedger } from './credit-ledger';
+import { DynamoDataDeletions } from './data-deletions';
 import { DynamoDeliveriesStore } from './deliveries-store';
 import { DynamoIdempotencyStore } from './idempotency-store';
 import { DynamoSessionsStore } from './sessions-store';
@@ -17,5 +18,6 @@ export function buildStores(table: TableHandle, config: Pick<Config, 'IDEMPOTENC
     idempotency: new DynamoIdempotencyStore(table, config.IDEMPOTENCY_TTL_SECONDS),
     transcripts: new DynamoTranscriptStore(table),
     deliveries: new DynamoDeliveriesStore(table),
+    deletions: new DynamoDataDeletions(table),
   };
 }

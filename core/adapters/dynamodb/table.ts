@@ -63,7 +63,15 @@ export const keys = {
    * it with the content. One partition, read by one Query of the due entries at each sweep.
    */
   retentionDue: (due: string, botId: string) => ({ pk: retentionDuePk, sk: `${due}#${botId}` }),
+  /**
+   * A deletion of a bot's content not yet finished, by when it began: `<at>#<bot_id>`. Written just before the
+   * tombstone and deleted after the last purge, so the sweeper finds a deletion cut off half-way (a timeout, a crash,
+   * its deadline) and finishes it. One partition: an entry lives for the seconds a deletion takes, so it stays small.
+   */
+  pendingDeletion: (at: string, botId: string) => ({ pk: pendingDeletionsPk, sk: `${at}#${botId}` }),
 } as const;
+
+export const pendingDeletionsPk = 'DELETION#PENDING';
 
 export const retentionDuePk = 'RETENTION#DUE';
 
@@ -87,19 +95,33 @@ export interface TableHandle {
   tableName: string;
 }
 
+/** Where a query's next page starts (its LastEvaluatedKey); absent after the last page. */
+export type PageKey = Record<string, unknown>;
+
+/**
+ * One page of a query from `start`: at most `Limit` items and at most 1 MB read (DynamoDB's page), and the key the
+ * next page starts at, absent after the last. For work that must stop between pages (a deadline).
+ */
+export async function queryPage(
+  { doc, tableName }: TableHandle,
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+  start?: PageKey,
+): Promise<{ items: Record<string, unknown>[]; next?: PageKey }> {
+  const page = await doc.send(new QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: start }));
+  return { items: page.Items ?? [], ...(page.LastEvaluatedKey && { next: page.LastEvaluatedKey }) };
+}
+
 /** Every item a query matches, following the pages. */
 export async function queryAll(
-  { doc, tableName }: TableHandle,
+  table: TableHandle,
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
 ): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
+  let start: PageKey | undefined;
   do {
-    const page = await doc.send(
-      new QueryCommand({ ...input, TableName: tableName, ExclusiveStartKey: start }),
-    );
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
+    const page = await queryPage(table, input, start);
+    items.push(...page.items);
+    start = page.next;
   } while (start);
   return items;
 }

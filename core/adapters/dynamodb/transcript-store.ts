@@ -5,12 +5,18 @@
 // whole text while the bot runs, so the write volume grows with the meeting's length, not its square.
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mergeAttempts, type Utterance } from '../../bots/transcript';
+import type { PurgeCursor } from '../../ports/data-deletions';
 import type { Segment, TranscriptStore } from '../../ports/transcript-store';
-import { deleteItems, keys, queryAll, type TableHandle } from './table';
+import { deleteItems, keys, queryAll, queryPage, type TableHandle } from './table';
 
 const segmentPrefix = 'SEGMENT#';
 const seqDigits = 8;
 const lastSeq = '9'.repeat(seqDigits);
+/**
+ * Segments a purge deletes per call: four BatchWriteItem requests, a fraction of a second, so the deletion's deadline
+ * is checked often (a page read stops at 1 MB anyway: a segment can hold many lines).
+ */
+const purgePageItems = 100;
 
 /** The key prefix of task `attempt`'s segments: `SEGMENT#` for the first, `SEGMENT#R<nn>#` for a replacement. */
 function attemptPrefix(attempt: number): string {
@@ -110,18 +116,23 @@ export class DynamoTranscriptStore implements TranscriptStore {
     }));
   }
 
-  /** Every segment of every task, by key only (a keys-only Query), then deleted 25 to a request. */
-  async deleteAll(botId: string): Promise<number> {
-    const items = await queryAll(this.table, {
-      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.session(botId).pk, ':prefix': segmentPrefix },
-      ProjectionExpression: 'pk, sk',
-      ConsistentRead: true,
-    });
+  /** A page of segments by key (a keys-only Query of up to purgePageItems), then deleted 25 to a request. */
+  async purgePage(botId: string, from?: PurgeCursor): Promise<PurgeCursor | undefined> {
+    const { items, next } = await queryPage(
+      this.table,
+      {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.session(botId).pk, ':prefix': segmentPrefix },
+        ProjectionExpression: 'pk, sk',
+        ConsistentRead: true,
+        Limit: purgePageItems,
+      },
+      from,
+    );
     await deleteItems(
       this.table,
       items.map((i) => ({ pk: String(i.pk), sk: String(i.sk) })),
     );
-    return items.length;
+    return next;
   }
 }
