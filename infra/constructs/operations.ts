@@ -280,6 +280,19 @@ export class Operations extends Construct {
         'Bots left because the room transcription would not run (no transcription rights, account without transcription)',
     });
 
+    // SES refused an e-mail for good (core/adapters/ses/ses-refusals.ts): our IAM policy, an unverified sender or
+    // MAIL FROM domain, a suspended account, the sandbox. Recorded failed at once instead of retried for days, so
+    // this alarm is what tells someone the results e-mails stopped.
+    this.alarm('EmailRefused', {
+      metric: serviceMetric(settings.stage, 'emailRefusals', {
+        period: fiveMinutes,
+        dimensions: { kind: 'permanent' },
+      }),
+      threshold: 1,
+      alarmDescription:
+        'SES refused a results e-mail for good (access denied, identity not verified, sandbox, sending paused): recorded failed, not retried',
+    });
+
     if (pool) {
       // Joins fall back to cold starts (30–90 s) while no pooled bot is idle. A burst empties the pool for the minutes
       // a scale-out takes (alarm, image pull, warm-up); five empty minutes in a row means it is not refilling.

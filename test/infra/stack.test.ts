@@ -803,6 +803,17 @@ describe('operations', () => {
         Threshold: 3,
       }),
     );
+    // An e-mail SES refused for good (access denied, unverified identity) is recorded failed at once, not retried
+    // for days: this alarm is what says the results e-mails stopped (issue 34 §6).
+    expect(alarms).toContainEqual(
+      expect.objectContaining({
+        AlarmName: 'MeetingBot-dev-EmailRefused',
+        MetricName: 'EmailRefusals',
+        Namespace: 'MeetingBot/dev',
+        Dimensions: expect.arrayContaining([{ Name: 'kind', Value: 'permanent' }]),
+        Threshold: 1,
+      }),
+    );
     expect(alarms).toContainEqual(
       expect.objectContaining({ MetricName: '5xx', Namespace: 'AWS/ApiGateway' }),
     );

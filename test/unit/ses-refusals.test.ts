@@ -1,5 +1,8 @@
 // SES refusals sorted into permanent (recorded failed once) and transient (retried), over the errors the SES v2 SDK
 // builds from SES's answers (name, $fault, $metadata.httpStatusCode, message), and the SesMailer that raises them.
+
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   AccountSuspendedException,
   BadRequestException,
@@ -13,7 +16,7 @@ import {
   TooManyRequestsException,
 } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { SesMailer } from '../../core/adapters/ses/ses-mailer';
 import { sesRefusalOf } from '../../core/adapters/ses/ses-refusals';
 import { MailRefusedError } from '../../core/ports/mailer';
@@ -42,6 +45,15 @@ describe('sesRefusalOf', () => {
         message: 'Missing domain',
         $fault: 'client',
         ...meta(400),
+      }),
+      // Our own IAM policy: the stack's ses:FromAddress condition, or a role without ses:SendEmail.
+      new SESv2ServiceException({
+        name: 'AccessDeniedException',
+        message:
+          'User: arn:aws:sts::123456789012:assumed-role/delivery/fn is not authorized to perform: ses:SendEmail on ' +
+          'resource: arn:aws:ses:us-east-1:123456789012:identity/example.com',
+        $fault: 'client',
+        ...meta(403),
       }),
     ]) {
       const refusal = sesRefusalOf(err);
@@ -118,5 +130,82 @@ describe('SesMailer', () => {
     ses.reset();
     ses.on(SendEmailCommand).resolves({ MessageId: 'm-1' });
     expect(await mailer().send(mail)).toEqual({ messageId: 'm-1' });
+  });
+});
+
+/**
+ * The errors as the SES v2 SDK itself builds them from SES's answers on the wire (a loopback server answering as SES
+ * does: status, `x-amzn-ErrorType`, JSON body), through the SesMailer, so a change in how the SDK names or shapes an
+ * error shows here and not in production.
+ */
+describe('SesMailer over the wire', () => {
+  let answer: { status: number; type: string; message: string } = { status: 200, type: '', message: '' };
+  let server: Server;
+  let endpoint = '';
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(answer.status, { 'content-type': 'application/json', 'x-amzn-ErrorType': answer.type });
+        res.end(JSON.stringify({ message: answer.message }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  async function refusalFor(status: number, type: string, message: string) {
+    answer = { status, type, message };
+    // One attempt: the SDK's own retries of a throttled or 5xx answer are not what this test is about.
+    const client = new SESv2Client({
+      region: 'us-east-1',
+      endpoint,
+      maxAttempts: 1,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    });
+    try {
+      return await new SesMailer(client, 'bots@example.com')
+        .send({ to: 'team@acme.example', subject: 's', html: '<p>h</p>', text: 't' })
+        .catch((e: unknown) => e);
+    } finally {
+      client.destroy();
+    }
+  }
+
+  it.each([
+    [
+      403,
+      'AccessDeniedException',
+      'User: arn:aws:sts::123456789012:assumed-role/d/f is not authorized to perform: ses:SendEmail',
+    ],
+    [400, 'MailFromDomainNotVerifiedException', 'MAIL FROM domain mail.example.com is not verified'],
+    [400, 'AccountSuspendedException', 'Your account has been suspended'],
+    [400, 'MessageRejected', sandboxMessage],
+    [404, 'NotFoundException', 'Configuration set <results> does not exist.'],
+    [400, 'SendingPausedException', 'Email sending is disabled for this account'],
+  ])('%s %s is permanent, with SES’s name and message as the reason', async (status, type, message) => {
+    const refused = await refusalFor(status, type, message);
+    expect(refused).toBeInstanceOf(MailRefusedError);
+    expect(refused).toMatchObject({ permanent: true, code: type });
+    expect((refused as Error).message).toContain(`SES refused the message: ${type}: ${message}`);
+  });
+
+  it('says where the IAM refusal comes from', async () => {
+    const refused = (await refusalFor(403, 'AccessDeniedException', 'not authorized')) as Error;
+    expect(refused.message).toMatch(/IAM policy.*ses:SendEmail/);
+  });
+
+  it.each([
+    [429, 'TooManyRequestsException', 'Too Many Requests'],
+    [400, 'LimitExceededException', 'Daily message quota exceeded.'],
+    [500, 'InternalFailure', 'internal error'],
+    [503, 'ServiceUnavailable', 'Service unavailable'],
+    // Temporary credentials that expired: the SDK fetches new ones for the next attempt.
+    [403, 'ExpiredTokenException', 'The security token included in the request is expired'],
+  ])('%s %s stays transient', async (status, type, message) => {
+    const refused = await refusalFor(status, type, message);
+    expect(refused).toBeInstanceOf(MailRefusedError);
+    expect(refused).toMatchObject({ permanent: false, code: type });
   });
 });

@@ -35,10 +35,12 @@ export interface Moto {
   stop(): Promise<void>;
 }
 
-export async function startMoto(): Promise<Moto> {
+/** `env`: moto's own settings, such as INITIAL_NO_AUTH_ACTION_COUNT (IAM enforced after that many calls). */
+export async function startMoto(env: Record<string, string> = {}): Promise<Moto> {
   const port = await freePort();
   const child: ChildProcess = spawn('moto_server', ['-H', '127.0.0.1', '-p', String(port)], {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...env },
   });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
