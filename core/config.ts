@@ -1,5 +1,6 @@
 // Typed, validated deployment settings read from the environment; every knob has a default (docs/configuration.md).
 import { z } from 'zod';
+import { poolMaxLimit, poolSizeLimit } from './bots/pool-bounds';
 import { providers } from './schemas/api';
 
 const bool = (def: 'true' | 'false' = 'false') =>
@@ -231,7 +232,7 @@ export const configSchema = z.object({
    * task. The local stack defaults to 1 (its task runner keeps that many bot processes); on AWS the stack sets it
    * on the join function from the `botPoolSize` context (the pool service keeps that many idle: docs/warm-pool.md).
    */
-  BOT_POOL_SIZE: int(0, 0).pipe(z.number().max(100)),
+  BOT_POOL_SIZE: int(0, 0).pipe(z.number().max(poolSizeLimit)),
   /**
    * With the pool on, a join the pool has not claimed after this long starts a fresh task (rounded up to whole
    * seconds: the fallback is a delayed queue message).
@@ -277,7 +278,7 @@ export const configSchema = z.object({
    */
   BOT_POOL_SERVICE: z.string().default(''),
   /** The most pooled bots that growth may ask for (the service's scaling maximum, `botPoolMax`). */
-  BOT_POOL_MAX: int(10, 0).pipe(z.number().max(5000)),
+  BOT_POOL_MAX: int(10, 0).pipe(z.number().max(poolMaxLimit)),
   /**
    * The room provider a pooled bot gets ready before it waits: `daily` launches Chromium and loads the bot page with
    * daily-js, `local` loads the local room client. A session of the other provider is still served, by a provider

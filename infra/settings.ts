@@ -1,6 +1,7 @@
 // The deployment's typed settings: read from CDK context (`cdk.json` or `-c key=value`), validated, defaulted.
 // Every key is documented in docs/deploy.md ("Context values"); `npx cdk synth` works with none of them set.
 import { z } from 'zod';
+import { poolMaxLimit, poolSizeLimit } from '../core/bots/pool-bounds';
 
 /** Stages treated as production when `production` is not given: data is retained and protected. */
 const productionStageNames = /^(prod|production|live)(-.*)?$/;
@@ -88,11 +89,15 @@ const contextSchema = z.object({
   useFargateSpot: bool(true),
   /**
    * Warm pool: idle bot tasks kept ready to claim a join within seconds; 0 turns the pool off (every join
-   * starts a task, 30–90 s). At most core/config.ts's BOT_POOL_SIZE limit.
+   * starts a task, 30–90 s). At most poolSizeLimit (1,000), a cost guard: core/bots/pool-bounds.ts gives the reasons.
    */
-  botPoolSize: number(2, 0, 100),
-  /** The most pooled tasks (idle and busy) the pool scales out to; at least botPoolSize. */
-  botPoolMax: number(10, 1, 100),
+  botPoolSize: number(2, 0, poolSizeLimit),
+  /**
+   * The most pooled tasks (idle and busy) the pool scales out to, and the bound of the scheduler's and the storm's
+   * growth; at least botPoolSize, at most ECS's 5,000 tasks per service (core/bots/pool-bounds.ts), and within the
+   * account's Fargate vCPU quota (admin doctor checks it). A 1,000-bot schedule needs about 1,000 + botPoolSize.
+   */
+  botPoolMax: number(10, 1, poolMaxLimit),
   /**
    * The most bot tasks the deployment runs at once (MAX_BOTS), idle pooled ones included; a join beyond it answers
    * 503 capacity_exhausted. 0: no maximum of ours, only the account's Fargate quota.
@@ -173,9 +178,18 @@ export function settingsFromContext(tryGetContext: (key: string) => unknown): Me
 
 export function parseSettings(raw: SettingsInput | Record<string, unknown>): MeetingBotSettings {
   const parsed = settingsSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || 'context'}: ${i.message}`);
-    throw new Error(`invalid CDK context: ${issues.join('; ')}`);
-  }
+  if (!parsed.success) throw new Error(`invalid CDK context: ${issueLines(parsed.error).join('; ')}`);
   return parsed.data;
 }
+
+/**
+ * Every reason the CDK app would refuse these settings, one line each (`botPoolMax: …`); none: `cdk deploy` takes
+ * them. For what runs a deployed shape without deploying it (the storm benchmarks' pool sizes and task size).
+ */
+export function settingsIssues(raw: SettingsInput | Record<string, unknown>): string[] {
+  const parsed = settingsSchema.safeParse(raw);
+  return parsed.success ? [] : issueLines(parsed.error);
+}
+
+const issueLines = (error: z.ZodError) =>
+  error.issues.map((i) => `${i.path.join('.') || 'context'}: ${i.message}`);

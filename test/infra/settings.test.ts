@@ -7,7 +7,8 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../infra/constructs/service-function';
-import { parseSettings, settingKeys, settingsFromContext } from '../../infra/settings';
+import { configSchema } from '../../core/config';
+import { parseSettings, settingKeys, settingsFromContext, settingsIssues } from '../../infra/settings';
 import { refTarget, resourcesOfType, type Synthesized, synthStack } from './synth-stack';
 
 describe('settings from CDK context', () => {
@@ -81,7 +82,29 @@ describe('settings from CDK context', () => {
       /botPoolMax: at least botPoolSize \(5\)/,
     );
     expect(() => parseSettings({ botPoolSize: -1 })).toThrow(/botPoolSize/);
-    expect(() => parseSettings({ botPoolSize: 101 })).toThrow(/botPoolSize/);
+    expect(() => parseSettings({ botPoolSize: 1_001, botPoolMax: 2_000 })).toThrow(/botPoolSize/);
+    expect(() => parseSettings({ botPoolMax: 5_001 })).toThrow(/botPoolMax/);
+  });
+
+  it('take the sizes a 1,000-bot schedule and storm need, and the functions take what the stack deploys', () => {
+    // The storm benchmarks' pools (docs/benchmarks.md): 50 or 200 idle, growth up to 1,050.
+    for (const [botPoolSize, botPoolMax] of [
+      [50, 1_050],
+      [200, 1_050],
+      [1_000, 5_000],
+    ] as const) {
+      expect(settingsIssues({ botPoolSize, botPoolMax })).toEqual([]);
+      // The stack passes them on as BOT_POOL_SIZE (join) and BOT_POOL_MAX (control, scheduler): the same bounds.
+      const config = configSchema.parse({ BOT_POOL_SIZE: botPoolSize, BOT_POOL_MAX: botPoolMax });
+      expect([config.BOT_POOL_SIZE, config.BOT_POOL_MAX]).toEqual([botPoolSize, botPoolMax]);
+    }
+    expect(() => configSchema.parse({ BOT_POOL_SIZE: 1_001 })).toThrow();
+    expect(() => configSchema.parse({ BOT_POOL_MAX: 5_001 })).toThrow();
+    // What a benchmark reads before it runs a shape: each refusal named, as `cdk deploy` would name it.
+    expect(settingsIssues({ botPoolSize: 200, botPoolMax: 100, botTaskCpu: 3 })).toEqual([
+      'botTaskCpu: one of 512, 1024, 2048, 4096',
+      'botPoolMax: at least botPoolSize (200)',
+    ]);
   });
 
   it('are all documented in docs/deploy.md', () => {
