@@ -10,7 +10,15 @@ import { startColdIfUnclaimed } from '../core/bots/pool-fallback';
 import { runScheduler, startScheduled } from '../core/bots/scheduled-joins';
 import { configSchema } from '../core/config';
 import type { Outbox } from '../core/control/outbox';
-import { idleBotHourUsd, joinMs, seeded, startStormWorld, VirtualTime } from './storm-sim';
+import {
+  type ControlFigures,
+  controlFigures,
+  idleBotHourUsd,
+  joinMs,
+  seeded,
+  startStormWorld,
+  VirtualTime,
+} from './storm-sim';
 import { percentile } from './support';
 
 /** The scheduler runs every minute (an EventBridge rule). */
@@ -48,6 +56,7 @@ export interface ScheduledFigures {
   scheduler_runs: number;
   scheduler_errors: number;
   bot_errors: number;
+  control: ControlFigures;
   /** When the scheduler's run that raised the pool took place, before join_at. */
   pool_raised_s_before_join_at: number;
   pool_desired_after: number;
@@ -169,6 +178,7 @@ export async function runScheduledStorm(s: ScheduledScenario): Promise<Scheduled
       scheduler_runs: schedulerRuns,
       scheduler_errors: schedulerErrors,
       bot_errors: counts.botErrors,
+      control: controlFigures(counts),
       pool_raised_s_before_join_at:
         raisedAt === undefined ? Number.NaN : Math.round((joinAt - raisedAt) / 1000),
       pool_desired_after: ecs.desired,

@@ -18,7 +18,14 @@ import { ApiError } from '../core/errors';
 import { createLogger } from '../core/log';
 import type { PoolOffer, PoolQueue } from '../core/ports/pool-queue';
 import type { TaskRunner } from '../core/ports/task-runner';
+import { controlMessageOverheadMs } from '../functions/control/handler';
+import { sqsBatchHandler } from '../functions/sqs-batch';
+import { eventSourceLimits, functionLimits, queueLimits, runTaskCallsPerSecond } from '../infra/limits';
+import { parseSettings } from '../infra/settings';
 import { startLocalStack } from '../local/stack';
+
+/** The control function's own sends go through the handled code's outbox; the consumer's are not used here. */
+const noSend = { send: async () => {} };
 
 /**
  * Virtual time: `sleep` resolves when the clock gets there, and the clock jumps to the next timer only once no
@@ -398,11 +405,19 @@ export class SimPoolQueue implements PoolQueue {
   }
 }
 
-/** Control function instances (the control queue's event source at its minimum maximum-concurrency, 2). */
-const controlInstances = 2;
-/** The control queue's visibility timeout and receives before its DLQ. */
-const visibilityMs = 30_000;
-const maxReceives = 5;
+/**
+ * The control queue and its event source as deployed (infra/limits.ts): Lambda takes batches of up to `batchSize`
+ * visible messages (no batching window) into at most `maxConcurrency` invocations at once; each invocation runs the
+ * control function's batch consumer (functions/sqs-batch.ts, with the control handler's reserve) and is stopped at the
+ * function's timeout; a message that failed or was in a stopped invocation is visible again after the visibility
+ * timeout, and goes to the DLQ on the receive past maxReceiveCount.
+ */
+const controlSource = eventSourceLimits.control;
+const controlFunction = functionLimits.control;
+const controlQueueLimits = queueLimits.control;
+const controlInstances = controlSource.maxConcurrency;
+/** Lambda's pollers answer a long poll as a message arrives; the invocation then starts (an assumed 20 ms). */
+const pollToInvokeMs = 20;
 /** How often an idle pooled bot scans the offers here (1 s on AWS): wake-ups carry the storm; scans cost dynalite time. */
 const simPollMs = 30_000;
 
@@ -459,6 +474,7 @@ export async function startStormWorld(o: StormWorldOptions) {
       idempotency: time.tracked(stack.deps.idempotency),
       transcripts: time.tracked(stack.deps.transcripts),
       deliveries: time.tracked(stack.deps.deliveries),
+      retention: time.tracked(stack.deps.retention),
     };
     const config = {
       ...stack.config,
@@ -474,6 +490,12 @@ export async function startStormWorld(o: StormWorldOptions) {
       botErrors: 0,
       /** Control messages whose handling threw (redelivered by the simulated queue). */
       controlErrors: 0,
+      /** Control function invocations, those stopped at the timeout, and messages returned as batch item failures. */
+      controlInvocations: 0,
+      controlTimeouts: 0,
+      controlReturned: 0,
+      /** Control messages moved to the DLQ (past maxReceiveCount). */
+      controlDeadLettered: 0,
     };
     let stop!: () => void;
     const stopped = new Promise<void>((r) => {
@@ -546,35 +568,124 @@ export async function startStormWorld(o: StormWorldOptions) {
       () =>
         new EcsTaskRunner(
           ecs.client(),
-          { ...runnerSettings, callsPerSecond: awsQuotas.runTaskPerSecond / controlInstances },
+          { ...runnerSettings, callsPerSecond: runTaskCallsPerSecond / controlInstances },
           clock,
         ),
     );
-    let nextControl = 0;
+    const nextControl = 0;
 
     /**
-     * The control queue as an outbox: a message of `kinds` is handled after its delay by one control instance; one
-     * whose handling threw comes back after the visibility timeout, up to the DLQ (`dead`).
+     * The control queue as an outbox, consumed as deployed: a message of `kinds` becomes visible after its delay, is
+     * received in a batch by one of the control function's `controlInstances` invocations (each with its own RunTask
+     * pacer, as each Lambda instance has), handled by the function's batch consumer within its timeout, and comes
+     * back after the visibility timeout when it failed, was postponed or its invocation timed out, up to the DLQ
+     * (`dead` is then called).
      */
     const controlQueue = <K extends ControlMessage['kind']>(
       kinds: readonly K[],
       handle: (m: Extract<ControlMessage, { kind: K }>, runner: EcsTaskRunner) => Promise<unknown>,
       dead?: () => void,
     ): Outbox => {
-      const deliver = (m: Extract<ControlMessage, { kind: K }>, receipt: number) => {
-        handle(m, controlRunners[nextControl++ % controlInstances]!).catch(() => {
-          counts.controlErrors++;
-          if (receipt < maxReceives) time.at(time.now() + visibilityMs, () => deliver(m, receipt + 1));
-          else dead?.();
+      type Held = { id: string; message: Extract<ControlMessage, { kind: K }>; receives: number };
+      const visible: Held[] = [];
+      const busy = new Set<number>();
+      let ids = 0;
+      const reserveMs = config.RUN_TASK_RETRY_BUDGET_MS + controlMessageOverheadMs;
+      const later = (held: Held, at: number) =>
+        time.at(at, () => {
+          visible.push(held);
+          poll();
+        });
+      /** Starts invocations while an instance is free and messages are visible. */
+      const poll = () => {
+        for (let slot = 0; slot < controlInstances && visible.length > 0; slot++) {
+          if (busy.has(slot)) continue;
+          const batch: Held[] = [];
+          while (batch.length < controlSource.batchSize && visible.length > 0) {
+            const held = visible.shift()!;
+            held.receives++;
+            if (held.receives > controlQueueLimits.maxReceiveCount) {
+              counts.controlDeadLettered++;
+              dead?.();
+              continue;
+            }
+            batch.push(held);
+          }
+          if (batch.length > 0) invoke(slot, batch);
+        }
+      };
+      const invoke = (slot: number, batch: Held[]) => {
+        busy.add(slot);
+        counts.controlInvocations++;
+        const startedAt = time.now();
+        const receivedAt = startedAt;
+        const runner = controlRunners[slot]!;
+        const byId = new Map(batch.map((h) => [h.id, h]));
+        const consumer = sqsBatchHandler(
+          { log, outbox: noSend, deliveryQueue: noSend },
+          'control',
+          (body) => body as Extract<ControlMessage, { kind: K }>,
+          (_deps, m) =>
+            handle(m, runner).catch((err: unknown) => {
+              counts.controlErrors++;
+              throw err;
+            }),
+          { reserveMs },
+        );
+        const context = {
+          getRemainingTimeInMillis: () => startedAt + controlFunction.timeoutSeconds * 1000 - time.now(),
+        };
+        let over = false;
+        const finish = (failed: Held[]) => {
+          if (over) return;
+          over = true;
+          busy.delete(slot);
+          for (const held of failed)
+            later(held, receivedAt + controlQueueLimits.visibilityTimeoutSeconds * 1000);
+          time.at(time.now() + pollToInvokeMs, poll);
+        };
+        // Lambda stops an invocation at its timeout: its whole batch comes back (the simulation cannot stop the
+        // abandoned work, which runs on; it is counted, and must stay 0).
+        time.at(startedAt + controlFunction.timeoutSeconds * 1000, () => {
+          if (over) return;
+          counts.controlTimeouts++;
+          finish(batch);
+        });
+        void consumer(
+          {
+            Records: batch.map((h) => ({
+              messageId: h.id,
+              receiptHandle: h.id,
+              body: JSON.stringify(h.message),
+              attributes: {
+                ApproximateReceiveCount: String(h.receives),
+                SentTimestamp: '0',
+                SenderId: 'sim',
+                ApproximateFirstReceiveTimestamp: '0',
+              },
+              messageAttributes: {},
+              md5OfBody: '',
+              eventSource: 'aws:sqs',
+              eventSourceARN: 'arn:aws:sqs:us-east-1:111122223333:control',
+              awsRegion: 'us-east-1',
+            })),
+          },
+          context,
+        ).then((result) => {
+          counts.controlReturned += result.batchItemFailures.length;
+          finish(result.batchItemFailures.map((f) => byId.get(f.itemIdentifier)!));
         });
       };
       return {
         send: async (message, options) => {
           const m = message as ControlMessage;
           if (!(kinds as readonly string[]).includes(m.kind)) return;
-          time.at(time.now() + (options?.delaySeconds ?? 0) * 1000 + 20, () =>
-            deliver(m as Extract<ControlMessage, { kind: K }>, 1),
-          );
+          const held: Held = {
+            id: `c${ids++}`,
+            message: m as Extract<ControlMessage, { kind: K }>,
+            receives: 0,
+          };
+          later(held, time.now() + (options?.delaySeconds ?? 0) * 1000 + pollToInvokeMs);
         },
       };
     };
@@ -656,4 +767,34 @@ export async function startStormWorld(o: StormWorldOptions) {
     await stack.close();
     throw err;
   }
+}
+
+/** The control function's side of a storm: invocations, those stopped at the timeout, returned and dead messages. */
+export interface ControlFigures {
+  invocations: number;
+  timeouts: number;
+  /** Messages returned as batch item failures (failed, or postponed for lack of time), each received again later. */
+  returned: number;
+  dead_lettered: number;
+}
+
+export function controlFigures(counts: StormWorld['counts']): ControlFigures {
+  return {
+    invocations: counts.controlInvocations,
+    timeouts: counts.controlTimeouts,
+    returned: counts.controlReturned,
+    dead_lettered: counts.controlDeadLettered,
+  };
+}
+
+/**
+ * A warm pool's size and maximum as `cdk deploy` takes them (infra/settings.ts parses the CDK context): a benchmark of
+ * a shape that cannot be deployed proves nothing, so a refused setting throws here.
+ */
+export function deployablePool(pool: { botPoolSize: number; botPoolMax: number }): {
+  size: number;
+  max: number;
+} {
+  const settings = parseSettings(pool);
+  return { size: settings.botPoolSize, max: settings.botPoolMax };
 }
