@@ -572,7 +572,6 @@ export async function startStormWorld(o: StormWorldOptions) {
           clock,
         ),
     );
-    const nextControl = 0;
 
     /**
      * The control queue as an outbox, consumed as deployed: a message of `kinds` becomes visible after its delay, is
