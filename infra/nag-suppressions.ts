@@ -38,6 +38,15 @@ export function applyNagSuppressions(stack: MeetingBotStack): void {
       'are logged by the status function.',
   });
 
+  if (stack.data.pointInTimeRecoveryDays === 0) {
+    Validations.of(stack.data.table).acknowledge({
+      id: 'AwsSolutions-DDB3',
+      reason:
+        'Point-in-time recovery is turned off by the deployment setting pointInTimeRecoveryDays=0: its copies would ' +
+        'keep deleted meetings for up to 35 days, and this stack chose erasure over restores (docs/data-retention.md).',
+    });
+  }
+
   Validations.of(stack.operations.eventsDlq).acknowledge({
     id: 'AwsSolutions-SQS3',
     reason:

@@ -115,6 +115,12 @@ const contextSchema = z.object({
    * Days a recording (its pieces and its file) is kept in the recordings bucket before S3 deletes it (docs/recording.md).
    */
   recordingRetentionDays: number(30, 1, 3650),
+  /**
+   * Days of the table's point-in-time recovery: a copy of every item, deleted meetings' content included, kept that
+   * long after each write (docs/data-retention.md). 1–35 (DynamoDB's range); 0 turns it off (no restore after an
+   * operator's mistake: only for stacks whose data can be lost).
+   */
+  pointInTimeRecoveryDays: number(35, 0, 35),
   /** LOG_LEVEL of every function and the bot task. */
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   /** Browser origins allowed to call the API (CORS); empty: no CORS headers (server-to-server use). */

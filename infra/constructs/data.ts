@@ -28,17 +28,24 @@ export const readWriteItems: ItemAction[] = [
 
 export class BotData extends Construct {
   readonly table: dynamodb.Table;
+  /** The deployment's pointInTimeRecoveryDays (0: off). */
+  readonly pointInTimeRecoveryDays: number;
 
   constructor(scope: Construct, id: string, props: { settings: MeetingBotSettings }) {
     super(scope, id);
     const { settings } = props;
+    this.pointInTimeRecoveryDays = settings.pointInTimeRecoveryDays;
     this.table = new dynamodb.Table(this, 'Table', {
       tableName: `meeting-bot-${settings.stage}`,
       partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
       sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
       billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       timeToLiveAttribute: ttlAttribute,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // Its copies outlive a deletion by this many days: the operator's trade between restores and erasure.
+      pointInTimeRecoverySpecification:
+        settings.pointInTimeRecoveryDays > 0
+          ? { pointInTimeRecoveryEnabled: true, recoveryPeriodInDays: settings.pointInTimeRecoveryDays }
+          : { pointInTimeRecoveryEnabled: false },
       deletionProtection: settings.production,
       removalPolicy: settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
     });
