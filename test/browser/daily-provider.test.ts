@@ -91,6 +91,9 @@ const joinOptions = {
   waitingRoomTimeoutMs: 15_000,
 };
 
+/** What the bot subscribes to of each participant: their audio, their screen share's too, never video. */
+const audioOnly = { audio: true, screenAudio: true, video: false, screenVideo: false };
+
 function collect(conn: RoomConnection) {
   const seen: { event: keyof RoomEvents; payload: unknown }[] = [];
   for (const event of [
@@ -114,7 +117,10 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
 
   it('joins with the room, token, name and our own audio and video tracks, then starts transcription', async () => {
     const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
-    open = await h.provider.join(joinOptions);
+    open = await h.provider.join({
+      ...joinOptions,
+      transcription: { endpointingMs: 200, interimResults: true },
+    });
     const calls = () => h.page().evaluate(() => window.__dailyStub!.calls);
     // Transcription starts a moment after the join, once none was found running (issue 20 §4).
     await until(async () => (await calls()).includes('startTranscription'));
@@ -135,10 +141,14 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
       'startRemoteParticipantsAudioLevelObserver:200',
       'startTranscription',
     ]);
-    // No bot_config.language: the voice's (Joanna: en-US).
-    expect(await page.evaluate(() => window.__dailyStub!.transcriptionOptions)).toMatchObject({
-      includeRawResponse: true,
+    // No bot_config.language: the voice's (Joanna: en-US). These options are the whole room's (docs/daily.md): exactly
+    // what the bot needs, nothing more.
+    expect(await page.evaluate(() => window.__dailyStub!.transcriptionOptions)).toEqual({
       language: 'en-US',
+      punctuate: true,
+      includeRawResponse: true,
+      endpointing: 200,
+      extra: { interim_results: true },
     });
     expect(h.external).toEqual([]);
   });
@@ -324,7 +334,6 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
     open = await h.provider.join(joinOptions);
     await h.page().evaluate(() => window.__dailyStub!.addParticipant('p-bob', 'Bob'));
-    const audioOnly = { audio: true, video: false, screenVideo: false };
     expect(await h.page().evaluate(() => window.__dailyStub!.subscriptions)).toEqual({
       'p-ann': audioOnly,
       'p-bob': audioOnly,
@@ -757,13 +766,7 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
     const page = h.page();
     await page.evaluate(() => window.__dailyStub!.addParticipant('p-late', 'Late'));
     const subscribed = await page.evaluate(() => window.__dailyStub!.subscriptions);
-    for (const id of ['p-ann', 'p-late'])
-      expect(subscribed[id], id).toEqual({
-        audio: true,
-        screenAudio: true,
-        video: false,
-        screenVideo: false,
-      });
+    for (const id of ['p-ann', 'p-late']) expect(subscribed[id], id).toEqual(audioOnly);
 
     const pieces: { seq: number; bytes: Uint8Array }[] = [];
     const recording = await conn.record!({ pieceMs: 500, onPiece: (p) => pieces.push(p) });
@@ -881,7 +884,7 @@ describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed 
         'startTranscription',
       ]);
       expect(await k.h.page().evaluate(() => window.__dailyStub!.subscriptions)).toEqual({
-        'p-ann': { audio: true, video: false, screenVideo: false },
+        'p-ann': audioOnly,
       });
       expect(k.waited()).toBe(1);
       expect(k.h.external).toEqual([]);
