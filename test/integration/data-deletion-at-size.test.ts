@@ -350,3 +350,31 @@ describe("the session's Daily meeting token", () => {
     }
   });
 });
+
+describe('a session item without a bot_config map', () => {
+  it('still loses its top-level content at deletion', async () => {
+    const botId = randomUUID();
+    const at = new Date().toISOString();
+    await stack.deps.sessions.create({
+      botId,
+      accountId,
+      status: 'completed',
+      provider: 'local',
+      roomUrl: 'http://127.0.0.1/rooms/old',
+      roomName: 'old',
+      processInsights: true,
+      email: 'old-item@example.com',
+      qaPairs: [{ question: 'Old question?', answer: 'Old answer.' }],
+      holdCredits: 0,
+      createdAt: at,
+      startedAt: at,
+      completedAt: at,
+    } as unknown as BotSession);
+    const session = (await stack.deps.sessions.get(botId))!;
+    expect((await deleteMeetingData(deletionDeps(), session, 'operator')).status).toBe('data_deleted');
+    const item = (await botItems(stack.table, botId)).find((i) => i.sk === 'SESSION')!;
+    expect(item.qa_pairs).toBeUndefined();
+    expect(item.email).toBeUndefined();
+    expect(item.data_deleted_at).toEqual(expect.any(String));
+  });
+});

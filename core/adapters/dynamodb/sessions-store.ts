@@ -743,18 +743,25 @@ export class DynamoSessionsStore implements SessionsStore {
       names[`#a${n}`] = attr;
       return `#a${n}`;
     });
+    const topLevel = {
+      UpdateExpression: `REMOVE ${paths.join(', ')}`,
+      ExpressionAttributeNames: { ...names },
+    };
     names['#config'] = fieldToAttribute.botConfig;
     for (const [n, member] of botConfigContent.entries()) {
       names[`#c${n}`] = member;
       paths.push(`#config.#c${n}`);
     }
-    await this.updateIf(botId, {
+    const purged = await this.updateIf(botId, {
       UpdateExpression: `REMOVE ${paths.join(', ')}`,
-      // Every session is created with its bot_config (start-bot.ts); a map path under a missing map is an error.
+      // A map path under a missing map is an error, so only with a bot_config map (every session is created with one).
       ConditionExpression: 'attribute_exists(data_deleted_at) AND attribute_type(#config, :map)',
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: { ':map': 'M' },
     });
+    // None (an item written otherwise), or no tombstone: the top-level content still goes, only from a tombstone.
+    if (!purged)
+      await this.updateIf(botId, { ...topLevel, ConditionExpression: 'attribute_exists(data_deleted_at)' });
   }
 
   async listRetentionDue(upTo: string, limit: number): Promise<RetentionDue[]> {
