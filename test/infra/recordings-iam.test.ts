@@ -47,6 +47,7 @@ function request(principal: string, action: string, resource: string, context: I
 
 const piece = `arn:aws:s3:::${bucketName}/recordings/${bot}/pieces/1/12.webm`;
 const file = `arn:aws:s3:::${bucketName}/recordings/${bot}/recording.webm`;
+const otherBotsPiece = `arn:aws:s3:::${bucketName}/recordings/6f1e2d3c-4b5a-4987-8a6b-5c4d3e2f1a0b/pieces/0/3.webm`;
 const keyArn = () => `arn:aws:kms:us-east-1:${motoAccountId}:key/1234abcd-12ab-34cd-56ef-1234567890ab`;
 const viaS3 = { 'kms:ViaService': `s3.us-east-1.amazonaws.com`, 'kms:CallerAccount': motoAccountId };
 
@@ -58,6 +59,9 @@ describe('the recording calls under the IAM simulation', () => {
     const allowed = [
       // The bot uploads a piece (S3 asks KMS for a data key as the caller).
       request(taskRole, 's3:PutObject', piece),
+      // Under any bot's id: one task role serves every bot and ECS cannot tag a task's session with its bot, so the
+      // grant cannot name the bot (docs/recording.md#who-can-read-and-write-the-recordings).
+      request(taskRole, 's3:PutObject', otherBotsPiece),
       request(taskRole, 'kms:GenerateDataKey', keyArn(), viaS3),
       // The results stage lists the bot's prefix, reads its pieces, writes and heads the file.
       request(results, 's3:ListBucket', `arn:aws:s3:::${bucketName}`, {
@@ -85,9 +89,14 @@ describe('the recording calls under the IAM simulation', () => {
     expect(denials(await simulate(s.json, resolver, allowed))).toEqual([]);
 
     const denied = [
+      // The bot task only adds pieces: it reads, lists and deletes nothing, and writes nothing but pieces.
       request(taskRole, 's3:GetObject', piece),
+      request(taskRole, 's3:GetObject', otherBotsPiece),
       request(taskRole, 's3:PutObject', file),
+      request(taskRole, 's3:PutObject', `arn:aws:s3:::${bucketName}/recordings/${bot}/notes.txt`),
+      request(taskRole, 's3:PutObject', `arn:aws:s3:::${bucketName}/elsewhere/${bot}/pieces/1/12.webm`),
       request(taskRole, 's3:DeleteObject', piece),
+      request(taskRole, 's3:ListBucket', `arn:aws:s3:::${bucketName}`, { 's3:prefix': `recordings/${bot}/` }),
       request(status, 's3:GetObject', piece),
       request(status, 's3:PutObject', file),
       request(results, 's3:ListBucket', `arn:aws:s3:::${bucketName}`, { 's3:prefix': 'other/' }),
