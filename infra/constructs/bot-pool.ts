@@ -1,11 +1,13 @@
 // The warm pool: an ECS service of bot tasks started without a BOT_ID, which warm up, wait for a session
 // offered by the join, claim it (bot-task/pool.ts) and serve it; its size follows the pool's idle count.
-import { Duration, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
+import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import type { MeetingBotSettings } from '../settings';
 import type { BotRuntime } from './bot-runtime';
@@ -19,9 +21,43 @@ export const poolIdlePeriod = Duration.minutes(1);
 
 /** Scale-out waits this long before adding more: about the time a new task needs to pull, start and warm up. */
 export const poolScaleOutCooldown = Duration.minutes(3);
-/** Scale-in removes one idle task at a time, at most this often, after the pool was over its size this long. */
-export const poolScaleInCooldown = Duration.minutes(5);
-export const poolScaleInMinutes = 5;
+/**
+ * Minutes in a row the pool must be over its size before scale-in removes idle tasks: more than a schedule keeps its
+ * bots idle ahead of join_at, so they are never read as a surplus. The scheduler raises the pool at most
+ * SCHEDULE_HORIZON_MS + SCHEDULE_POOL_LEAD_MS (250 s) before join_at and offers the sessions 10 s before it; a new task
+ * needs at least 30 s to be an idle bot (image pull, start): at most 220 s of pre-warmed idle bots, which touch at
+ * most 5 one-minute datapoints. Six breaching datapoints always include one before the raise or one after the claims.
+ */
+export const poolScaleInMinutes = 6;
+/**
+ * Scale-in acts at most this often: the next action reads a whole minute after the tasks the last one stopped (a bot
+ * stopped early in a minute may still have counted itself idle in it), and MINIMUM over the alarm's window reads that
+ * clean minute rather than the stale one. Assumes a minute's datapoint is there when the minute ends (EMF metrics
+ * arrive within seconds); test/infra/pool-burst.test.ts models it.
+ */
+export const poolScaleInCooldown = Duration.minutes(2);
+
+/** Application Auto Scaling takes at most 20 step adjustments per step scaling policy (its "Quotas" page). */
+export const maxStepAdjustments = 20;
+
+/**
+ * The gaps (idle bots short of, or over, the pool's size) at which a scaling step starts, each step moving the pool by
+ * its own lower bound: the digits `d × bᵏ` (d = 1…b−1) of a base b with r digits. One action takes a gap's leading
+ * digit off, so any gap up to `largest` closes in at most r actions and never overshoots. b and r are the fewest
+ * actions within maxStepAdjustments steps: (b − 1) × r of them (largest 1,048: base 6, 4 actions; up to 20: one).
+ */
+export function gapSteps(largest: number): number[] {
+  const top = Math.max(1, Math.floor(largest));
+  for (let rounds = 1; ; rounds++) {
+    let base = Math.max(2, Math.floor((top + 1) ** (1 / rounds)));
+    while (base ** rounds <= top) base++;
+    if ((base - 1) * rounds > maxStepAdjustments) continue;
+    const steps: number[] = [];
+    for (let k = 0, unit = 1; k < rounds; k++, unit *= base)
+      for (let d = 1; d < base; d++) if (d * unit <= top) steps.push(d * unit);
+    return steps;
+  }
+}
 
 export interface BotPoolProps {
   settings: MeetingBotSettings;
@@ -33,6 +69,8 @@ export class BotPool extends Construct {
   /** Wake-up calls: the join sends one `{"bot_id"}` per offered session; idle pooled bots long-poll it. */
   readonly queue: sqs.Queue;
   readonly service: ecs.FargateService;
+  /** Moves the pool service to each new task definition revision, keeping its desired count. */
+  readonly rollout: cr.AwsCustomResource;
   readonly scalableTarget: appscaling.ScalableTarget;
   /** Sum over a minute: how many pooled bots were idle. */
   readonly idleBots: cloudwatch.Metric;
@@ -98,28 +136,37 @@ export class BotPool extends Construct {
     this.service = new ecs.FargateService(this, 'Service', {
       cluster: runtime.cluster,
       taskDefinition: runtime.taskDefinition,
+      // The service names the task definition's family, not a revision ("If a revision isn't specified, the latest
+      // ACTIVE revision is used": AWS::ECS::Service TaskDefinition), so a deploy that registers a new revision (a new
+      // image, a new environment) leaves this resource's template unchanged, and CloudFormation, which updates only
+      // resources whose properties changed, never sends its DesiredCount again: the idle pool is not drained. The new
+      // revision reaches the pool through `rollout` below, an UpdateService without a desired count.
+      taskDefinitionRevision: ecs.TaskDefinitionRevision.LATEST,
       // Created empty, so CloudFormation never waits on a pool task: a first deploy whose tasks cannot start (the
       // Daily secret not yet filled, no ECS service-linked role) completes instead of rolling the whole stack back.
       // The scalable target's minimum and the scale-out alarm bring it to `size` minutes later, outside
-      // CloudFormation; tasks that cannot start leave the pool at 0 and the PoolEmpty alarm says so. The price: a
-      // deploy that updates the service resets it to 0 (idle bots are replaced then anyway), and scaling refills it
-      // within minutes (docs/deploy.md "A first deploy that cannot roll back").
+      // CloudFormation; tasks that cannot start leave the pool at 0 and the PoolEmpty alarm says so
+      // (docs/deploy.md "A first deploy that cannot roll back"). CloudFormation sends this 0 again only when the
+      // service's own properties change (network, capacity, deployment settings), never for a new task revision.
       desiredCount: 0,
       // On-demand only: a pooled bot may wait idle for hours, which is when Spot reclaims capacity.
       capacityProviderStrategies: [{ capacityProvider: 'FARGATE', weight: 1 }],
       vpcSubnets: { subnets: runtime.subnets.subnets },
       securityGroups: [runtime.securityGroup],
       assignPublicIp: settings.botNetwork === 'public',
-      // Deployments replace idle bots freely (busy ones are protected from scale-in and deployments alike).
-      minHealthyPercent: 0,
+      // A rollout starts new idle bots before it stops old ones (ECS's own defaults, 100 % / 200 %): the idle pool
+      // stays warm through a deploy; busy bots are protected from deployments and finish their sessions first. It
+      // needs Fargate room for up to twice the pool's count while it runs (docs/warm-pool.md "Deploys").
+      minHealthyPercent: 100,
       maxHealthyPercent: 200,
-      // A deployment CloudFormation starts asks for 0 tasks, so the breaker has nothing to trip on there; it guards
-      // deployments started by hand (`aws ecs update-service --desired-count`), rolling back to the last good one.
+      // A rollout whose new tasks cannot start (a broken image) stops after a few failures and goes back to the last
+      // revision that ran, whose idle bots were never stopped (the minimum above).
       circuitBreaker: { enable: true, rollback: true },
     });
     // A service with a capacity provider strategy fails to create before the cluster's capacity providers are
     // associated; depending on the cluster orders it after that association.
     this.service.node.addDependency(runtime.cluster);
+    this.rollout = this.rolloutOnNewRevision(settings, runtime);
 
     this.scalableTarget = new appscaling.ScalableTarget(this, 'Scaling', {
       serviceNamespace: appscaling.ServiceNamespace.ECS,
@@ -155,19 +202,23 @@ export class BotPool extends Construct {
       label: 'idle pooled bots',
     });
 
-    // Fewer than `size` idle: add the shortfall at once (idle k → +size−k). Half-integer bounds: the count is whole.
-    // The adjustment bounds are relative to the alarm's threshold (size − 0.5).
+    // Fewer than `size` idle: add the shortfall (idle k → +size−k; past 20 steps, its leading digit per action:
+    // gapSteps). Half-integer thresholds: the count is whole. The bounds are relative to the threshold (size − 0.5).
     const scaleOut = new appscaling.StepScalingAction(this, 'ScaleOut', {
       scalingTarget: this.scalableTarget,
       adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY,
       cooldown: poolScaleOutCooldown,
       metricAggregationType: appscaling.MetricAggregationType.MAXIMUM,
     });
-    for (let idle = 0; idle < size; idle++) {
+    // The largest shortfall first, as the metric's scale below the threshold reads.
+    const outSteps = gapSteps(size);
+    for (let i = outSteps.length - 1; i >= 0; i--) {
+      const gap = outSteps[i]!;
+      const next = outSteps[i + 1];
       scaleOut.addAdjustment({
-        adjustment: size - idle,
-        ...(idle > 0 && { lowerBound: idle - size }),
-        upperBound: idle - size + 1,
+        adjustment: gap,
+        ...(next !== undefined && { lowerBound: 1 - next }),
+        upperBound: 1 - gap,
       });
     }
     this.scaleOutAlarm = new cloudwatch.Alarm(this, 'ScaleOutAlarm', {
@@ -184,18 +235,29 @@ export class BotPool extends Construct {
     });
     this.scaleOutAlarm.addAlarmAction(stepScalingAction(scaleOut));
 
-    // More than `size` idle for a while (busy bots finished and the service replaced them): remove one. ECS stops only
-    // unprotected tasks, and a bot protects its task right after it claims a session (bot-task/ecs-task.ts; one stopped
-    // in between hands its session to a cold start: bot-task/bot.ts).
+    // More than `size` idle (busy bots finished and the service replaced them, or a storm's or a schedule's growth is
+    // over): remove the surplus, its leading digit per action (gapSteps: ≤ 4 actions for 1,048, one per cooldown), so
+    // the pool is back at its size within 15 minutes of a burst's meetings ending, not one bot per 5 minutes. Each step removes
+    // no more than the surplus the alarm read, and ECS stops only unprotected tasks: a bot protects its task right
+    // after it claims a session (bot-task/ecs-task.ts; one stopped in between hands its session to a cold start:
+    // bot-task/bot.ts). Test: test/infra/pool-burst.test.ts.
     const scaleIn = new appscaling.StepScalingAction(this, 'ScaleIn', {
       scalingTarget: this.scalableTarget,
       adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY,
       cooldown: poolScaleInCooldown,
       metricAggregationType: appscaling.MetricAggregationType.MINIMUM,
     });
-    scaleIn.addAdjustment({ adjustment: -1, lowerBound: 0 });
+    const inSteps = gapSteps(settings.botPoolMax - size);
+    inSteps.forEach((gap, i) => {
+      const next = inSteps[i + 1];
+      scaleIn.addAdjustment({
+        adjustment: -gap,
+        lowerBound: gap - 1,
+        ...(next !== undefined && { upperBound: next - 1 }),
+      });
+    });
     this.scaleInAlarm = new cloudwatch.Alarm(this, 'ScaleInAlarm', {
-      alarmDescription: `Warm pool: more than ${size} idle bots for ${poolScaleInMinutes} minutes (scales in by one)`,
+      alarmDescription: `Warm pool: more than ${size} idle bots for ${poolScaleInMinutes} minutes (scales in by the surplus)`,
       metric: this.idleCount,
       threshold: size + 0.5,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
@@ -203,6 +265,44 @@ export class BotPool extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
     this.scaleInAlarm.addAlarmAction(stepScalingAction(scaleIn));
+  }
+
+  /**
+   * On each new task definition revision (its ARN is a property, so CloudFormation updates this resource exactly then),
+   * an UpdateService naming the revision and no desired count: ECS keeps the count scaling set and rolls the pool
+   * over. A stack rollback updates it back to the previous revision. Its own role and log group, as our functions.
+   */
+  private rolloutOnNewRevision(settings: MeetingBotSettings, runtime: BotRuntime): cr.AwsCustomResource {
+    const logGroup = new logs.LogGroup(this, 'RolloutLogs', {
+      retention: settings.logRetentionDays,
+      removalPolicy: settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    });
+    const role = new iam.Role(this, 'RolloutRole', {
+      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+      description: `Warm pool rollout to a new task definition revision (${settings.stage})`,
+    });
+    logGroup.grantWrite(role);
+    role.addToPrincipalPolicy(
+      new iam.PolicyStatement({ actions: ['ecs:UpdateService'], resources: [this.service.serviceArn] }),
+    );
+    return new cr.AwsCustomResource(this, 'Rollout', {
+      onUpdate: {
+        service: 'ECS',
+        action: 'UpdateService',
+        parameters: {
+          cluster: runtime.cluster.clusterName,
+          service: this.service.serviceName,
+          taskDefinition: runtime.taskDefinition.taskDefinitionArn,
+        },
+        physicalResourceId: cr.PhysicalResourceId.of(this.service.serviceArn),
+        // A custom resource's response is at most 4 KB; the whole service description (events, deployments) is not.
+        outputPaths: ['service.serviceName'],
+      },
+      role,
+      logGroup,
+      // The runtime's own SDK: installing the latest at run time needs the network and minutes.
+      installLatestAwsSdk: false,
+    });
   }
 
   /**

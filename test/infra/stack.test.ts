@@ -57,6 +57,12 @@ function statementsOfRole(roleId: string): { Action: string[]; Resource: unknown
 }
 
 const roleOfFunction = (functionId: string) => refTarget(props(functionId).Role)!;
+/**
+ * CDK's own custom-resource handlers, run by CloudFormation during a deploy, not by the service: the default security
+ * group's lock-down and the AwsCustomResource that rolls the warm pool onto a new task revision (bot-pool.ts).
+ */
+const cdkHelperFunction = (id: string) =>
+  id.startsWith('CustomVpcRestrictDefaultSG') || id.startsWith('AWS679f53fac002430cb0da5b7982bd2287');
 /** What CDK grants every function for active tracing (service-function.ts). */
 const xray = ['xray:PutTelemetryRecords', 'xray:PutTraceSegments'];
 const actionsOf = (roleId: string) => new Set(statementsOfRole(roleId).flatMap((st) => st.Action));
@@ -261,11 +267,13 @@ describe('the Lambda functions', () => {
     }
     const d = s.stack.delivery;
     // The results function only makes results: no RunTask, no PassRole, no offer to withdraw; it assembles the
-    // recording from its pieces (and takes back a file it assembled while the session's data was deleted).
+    // recording from its pieces in a multipart upload (and takes back a file it assembled while the session's data
+    // was deleted).
     const assemble = [
       's3:ListBucket',
       's3:GetObject',
       's3:PutObject',
+      's3:AbortMultipartUpload',
       's3:DeleteObject',
       'kms:Decrypt',
       'kms:GenerateDataKey',
@@ -371,7 +379,10 @@ describe('the Lambda functions', () => {
         .flatMap((st) => st.Resource.map(refTarget))
         .sort();
     const ids = (...qs: IConstruct[]) => qs.map(logicalId).sort();
-    expect(sendsOf(roleOfFunction(fnId(d.resultsFunction)))).toEqual(ids(d.deliveryQueue, c.botEventsQueue));
+    // The results function's own queue too: a recorded session's recording is assembled in a step of its own.
+    expect(sendsOf(roleOfFunction(fnId(d.resultsFunction)))).toEqual(
+      ids(d.deliveryQueue, c.botEventsQueue, d.resultsQueue),
+    );
     // Its own control queue too: a scheduled session's pool offer comes with the delayed cold-start fallback, and
     // with a wake-up on the pool queue.
     expect(sendsOf(roleOfFunction(fnId(c.function)))).toEqual(
@@ -782,7 +793,7 @@ describe('operations', () => {
     );
     const errorAlarms = alarms.filter((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda');
     const functionCount = resourcesOfType(s.json, 'AWS::Lambda::Function').filter(
-      ([id]) => !id.startsWith('CustomVpcRestrictDefaultSG'),
+      ([id]) => !cdkHelperFunction(id),
     ).length;
     expect(errorAlarms).toHaveLength(functionCount);
     // Bot task failures are the service's own EMF metric (core/metrics.ts), not a filter on log text.
@@ -842,7 +853,7 @@ describe('operations', () => {
   it('has the Lambdas and the bot task write EMF metrics in the stage namespace', () => {
     const expected = { METRICS_EMF: 'true', METRICS_NAMESPACE: 'MeetingBot/dev' };
     for (const [, fn] of resourcesOfType(s.json, 'AWS::Lambda::Function').filter(
-      ([id]) => !id.startsWith('CustomVpcRestrictDefaultSG'),
+      ([id]) => !cdkHelperFunction(id),
     ))
       expect(fn.Properties!.Environment.Variables).toEqual(expect.objectContaining(expected));
     const [[, taskDefinition]] = resourcesOfType(s.json, 'AWS::ECS::TaskDefinition') as [
@@ -885,7 +896,9 @@ describe('the warm pool (issue 15)', () => {
 
   it('is an ECS service of the bot task definition on on-demand Fargate, in the bot tasks’ subnets, no load balancer', () => {
     const service = props(logicalId(pool().service));
-    expect(refTarget(service.TaskDefinition)).toBe(logicalId(s.stack.runtime.taskDefinition));
+    // The family, not a revision: a new revision does not change this resource (test/infra/pool-deploys.test.ts).
+    expect(service.TaskDefinition).toBe(props(logicalId(s.stack.runtime.taskDefinition)).Family);
+    expect(R[logicalId(pool().service)]!.DependsOn).toContain(logicalId(s.stack.runtime.taskDefinition));
     expect(refTarget(service.Cluster)).toBe(logicalId(s.stack.runtime.cluster));
     // Created empty (scaling fills it, below): see 'cannot block or roll back the stack's creation'.
     expect(service.DesiredCount).toBe(0);
@@ -893,7 +906,7 @@ describe('the warm pool (issue 15)', () => {
     expect(service.LaunchType).toBeUndefined();
     expect(service.LoadBalancers).toBeUndefined();
     expect(service.DeploymentConfiguration).toMatchObject({
-      MinimumHealthyPercent: 0,
+      MinimumHealthyPercent: 100,
       MaximumPercent: 200,
       DeploymentCircuitBreaker: { Enable: true, Rollback: true },
     });
@@ -924,8 +937,10 @@ describe('the warm pool (issue 15)', () => {
     const referrers = Object.entries(R)
       .filter(([id, r]) => id !== serviceId && JSON.stringify(r).includes(`"${serviceId}"`))
       .map(([, r]) => r.Type);
+    // And the rollout to a new task revision (an UpdateService that returns at once: nothing waits on tasks).
     expect(new Set(referrers)).toEqual(
       new Set([
+        'Custom::AWS',
         'AWS::ApplicationAutoScaling::ScalableTarget',
         'AWS::CloudWatch::Dashboard',
         'AWS::Lambda::Function',
@@ -1034,11 +1049,20 @@ describe('the warm pool (issue 15)', () => {
     expect(scaleIn.alarm).toMatchObject({
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       Threshold: 2.5,
-      EvaluationPeriods: 5,
+      EvaluationPeriods: 6,
       TreatMissingData: 'notBreaching',
     });
-    expect(scaleIn.config.StepAdjustments).toEqual([{ MetricIntervalLowerBound: 0, ScalingAdjustment: -1 }]);
-    expect(scaleIn.config.Cooldown).toBeGreaterThan(out.config.Cooldown);
+    // A surplus of k idle bots (k − 0.5 above the threshold) removes k, up to botPoolMax − botPoolSize (8).
+    expect(scaleIn.config).toMatchObject({ Cooldown: 120, MetricAggregationType: 'Minimum' });
+    expect(scaleIn.config.StepAdjustments).toEqual(
+      Array.from({ length: 8 }, (_, i) => ({
+        MetricIntervalLowerBound: i,
+        ...(i < 7 && { MetricIntervalUpperBound: i + 1 }),
+        ScalingAdjustment: -(i + 1),
+      })),
+    );
+    // Slow to start shrinking (6 minutes over, longer than a schedule's pre-warm), quick to finish.
+    expect(scaleIn.alarm.EvaluationPeriods * 60).toBeGreaterThan(out.config.Cooldown);
   });
 
   it('alarms when the pool stays empty, and is on the dashboard', () => {
