@@ -239,10 +239,10 @@ describe.skipIf(!existsSync(chromiumPath))(
       await page.context().close();
     });
 
-    // Issue 20 §4: the harness subscribes to each participant's audio, never video (subscribeToAudio in harness.ts), and
-    // stops only a transcription it started. daily-js checks setSubscribedTracks against the call's
-    // subscribeToTracksAutomatically: the harness's object passes with it off (as the harness creates the call) and is
-    // refused with it on, so this check can fail.
+    // Issue 20 §4: the harness subscribes to each participant's audio (their screen share's too), never video
+    // (subscribeToAudio in harness.ts), and stops only a transcription it started. daily-js checks setSubscribedTracks
+    // against the call's subscribeToTracksAutomatically: the harness's object passes with it off (as the harness
+    // creates the call) and is refused with it on, so this check can fail.
     it('updateParticipant with audio-only subscriptions is accepted with subscribeToTracksAutomatically off; stopTranscription needs a call', async () => {
       const { page, seen } = await dailyPage();
       const result = await page.evaluate(async () => {
@@ -262,7 +262,7 @@ describe.skipIf(!existsSync(chromiumPath))(
           });
           const outcome = attempt(() =>
             call.updateParticipant('p-ann', {
-              setSubscribedTracks: { audio: true, video: false, screenVideo: false },
+              setSubscribedTracks: { audio: true, screenAudio: true, video: false, screenVideo: false },
             }),
           );
           await call.destroy();
