@@ -7,7 +7,7 @@ import { recordsAudio } from '../core/bots/session';
 import { type Config, loadConfig } from '../core/config';
 import type { Outbox } from '../core/control/outbox';
 import { deleteMeetingData } from '../core/data/delete-meeting-data';
-import { retentionDaysBounds } from '../core/data/retention';
+import { redateRetention, retentionDaysBounds } from '../core/data/retention';
 import { redriveDeliveries } from '../core/delivery/redrive';
 import type { Stores } from '../core/deps';
 import { createLogger } from '../core/log';
@@ -225,15 +225,31 @@ const commands: Record<string, Command> = {
           `--days must be a whole number from ${retentionDaysBounds.min} to ${retentionDaysBounds.max}, or 'default'; got '${raw}'`,
         );
       }
-      return async ({ accounts }, config) => {
-        if (!(await accounts.setRetentionDays(accountId, days)))
+      return async (stores, config) => {
+        const before = await stores.accounts.get(accountId);
+        if (!before || !(await stores.accounts.setRetentionDays(accountId, days)))
           throw new NotFoundError(`account ${accountId} not found`);
         const effective = days ?? config.RETENTION_DAYS;
+        // A shorter retention re-dates the meetings still kept, so none waits for the longer time; a longer one is
+        // applied by the sweep to each meeting as it comes due (core/data/retention.ts).
+        const redated = await redateRetention(
+          { stores, now: () => new Date() },
+          accountId,
+          before.retentionDays ?? config.RETENTION_DAYS,
+          effective,
+        );
         return {
-          json: { account_id: accountId, retention_days: days, effective_retention_days: effective },
+          json: {
+            account_id: accountId,
+            retention_days: days,
+            effective_retention_days: effective,
+            meetings_redated: redated,
+          },
           text: lines(
             `Account ${accountId} keeps meeting content ${effective} day(s) after each meeting${days === null ? ' (the deployment default)' : ''}.`,
-            'Older meetings are checked again within a day; their content past it is then deleted.',
+            redated > 0
+              ? `${redated} meeting(s) still kept were re-dated to it; the sweep deletes those now past it within minutes.`
+              : 'Meetings already ended keep their content until their end plus this retention.',
           ),
         };
       };

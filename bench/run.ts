@@ -34,6 +34,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   storage: () => import('./storage'),
   storm: () => import('./storm'),
   recording: () => import('./recording'),
+  retention: () => import('./retention'),
 };
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));

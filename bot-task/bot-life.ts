@@ -25,7 +25,7 @@ import type { TranscriptRecorder } from './transcript-recorder';
 
 export interface BotContext {
   session: BotSession;
-  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts'>;
+  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'accounts' | 'retention'>;
   config: Config;
   provider: RoomProvider;
   conversation: ConversationEngine;

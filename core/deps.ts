@@ -14,6 +14,7 @@ import type { IdempotencyStore } from './ports/idempotency-store';
 import type { PoolQueue } from './ports/pool-queue';
 import type { RateLimiter } from './ports/rate-limiter';
 import type { RecordingStore } from './ports/recordings';
+import type { RetentionIndex } from './ports/retention-index';
 import type { SessionsStore } from './ports/sessions-store';
 import type { TaskRunner } from './ports/task-runner';
 import type { TranscriptStore } from './ports/transcript-store';
@@ -27,6 +28,8 @@ export interface Stores {
   deliveries: DeliveriesStore;
   /** The tombstones of deleted meetings and the deletions not finished yet. */
   deletions: DataDeletionsStore;
+  /** Ended meetings by when their content is due to go (the retention sweep's index). */
+  retention: RetentionIndex;
 }
 
 export interface ServiceDeps extends Stores {

@@ -15,7 +15,7 @@ import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, loadConfig } from '../core/config';
 import type { Outbox, OutboxMessage } from '../core/control/outbox';
 import { finishPendingDeletions, sweepDeletionBudgetMs } from '../core/data/delete-meeting-data';
-import { sweepRetention } from '../core/data/retention';
+import { retentionDeadline, sweepRetention } from '../core/data/retention';
 import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
 import { makeControlHandler } from '../functions/control/handler';
@@ -339,6 +339,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
           outbox,
           log,
           now: () => new Date(),
+          deadline: retentionDeadline(new Date()),
         }),
       )
       .catch((err) => log.error('retention sweep failed', { err }));

@@ -3,6 +3,7 @@ import { usageCharge } from '../accounts/pricing';
 import type { Config } from '../config';
 import { joinFailed } from '../control/messages';
 import type { Outbox } from '../control/outbox';
+import { listForRetention } from '../data/retention';
 import type { Stores } from '../deps';
 import { metrics } from '../metrics';
 import type { ExitReason, Insights, QaPair, SessionErrorCode } from '../schemas/api';
@@ -22,7 +23,9 @@ export interface Completion {
   recordingFile?: RecordingFileInfo;
 }
 
-type Deps = Pick<Stores, 'sessions' | 'ledger'> & { config: Pick<Config, 'CREDITS_PER_MINUTE'> };
+type Deps = Pick<Stores, 'sessions' | 'ledger' | 'accounts' | 'retention'> & {
+  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'RETENTION_DAYS'>;
+};
 
 /**
  * Marks a running session completed and charges its started minutes; false when it had already ended. A bot
@@ -46,9 +49,10 @@ export async function completeSession(
       ? undefined
       : plan(from, 'leave', { exitReason: result.exitReason, leftAt: result.endedAt ?? completedAt }, botId);
   const completion = plan(left?.to ?? from, 'complete', { completedAt, ...result }, botId);
-  // Credits and the retention sweep's entry first: both idempotent (the entry is keyed by the session's creation), so
-  // a crash after them is repaired by the retry that completes the session. Every end of a session comes through here
-  // or failSession, so no session with content escapes its retention.
+  // Credits and the retention sweep's entry first: both repeatable (the entry is due at this completion plus the
+  // account's retention; a retry's later time adds one that the sweep folds into it), so a crash after them is repaired
+  // by the retry that completes the session. Every end of a session comes through here or failSession, so no session
+  // with content escapes its retention.
   const charge = session.joinedAt
     ? usageCharge(
         session.startedAt ?? session.createdAt,
@@ -58,7 +62,7 @@ export async function completeSession(
     : 0;
   await Promise.all([
     deps.ledger.settle(session.accountId, botId, charge, now),
-    deps.sessions.dueForRetention(session),
+    listForRetention({ stores: deps, config: deps.config }, session, completedAt),
   ]);
   const completed = await deps.sessions.updateRunning(botId, {
     ...(!session.leftAt && result.endedAt && { leftAt: result.endedAt }),
@@ -94,7 +98,7 @@ export async function failSession(
   // As in completeSession: settled and listed for retention before the final write, both repeatable.
   await Promise.all([
     deps.ledger.settle(session.accountId, botId, charge, now),
-    deps.sessions.dueForRetention(session),
+    listForRetention({ stores: deps, config: deps.config }, session, completedAt),
   ]);
   return deps.sessions.updateRunning(botId, changes);
 }

@@ -26,8 +26,8 @@ export const poolLogMessages = {
 export type StartColdRequest = Extract<ControlMessage, { kind: 'start_cold' }>;
 
 export interface PoolFallbackDeps {
-  stores: Pick<Stores, 'sessions' | 'ledger'>;
-  config: { CREDITS_PER_MINUTE: number; START_GIVE_UP_MS?: number };
+  stores: Pick<Stores, 'sessions' | 'ledger' | 'accounts' | 'retention'>;
+  config: { CREDITS_PER_MINUTE: number; RETENTION_DAYS: number; START_GIVE_UP_MS?: number };
   runner: TaskRunner;
   outbox: Outbox;
   log: Logger;

@@ -20,8 +20,8 @@ import { type BotSession, currentAttempt, recordsAudio, secondsSinceStart } from
 export type ReplaceRequest = Extract<ControlMessage, { kind: 'replace_bot' }>;
 
 export interface ReplaceDeps {
-  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts'>;
-  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'>;
+  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'accounts' | 'retention'>;
+  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS' | 'RETENTION_DAYS'>;
   runner: TaskRunner;
   outbox: Outbox;
   log: Logger;

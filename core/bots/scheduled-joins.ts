@@ -21,6 +21,7 @@ export type ScheduleConfig = Pick<
   | 'SCHEDULE_COLD_LEAD_MS'
   | 'SCHEDULE_HORIZON_MS'
   | 'CREDITS_PER_MINUTE'
+  | 'RETENTION_DAYS'
 >;
 
 export type StartScheduledRequest = Extract<ControlMessage, { kind: 'start_scheduled' }>;
@@ -112,7 +113,7 @@ async function raisePoolFor(deps: SchedulerDeps, upcoming: number): Promise<void
 }
 
 export interface StartScheduledDeps {
-  stores: Pick<Stores, 'sessions' | 'ledger'>;
+  stores: Pick<Stores, 'sessions' | 'ledger' | 'accounts' | 'retention'>;
   config: ScheduleConfig;
   runner: TaskRunner;
   outbox: Outbox;

@@ -41,8 +41,8 @@ export interface TaskStopped {
 }
 
 export interface TaskStoppedDeps {
-  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts'>;
-  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'>;
+  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'accounts' | 'retention'>;
+  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS' | 'RETENTION_DAYS'>;
   outbox: Outbox;
   log: Logger;
 }

@@ -18,8 +18,8 @@ import type { ControlPlaneMessage } from './messages';
 import type { Outbox } from './outbox';
 
 export interface ControlDeps {
-  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries'>;
-  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS'> &
+  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries' | 'accounts' | 'retention'>;
+  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS' | 'RETENTION_DAYS'> &
     Partial<Pick<Config, 'START_GIVE_UP_MS'>> &
     ScheduleConfig;
   /** Starts cold tasks and replacements (ECS RunTask on AWS, a child process locally). */

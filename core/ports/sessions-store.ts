@@ -11,12 +11,6 @@ import type { CreditHold } from './credit-ledger';
 
 export type StopRequestOutcome = 'requested' | 'not_found' | 'not_running';
 
-/** A bot whose content the retention sweep looks at from `due` on. */
-export interface RetentionDue {
-  botId: string;
-  due: string;
-}
-
 /** Where a page of an account's bots ends: the next page starts after it. */
 export interface SessionCursor {
   createdAt: string;
@@ -33,7 +27,7 @@ export interface SessionsStore {
   /**
    * Writes a new session. The join's `hold` is recorded in the ledger by the same write, so a session never exists
    * without its hold's entry. A session with `poolOfferedAt` is also listed in the pool's offers. Not listed for the
-   * retention sweep: its end is (dueForRetention).
+   * retention sweep: its end is (core/data/retention.ts listForRetention).
    */
   create(session: BotSession, hold?: CreditHold): Promise<void>;
   /**
@@ -128,15 +122,4 @@ export interface SessionsStore {
   setFailedRecordingFile(botId: string, file: RecordingFileInfo): Promise<boolean>;
   /** Removes the results (Q&A pairs, insights) from a session marked deleted; nothing on one that is not. */
   purgeContent(botId: string): Promise<void>;
-  /**
-   * Lists an ending session for the retention sweep (due at its creation; the sweep moves it to the end plus the
-   * retention). Written by every end before its final write, so a retry writes it again: the same entry each time.
-   */
-  dueForRetention(session: Pick<BotSession, 'botId' | 'createdAt'>): Promise<void>;
-  /** Up to `limit` bots due for the retention sweep at `upTo` or before, oldest first. */
-  listRetentionDue(upTo: string, limit: number): Promise<RetentionDue[]>;
-  /** Moves a bot's retention entry to a later time (the meeting's end plus the retention, or a later look). */
-  moveRetentionDue(entry: RetentionDue, to: string): Promise<void>;
-  /** Removes a bot's retention entry: its content is deleted, or the session is gone. */
-  clearRetentionDue(entry: RetentionDue): Promise<void>;
 }

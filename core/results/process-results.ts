@@ -24,8 +24,8 @@ import type { ResultsMessage } from './messages';
 type SessionEnded = Extract<ResultsMessage, { kind: 'session_ended' }>;
 
 export interface ResultsDeps {
-  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries'>;
-  config: Pick<Config, 'CREDITS_PER_MINUTE'>;
+  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'deliveries' | 'accounts' | 'retention'>;
+  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'RETENTION_DAYS'>;
   /** Where session_completed goes (the bot-events queue: bot.done and session_complete in the bot's order). */
   outbox: Outbox;
   insights: InsightsEngine;

@@ -1,14 +1,15 @@
 // Lambda entry: scheduled sweeper (EventBridge schedule): stale heartbeats, orphaned holds, expired meeting content.
+import type { Context } from 'aws-lambda';
 import { reconcileHolds, reconcileSettings } from '../../core/bots/reconcile-holds';
 import { sweepSettings, sweepStaleSessions } from '../../core/bots/sweep-stale';
 import { alarmLogMessages } from '../../core/bots/task-stopped';
 import { finishPendingDeletions, sweepDeletionBudgetMs } from '../../core/data/delete-meeting-data';
-import { sweepRetention } from '../../core/data/retention';
+import { retentionDeadline, sweepRetention } from '../../core/data/retention';
 import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
 
 export const handler = lambdaEntry(
   'sweeper',
-  flushingMetrics(async () => {
+  flushingMetrics(async (_event: unknown, context?: Context) => {
     const adapters = lambdaAdapters('sweeper');
     const { stores, config, outbox, log } = adapters;
     const failed = await sweepStaleSessions({ stores, config, outbox, log }, sweepSettings(config));
@@ -31,6 +32,8 @@ export const handler = lambdaEntry(
       outbox,
       log,
       now: () => new Date(),
+      // What is left of the function's 60 s after the steps above, less a margin (core/data/retention.ts).
+      deadline: retentionDeadline(new Date(), context?.getRemainingTimeInMillis()),
     });
     if (retention.failed.length > 0) log.error('retention sweep left bots due', { failed: retention.failed });
     if (deletions.failed.length > 0)

@@ -12,7 +12,7 @@ import type { BotSession } from '../../core/bots/session';
 import { loadConfig } from '../../core/config';
 import type { OutboxMessage } from '../../core/control/outbox';
 import { type DataDeletionDeps, deleteMeetingData } from '../../core/data/delete-meeting-data';
-import { sweepRetention } from '../../core/data/retention';
+import { listForRetention, sweepRetention } from '../../core/data/retention';
 import { createLogger } from '../../core/log';
 import { type Moto, motoMissing, motoRegion, skipReason, startMoto } from './support/moto';
 
@@ -82,8 +82,8 @@ describe.skipIf(skip)("a meeting's data deleted from moto's table and bucket", (
       qaPairs: [{ question: `What was ${phrase}?`, answer: `${phrase} was my project.` }],
     } as BotSession;
     await stores.sessions.create(session);
-    // A session written as ended: its end writes the retention sweep's entry (completeSession does, before the end).
-    await stores.sessions.dueForRetention(session);
+    // A session written as ended: its end lists it for the retention sweep (completeSession does, before the end).
+    await listForRetention({ stores, config: { RETENTION_DAYS: 30 } }, session, at);
     await stores.transcripts.saveSegment(session.botId, 1, [
       { speaker: 'Cal', participant_id: 'p1', text: `${phrase} was my project.`, started_at: at } as never,
     ]);
@@ -200,7 +200,12 @@ describe.skipIf(skip)("a meeting's data deleted from moto's table and bucket", (
     const ended = new Date();
     const meeting = await recordedMeeting(account.accountId, ended);
     const sweep = (now: Date) =>
-      sweepRetention({ ...deps(now, []), stores: adapters.stores, config: { RETENTION_DAYS: 30 } });
+      sweepRetention({
+        ...deps(now, []),
+        stores: adapters.stores,
+        config: { RETENTION_DAYS: 30 },
+        deadline: new Date(now.getTime() + 30_000),
+      });
 
     // Day 29: kept, every object still there.
     expect((await sweep(new Date(ended.getTime() + 29 * day))).deleted).not.toContain(meeting.botId);

@@ -270,8 +270,9 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
     ).toBe(true);
     expect(cost()).toEqual({
       calls: {
-        // The session (its state, its account, when it joined); the settle's read of the account's hold.
-        'DynamoDBClient.GetItemCommand': 2,
+        // The session (its state, its account, when it joined); the settle's read of the account's hold; the
+        // account's retention_days, which dates the retention entry (so the sweep looks at the meeting once, when due).
+        'DynamoDBClient.GetItemCommand': 3,
         // The settle's decision (its `release` entry, conditional). One more than the join used to pay for: the
         // retention sweep's entry, which the end writes (before the completion, so a retry writes it again) instead
         // of every join's batch (was one item of it), so only a session that ended is ever listed.

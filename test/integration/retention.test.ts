@@ -1,18 +1,26 @@
 // Retention on dynalite: a meeting's content is kept for its account's retention_days after it ended, then deleted
-// by the sweep exactly as a customer's deletion (tombstone kept); 0 days deletes it once delivered. The admin CLI
-// sets an account's retention and deletes a bot's data for an operator, with an audit line.
+// by the sweep exactly as a customer's deletion (tombstone kept); 0 days deletes it once delivered. The index is the
+// DynamoDB adapter's shards (and the old single partition, read until empty); the benchmark's scenario runs through it
+// at a small size and gives what the in-memory index gives. The admin CLI sets an account's retention (re-dating a
+// shortened one's meetings) and deletes a bot's data for an operator, with an audit line.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryAll } from '../../core/adapters/dynamodb/table';
+import { quickScenario, runRetentionSim } from '../../bench/retention-sim';
+import { DynamoRetentionIndex, retentionShardCount } from '../../core/adapters/dynamodb/retention-index';
+import { ensureTable, keys, queryAll } from '../../core/adapters/dynamodb/table';
+import { MemoryRetentionIndex } from '../../core/adapters/memory/retention-index';
 import { completeSession, failSession } from '../../core/bots/finish-session';
 import type { BotSession } from '../../core/bots/session';
 import type { OutboxMessage } from '../../core/control/outbox';
-import { sweepRetention } from '../../core/data/retention';
+import { deleteMeetingData } from '../../core/data/delete-meeting-data';
+import { dueAt, listForRetention, sweepRetention } from '../../core/data/retention';
 import { createLogger } from '../../core/log';
 import type { Delivery } from '../../core/ports/deliveries-store';
+import { retentionShardOf } from '../../core/ports/retention-index';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import { runAdminCli, runAdminCliOn } from '../support/admin-cli';
 import { botItems } from '../support/table-items';
@@ -64,7 +72,7 @@ async function endedMeeting(
   } as BotSession;
   await stack.deps.sessions.create(session);
   // Its end listed it for the sweep (finish-session.ts); created ended here, so listed as that end would.
-  await stack.deps.sessions.dueForRetention(session);
+  await listForRetention({ stores: stack.deps, config: stack.config }, session, at);
   await stack.deps.transcripts.saveSegment(botId, 1, [
     { speaker: 'Cal', participant_id: 'p1', text: `${phrase} was my project.`, started_at: at } as never,
   ]);
@@ -83,17 +91,31 @@ async function endedMeeting(
 
 const items = (botId: string) => botItems(stack.table, botId);
 
-/** The bot's retention entries (their due times). */
-async function retentionEntries(botId: string): Promise<string[]> {
+/** The bot's retention entries (their due times): in its shard, or (`legacy`) in the old single partition. */
+async function retentionEntries(botId: string, part: 'shard' | 'legacy' = 'shard'): Promise<string[]> {
+  const pk =
+    part === 'legacy'
+      ? keys.legacyRetentionEntry('', botId).pk
+      : keys.retentionEntry(retentionShardOf(botId, retentionShardCount), '', botId).pk;
   const entries = await queryAll(stack.table, {
     KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': 'RETENTION#DUE' },
+    ExpressionAttributeValues: { ':pk': pk },
     ConsistentRead: true,
   });
   return entries
     .map((i) => String(i.sk))
     .filter((sk) => sk.endsWith(`#${botId}`))
     .map((sk) => sk.slice(0, sk.lastIndexOf('#')));
+}
+
+/** An entry as an earlier version wrote it: one partition, due at the session's creation. */
+async function legacyEntry(botId: string, due: string): Promise<void> {
+  await stack.table.doc.send(
+    new PutCommand({
+      TableName: stack.table.tableName,
+      Item: { ...keys.legacyRetentionEntry(due, botId), type: 'retention_due' },
+    }),
+  );
 }
 
 /** A running session that got into the room, with a saved line. */
@@ -129,6 +151,7 @@ function sweepAt(now: Date, sent: OutboxMessage[] = []) {
     outbox: { send: async (m) => void sent.push(m) },
     log: createLogger('silent'),
     now: () => now,
+    deadline: new Date(now.getTime() + 30_000),
   });
 }
 
@@ -139,9 +162,12 @@ describe('retention', () => {
     const botId = await endedMeeting(account.accountId, ended);
     expect(stack.config.RETENTION_DAYS).toBe(30);
 
-    // Day 29: kept (its look moves to later).
+    // Listed once, at its end plus 30 days, in its shard.
+    expect(await retentionEntries(botId)).toEqual([dueAt(ended.toISOString(), 30)]);
+    // Day 29: not due, not looked at: the entry stays as it was.
     expect((await sweepAt(new Date(ended.getTime() + 29 * day))).deleted).not.toContain(botId);
     expect(JSON.stringify(await items(botId))).toContain(phrase);
+    expect(await retentionEntries(botId)).toEqual([dueAt(ended.toISOString(), 30)]);
 
     // The clock moves past 30 days: gone, tombstone kept, bot.data_deleted (retention) sent.
     const sent: OutboxMessage[] = [];
@@ -170,13 +196,12 @@ describe('retention', () => {
     expect((await sweepAt(new Date(later.getTime() + day))).deleted).not.toContain(botId);
   });
 
-  it('0 days deletes once delivered, never while a delivery is pending; a shorter retention applies within a day', async () => {
+  it('0 days deletes once delivered, never while a delivery is pending; a shorter retention re-dates the kept meetings', async () => {
     const { account } = await stack.deps.accounts.create('Zero retention');
     const ended = new Date();
     const botId = await endedMeeting(account.accountId, ended);
     const kept = await endedMeeting(account.accountId, ended);
-    // Both looked at once with the 30-day default: moved a day on.
-    await sweepAt(new Date(ended.getTime() + 1000));
+    expect(await retentionEntries(botId)).toEqual([dueAt(ended.toISOString(), 30)]);
 
     const cli = await runAdminCliOn(dataDir, [
       'accounts',
@@ -188,7 +213,13 @@ describe('retention', () => {
       '--json',
     ]);
     expect(cli.code, cli.stderr).toBe(0);
-    expect(JSON.parse(cli.stdout)).toMatchObject({ retention_days: 0, effective_retention_days: 0 });
+    // The CLI re-dated both meetings to their end plus 0 days: due now, not in 30 days.
+    expect(JSON.parse(cli.stdout)).toMatchObject({
+      retention_days: 0,
+      effective_retention_days: 0,
+      meetings_redated: 2,
+    });
+    expect(await retentionEntries(botId)).toEqual([ended.toISOString()]);
     const bad = await runAdminCliOn(dataDir, [
       'accounts',
       'set-retention',
@@ -217,7 +248,9 @@ describe('retention', () => {
         { status: 'delivered' },
       );
     }
-    const swept = await sweepAt(new Date(nextDay.getTime() + 120_000));
+    // Looked at again after as long as they had waited, an hour at most: deleted within the hour after delivery.
+    expect((await sweepAt(new Date(nextDay.getTime() + 120_000))).deleted).toEqual([]);
+    const swept = await sweepAt(new Date(nextDay.getTime() + 3600_000));
     expect(swept.deleted.sort()).toEqual([botId, kept].sort());
     expect(JSON.stringify(await items(botId))).not.toContain(phrase);
   });
@@ -243,21 +276,26 @@ describe('retention entries: written by the end, not the join', () => {
     await expect(
       completeSession({ ...endDeps(), sessions: failing }, session.botId, completion, ended),
     ).rejects.toThrow('Provisioned');
-    expect(await retentionEntries(session.botId)).toEqual([created.toISOString()]);
-    // A sweep meanwhile keeps the entry (looked at again later), never drops it while the session runs.
+    // Due at the completion plus the account's retention (the deployment's 30 days).
+    const due = dueAt(ended.toISOString(), 30);
+    expect(await retentionEntries(session.botId)).toEqual([due]);
+    // A sweep meanwhile does not look at it: it is not due.
     expect((await sweepAt(new Date(ended.getTime() + 1000))).deleted).not.toContain(session.botId);
-    expect(await retentionEntries(session.botId)).toHaveLength(1);
+    expect(await retentionEntries(session.botId)).toEqual([due]);
 
-    // The retry completes it and writes the same entry again (keyed by the creation): no second one is left.
+    // The retry completes it and writes the same entry again: no second one.
     expect(await completeSession(endDeps(), session.botId, completion, ended)).toBe(true);
     expect(await completeSession(endDeps(), session.botId, completion, ended)).toBe(false);
-    const entries = await retentionEntries(session.botId);
-    expect(entries).toContain(created.toISOString());
+    expect(await retentionEntries(session.botId)).toEqual([due]);
 
     const later = new Date(ended.getTime() + 31 * day);
     expect((await sweepAt(later)).deleted).toContain(session.botId);
     expect(JSON.stringify(await items(session.botId))).not.toContain(phrase);
-    expect(await sweepAt(new Date(later.getTime() + 1000))).toEqual({ deleted: [], failed: [] });
+    expect(await sweepAt(new Date(later.getTime() + 1000))).toMatchObject({
+      deleted: [],
+      failed: [],
+      looked: 0,
+    });
     expect(await retentionEntries(session.botId)).toEqual([]);
   });
 
@@ -265,12 +303,115 @@ describe('retention entries: written by the end, not the join', () => {
     const { account } = await stack.deps.accounts.create('Failed, listed');
     const created = new Date(Date.now() - 600_000);
     const session = await runningMeeting(account.accountId, created);
+    const failed = new Date();
     expect(
-      await failSession(endDeps(), session.botId, { error: 'lost for good', chargeUsage: true }, new Date()),
+      await failSession(endDeps(), session.botId, { error: 'lost for good', chargeUsage: true }, failed),
     ).toBe(true);
-    expect(await retentionEntries(session.botId)).toEqual([created.toISOString()]);
+    expect(await retentionEntries(session.botId)).toEqual([dueAt(failed.toISOString(), 30)]);
     expect((await sweepAt(new Date(Date.now() + 31 * day))).deleted).toContain(session.botId);
   });
+});
+
+describe('retention: what the sweep meets at the due time', () => {
+  it('an entry of the old single partition is moved into its shard at its due time, or deleted when past it', async () => {
+    const { account } = await stack.deps.accounts.create('Listed by an earlier version');
+    const now = new Date();
+    // Both listed as the earlier version did (due at creation), none in the shards yet.
+    const recent = await endedMeeting(account.accountId, new Date(now.getTime() - day));
+    const old = await endedMeeting(account.accountId, new Date(now.getTime() - 31 * day));
+    for (const botId of [recent, old]) {
+      const session = (await stack.deps.sessions.get(botId))!;
+      for (const due of await retentionEntries(botId))
+        await stack.deps.retention.clear({ botId, due, part: retentionShardOf(botId, retentionShardCount) });
+      await legacyEntry(botId, session.createdAt);
+    }
+    const swept = await sweepAt(now);
+    expect(swept.deleted).toContain(old);
+    expect(swept.deleted).not.toContain(recent);
+    const recentSession = (await stack.deps.sessions.get(recent))!;
+    expect(await retentionEntries(recent)).toEqual([dueAt(recentSession.completedAt!, 30)]);
+    expect(await retentionEntries(recent, 'legacy')).toEqual([]);
+    expect(await retentionEntries(old, 'legacy')).toEqual([]);
+    expect(await retentionEntries(old)).toEqual([]);
+  });
+
+  it('a meeting its customer deleted first loses its entry at the due time, with nothing sent again', async () => {
+    const { account } = await stack.deps.accounts.create('Deleted before due');
+    const ended = new Date();
+    const botId = await endedMeeting(account.accountId, ended);
+    const session = (await stack.deps.sessions.get(botId))!;
+    await deleteMeetingData(
+      {
+        stores: stack.deps,
+        recordings: stack.deps.recordings(),
+        outbox: { send: async () => {} },
+        log: createLogger('silent'),
+        now: () => new Date(),
+      },
+      session,
+      'requested',
+    );
+    const sent: OutboxMessage[] = [];
+    const swept = await sweepAt(new Date(ended.getTime() + 30 * day + 1000), sent);
+    expect(swept.deleted).not.toContain(botId);
+    expect(sent.filter((m) => 'bot_id' in m && m.bot_id === botId)).toEqual([]);
+    expect(await retentionEntries(botId)).toEqual([]);
+  });
+
+  it('a session still running at its due time keeps its entry, looked at again ten minutes later', async () => {
+    const { account } = await stack.deps.accounts.create('Running at due');
+    await stack.deps.accounts.setRetentionDays(account.accountId, 0);
+    const session = await runningMeeting(account.accountId, new Date(Date.now() - 600_000));
+    // Its end listed it (0 days: due at once), then its final write failed: the session still runs.
+    const ended = new Date();
+    await listForRetention({ stores: stack.deps, config: stack.config }, session, ended.toISOString());
+    const at = new Date(ended.getTime() + 1000);
+    expect((await sweepAt(at)).deleted).not.toContain(session.botId);
+    expect(await retentionEntries(session.botId)).toEqual([new Date(at.getTime() + 600_000).toISOString()]);
+    expect(JSON.stringify(await items(session.botId))).toContain(phrase);
+  });
+});
+
+describe('retention at size, through the DynamoDB index', () => {
+  it('the benchmark’s scenario, small, gives on dynalite what it gives on the in-memory index', async () => {
+    // A table of its own, so the scenario's sweeps meet none of the other tests' entries.
+    const table = { doc: stack.table.doc, tableName: `retention-sim-${randomUUID().slice(0, 8)}` };
+    await ensureTable(table);
+    const dynamo = Object.assign(new DynamoRetentionIndex(table), {
+      addLegacy: async (botId: string, due: string) => {
+        await table.doc.send(
+          new PutCommand({
+            TableName: table.tableName,
+            Item: { ...keys.legacyRetentionEntry(due, botId), type: 'retention_due' },
+          }),
+        );
+      },
+    });
+    const scenario = {
+      ...quickScenario,
+      meetings: 120,
+      accounts: 6,
+      endsOverDays: 2,
+      retentionDays: [
+        [0, 1],
+        [1, 2],
+        [2, 2],
+      ] as [number, number][],
+      retentionChanges: 2,
+      burst: 60,
+      legacyShare: 0.05,
+      deletedEarlyShare: 0.03,
+    };
+    // Every 20 minutes instead of every minute: the same code, fewer Queries for dynalite to answer.
+    const options = { sweepEveryMs: 20 * 60_000 };
+    const onDynamo = await runRetentionSim(scenario, dynamo, options);
+    const inMemory = await runRetentionSim(scenario, new MemoryRetentionIndex(retentionShardCount), options);
+    expect(onDynamo).toEqual(inMemory);
+    expect(onDynamo).toMatchObject({ deleted_too_early: 0, missed: 0, legacy_entries_left: 0 });
+    expect(onDynamo.deleted + onDynamo.deleted_early_by_customer).toBe(scenario.meetings);
+    // Within one sweep period of the due time (the bench's one-minute sweeps: within an hour).
+    expect(onDynamo.lateness_minutes.max).toBeLessThanOrEqual(20 + 1);
+  }, 240_000);
 });
 
 describe('admin CLI: data delete', () => {

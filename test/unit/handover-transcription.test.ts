@@ -39,7 +39,6 @@ async function handOver(replacementJoins: boolean) {
     get: async () => ({ ...stored }),
     stopRequested: async () => false,
     updateRunning: async () => true,
-    dueForRetention: async () => {},
     updateReplacement: async () => true,
     addWarning: async () => true,
   };
@@ -55,6 +54,8 @@ async function handOver(replacementJoins: boolean) {
     stores: {
       sessions,
       ledger: {},
+      accounts: { get: async () => null },
+      retention: { add: async () => {} },
       transcripts: { saveSegment: async () => {}, loadAttempts: async () => [] },
     } as never,
     config,

@@ -211,6 +211,8 @@ describe('the bot lifecycle', () => {
   });
 });
 
+const plusDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
+
 describe('the writers go through it', () => {
   function fakeStores(session: Partial<BotSession>) {
     const writes: unknown[] = [];
@@ -223,8 +225,12 @@ describe('the writers go through it', () => {
           writes.push(changes);
           return true;
         },
-        dueForRetention: async (s: { botId: string; createdAt: string }) => {
-          writes.push({ retentionDue: s.createdAt });
+      },
+      // The account keeps content two days: the entry is due at the end plus two days.
+      accounts: { get: async () => ({ accountId: 'a', retentionDays: 2 }) },
+      retention: {
+        add: async (_botId: string, due: string) => {
+          writes.push({ retentionDue: due });
         },
       },
       ledger: {
@@ -232,7 +238,7 @@ describe('the writers go through it', () => {
           settled.push(amount);
         },
       },
-      config: { CREDITS_PER_MINUTE: 1 },
+      config: { CREDITS_PER_MINUTE: 1, RETENTION_DAYS: 30 },
     } as unknown as Parameters<typeof completeSession>[0];
     return { deps, writes, settled };
   }
@@ -240,9 +246,10 @@ describe('the writers go through it', () => {
   it('a completion without a known leave time passes through the leave and writes no left_at', async () => {
     const { deps, writes, settled } = fakeStores({ status: 'running', joinedAt: at });
     expect(await completeSession(deps, 'b', { exitReason: 'participant_left' })).toBe(true);
-    // The retention sweep's entry first (keyed by the creation), then the completion.
+    // The retention sweep's entry first (due at the completion plus the account's two days), then the completion.
     expect(writes).toHaveLength(2);
-    expect(writes[0]).toEqual({ retentionDue: at });
+    const { completedAt } = writes[1] as { completedAt: string };
+    expect(writes[0]).toEqual({ retentionDue: plusDays(completedAt, 2) });
     expect(writes[1]).not.toHaveProperty('leftAt');
     expect(settled).toHaveLength(1);
   });
@@ -252,7 +259,7 @@ describe('the writers go through it', () => {
     const leftAt = '2026-01-01T00:10:00.000Z';
     await completeSession(deps, 'b', { exitReason: 'stop_phrase', endedAt: leftAt }, new Date(leftAt));
     expect(writes).toEqual([
-      { retentionDue: at },
+      { retentionDue: plusDays(leftAt, 2) },
       expect.objectContaining({
         leftAt,
         status: 'completed',
@@ -264,9 +271,10 @@ describe('the writers go through it', () => {
 
   it('a failure lists the session for retention before its final write', async () => {
     const { deps, writes, settled } = fakeStores({ status: 'running', joinedAt: at });
-    expect(await failSession(deps, 'b', { error: 'lost', chargeUsage: true })).toBe(true);
+    const now = new Date('2026-01-01T01:00:00.000Z');
+    expect(await failSession(deps, 'b', { error: 'lost', chargeUsage: true }, now)).toBe(true);
     expect(writes).toEqual([
-      { retentionDue: at },
+      { retentionDue: plusDays(now.toISOString(), 2) },
       expect.objectContaining({ status: 'failed', error: 'lost' }),
     ]);
     expect(settled).toHaveLength(1);

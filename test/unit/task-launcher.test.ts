@@ -163,11 +163,12 @@ describe('the control plane with a start ECS keeps throttling', () => {
           },
           get: async () => session,
           updateRunning: async () => {},
-          dueForRetention: async () => {},
         },
         ledger: {},
+        accounts: { get: async () => null },
+        retention: { add: async () => {} },
       },
-      config: { CREDITS_PER_MINUTE: 1, START_GIVE_UP_MS: 300_000 },
+      config: { CREDITS_PER_MINUTE: 1, RETENTION_DAYS: 30, START_GIVE_UP_MS: 300_000 },
       runner,
       outbox: {
         send: async (body: unknown, options?: { delaySeconds?: number }) => {

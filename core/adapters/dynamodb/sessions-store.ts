@@ -17,12 +17,7 @@ import type {
   StatusChange,
 } from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
-import type {
-  RetentionDue,
-  ScheduledJoin,
-  SessionsStore,
-  StopRequestOutcome,
-} from '../../ports/sessions-store';
+import type { ScheduledJoin, SessionsStore, StopRequestOutcome } from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
 import { packJson, unpackJson } from './packed-text';
 import {
@@ -32,7 +27,6 @@ import {
   poolOffersPk,
   putItems,
   queryAll,
-  retentionDuePk,
   runningIndex,
   type TableHandle,
   type TableItem,
@@ -55,11 +49,6 @@ function offerItem(at: string, botId: string): TableItem {
     bot_id: botId,
     [ttlAttribute]: Math.floor(Date.parse(at) / 1000) + offerTtlSeconds,
   };
-}
-
-/** The retention sweep's entry of a bot: when the sweep next looks at its content. */
-function retentionDueItem(due: string, botId: string): TableItem {
-  return { ...keys.retentionDue(due, botId), type: 'retention_due' };
 }
 
 const fieldToAttribute = {
@@ -258,7 +247,7 @@ export class DynamoSessionsStore implements SessionsStore {
           ]
         : [];
     // No retention entry: a running session holds no content the sweep may delete; its end writes the entry
-    // (dueForRetention), so the join's batch stays one item smaller.
+    // (core/data/retention.ts listForRetention), so the join's batch stays one item smaller.
     await putItems(this.table, [
       toItem(session),
       listed,
@@ -762,49 +751,6 @@ export class DynamoSessionsStore implements SessionsStore {
     // None (an item written otherwise), or no tombstone: the top-level content still goes, only from a tombstone.
     if (!purged)
       await this.updateIf(botId, { ...topLevel, ConditionExpression: 'attribute_exists(data_deleted_at)' });
-  }
-
-  async listRetentionDue(upTo: string, limit: number): Promise<RetentionDue[]> {
-    const { Items = [] } = await this.table.doc.send(
-      new QueryCommand({
-        TableName: this.table.tableName,
-        KeyConditionExpression: 'pk = :pk AND sk <= :upTo',
-        // `~` sorts after every bot id character: every entry due at `upTo` itself is in.
-        ExpressionAttributeValues: { ':pk': retentionDuePk, ':upTo': `${upTo}#~` },
-        Limit: limit,
-      }),
-    );
-    return Items.map((i) => {
-      const sk = String(i.sk);
-      const at = sk.lastIndexOf('#');
-      return { due: sk.slice(0, at), botId: sk.slice(at + 1) };
-    });
-  }
-
-  /**
-   * The retention sweep's entry, due at the session's creation: the same key at every write, so the end's retry (or a
-   * second end path) rewrites it, and the sweep, which moves it to the end plus the retention, finds it at once.
-   */
-  async dueForRetention(session: Pick<BotSession, 'botId' | 'createdAt'>): Promise<void> {
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: retentionDueItem(session.createdAt, session.botId),
-      }),
-    );
-  }
-
-  async moveRetentionDue(entry: RetentionDue, to: string): Promise<void> {
-    await this.table.doc.send(
-      new PutCommand({ TableName: this.table.tableName, Item: retentionDueItem(to, entry.botId) }),
-    );
-    await this.clearRetentionDue(entry);
-  }
-
-  async clearRetentionDue(entry: RetentionDue): Promise<void> {
-    await this.table.doc.send(
-      new DeleteCommand({ TableName: this.table.tableName, Key: keys.retentionDue(entry.due, entry.botId) }),
-    );
   }
 
   /**

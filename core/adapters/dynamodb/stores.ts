@@ -6,6 +6,7 @@ import { DynamoCreditLedger } from './credit-ledger';
 import { DynamoDataDeletions } from './data-deletions';
 import { DynamoDeliveriesStore } from './deliveries-store';
 import { DynamoIdempotencyStore } from './idempotency-store';
+import { DynamoRetentionIndex } from './retention-index';
 import { DynamoSessionsStore } from './sessions-store';
 import type { TableHandle } from './table';
 import { DynamoTranscriptStore } from './transcript-store';
@@ -19,5 +20,6 @@ export function buildStores(table: TableHandle, config: Pick<Config, 'IDEMPOTENC
     transcripts: new DynamoTranscriptStore(table),
     deliveries: new DynamoDeliveriesStore(table),
     deletions: new DynamoDataDeletions(table),
+    retention: new DynamoRetentionIndex(table),
   };
 }

@@ -58,11 +58,19 @@ export const keys = {
   /** The session a pooled bot won, by its claimant id (on ECS its task ARN): a stopped pooled task's session. */
   poolClaim: (claimant: string) => ({ pk: `CLAIM#${claimant}`, sk: 'CLAIM' }),
   /**
-   * When the retention sweep should next look at a bot's content, in time order: `<due>#<bot_id>`. Written by the
-   * session's end (due: its creation); the sweep moves it to the meeting's end plus the account's retention, then deletes
-   * it with the content. One partition, read by one Query of the due entries at each sweep.
+   * When the retention sweep looks at a bot's content, in time order within its shard: `<due>#<bot_id>`, due at the
+   * meeting's end plus its account's retention (docs/data-retention.md). Written by the session's end; the sweep
+   * queries each shard's due entries and deletes an entry with the content.
    */
-  retentionDue: (due: string, botId: string) => ({ pk: retentionDuePk, sk: `${due}#${botId}` }),
+  retentionEntry: (shard: number, due: string, botId: string) => ({
+    pk: `${retentionShardPrefix}${shard}`,
+    sk: `${due}#${botId}`,
+  }),
+  /**
+   * The same entry as written by earlier versions, in one partition (due at the session's creation, or a later look):
+   * read by the sweep until it is empty, each entry moved into the shards or deleted.
+   */
+  legacyRetentionEntry: (due: string, botId: string) => ({ pk: legacyRetentionPk, sk: `${due}#${botId}` }),
   /**
    * A deletion of a bot's content not yet finished, by when it began: `<at>#<bot_id>`. Written just before the
    * tombstone and deleted after the last purge, so the sweeper finds a deletion cut off half-way (a timeout, a crash,
@@ -73,7 +81,8 @@ export const keys = {
 
 export const pendingDeletionsPk = 'DELETION#PENDING';
 
-export const retentionDuePk = 'RETENTION#DUE';
+export const legacyRetentionPk = 'RETENTION#DUE';
+export const retentionShardPrefix = 'RETENTION#';
 
 export const poolOffersPk = 'POOL#OFFERS';
 export const scheduledJoinsPrefix = 'SCHEDULE#';

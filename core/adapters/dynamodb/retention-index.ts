@@ -1,0 +1,75 @@
+// The retention index in DynamoDB: each ended meeting's entry, at its due time, in one of a few shard partitions.
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type RetentionEntry,
+  type RetentionIndex,
+  type RetentionPage,
+  type RetentionPart,
+  retentionShardOf,
+} from '../../ports/retention-index';
+import { keys, queryPage, type TableHandle } from './table';
+
+/**
+ * Shards of the index. The sweep reads them side by side, so this is also how many meetings it looks at at once; and
+ * no partition takes every end's write and every expiry's delete. Changing it strands the entries of the shards
+ * that go: add shards only together with a sweep that reads the old ones until they are empty (as `legacy`).
+ */
+export const retentionShardCount = 8;
+
+export class DynamoRetentionIndex implements RetentionIndex {
+  readonly shards = retentionShardCount;
+
+  constructor(private readonly table: TableHandle) {}
+
+  async add(botId: string, due: string): Promise<void> {
+    await this.table.doc.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: { ...keyOf({ botId, due, part: retentionShardOf(botId, this.shards) }), type: 'retention_due' },
+      }),
+    );
+  }
+
+  async listDue(
+    part: RetentionPart,
+    upTo: string,
+    limit: number,
+    after?: RetentionEntry,
+  ): Promise<RetentionPage> {
+    const { pk } = keyOf({ botId: '', due: '', part });
+    const page = await queryPage(
+      this.table,
+      {
+        KeyConditionExpression: 'pk = :pk AND sk <= :upTo',
+        // `~` sorts after every bot id character: every entry due at `upTo` itself is in.
+        ExpressionAttributeValues: { ':pk': pk, ':upTo': `${upTo}#~` },
+        ProjectionExpression: 'sk',
+        Limit: limit,
+      },
+      after && keyOf(after),
+    );
+    const entries = page.items.map((i): RetentionEntry => {
+      const sk = String(i.sk);
+      const at = sk.lastIndexOf('#');
+      return { due: sk.slice(0, at), botId: sk.slice(at + 1), part };
+    });
+    return { entries, ...(page.next && entries.length > 0 && { next: entries[entries.length - 1] }) };
+  }
+
+  /** The new entry first: a crash between the two writes leaves the meeting listed twice, never not at all. */
+  async move(entry: RetentionEntry, due: string): Promise<void> {
+    if (entry.due === due && entry.part !== 'legacy') return;
+    await this.add(entry.botId, due);
+    await this.clear(entry);
+  }
+
+  async clear(entry: RetentionEntry): Promise<void> {
+    await this.table.doc.send(new DeleteCommand({ TableName: this.table.tableName, Key: keyOf(entry) }));
+  }
+}
+
+function keyOf(entry: RetentionEntry): { pk: string; sk: string } {
+  return entry.part === 'legacy'
+    ? keys.legacyRetentionEntry(entry.due, entry.botId)
+    : keys.retentionEntry(entry.part, entry.due, entry.botId);
+}
