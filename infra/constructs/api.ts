@@ -41,7 +41,8 @@ const tableAccess: Partial<Record<FunctionName, ItemAction[]>> = {
   deliveries: readRoute,
   // The account's list entries (Query), then the sessions' summary attributes (BatchGetItem).
   list: [...readRoute, 'dynamodb:BatchGetItem'],
-  // The tombstone's mark and the deliveries' payloads (UpdateItem), the segments (Query, then BatchWriteItem deletes).
+  // The pending-deletion entry, the tombstone and the deliveries' payloads (UpdateItem), the segments and the entry
+  // (Query, then BatchWriteItem deletes): no PutItem or DeleteItem (core/adapters/dynamodb/data-deletions.ts).
   data: [...readRoute, 'dynamodb:BatchWriteItem'],
   openapi: [],
 };
