@@ -37,18 +37,33 @@ const segments = 240;
 const deliveries = 10;
 const pieces = 6;
 
+/** A session of this test's account, created now (running unless `fields` say otherwise). */
+function sessionWith(fields: Partial<BotSession>): BotSession {
+  const at = new Date().toISOString();
+  return {
+    botId: randomUUID(),
+    accountId,
+    status: 'running',
+    provider: 'local',
+    roomUrl: 'http://127.0.0.1/rooms/at-size',
+    roomName: 'at-size',
+    processInsights: true,
+    holdCredits: 0,
+    createdAt: at,
+    startedAt: at,
+    completedAt: null,
+    ...fields,
+  } as BotSession;
+}
+
 /** A meeting that ended, with its content in every store; every copy of it carries `phrase`. */
 async function endedMeeting(phrase: string): Promise<{ botId: string; token: string }> {
   const botId = randomUUID();
   const token = `daily-token-${randomUUID()}`;
   const ended = new Date(Date.now() - 60_000).toISOString();
-  const session: BotSession = {
+  const session = sessionWith({
     botId,
-    accountId,
     status: 'completed',
-    provider: 'local',
-    roomUrl: 'http://127.0.0.1/rooms/at-size',
-    roomName: 'at-size',
     botConfig: {
       name: 'Interviewer',
       bot_prompt: `Ask about the ${phrase} project.`,
@@ -58,12 +73,10 @@ async function endedMeeting(phrase: string): Promise<{ botId: string; token: str
       video_mode: 'static',
       voice: 'Joanna',
     } as BotSession['botConfig'],
-    processInsights: true,
     email: `${phrase}@example.com`,
     meetingToken: token,
     analysisPrompt: `Score the ${phrase} answers.`,
     summaryFormatPrompt: `Summarise ${phrase} in bullets.`,
-    holdCredits: 0,
     createdAt: new Date(Date.now() - 3_600_000).toISOString(),
     startedAt: new Date(Date.now() - 3_600_000).toISOString(),
     completedAt: ended,
@@ -73,7 +86,7 @@ async function endedMeeting(phrase: string): Promise<{ botId: string; token: str
     insights: { summary: `${phrase} went well.` } as BotSession['insights'],
     recording: { audio: true },
     recordingFile: { durationSeconds: 14_400, sizeBytes: 6 * 1024, gaps: [] },
-  } as BotSession;
+  });
   await stack.deps.sessions.create(session);
   for (let seq = 1; seq <= segments; seq++) {
     await stack.deps.transcripts.saveSegment(botId, seq, [
@@ -323,23 +336,12 @@ describe('deleting a long meeting', () => {
 describe("the session's Daily meeting token", () => {
   it('stays while the session runs (a replacement joins with it) and goes with its end', async () => {
     for (const end of ['completed', 'failed'] as const) {
-      const botId = randomUUID();
-      const at = new Date().toISOString();
-      await stack.deps.sessions.create({
-        botId,
-        accountId,
-        status: 'running',
-        provider: 'local',
-        roomUrl: 'http://127.0.0.1/rooms/token',
-        roomName: 'token',
+      const session = sessionWith({
         botConfig: { name: 'Bot' } as BotSession['botConfig'],
-        processInsights: false,
         meetingToken: 'secret-daily-token',
-        holdCredits: 0,
-        createdAt: at,
-        startedAt: at,
-        completedAt: null,
-      } as BotSession);
+      });
+      const { botId, createdAt: at } = session;
+      await stack.deps.sessions.create(session);
       expect(await stack.deps.sessions.updateRunning(botId, { heartbeatAt: at })).toBe(true);
       expect((await stack.deps.sessions.get(botId))?.meetingToken).toBe('secret-daily-token');
       // Every end is the session's last running write (finish-session.ts, through updateRunning).
@@ -353,23 +355,15 @@ describe("the session's Daily meeting token", () => {
 
 describe('a session item without a bot_config map', () => {
   it('still loses its top-level content at deletion', async () => {
-    const botId = randomUUID();
-    const at = new Date().toISOString();
-    await stack.deps.sessions.create({
-      botId,
-      accountId,
+    // No botConfig: the shared fields only.
+    const stored = sessionWith({
       status: 'completed',
-      provider: 'local',
-      roomUrl: 'http://127.0.0.1/rooms/old',
-      roomName: 'old',
-      processInsights: true,
+      completedAt: new Date().toISOString(),
       email: 'old-item@example.com',
       qaPairs: [{ question: 'Old question?', answer: 'Old answer.' }],
-      holdCredits: 0,
-      createdAt: at,
-      startedAt: at,
-      completedAt: at,
-    } as unknown as BotSession);
+    });
+    const { botId } = stored;
+    await stack.deps.sessions.create(stored);
     const session = (await stack.deps.sessions.get(botId))!;
     expect((await deleteMeetingData(deletionDeps(), session, 'operator')).status).toBe('data_deleted');
     const item = (await botItems(stack.table, botId)).find((i) => i.sk === 'SESSION')!;
