@@ -20,6 +20,7 @@ import type {
 } from '@daily-co/daily-js';
 import type { RoomEvents } from '../../../../core/ports/room-provider';
 import { disconnectKindOf } from '../disconnect-kinds';
+import { CallRecorder } from './call-recorder';
 import { sendsInterims, TranscriptFinality } from './transcript-finality';
 
 export interface HarnessJoinOptions {
@@ -247,116 +248,32 @@ function sendText(text: string, name: string): void {
   call.sendAppMessage({ event: 'chat-msg', message: text.slice(0, 3000), name, room: 'main-room' }, '*');
 }
 
-/**
- * The recording: every remote participant's audio (their microphone and their screen share's) and the bot's voice
- * mixed to one mono stream, recorded by MediaRecorder as Opus in WebM at about 32 kb/s and handed to Node a piece at a
- * time (docs/recording.md).
- */
-let recorder:
-  | {
-      media: MediaRecorder;
-      mix: MediaStreamAudioDestinationNode;
-      /** The remote tracks in the mix, by `<session id>/<kind>` (remoteAudioKinds). */
-      remote: Map<string, { trackId: string; node: MediaStreamAudioSourceNode; element: HTMLAudioElement }>;
-      seq: number;
-      /** Pieces on their way to Node, in order. */
-      sent: Promise<void>;
-    }
-  | undefined;
-
-/**
- * A participant's audio tracks the bot subscribes to and records (daily-js `DailyParticipantTracks`): the microphone,
- * and the audio of a shared screen (a video played to the room), a track of its own.
- */
-const remoteAudioKinds = ['audio', 'screenAudio'] as const;
-
-/** Adds (or updates) a remote participant's audio tracks in the recording's mix. */
-function recordParticipant(p: DailyParticipant | undefined): void {
-  const r = recorder;
-  if (!r || !audioContext || !p || p.local) return;
-  for (const kind of remoteAudioKinds) {
-    const state = p.tracks?.[kind];
-    const track = state?.persistentTrack ?? state?.track;
-    const key = `${p.session_id}/${kind}`;
-    const known = r.remote.get(key);
-    if (!track || track.readyState === 'ended' || known?.trackId === track.id) continue;
-    if (known) forgetTrack(key);
-    const stream = new MediaStream([track]);
-    // Chromium feeds a remote WebRTC track into Web Audio only while a media element plays it too
-    // (https://crbug.com/933677); muted, so the bot's page stays silent.
-    const element = new Audio();
-    element.muted = true;
-    element.srcObject = stream;
-    void element.play().catch(() => {});
-    const node = audioContext.createMediaStreamSource(stream);
-    node.connect(r.mix);
-    r.remote.set(key, { trackId: track.id, node, element });
-  }
-}
-
-function forgetTrack(key: string): void {
-  const known = recorder?.remote.get(key);
-  if (!known) return;
-  known.node.disconnect();
-  known.element.srcObject = null;
-  recorder?.remote.delete(key);
-}
-
-function forgetParticipant(sessionId: string): void {
-  for (const kind of remoteAudioKinds) forgetTrack(`${sessionId}/${kind}`);
-}
-
-function base64Of(blob: Blob): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const reader = new FileReader();
-    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ''));
-    reader.onerror = () => reject(reader.error);
-    reader.readAsDataURL(blob);
-  });
-}
+/** The call's recording, once Node asked for it (call-recorder.ts). */
+let recorder: CallRecorder | undefined;
 
 async function startRecording(pieceMs: number): Promise<number> {
   if (!call || !audioContext || !voice) throw new Error('not in a call');
   if (recorder) throw new Error('already recording');
-  const mimeType = 'audio/webm;codecs=opus';
-  if (!MediaRecorder.isTypeSupported(mimeType)) throw new Error(`this browser cannot record ${mimeType}`);
-  await audioContext.resume();
-  const mix = audioContext.createMediaStreamDestination();
-  mix.channelCount = 1;
-  mix.channelCountMode = 'explicit';
-  voice.connect(mix);
-  const media = new MediaRecorder(mix.stream, { mimeType, audioBitsPerSecond: 32_000 });
-  const r = { media, mix, remote: new Map(), seq: 0, sent: Promise.resolve() };
-  recorder = r;
-  for (const p of Object.values(call.participants())) recordParticipant(p);
-  media.ondataavailable = (e: BlobEvent) => {
-    if (!e.data.size) return;
-    const seq = r.seq++;
-    // Awaiting the binding: Node has taken the piece when its promise settles, so stopRecording can wait for all.
-    r.sent = r.sent
-      .then(async () => {
-        await window.__botEvent?.({ type: 'recording-piece', seq, data: await base64Of(e.data) });
-      })
-      .catch((err) =>
-        emit({ type: 'log', level: 'warn', message: `recording piece ${seq} lost: ${messageOf(err)}` }),
-      );
-  };
-  media.onerror = () => emit({ type: 'log', level: 'warn', message: 'the recorder reported an error' });
-  media.start(pieceMs);
+  recorder = await CallRecorder.start({
+    audioContext,
+    voice,
+    participants: () => Object.values(call?.participants() ?? {}),
+    pieceMs,
+    send: async (seq, data) => {
+      await window.__botEvent?.({ type: 'recording-piece', seq, data });
+    },
+    warn: (message, err) =>
+      emit({
+        type: 'log',
+        level: 'warn',
+        message: err === undefined ? message : `${message}: ${messageOf(err)}`,
+      }),
+  });
   return Date.now();
 }
 
 function stopRecording(): Promise<void> {
-  const r = recorder;
-  if (!r) return Promise.resolve();
-  if (r.media.state === 'inactive') return r.sent;
-  return new Promise((resolve) => {
-    r.media.onstop = () => {
-      for (const key of [...r.remote.keys()]) forgetTrack(key);
-      void r.sent.then(resolve);
-    };
-    r.media.stop();
-  });
+  return recorder?.stop() ?? Promise.resolve();
 }
 
 function stopSpeech(): void {
@@ -607,13 +524,13 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
   call.on('participant-updated', (e: DailyEventObjectParticipant) => {
     if (e.participant.local) return;
     remember(e.participant);
-    recordParticipant(e.participant);
+    recorder?.add(e.participant);
   });
   call.on('track-started', (e: DailyEventObjectTrack) => {
-    if (e.track?.kind === 'audio') recordParticipant(e.participant ?? undefined);
+    if (e.track?.kind === 'audio') recorder?.add(e.participant ?? undefined);
   });
   call.on('participant-left', (e: DailyEventObjectParticipantLeft) => {
-    forgetParticipant(e.participant.session_id);
+    recorder?.forget(e.participant.session_id);
     finality.settle(e.participant.session_id);
     emit({ type: 'participant-left', participantId: e.participant.session_id });
     if (transcription.stopper?.id === e.participant.session_id) stopperLeft();
