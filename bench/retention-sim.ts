@@ -172,12 +172,13 @@ const usdPerMillion = { read: 0.125, write: 0.625 };
 
 /**
  * Runs the scenario through `index` (the in-memory one for the 200,000; the DynamoDB adapter on dynalite in the
- * integration test). `sweepEveryMs` is the sweeper's period (1 minute as deployed).
+ * integration test). `sweepEveryMs` is the sweeper's period (1 minute as deployed); `budgetMs` the time each sweep
+ * may take (as deployed: what the sweeper leaves it, retentionDeadline).
  */
 export async function runRetentionSim(
   scenario: RetentionScenario,
   index: RetentionIndex & { addLegacy?(botId: string, due: string): void | Promise<void> },
-  options: { sweepEveryMs?: number; latency?: boolean } = {},
+  options: { sweepEveryMs?: number; latency?: boolean; budgetMs?: number } = {},
 ): Promise<RetentionSimResult> {
   const sweepEvery = options.sweepEveryMs ?? sweepPeriodMs;
   const withLatency = options.latency !== false;
@@ -450,7 +451,7 @@ export async function runRetentionSim(
   const sweepMs: number[] = [];
   let cutOff = 0;
   let next = 0;
-  const budget = retentionDeadline(new Date(0)).getTime();
+  const budget = options.budgetMs ?? retentionDeadline(new Date(0)).getTime();
   for (let tick = start; tick <= end; tick += sweepEvery) {
     while (next < events.length && events[next]!.at <= tick) {
       const e = events[next++]!;
@@ -458,7 +459,7 @@ export async function runRetentionSim(
       await e.run();
     }
     clock.t = tick;
-    const swept = await sweepRetention(deps(retentionDeadline(now())));
+    const swept = await sweepRetention(deps(new Date(tick + budget)));
     sweepMs.push(clock.t - tick);
     if (swept.unfinished) cutOff++;
   }
