@@ -15,6 +15,8 @@ export interface QueueLimits {
   /** Receives before SQS moves a message to the queue's DLQ (none: the queue has no DLQ). */
   maxReceiveCount?: number;
   retentionSeconds: number;
+  /** MaximumMessageSize: a larger SendMessage is refused (so the sender fails loudly, here as on AWS). */
+  maxMessageBytes: number;
 }
 
 export interface EventSourceLimits {
@@ -26,6 +28,13 @@ export interface EventSourceLimits {
 }
 
 const fourteenDays = 14 * 24 * 3600;
+
+/**
+ * SQS's long-standing 256 KiB, set explicitly: the default of a queue's MaximumMessageSize has changed (SQS accepts up
+ * to 1 MiB since 2025) and the local queues' default is 1 MiB, so an unset value would differ between the two.
+ * Our messages carry references and short events, far below it.
+ */
+const maxMessageBytes = 262_144;
 
 /**
  * AWS's guidance for a Lambda consumer: a queue's visibility timeout at least six times the function's timeout, so a
@@ -72,18 +81,21 @@ export const queueLimits = {
     visibilityTimeoutSeconds: visibilityFor(control),
     maxReceiveCount: 5,
     retentionSeconds: fourteenDays,
+    maxMessageBytes,
   },
   /** Each bot's events, FIFO: a failed one holds its bot's later events until it comes back. */
   botEvents: {
     visibilityTimeoutSeconds: visibilityFor(control),
     maxReceiveCount: 5,
     retentionSeconds: fourteenDays,
+    maxMessageBytes,
   },
   /** Bedrock throttles are retried by SQS. */
   results: {
     visibilityTimeoutSeconds: visibilityFor(results),
     maxReceiveCount: 8,
     retentionSeconds: fourteenDays,
+    maxMessageBytes,
   },
   /**
    * The delivery function retries a webhook by hiding its message (backoff up to 12 h) about 15 times over ~76 h and
@@ -93,12 +105,13 @@ export const queueLimits = {
     visibilityTimeoutSeconds: visibilityFor(delivery),
     maxReceiveCount: 20,
     retentionSeconds: fourteenDays,
+    maxMessageBytes,
   },
   /**
    * The warm pool's wake-ups: worth something for seconds (the fallback has started a cold task by then), so no DLQ
    * and five minutes' retention; a bot that died holding one frees it for another after 10 s.
    */
-  pool: { visibilityTimeoutSeconds: 10, retentionSeconds: 300 },
+  pool: { visibilityTimeoutSeconds: 10, retentionSeconds: 300, maxMessageBytes },
 } as const satisfies Record<string, QueueLimits>;
 
 /** Every DLQ keeps what it holds for 14 days, so a parked message outlives a long weekend. */

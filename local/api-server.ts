@@ -23,14 +23,25 @@ import {
   listRoute,
   statusFunctionRoute,
 } from '../functions/http/routes';
+import { routeLimits } from '../infra/limits';
 
 /** API Gateway's own payload limit is 10 MB; we stop reading far earlier and let the handler judge the rest. */
-const readLimitBytes = 1024 * 1024;
+export const readLimitBytes = 1024 * 1024;
+
+/**
+ * What API Gateway's HTTP API answers when the route's function fails without a response (a timeout: Lambda stopped
+ * it): 500 with its own body, not ours, as a client of the deployed API sees it.
+ */
+export const functionTimedOut = {
+  statusCode: 500,
+  body: JSON.stringify({ message: 'Internal Server Error' }),
+};
 
 /** Extra request handlers mounted beside the API (the local room); return true when handled. */
 export type Mount = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 
 interface CompiledRoute {
+  name: RouteName;
   method: string;
   routeKey: string;
   pattern: RegExp;
@@ -64,6 +75,7 @@ function compile(handlers: Record<RouteName, HttpHandler>): CompiledRoute[] {
       })
       .join('/');
     return {
+      name: r.name,
       method: r.method,
       routeKey: `${r.method} ${r.path}`,
       pattern: new RegExp(`^${source}$`),
@@ -81,8 +93,15 @@ export interface ApiServer {
 
 export async function startApiServer(
   deps: ServiceDeps,
-  options: { port: number; host?: string; mounts?: Mount[] },
+  options: {
+    port: number;
+    host?: string;
+    mounts?: Mount[];
+    /** Each route function's timeout: its deployed one (infra/limits.ts) unless a test shortens it. */
+    routeTimeoutMs?: (route: RouteName) => number;
+  },
 ): Promise<ApiServer> {
+  const timeoutOf = options.routeTimeoutMs ?? ((route) => routeLimits(route).timeoutSeconds * 1000);
   const routes = compile(apiHandlers(deps));
   const server = createServer((req, res) => {
     void handle(req, res).catch((err) => {
@@ -119,7 +138,26 @@ export async function startApiServer(
     const pathParameters = Object.fromEntries(
       route.params.map((p, i) => [p, decodePathSegment(match[i + 1]!)]),
     );
-    send(res, await route.handler(toEvent(req, url, route.routeKey, pathParameters, body, requestId)));
+    const timeoutMs = timeoutOf(route.name);
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timed_out'>((resolve) => {
+      timer = setTimeout(() => resolve('timed_out'), timeoutMs);
+    });
+    const result = await Promise.race([
+      route.handler(toEvent(req, url, route.routeKey, pathParameters, body, requestId)),
+      timedOut,
+    ]).finally(() => clearTimeout(timer));
+    if (result === 'timed_out') {
+      // Lambda stops the function at its timeout (here its promise runs on, unanswered).
+      deps.log.error('route function timed out; API Gateway answers 500', {
+        route: route.name,
+        timeout_ms: timeoutMs,
+        request_id: requestId,
+      });
+      send(res, functionTimedOut);
+      return;
+    }
+    send(res, result);
   }
 
   await new Promise<void>((resolve, reject) => {

@@ -88,6 +88,7 @@ export async function startLocalQueues(
         ...fifoAttributes,
         VisibilityTimeout: String(own.visibilityTimeoutSeconds),
         MessageRetentionPeriod: String(own.retentionSeconds),
+        MaximumMessageSize: String(own.maxMessageBytes),
         RedrivePolicy: JSON.stringify({
           deadLetterTargetArn: dlq.queueArn,
           maxReceiveCount: String(own.maxReceiveCount),
@@ -113,6 +114,7 @@ export async function startLocalQueues(
     attributes: {
       VisibilityTimeout: String(limits.pool.visibilityTimeoutSeconds),
       MessageRetentionPeriod: String(limits.pool.retentionSeconds),
+      MaximumMessageSize: String(limits.pool.maxMessageBytes),
     },
   });
   const pool = { url: poolQueue.queueUrl, arn: poolQueue.queueArn };

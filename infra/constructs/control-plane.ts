@@ -36,6 +36,7 @@ export class ControlPlane extends Construct {
     this.controlDlq = queue(this, 'ControlDlq');
     this.controlQueue = queue(this, 'ControlQueue', {
       visibilityTimeout: Duration.seconds(queueLimits.control.visibilityTimeoutSeconds),
+      maxMessageSizeBytes: queueLimits.control.maxMessageBytes,
       deadLetterQueue: { queue: this.controlDlq, maxReceiveCount: queueLimits.control.maxReceiveCount },
     });
     // A FIFO queue's dead-letter queue must be FIFO too. Throughput is per message group (each bot its own), not
@@ -49,6 +50,7 @@ export class ControlPlane extends Construct {
     this.botEventsQueue = queue(this, 'BotEventsQueue', {
       ...fifo,
       visibilityTimeout: Duration.seconds(queueLimits.botEvents.visibilityTimeoutSeconds),
+      maxMessageSizeBytes: queueLimits.botEvents.maxMessageBytes,
       deadLetterQueue: { queue: this.botEventsDlq, maxReceiveCount: queueLimits.botEvents.maxReceiveCount },
     });
 

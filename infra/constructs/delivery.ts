@@ -29,6 +29,7 @@ function consumedQueue(scope: Construct, id: string, limits: QueueLimitsOf, dlq:
   return queue(scope, id, {
     visibilityTimeout: Duration.seconds(limits.visibilityTimeoutSeconds),
     retentionPeriod: Duration.seconds(limits.retentionSeconds),
+    maxMessageSizeBytes: limits.maxMessageBytes,
     deadLetterQueue: { queue: dlq, maxReceiveCount: limits.maxReceiveCount },
   });
 }

@@ -48,6 +48,7 @@ function deployed(queue: IConstruct, fn: IConstruct) {
       visibilityTimeoutSeconds: q.VisibilityTimeout,
       maxReceiveCount: q.RedrivePolicy?.maxReceiveCount,
       retentionSeconds: q.MessageRetentionPeriod,
+      maxMessageBytes: q.MaximumMessageSize,
     },
   };
 }
@@ -69,6 +70,7 @@ async function enforcedLocally(consumer: keyof LocalStack['eventSources'], queue
       visibilityTimeoutSeconds: Number(Attributes.VisibilityTimeout),
       maxReceiveCount: redrive ? Number(redrive.maxReceiveCount) : undefined,
       retentionSeconds: Number(Attributes.MessageRetentionPeriod),
+      maxMessageBytes: Number(Attributes.MaximumMessageSize),
     },
   };
 }
@@ -120,6 +122,12 @@ describe('the local stack enforces the deployed limits', () => {
       if (!fn.Properties!.Environment?.Variables?.POWERTOOLS_SERVICE_NAME) continue;
       expect(declared.has(`${fn.Properties!.Timeout}s/${fn.Properties!.MemorySize}MiB`), id).toBe(true);
     }
+  });
+
+  it("every route function answers within API Gateway's 30 s integration limit", () => {
+    const routes = [...s.stack.api.functions.values(), s.stack.api.notFoundFunction];
+    expect(routes.length).toBeGreaterThan(5);
+    for (const fn of routes) expect(props(logicalId(fn.function)).Timeout).toBeLessThan(30);
   });
 
   it("the control function's timeout holds one message's longest RunTask budget, so it never times out mid-start", () => {
