@@ -35,10 +35,9 @@ describe('transcript finality', () => {
   beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
-  it('reads Deepgram is_final in rawResponse, then the deprecated top-level is_final, else nothing', () => {
+  it('reads Deepgram is_final in rawResponse, else nothing', () => {
     expect(markedFinality(raw('a', 'x', false))).toBe(false);
     expect(markedFinality(raw('a', 'x', true))).toBe(true);
-    expect(markedFinality({ ...bare('a', 'x'), is_final: false })).toBe(false);
     expect(markedFinality({ ...bare('a', 'x'), rawResponse: {} })).toBeUndefined();
     expect(markedFinality(bare('a', 'x'))).toBeUndefined();
   });

@@ -554,7 +554,6 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
       at: new Date(e.timestamp ?? Date.now()).toISOString(),
       // Declared always present, but Daily includes it only for a transcription started with includeRawResponse.
       rawResponse: e.rawResponse as Record<string, unknown> | undefined,
-      is_final: (e as { is_final?: unknown }).is_final,
     });
   });
   call.on('remote-participants-audio-level', (e: DailyEventObjectRemoteParticipantsAudioLevel) => {

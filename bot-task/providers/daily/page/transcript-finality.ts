@@ -4,8 +4,9 @@
 // (DailyEventObjectTranscriptionMessage, @daily-co/daily-js 0.92 index.d.ts): no finality field of its own. Finality
 // is Deepgram's `is_final`, inside `rawResponse`, which Daily includes only when whoever started the transcription asked
 // for it (`includeRawResponse`, https://docs.daily.co/reference/daily-js/instance-methods/start-transcription); the
-// bot always does. Daily's older message shape carried `is_final` itself, kept, deprecated, on daily-react's
-// `Transcription` type (daily-co/daily-react src/DailyTranscriptions.tsx): read when present.
+// bot always does. (Daily's older transcription app-message carried an `is_final` of its own, now deprecated on
+// daily-react's `Transcription` type, daily-co/daily-react src/DailyTranscriptions.tsx; daily-js declares no such
+// field on `transcription-message`, so it is not read.)
 //
 // A transcription someone else started may send neither. Deepgram sends interim results only when asked
 // (`interim_results`, default off: https://developers.deepgram.com/docs/interim-results), and Daily announces the
@@ -23,8 +24,6 @@ export interface TranscriptMessage {
   /** When the words were said (ISO 8601). */
   at: string;
   rawResponse?: Record<string, unknown>;
-  /** Daily's deprecated top-level finality (see above). */
-  is_final?: unknown;
 }
 
 /** Words as the page reports them (the port's `utterance` without the speaker's name). */
@@ -43,11 +42,10 @@ export interface JudgedWords {
  */
 export const unmarkedQuietMs = 2000;
 
-/** Whether the message says it is final: Deepgram's `is_final` in the raw response, else Daily's deprecated one. */
+/** Whether the message says it is final: Deepgram's `is_final` in the raw response; undefined when it does not say. */
 export function markedFinality(m: TranscriptMessage): boolean | undefined {
   const raw = m.rawResponse?.is_final;
-  if (typeof raw === 'boolean') return raw;
-  return typeof m.is_final === 'boolean' ? m.is_final : undefined;
+  return typeof raw === 'boolean' ? raw : undefined;
 }
 
 /** Whether a transcription announced with these settings sends interim results (`extra.interim_results`). */
