@@ -67,6 +67,9 @@ export class MeetingBotStack extends Stack {
       results.function.addEnvironment(name, value);
     }
     this.controlPlane.grantSend(results.role, ['botEvents']);
+    // A recorded session's second step, the recording's assembly, is a message of its own on the results queue.
+    results.function.addEnvironment('RESULTS_QUEUE_URL', this.delivery.resultsQueue.queueUrl);
+    this.delivery.resultsQueue.grantSendMessages(results.role);
     // Recordings: the bot uploads pieces, the results stage assembles them, the status function signs downloads.
     const recordingsEnv = this.recordings.environment();
     for (const [name, value] of Object.entries(recordingsEnv)) {

@@ -77,6 +77,7 @@ export interface TransitionInputs {
   leave: { exitReason: ExitReason; leftAt: string };
   hand_over: Record<string, never>;
   resend_handover: { at: string; resends: number };
+  save_results: { qaPairs: QaPair[]; insights: Insights | null; insightsError?: string };
   complete: {
     completedAt: string;
     exitReason: ExitReason;
@@ -250,6 +251,13 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     emits: [],
     by: 'the sweeper, after handing stuck results over again; only while running',
     writes: ({ at, resends }) => ({ changes: { handoverResentAt: at, handoverResends: resends } }),
+  },
+  save_results: {
+    from: ['leaving'],
+    fields: ['qaPairs', 'insights', 'insightsError'],
+    emits: [],
+    by: 'the results stage, before it assembles the recording (a redelivery finds them saved and runs no model again); only while running',
+    writes: ({ qaPairs, insights, insightsError }) => ({ changes: { qaPairs, insights, insightsError } }),
   },
   complete: {
     from: ['leaving'],

@@ -191,13 +191,16 @@ export function toStatusView(s: BotSession, transcript: string | null): StatusVi
   const { provider: _, created_at: __, ...common } = toBotSummary(s);
   // A tombstone shows no content, whatever a reader may still hold of it.
   const deleted = s.dataDeletedAt !== undefined;
+  // Results are shown once the session completed: a recorded session's are saved before its recording is assembled
+  // (docs/recording.md#how-the-results-stage-assembles-it), and the interface has them "available when completed".
+  const results = !deleted && s.status !== 'running';
   return {
     ...common,
     join_at: s.joinAt ?? null,
     error_code: s.errorCode ?? null,
     transcript: deleted ? null : transcript,
-    qa_pairs: deleted ? null : (s.qaPairs ?? null),
-    insights: deleted ? null : (s.insights ?? null),
+    qa_pairs: results ? (s.qaPairs ?? null) : null,
+    insights: results ? (s.insights ?? null) : null,
     replacements: replacementViews(s),
     status_changes: (s.statusChanges ?? []).map((c) => ({
       code: c.code,

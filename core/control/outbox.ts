@@ -31,6 +31,7 @@ export const queueOf = {
   bot_failed: 'botEvents',
   session_ended: 'results',
   session_failed: 'results',
+  assemble_recording: 'results',
 } as const satisfies Record<OutboxMessage['kind'], keyof OutboxQueues>;
 
 export function routedOutbox(queues: OutboxQueues): Outbox {

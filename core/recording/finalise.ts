@@ -1,11 +1,23 @@
 // The results stage's part of a recording: the pieces every task of the session uploaded become one file, stored
-// beside them; what it is (length, size, gaps) goes on the session when it completes.
+// beside them, streamed from the pieces to the store (a 4-hour meeting's ~1,440 pieces are never in memory at once);
+// what it is (length, size, gaps) goes on the session.
 import type { RecordingFileInfo } from '../bots/session';
 import type { Logger } from '../log';
-import { type RecordingStore, recordingContentType } from '../ports/recordings';
-import { assembleRecording, type RecorderStream, WebmFormatError } from './webm';
+import {
+  type ListedPiece,
+  type RecordingStore,
+  recordingContentType,
+  type StoredPiece,
+} from '../ports/recordings';
+import { planRecording, type RecorderSource, WebmFormatError } from './webm';
 
 export type Finalised = { file: RecordingFileInfo } | { error: string };
+
+/**
+ * Pieces read at once, ahead of the one being assembled: S3 answers each GET in tens of milliseconds, so reading one
+ * after another would spend a minute on a 4-hour meeting; 8 × ~40 KB is nothing to hold.
+ */
+export const piecesReadAhead = 8;
 
 /** Assembles the session's pieces into its recording; a session with no usable audio is an error, never a throw. */
 export async function finaliseRecording(
@@ -18,29 +30,22 @@ export async function finaliseRecording(
     return { error: 'The bot recorded no audio (no piece of the recording was uploaded).' };
   // Each task's pieces, in order, are one recorder's stream; a missing middle piece (a lost upload) would break the
   // stream after it, so a task's stream stops at its first hole.
-  const streams: RecorderStream[] = [];
+  const sources: RecorderSource[] = [];
   for (const attempt of [...new Set(pieces.map((p) => p.attempt))]) {
     const own = pieces.filter((p) => p.attempt === attempt);
     const contiguous = own.filter((p, i) => p.seq === i);
     if (contiguous.length < own.length)
       log.warn('a recording piece is missing', { attempt, seq: contiguous.length });
-    if (contiguous.length === 0) continue;
-    const bytes = new Uint8Array(contiguous.reduce((n, p) => n + p.bytes.length, 0));
-    let at = 0;
-    for (const p of contiguous) {
-      bytes.set(p.bytes, at);
-      at += p.bytes.length;
-    }
-    streams.push({ startedAtMs: contiguous[0]?.startedAtMs ?? 0, bytes });
+    if (contiguous.length > 0) sources.push({ pieces: () => readInOrder(contiguous, piecesReadAhead) });
   }
   try {
-    const assembled = assembleRecording(streams);
+    const plan = await planRecording(sources);
     const file: RecordingFileInfo = {
-      durationSeconds: assembled.durationSeconds,
-      sizeBytes: assembled.bytes.length,
-      gaps: assembled.gaps,
+      durationSeconds: plan.durationSeconds,
+      sizeBytes: plan.sizeBytes,
+      gaps: plan.gaps,
     };
-    await store.putFile(botId, assembled.bytes, {
+    await store.putFile(botId, plan.body(), {
       contentType: recordingContentType,
       sizeBytes: file.sizeBytes,
       durationSeconds: file.durationSeconds,
@@ -50,5 +55,25 @@ export async function finaliseRecording(
     if (err instanceof WebmFormatError)
       return { error: `The recording could not be assembled: ${err.message}.` };
     throw err;
+  }
+}
+
+/** The pieces' contents in order, with up to `ahead` reads in flight. */
+export async function* readInOrder(pieces: ListedPiece[], ahead: number): AsyncIterable<StoredPiece> {
+  const pending: Promise<StoredPiece>[] = [];
+  let next = 0;
+  const fill = () => {
+    while (next < pieces.length && pending.length < ahead) {
+      const read = (pieces[next++] as ListedPiece).read();
+      // Awaited below in order; this only keeps a read abandoned with the assembly from being an unhandled rejection.
+      read.catch(() => {});
+      pending.push(read);
+    }
+  };
+  fill();
+  while (pending.length > 0) {
+    const piece = await (pending.shift() as Promise<StoredPiece>);
+    fill();
+    yield piece;
   }
 }

@@ -1,12 +1,21 @@
-// Messages on the results queue: what a bot hands to the results stage when it has left the room, and a failed
-// session's recording to assemble. Everything else a bot or the control plane says travels the control plane's
-// queues (core/control/messages.ts).
+// Messages on the results queue: what a bot hands to the results stage when it has left the room, the results stage's
+// own next step for a recorded session (its recording, once its insights are saved), and a failed session's recording
+// to assemble. Everything else a bot or the control plane says travels the control plane's queues
+// (core/control/messages.ts).
 import { z } from 'zod';
 import { exitReasons } from '../schemas/api';
 
 export const resultsMessageSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('session_ended'),
+    bot_id: z.uuid(),
+    exit_reason: z.enum(exitReasons),
+    left_at: z.iso.datetime({ offset: true }),
+  }),
+  // A recorded session whose insights are saved: its recording is assembled and the session completed, in an
+  // invocation of its own, so the assembly has the function's whole time and its retries never run insights again.
+  z.object({
+    kind: z.literal('assemble_recording'),
     bot_id: z.uuid(),
     exit_reason: z.enum(exitReasons),
     left_at: z.iso.datetime({ offset: true }),
@@ -25,6 +34,13 @@ export function sessionEnded(
   leftAt: string,
 ): ResultsMessage {
   return { kind: 'session_ended', bot_id: botId, exit_reason: exitReason, left_at: leftAt };
+}
+
+/** The recording step of a recorded session whose hand-over was processed: what the hand-over said, carried on. */
+export function assembleRecording(
+  handover: Extract<ResultsMessage, { kind: 'session_ended' }>,
+): ResultsMessage {
+  return { ...handover, kind: 'assemble_recording' };
 }
 
 /** A recorded session that failed after its bot was in the room: its recording is assembled. */

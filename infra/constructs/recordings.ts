@@ -56,13 +56,18 @@ export class Recordings extends Construct {
   }
 
   /**
-   * The results stage: lists a session's prefix, reads its pieces, writes (and heads) its file, and deletes that file
-   * when the session's data was deleted while it assembled it (a failed session's recording).
+   * The results stage: lists a session's prefix, reads its pieces, writes (and heads) its file in a multipart upload
+   * (aborted when the assembly fails), and deletes that file when the session's data was deleted while it assembled
+   * it (a failed session's recording).
    */
   grantAssemble(grantee: iam.IGrantable): void {
     this.allowList(grantee);
     this.allow(grantee, ['s3:GetObject'], 'recordings/*/pieces/*');
-    this.allow(grantee, ['s3:PutObject', 's3:GetObject', 's3:DeleteObject'], 'recordings/*/recording.webm');
+    this.allow(
+      grantee,
+      ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject', 's3:DeleteObject'],
+      'recordings/*/recording.webm',
+    );
     this.key.grant(grantee, 'kms:Decrypt', 'kms:GenerateDataKey');
   }
 

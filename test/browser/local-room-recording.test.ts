@@ -129,7 +129,7 @@ describe.skipIf(!existsSync(chromiumPath))('local room recording through the loc
       },
       30_000,
     );
-    const startedAtMs = first!.startedAtMs;
+    const { startedAtMs } = await first!.read();
     // The bot says the notice (then its greeting, where it has one): wait until it has been quiet for 3 s.
     await awaiting(
       'the bot’s notice, then 3 s of quiet',

@@ -125,7 +125,8 @@ describe.skipIf(!existsSync(chromiumPath))('recording in Chromium (stubbed daily
       // The file's clock starts when the page's recorder started (the time every piece carries), not when Node heard
       // back from it: on a loaded machine that answer comes hundreds of milliseconds later, and timing the speakers
       // from it would put every sound later in the file than its span, eating the slack of the silence checks.
-      const at = (ms: number) => (ms - pieces[0]!.startedAtMs) / 1000;
+      const { startedAtMs } = await pieces[0]!.read();
+      const at = (ms: number) => (ms - startedAtMs) / 1000;
       const meeting = at(ended);
       const spans = Object.fromEntries(
         Object.entries(wall).map(([who, [from, to]]) => [who, [at(from), at(to)] as const]),

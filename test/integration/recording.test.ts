@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failBotInRoom } from '../../core/bots/replace-bot';
 import { type OutboxMessage, queueOf } from '../../core/control/outbox';
 import { LocalInsightsEngine } from '../../core/engines/rules/insights/local-engine';
-import type { RecordingStore } from '../../core/ports/recordings';
+import type { InsightsEngine } from '../../core/ports/insights-engine';
+import { chunksOf, type RecordingStore } from '../../core/ports/recordings';
 import type { TaskRunner } from '../../core/ports/task-runner';
 import { type ResultsMessage, sessionEnded, sessionFailed } from '../../core/results/messages';
-import { processResults } from '../../core/results/process-results';
+import { processResults, type ResultsDeps } from '../../core/results/process-results';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { webmDuration, webmTone } from '../support/webm-audio';
 
@@ -171,35 +172,123 @@ describe('GET /api/bot/{bot_id}/recording', { timeout: 60_000 }, () => {
     expect(ready).toHaveLength(1);
   });
 
-  it("a failed session's file assembled while its data is deleted is taken back", async () => {
-    const botId = await startBot({ recording: { audio: true } });
+  // The customer's deletion runs while the file is being written: before the pieces are read a second time (they go
+  // mid-way), or once they were all read, before the file lands (the deletion misses the new file).
+  for (const when of ['before', 'after'] as const) {
+    it(`a failed session's file assembled while its data is deleted is taken back (deleted ${when} the file's bytes were read)`, async () => {
+      const botId = await startBot({ recording: { audio: true } });
+      await stack.deps.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() });
+      const store = stack.deps.recordings();
+      for (const [seq, bytes] of pieces(440, 2).entries())
+        await store.putPiece(botId, { attempt: 0, seq }, Date.now(), bytes);
+      const session = (await stack.deps.sessions.get(botId))!;
+      await failBotInRoom(
+        { stores: stack.deps, config: stack.config, outbox: { send: async () => {} } },
+        session,
+        { error: 'no replacement left', chargeUsage: true },
+      );
+      const deleteData = async () =>
+        expect((await stack.request('DELETE', `/api/bot/${botId}/data`, { key })).status).toBe(200);
+      async function* deletingAfter(body: AsyncIterable<Uint8Array>) {
+        yield* body;
+        await deleteData();
+      }
+      const racing: RecordingStore = Object.create(store, {
+        putFile: {
+          value: async (...[id, body, file]: Parameters<RecordingStore['putFile']>) => {
+            if (when === 'before') await deleteData();
+            await store.putFile(id, when === 'after' ? deletingAfter(chunksOf(body)) : body, file);
+          },
+        },
+      });
+      await processResults(
+        { ...stack.resultsDeps(new LocalInsightsEngine()), recordings: racing },
+        sessionFailed(botId),
+      );
+      expect(await store.listPieces(botId)).toEqual([]);
+      expect(await store.describeFile(botId)).toBeUndefined();
+      expect((await stack.deps.sessions.get(botId))?.recordingFile).toBeUndefined();
+      expect((await recording(botId)).body.error).toBe('data_deleted');
+    });
+  }
+
+  it('a timeout while the recording is assembled retries that step alone: insights run once, results sent once', async () => {
+    const botId = await startBot({
+      recording: { audio: true },
+      webhook_callback_url: 'https://example.com/hook',
+    });
     await stack.deps.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() });
     const store = stack.deps.recordings();
-    for (const [seq, bytes] of pieces(440, 2).entries())
+    for (const [seq, bytes] of pieces(440, 3).entries())
       await store.putPiece(botId, { attempt: 0, seq }, Date.now(), bytes);
-    const session = (await stack.deps.sessions.get(botId))!;
-    await failBotInRoom(
-      { stores: stack.deps, config: stack.config, outbox: { send: async () => {} } },
-      session,
-      { error: 'no replacement left', chargeUsage: true },
-    );
-    // The customer's deletion runs while the file is being written: after the pieces were read, before the file lands.
-    const racing: RecordingStore = Object.create(store, {
-      putFile: {
-        value: async (...args: Parameters<RecordingStore['putFile']>) => {
-          expect((await stack.request('DELETE', `/api/bot/${botId}/data`, { key })).status).toBe(200);
-          await store.putFile(...args);
-        },
+    let analyses = 0;
+    const engine = new LocalInsightsEngine();
+    const counting: InsightsEngine = {
+      analyse: (request) => {
+        analyses++;
+        return engine.analyse(request);
       },
+    };
+    const queued: unknown[] = [];
+    const base = stack.resultsDeps(counting, queued);
+    // The results queue as SQS holds it: what the stage sends itself waits to be received.
+    const resultsQueue: ResultsMessage[] = [];
+    const deps: ResultsDeps = {
+      ...base,
+      outbox: {
+        send: async (m, options) =>
+          m.kind === 'assemble_recording' ? void resultsQueue.push(m) : base.outbox.send(m, options),
+      },
+    };
+    const handover = sessionEnded(botId, 'participant_left', new Date().toISOString());
+
+    // Step 1: insights saved on the running session, the recording's step queued; nothing completed or sent yet.
+    await processResults(deps, handover);
+    expect(analyses).toBe(1);
+    expect(resultsQueue.map((m) => m.kind)).toEqual(['assemble_recording']);
+    const saved = await stack.deps.sessions.get(botId);
+    expect(saved).toMatchObject({ status: 'running', qaPairs: expect.any(Array) });
+    const running = await stack.request('GET', `/api/bot/${botId}/status`, { key });
+    expect(running.body).toMatchObject({
+      status: 'running',
+      qa_pairs: null,
+      insights: null,
+      recording: null,
     });
-    await processResults(
-      { ...stack.resultsDeps(new LocalInsightsEngine()), recordings: racing },
-      sessionFailed(botId),
-    );
-    expect(await store.listPieces(botId)).toEqual([]);
-    expect(await store.describeFile(botId)).toBeUndefined();
-    expect((await stack.deps.sessions.get(botId))?.recordingFile).toBeUndefined();
-    expect((await recording(botId)).status).toBe(404);
+    expect((await recording(botId)).status).toBe(409);
+
+    // Step 2 runs past the function's time: the store never finishes the file, and Lambda abandons the invocation.
+    const stuck: RecordingStore = Object.create(store, {
+      putFile: { value: () => new Promise<void>(() => {}) },
+    });
+    const assemble = resultsQueue.shift()!;
+    const abandoned = await Promise.race([
+      processResults({ ...deps, recordings: stuck }, assemble, 1).then(() => 'finished'),
+      new Promise((r) => setTimeout(() => r('timed out'), 1_000)),
+    ]);
+    expect(abandoned).toBe('timed out');
+    expect((await stack.deps.sessions.get(botId))?.status).toBe('running');
+
+    // The message comes back after the visibility timeout: only the recording step runs again, and completes.
+    await processResults(deps, assemble, 2);
+    // The sweeper's late resend of the hand-over changes nothing either.
+    await processResults(deps, handover, 1);
+    expect(analyses).toBe(1);
+    const done = await stack.request('GET', `/api/bot/${botId}/status`, { key });
+    expect(done.body).toMatchObject({
+      status: 'completed',
+      exit_reason: 'participant_left',
+      qa_pairs: saved?.qaPairs,
+      recording: { duration_seconds: expect.any(Number), size_bytes: expect.any(Number) },
+    });
+    expect(done.body.insights).toEqual(saved?.insights);
+    expect((await recording(botId)).status).toBe(200);
+    // session_complete once, carrying the recording; the resent hand-over found the session completed and queued no
+    // second assembly.
+    const completes = (await stack.deps.deliveries.list(botId)).filter((d) => d.event === 'session_complete');
+    expect(completes).toHaveLength(1);
+    expect(JSON.parse(completes[0]!.payload).recording).toEqual(done.body.recording);
+    expect(resultsQueue).toEqual([]);
   });
 
   it('refuses a recording request that is not an object of booleans (400, nothing started)', async () => {

@@ -6,7 +6,7 @@ import type { Outbox, OutboxMessage } from '../../core/control/outbox';
 import { type ControlDeps, processControl } from '../../core/control/process-control';
 import { createLogger } from '../../core/log';
 import type { InsightsEngine } from '../../core/ports/insights-engine';
-import type { ResultsDeps } from '../../core/results/process-results';
+import { processResults, type ResultsDeps } from '../../core/results/process-results';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 
 export interface TestStack extends LocalStack {
@@ -69,10 +69,12 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
       const outbox: Outbox = {
         send: async (m) => {
           if (m.kind === 'session_ended') return stack.outbox.send(m);
+          // A recorded session's second step, at once, as if the results queue had handed it over.
+          if (m.kind === 'assemble_recording') return processResults(deps, m);
           await processControl(control, m as ControlPlaneMessage);
         },
       };
-      return {
+      const deps: ResultsDeps = {
         stores: stack.deps,
         config: stack.config,
         outbox,
@@ -82,6 +84,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
         log: createLogger('silent'),
         now: () => new Date(),
       };
+      return deps;
     },
     controlDeps(queued) {
       return {

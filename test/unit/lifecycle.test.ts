@@ -30,6 +30,7 @@ const inputs: { [T in Transition]: TransitionInputs[T] } = {
   leave: { exitReason: 'stop_phrase', leftAt: at },
   hand_over: {},
   resend_handover: { at, resends: 3 },
+  save_results: { qaPairs: [], insights: null, insightsError: 'throttled' },
   complete: { completedAt: at, exitReason: 'participant_left', qaPairs: [], insights: null },
   fail: { completedAt: at, error: 'lost', errorCode: 'transcription_unavailable' },
 };
@@ -100,6 +101,11 @@ allow(['leaving'], 'hand_over', () => ({ to: 'leaving', changes: {}, emits: ['se
 allow(['leaving'], 'resend_handover', () => ({
   to: 'leaving',
   changes: { handoverResentAt: at, handoverResends: 3 },
+  emits: [],
+}));
+allow(['leaving'], 'save_results', () => ({
+  to: 'leaving',
+  changes: { qaPairs: [], insights: null, insightsError: 'throttled' },
   emits: [],
 }));
 allow(['leaving'], 'complete', () => ({

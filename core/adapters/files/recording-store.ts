@@ -1,15 +1,21 @@
 // The recording store on local files (the local stack: DATA_DIR/recordings): one folder per session, its pieces
 // named by task, number and recorder start, the assembled file beside its description. Download links point at the
-// local stack's /recordings route, signed with an HMAC so a link expires like an S3 presigned one.
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+// local stack's /recordings route, signed with an HMAC so a link expires like an S3 presigned one. The assembled file
+// is written through a file stream to a temporary name and renamed when complete.
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type {
-  PieceKey,
-  RecordingFile,
-  RecordingLink,
-  RecordingStore,
-  StoredPiece,
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import {
+  chunksOf,
+  type ListedPiece,
+  type PieceKey,
+  type RecordingBody,
+  type RecordingFile,
+  type RecordingLink,
+  type RecordingStore,
 } from '../../ports/recordings';
 
 const piecePattern = /^a(\d+)-s(\d+)-t(\d+)\.webm$/;
@@ -41,29 +47,33 @@ export class FileRecordingStore implements RecordingStore {
     );
   }
 
-  async listPieces(botId: string): Promise<StoredPiece[]> {
+  async listPieces(botId: string): Promise<ListedPiece[]> {
     const folder = join(this.folder(botId), 'pieces');
     const names = await readdir(folder).catch((e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') return [] as string[];
       throw e;
     });
-    const pieces: StoredPiece[] = [];
+    const pieces: ListedPiece[] = [];
     for (const name of names) {
       const m = piecePattern.exec(name);
       if (!m) continue;
+      const key = { attempt: Number(m[1]), seq: Number(m[2]) };
+      const startedAtMs = Number(m[3]);
       pieces.push({
-        attempt: Number(m[1]),
-        seq: Number(m[2]),
-        startedAtMs: Number(m[3]),
-        bytes: new Uint8Array(await readFile(join(folder, name))),
+        ...key,
+        read: async () => ({
+          ...key,
+          startedAtMs,
+          bytes: new Uint8Array(await readFile(join(folder, name))),
+        }),
       });
     }
     return pieces.sort((a, b) => a.attempt - b.attempt || a.seq - b.seq);
   }
 
-  async putFile(botId: string, bytes: Uint8Array, file: RecordingFile): Promise<void> {
+  async putFile(botId: string, body: RecordingBody, file: RecordingFile): Promise<void> {
     await mkdir(this.folder(botId), { recursive: true });
-    await writeAtomically(this.filePath(botId), bytes);
+    await writeAtomically(this.filePath(botId), body);
     await writeAtomically(join(this.folder(botId), 'recording.json'), Buffer.from(JSON.stringify(file)));
   }
 
@@ -95,10 +105,15 @@ export class FileRecordingStore implements RecordingStore {
   }
 }
 
-async function writeAtomically(path: string, bytes: Uint8Array): Promise<void> {
-  const tmp = `${path}.${process.pid}.tmp`;
-  await writeFile(tmp, bytes);
-  await rename(tmp, path);
+/** Writes through a file stream to a name of its own (a redelivered assembly may write beside one still running). */
+async function writeAtomically(path: string, body: RecordingBody): Promise<void> {
+  const tmp = `${path}.${randomUUID()}.tmp`;
+  try {
+    await pipeline(Readable.from(chunksOf(body)), createWriteStream(tmp));
+    await rename(tmp, path);
+  } finally {
+    await rm(tmp, { force: true });
+  }
 }
 
 function signLink(key: string, botId: string, expires: number): string {

@@ -13,23 +13,40 @@ import {
 } from '@aws-sdk/client-s3';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type {
+  ListedPiece,
   PieceKey,
+  RecordingBody,
   RecordingFile,
   RecordingLink,
   RecordingStore,
-  StoredPiece,
 } from '../../ports/recordings';
 import { recordingContentType } from '../../ports/recordings';
+import { uploadStreamed } from './multipart-upload';
 import { NodeSha256 } from './sha256';
 
 const prefix = (botId: string) => `recordings/${botId}/`;
 const fileKey = (botId: string) => `${prefix(botId)}recording.webm`;
 const piecePattern = /pieces\/(\d+)\/(\d+)\.webm$/;
+/** 8 MiB parts: a 4-hour recording (~56 MB) in 7, two in memory at a time. */
+const defaultPartBytes = 8 * 1024 * 1024;
+
+/**
+ * How long a link signed at `now` may last: the TTL asked for, cut to the signing credentials' expiry when they have
+ * one. The SDK's credential provider hands out credentials with at least 5 minutes left (it refreshes them sooner), so
+ * a cut link still lasts minutes; a link is never given for less than a second.
+ */
+export function linkSeconds(ttlSeconds: number, now: Date, credentialsExpire?: Date): number {
+  if (!credentialsExpire) return ttlSeconds;
+  const left = Math.floor((credentialsExpire.getTime() - now.getTime()) / 1000);
+  return Math.max(1, Math.min(ttlSeconds, left));
+}
 
 export class S3RecordingStore implements RecordingStore {
   constructor(
     private readonly s3: S3Client,
     private readonly bucket: string,
+    /** The size of each part of a multipart upload of the assembled file (S3's least is 5 MiB). */
+    private readonly partBytes = defaultPartBytes,
   ) {}
 
   async putPiece(botId: string, key: PieceKey, startedAtMs: number, bytes: Uint8Array): Promise<void> {
@@ -61,33 +78,40 @@ export class S3RecordingStore implements RecordingStore {
     return keys;
   }
 
-  async listPieces(botId: string): Promise<StoredPiece[]> {
-    const pieces: StoredPiece[] = [];
-    for (const key of await this.keys(botId, 'pieces/')) {
-      const m = piecePattern.exec(key);
+  async listPieces(botId: string): Promise<ListedPiece[]> {
+    const pieces: ListedPiece[] = [];
+    for (const objectKey of await this.keys(botId, 'pieces/')) {
+      const m = piecePattern.exec(objectKey);
       if (!m) continue;
-      const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      if (!object.Body) continue;
+      const key = { attempt: Number(m[1]), seq: Number(m[2]) };
       pieces.push({
-        attempt: Number(m[1]),
-        seq: Number(m[2]),
-        startedAtMs: Number(object.Metadata?.['started-at-ms'] ?? 0),
-        bytes: await object.Body.transformToByteArray(),
+        ...key,
+        read: async () => {
+          const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: objectKey }));
+          return {
+            ...key,
+            startedAtMs: Number(object.Metadata?.['started-at-ms'] ?? 0),
+            bytes: object.Body ? await object.Body.transformToByteArray() : new Uint8Array(),
+          };
+        },
       });
     }
     return pieces.sort((a, b) => a.attempt - b.attempt || a.seq - b.seq);
   }
 
-  async putFile(botId: string, bytes: Uint8Array, file: RecordingFile): Promise<void> {
-    await this.s3.send(
-      new PutObjectCommand({
+  /** A multipart upload of the streamed body (a single PutObject when it fits in one part). */
+  async putFile(botId: string, body: RecordingBody, file: RecordingFile): Promise<void> {
+    await uploadStreamed(
+      this.s3,
+      {
         Bucket: this.bucket,
         Key: fileKey(botId),
-        Body: bytes,
         ContentType: file.contentType,
         ContentDisposition: `attachment; filename="recording-${botId}.webm"`,
         Metadata: { 'duration-seconds': String(file.durationSeconds) },
-      }),
+      },
+      body,
+      this.partBytes,
     );
   }
 
@@ -106,13 +130,21 @@ export class S3RecordingStore implements RecordingStore {
     }
   }
 
-  /** A SigV4 query-signed GET (what @aws-sdk/s3-request-presigner does), signed with the caller's credentials. */
+  /**
+   * A SigV4 query-signed GET (what @aws-sdk/s3-request-presigner does), signed with the caller's credentials. S3
+   * refuses a presigned request once the credentials that signed it expired, whatever X-Amz-Expires says: a Lambda
+   * role's session credentials may end before the hour, so the link lasts no longer than they do.
+   * https://docs.aws.amazon.com/AmazonS3/latest/userguide/ShareObjectPreSignedURL.html
+   */
   async link(botId: string, ttlSeconds: number, now: Date): Promise<RecordingLink> {
     const endpoint = await this.objectUrl(botId);
+    // Read once and signed with that very identity, so the expiry checked is the signature's.
+    const credentials = await this.s3.config.credentials();
+    const expiresIn = linkSeconds(ttlSeconds, now, credentials.expiration);
     const signer = new SignatureV4({
       service: 's3',
       region: await this.s3.config.region(),
-      credentials: this.s3.config.credentials,
+      credentials,
       sha256: NodeSha256,
       uriEscapePath: false,
     });
@@ -126,12 +158,12 @@ export class S3RecordingStore implements RecordingStore {
         query: {},
         headers: { host: endpoint.host },
       },
-      { expiresIn: ttlSeconds, signingDate: now },
+      { expiresIn, signingDate: now },
     );
     const url = new URL(endpoint.toString());
     for (const [k, v] of Object.entries(signed.query ?? {}))
       if (typeof v === 'string') url.searchParams.set(k, v);
-    return { url: url.toString(), expiresAt: new Date(now.getTime() + ttlSeconds * 1000) };
+    return { url: url.toString(), expiresAt: new Date(now.getTime() + expiresIn * 1000) };
   }
 
   private async objectUrl(botId: string): Promise<URL> {
