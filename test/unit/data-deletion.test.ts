@@ -1,6 +1,7 @@
 // The deletion use case's steps, on fake stores: the deadline is checked between pages, a deletion done removes its
 // pending entries (a repeat's and the first's), one cut off keeps them, and the sweep step takes only those past the grace.
 import { describe, expect, it } from 'vitest';
+import type { Caller } from '../../core/accounts/authenticate';
 import type { BotSession } from '../../core/bots/session';
 import type { OutboxMessage } from '../../core/control/outbox';
 import {
@@ -8,10 +9,13 @@ import {
   deleteMeetingData,
   finishPendingDeletions,
   pendingDeletionGraceMs,
+  requestDeletionBudgetMs,
 } from '../../core/data/delete-meeting-data';
+import type { ServiceDeps } from '../../core/deps';
 import { ApiError } from '../../core/errors';
 import { createLogger } from '../../core/log';
 import type { DataDeletionMark, PendingDeletion, PurgeCursor } from '../../core/ports/data-deletions';
+import { dataRoute } from '../../functions/http/routes';
 
 const botId = '0193a1b2-0000-7000-8000-000000000001';
 const t0 = Date.parse('2026-11-28T06:00:00Z');
@@ -145,5 +149,36 @@ describe('finishPendingDeletions', () => {
     expect(sweep).toEqual({ finished: [botId], failed: [] });
     expect(calls).toContain('session');
     expect(pending).toEqual([]);
+  });
+});
+
+describe('DELETE /api/bot/{bot_id}/data (the route)', () => {
+  it('answers 202 deleting once its budget is spent, 200 data_deleted when the purge finished', async () => {
+    for (const [msPerLook, status, answer] of [
+      [requestDeletionBudgetMs, 202, 'deleting'],
+      [1, 200, 'data_deleted'],
+    ] as const) {
+      const { deps, session } = fakes();
+      let clock = t0;
+      const reply = await dataRoute({
+        deps: {
+          ...deps.stores,
+          sessions: { ...deps.stores.sessions, get: async () => ({ ...session, dataDeletedAt: undefined }) },
+          recordings: () => deps.recordings,
+          outbox: deps.outbox,
+          log: deps.log,
+          // Each look at the clock moves it on: with the budget's length, the first page already finds it spent.
+          now: () => {
+            clock += msPerLook;
+            return new Date(clock);
+          },
+          statusCache: { forget: () => {} },
+        } as unknown as ServiceDeps,
+        event: { pathParameters: { bot_id: botId } } as never,
+        caller: { accountId: 'acct' } as Caller,
+      });
+      expect(reply.status).toBe(status);
+      expect(reply.body).toMatchObject({ bot_id: botId, status: answer });
+    }
   });
 });
