@@ -33,7 +33,7 @@ export const handler = lambdaEntry(
       log,
       now: () => new Date(),
       // What is left of the function's 60 s after the steps above, less a margin (core/data/retention.ts).
-      deadline: retentionDeadline(new Date(), context?.getRemainingTimeInMillis()),
+      deadline: retentionDeadline(new Date(), context?.getRemainingTimeInMillis?.()),
     });
     if (retention.failed.length > 0) log.error('retention sweep left bots due', { failed: retention.failed });
     if (deletions.failed.length > 0)
