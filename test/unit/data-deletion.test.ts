@@ -10,12 +10,14 @@ import {
   finishPendingDeletions,
   pendingDeletionGraceMs,
   requestDeletionBudgetMs,
+  sweepDeletionBudgetMs,
 } from '../../core/data/delete-meeting-data';
 import type { ServiceDeps } from '../../core/deps';
 import { ApiError } from '../../core/errors';
 import { createLogger } from '../../core/log';
 import type { DataDeletionMark, PendingDeletion, PurgeCursor } from '../../core/ports/data-deletions';
 import { dataRoute } from '../../functions/http/routes';
+import { functionLimits, routeLimits } from '../../infra/limits';
 
 const botId = '0193a1b2-0000-7000-8000-000000000001';
 const t0 = Date.parse('2026-11-28T06:00:00Z');
@@ -180,5 +182,16 @@ describe('DELETE /api/bot/{bot_id}/data (the route)', () => {
       expect(reply.status).toBe(status);
       expect(reply.body).toMatchObject({ bot_id: botId, status: answer });
     }
+  });
+});
+
+describe('deletion budgets', () => {
+  it('leave room in their functions: the data route (authentication, the mark, one last page, the answer) and the sweeper', () => {
+    // One page (a Query and its writes, or the recording's objects) may still run past the deadline: seconds, not more.
+    expect(requestDeletionBudgetMs).toBeLessThanOrEqual(routeLimits('data').timeoutSeconds * 1000 - 3_000);
+    // The sweeper also sweeps heartbeats, holds and retention within its timeout.
+    expect(sweepDeletionBudgetMs).toBeLessThanOrEqual((functionLimits.sweeper.timeoutSeconds * 1000) / 3);
+    // A deletion the sweeper takes up is older than any run of the data function.
+    expect(pendingDeletionGraceMs).toBeGreaterThan(routeLimits('data').timeoutSeconds * 1000);
   });
 });
