@@ -113,8 +113,8 @@ export async function purgeMeetingContent(
 }
 
 /**
- * Deletes `session`'s content: marks the tombstone (readers show it at once, and a running bot can never be marked)
- * together with its pending entry, announces it, then purges every content store up to the deadline. Done: the entry
+ * Deletes `session`'s content: lists the deletion as pending and marks the tombstone (readers show it at once, and a
+ * running bot can never be marked), announces it, then purges every content store up to the deadline. Done: the entry
  * goes, and the answer is `data_deleted`; cut off by the deadline: `deleting`, and the sweeper finishes it. Idempotent:
  * a repeat purges again (finishing a pending one) and answers the first time. `bot.data_deleted` goes out once, when the
  * mark is new, before the purges, so a deletion cut off after it is still announced.
