@@ -14,7 +14,7 @@ import {
   sweepRetention,
 } from '../core/data/retention';
 import { createLogger } from '../core/log';
-import type { RetentionIndex } from '../core/ports/retention-index';
+import { moveRetentionEntry, type RetentionIndex } from '../core/ports/retention-index';
 import { seeded } from './storm-sim';
 
 const dayMs = 24 * 3600 * 1000;
@@ -287,15 +287,8 @@ export async function runRetentionSim(
       });
       return page;
     },
-    async move(entry, due) {
-      if (entry.due === due && entry.part !== 'legacy') return;
-      charge(latencyMs.putItem + latencyMs.deleteItem);
-      count((m) => {
-        m.indexWrites += 2;
-        m.indexWriteUnits += 2;
-      });
-      await index.move(entry, due);
-    },
+    // The adapters' own move: a put, then a delete, each metered as above.
+    move: (entry, due) => moveRetentionEntry(meteredIndex, entry, due),
     async clear(entry) {
       charge(latencyMs.deleteItem);
       count((m) => {

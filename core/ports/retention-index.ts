@@ -34,6 +34,29 @@ export interface RetentionIndex {
   clear(entry: RetentionEntry): Promise<void>;
 }
 
+/** Entries are ordered within a part by this key, `<due>#<bot_id>` (ISO times sort as text). */
+export const retentionSortKey = (due: string, botId: string) => `${due}#${botId}`;
+
+/** The entry a part's sort key names. */
+export function retentionEntryOf(sortKey: string, part: RetentionPart): RetentionEntry {
+  const at = sortKey.lastIndexOf('#');
+  return { due: sortKey.slice(0, at), botId: sortKey.slice(at + 1), part };
+}
+
+/**
+ * Re-dates an entry with an index's own add and clear: the new entry first, so a crash between the two writes leaves
+ * the meeting listed twice, never not at all. Nothing to do when it is already there.
+ */
+export async function moveRetentionEntry(
+  index: Pick<RetentionIndex, 'add' | 'clear'>,
+  entry: RetentionEntry,
+  due: string,
+): Promise<void> {
+  if (entry.due === due && entry.part !== 'legacy') return;
+  await index.add(entry.botId, due);
+  await index.clear(entry);
+}
+
 /** The shard of a bot's entries: a hash of its id, so one account's meetings, and one minute's, spread over them all. */
 export function retentionShardOf(botId: string, shards: number): number {
   // FNV-1a: the id's time-ordered prefix (UUIDv7) must not decide the shard.

@@ -1,10 +1,12 @@
 // The retention index in DynamoDB: each ended meeting's entry, at its due time, in one of a few shard partitions.
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  moveRetentionEntry,
   type RetentionEntry,
   type RetentionIndex,
   type RetentionPage,
   type RetentionPart,
+  retentionEntryOf,
   retentionShardOf,
 } from '../../ports/retention-index';
 import { keys, queryPage, type TableHandle } from './table';
@@ -48,19 +50,12 @@ export class DynamoRetentionIndex implements RetentionIndex {
       },
       after && keyOf(after),
     );
-    const entries = page.items.map((i): RetentionEntry => {
-      const sk = String(i.sk);
-      const at = sk.lastIndexOf('#');
-      return { due: sk.slice(0, at), botId: sk.slice(at + 1), part };
-    });
+    const entries = page.items.map((i) => retentionEntryOf(String(i.sk), part));
     return { entries, ...(page.next && entries.length > 0 && { next: entries[entries.length - 1] }) };
   }
 
-  /** The new entry first: a crash between the two writes leaves the meeting listed twice, never not at all. */
-  async move(entry: RetentionEntry, due: string): Promise<void> {
-    if (entry.due === due && entry.part !== 'legacy') return;
-    await this.add(entry.botId, due);
-    await this.clear(entry);
+  move(entry: RetentionEntry, due: string): Promise<void> {
+    return moveRetentionEntry(this, entry, due);
   }
 
   async clear(entry: RetentionEntry): Promise<void> {

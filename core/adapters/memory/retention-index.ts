@@ -1,15 +1,15 @@
 // The retention index in memory, with the DynamoDB adapter's keys and order: for unit tests and the retention
 // benchmark's 200,000 meetings (bench/retention.ts), where the sweep's own code runs against it.
 import {
+  moveRetentionEntry,
   type RetentionEntry,
   type RetentionIndex,
   type RetentionPage,
   type RetentionPart,
+  retentionEntryOf,
   retentionShardOf,
+  retentionSortKey as sortKey,
 } from '../../ports/retention-index';
-
-/** The sort key DynamoDB orders entries by within a part: `<due>#<bot_id>`. */
-const sortKey = (due: string, botId: string) => `${due}#${botId}`;
 
 export class MemoryRetentionIndex implements RetentionIndex {
   /** Each part's sort keys, in order (a part is one partition in DynamoDB). */
@@ -36,19 +36,14 @@ export class MemoryRetentionIndex implements RetentionIndex {
     const end = `${upTo}#~`;
     let i = after ? upperBound(keys, sortKey(after.due, after.botId)) : 0;
     const entries: RetentionEntry[] = [];
-    for (; i < keys.length && entries.length < limit && keys[i]! <= end; i++) {
-      const sk = keys[i]!;
-      const at = sk.lastIndexOf('#');
-      entries.push({ due: sk.slice(0, at), botId: sk.slice(at + 1), part });
-    }
+    for (; i < keys.length && entries.length < limit && keys[i]! <= end; i++)
+      entries.push(retentionEntryOf(keys[i]!, part));
     // As DynamoDB: a page that stopped at its limit says where the next starts, whether or not more are due.
     return { entries, ...(entries.length === limit && { next: entries[entries.length - 1] }) };
   }
 
-  async move(entry: RetentionEntry, due: string): Promise<void> {
-    if (entry.due === due && entry.part !== 'legacy') return;
-    await this.add(entry.botId, due);
-    await this.clear(entry);
+  move(entry: RetentionEntry, due: string): Promise<void> {
+    return moveRetentionEntry(this, entry, due);
   }
 
   async clear(entry: RetentionEntry): Promise<void> {
@@ -68,10 +63,7 @@ export class MemoryRetentionIndex implements RetentionIndex {
 
   /** Every entry of `part`, in order (tests). */
   entriesOf(part: RetentionPart): RetentionEntry[] {
-    return (this.parts.get(part) ?? []).map((sk) => {
-      const at = sk.lastIndexOf('#');
-      return { due: sk.slice(0, at), botId: sk.slice(at + 1), part };
-    });
+    return (this.parts.get(part) ?? []).map((sk) => retentionEntryOf(sk, part));
   }
 
   private insert(part: RetentionPart, sk: string): void {
