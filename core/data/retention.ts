@@ -134,7 +134,18 @@ export async function sweepRetention(deps: RetentionDeps): Promise<RetentionSwee
       after = page.next;
     } while (after);
   };
-  await Promise.all([...partsOf(index)].map(sweepPart));
+  // A part whose Query fails (throttled) waits for the next sweep; the other parts go on.
+  await Promise.all(
+    [...partsOf(index)].map((part) =>
+      sweepPart(part).catch((err) => {
+        result.unfinished = true;
+        deps.log.error('retention sweep could not read a part of its index; it is read again next sweep', {
+          part,
+          err,
+        });
+      }),
+    ),
+  );
   return result;
 }
 

@@ -5,7 +5,14 @@ import { describe, expect, it } from 'vitest';
 import { quickScenario, runRetentionSim } from '../../bench/retention-sim';
 import { retentionShardCount } from '../../core/adapters/dynamodb/retention-index';
 import { MemoryRetentionIndex } from '../../core/adapters/memory/retention-index';
-import { dueAt, retentionDeadline, retentionSweepBudgetMs } from '../../core/data/retention';
+import {
+  dueAt,
+  type RetentionDeps,
+  retentionDeadline,
+  retentionSweepBudgetMs,
+  sweepRetention,
+} from '../../core/data/retention';
+import { createLogger } from '../../core/log';
 import { retentionShardOf } from '../../core/ports/retention-index';
 
 const id = (n: number) => `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`;
@@ -59,6 +66,34 @@ describe('retention dates', () => {
     // 42 s left of the sweeper's 60: 10 s of them kept spare.
     expect(retentionDeadline(now, 42_000).getTime() - now.getTime()).toBe(32_000);
     expect(retentionDeadline(now).getTime() - now.getTime()).toBe(retentionSweepBudgetMs);
+  });
+});
+
+describe('sweepRetention', () => {
+  it('goes on with the other shards when one cannot be read, and says the sweep is unfinished', async () => {
+    const index = new MemoryRetentionIndex(2);
+    const a = id(1);
+    const b = [...Array(50).keys()].map(id).find((x) => retentionShardOf(x, 2) !== retentionShardOf(a, 2))!;
+    const due = '2026-01-01T00:00:00.000Z';
+    await index.add(a, due);
+    await index.add(b, due);
+    const broken = retentionShardOf(a, 2);
+    const failing = Object.assign(Object.create(index) as MemoryRetentionIndex, {
+      listDue: (part: number | 'legacy', ...rest: [string, number]) =>
+        part === broken ? Promise.reject(new Error('ThrottlingException')) : index.listDue(part, ...rest),
+    });
+    // Both sessions gone: a look clears the entry (no deletion to set up).
+    const now = new Date('2026-02-01T00:00:00.000Z');
+    const r = await sweepRetention({
+      stores: { retention: failing, sessions: { get: async () => null } },
+      config: { RETENTION_DAYS: 30 },
+      log: createLogger('silent'),
+      now: () => now,
+      deadline: new Date(now.getTime() + 30_000),
+    } as unknown as RetentionDeps);
+    expect(r).toMatchObject({ looked: 1, unfinished: true, failed: [] });
+    expect(index.entriesOf(broken)).toHaveLength(1);
+    expect(index.size()).toBe(1);
   });
 });
 
