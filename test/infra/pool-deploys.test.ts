@@ -17,7 +17,14 @@
 //   optional member of the request, and the rollout's request has none.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CfnResource, refTarget, resourcesOfType, type Synthesized, synthStack } from './synth-stack';
+import {
+  type CfnResource,
+  refTarget,
+  resourcesOfType,
+  type Synthesized,
+  sdkCallOf,
+  synthStack,
+} from './synth-stack';
 
 let before: Synthesized;
 let after: Synthesized;
@@ -35,13 +42,6 @@ const only = (s: Synthesized, type: string): [string, CfnResource] => {
   expect(found).toHaveLength(1);
   return found[0]!;
 };
-
-/** An AwsCustomResource's call for an event (`Create`, `Update`), with the template's tokens as `<logical id>`. */
-function sdkCall(resource: CfnResource, event: 'Create' | 'Update'): Record<string, unknown> {
-  const parts = resource.Properties![event]['Fn::Join'][1] as unknown[];
-  const text = parts.map((p) => (typeof p === 'string' ? p : `<${refTarget(p)}>`)).join('');
-  return JSON.parse(text);
-}
 
 describe('a deploy of a new bot task revision', () => {
   it('makes a new task definition revision (the premise of the test)', () => {
@@ -68,7 +68,7 @@ describe('a deploy of a new bot task revision', () => {
     const [taskDefinitionId] = only(before, 'AWS::ECS::TaskDefinition');
     const [id, rollout] = only(before, 'Custom::AWS');
     for (const event of ['Create', 'Update'] as const) {
-      const call = sdkCall(rollout, event);
+      const call = sdkCallOf(rollout, event);
       expect(call).toMatchObject({ service: 'ECS', action: 'UpdateService' });
       expect(call.parameters).toEqual({
         cluster: expect.any(String),

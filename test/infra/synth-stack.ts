@@ -76,3 +76,16 @@ export function refTarget(value: unknown): string | undefined {
 
 export const asArray = <T>(v: T | T[] | undefined): T[] =>
   v === undefined ? [] : Array.isArray(v) ? v : [v];
+
+/**
+ * The SDK call an AwsCustomResource makes for a CloudFormation event, with each `Ref` / `Fn::GetAtt` in it written as
+ * `<logical id>` (or as `resolve` answers for that id).
+ */
+export function sdkCallOf(
+  resource: CfnResource,
+  event: 'Create' | 'Update' | 'Delete',
+  resolve: (logicalId: string) => string = (id) => `<${id}>`,
+): { service: string; action: string; parameters: Record<string, unknown> } {
+  const parts = resource.Properties![event]['Fn::Join'][1] as unknown[];
+  return JSON.parse(parts.map((p) => (typeof p === 'string' ? p : resolve(refTarget(p)!))).join(''));
+}
