@@ -37,6 +37,8 @@ export interface LocalQueues {
   restored: number;
   /** Set when the state file could not be read: where it was moved aside. */
   damagedStateFile?: string;
+  /** Every message of every queue (the pool's too), whatever its state (ready, delayed, in flight): its queue and body. */
+  messages(): { queue: string; body: string }[];
   stop(): Promise<void>;
 }
 
@@ -231,6 +233,18 @@ export async function startLocalQueues(
     pool,
     restored,
     ...(state.movedAside && { damagedStateFile: state.movedAside }),
+    messages() {
+      const all: { queue: string; body: string }[] = [];
+      for (const name of [...urls.keys(), 'pool']) {
+        const q = server.inspectQueue(name);
+        if (!q) continue;
+        const { ready, delayed, inflight } = q.messages;
+        for (const m of [...ready, ...delayed, ...inflight.map((e) => e.message)])
+          all.push({ queue: name, body: m.body });
+      }
+      for (const m of held.keys()) all.push({ queue: m.queue, body: m.body });
+      return all;
+    },
     async stop() {
       stopped = true;
       clearInterval(saver);

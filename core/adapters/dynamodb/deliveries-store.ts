@@ -21,6 +21,8 @@ import {
 } from './table';
 
 const prefix = 'DELIVERY#';
+/** An e-mail delivery's target once its meeting's data is deleted: the address was the person's. */
+export const deletedTarget = '(deleted)';
 const sortKey = (channel: Channel, event: string) => `${prefix}${channel}#${event}`;
 /** Deliveries a purge reads per call (a page also stops at 1 MB read): their updates go out together. */
 const purgePageItems = 25;
@@ -300,19 +302,21 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
       from,
     );
     await Promise.all(
-      items.map((item) =>
-        this.table.doc.send(
+      items.map((item) => {
+        // An e-mail's target is the person's address: it goes with the payload (a webhook's is the customer's own
+        // endpoint, not meeting content).
+        const email = String(item.sk).startsWith(`${prefix}email#`);
+        return this.table.doc.send(
           new UpdateCommand({
             TableName: this.table.tableName,
             Key: { pk: item.pk, sk: item.sk },
             // The first deletion's time stays; a repeat only makes sure the payload is gone.
-            UpdateExpression:
-              'SET content_deleted_at = if_not_exists(content_deleted_at, :at) REMOVE payload',
+            UpdateExpression: `SET content_deleted_at = if_not_exists(content_deleted_at, :at)${email ? ', target = :gone' : ''} REMOVE payload`,
             ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':at': at.toISOString() },
+            ExpressionAttributeValues: { ':at': at.toISOString(), ...(email && { ':gone': deletedTarget }) },
           }),
-        ),
-      ),
+        );
+      }),
     );
     return next;
   }
