@@ -1,13 +1,12 @@
-// The docs a user reads stay short and self-contained: README ≤ 12 KB, every guide ≤ 25 KB, no internal issue
-// numbers or references outside the repository in the product's code, comments and docs, and every relative link in
-// the docs resolves to a file (and heading) that exists.
+// The docs a user reads stay self-contained: no internal issue numbers or references outside the repository in the
+// product's code, comments and docs, and every relative link in the docs resolves to a file (and heading) that exists.
+// Their length is not checked: a page is sized by what its reader needs (byte limits led to trimmed caveats).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const KB = 1024;
 
 /** The product: what ships or is read by users. Tests and benchmarks are not (they may read ../shared's data sets). */
 const productDirs = ['core', 'bot-task', 'functions', 'infra', 'local', 'admin', 'scripts', 'docs'];
@@ -88,24 +87,6 @@ function linkTargets(markdown: string): string[] {
 }
 
 describe('the docs', () => {
-  it('README is at most 12 KB', () => {
-    expect(statSync(join(repoRoot, 'README.md')).size).toBeLessThanOrEqual(12 * KB);
-  });
-
-  it('every guide and ARCHITECTURE.md is at most 25 KB (the generated openapi.json aside)', () => {
-    const guides = [
-      ...readdirSync(join(repoRoot, 'docs'))
-        .filter((f) => f.endsWith('.md'))
-        .map((f) => join(repoRoot, 'docs', f)),
-      join(repoRoot, 'ARCHITECTURE.md'),
-    ];
-    expect(guides.length).toBeGreaterThan(5);
-    const over = guides
-      .filter((f) => statSync(f).size > 25 * KB)
-      .map((f) => `${rel(f)}: ${statSync(f).size} B`);
-    expect(over).toEqual([]);
-  });
-
   it('the product never points at ../shared, which a clone does not have', () => {
     expect(productFiles.length).toBeGreaterThan(100);
     const hits = productFiles.filter((f) => readFileSync(f, 'utf8').includes('../shared')).map(rel);
