@@ -9,6 +9,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
+import { queueLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotRuntime } from './bot-runtime';
 import type { BotData } from './data';
@@ -32,8 +33,9 @@ export const poolScaleInMinutes = 6;
 /**
  * Scale-in acts at most this often: the next action reads a whole minute after the tasks the last one stopped (a bot
  * stopped early in a minute may still have counted itself idle in it), and MINIMUM over the alarm's window reads that
- * clean minute rather than the stale one. Assumes a minute's datapoint is there when the minute ends (EMF metrics
- * arrive within seconds); test/infra/pool-burst.test.ts models it.
+ * clean minute rather than the stale one. Assumes a minute's datapoint has arrived when the alarm next evaluates; one
+ * a minute late would make the next action read the stale minute and remove a few idle bots too many, which the
+ * scale-out alarm adds back (test/infra/pool-burst.test.ts models the assumption: `metricLagS`).
  */
 export const poolScaleInCooldown = Duration.minutes(2);
 
@@ -94,9 +96,10 @@ export class BotPool extends Construct {
       enforceSSL: true,
       // An offer is worth something for POOL_CLAIM_TIMEOUT_MS (2 s); after that the fallback has started a cold task.
       // Five minutes keeps the queue from holding stale wake-ups, which idle bots would only fail to claim.
-      retentionPeriod: Duration.minutes(5),
+      retentionPeriod: Duration.seconds(queueLimits.pool.retentionSeconds),
+      maxMessageSizeBytes: queueLimits.pool.maxMessageBytes,
       // A bot that received a wake-up and died before deleting it: another idle bot gets it after 10 s.
-      visibilityTimeout: Duration.seconds(10),
+      visibilityTimeout: Duration.seconds(queueLimits.pool.visibilityTimeoutSeconds),
     });
     Validations.of(this.queue).acknowledge({
       id: 'AwsSolutions-SQS3',

@@ -109,6 +109,7 @@ describe('the local stack enforces the deployed limits', () => {
     sqs.destroy();
     expect(Number(Attributes.VisibilityTimeout)).toBe(q.VisibilityTimeout);
     expect(Number(Attributes.MessageRetentionPeriod)).toBe(q.MessageRetentionPeriod);
+    expect(Number(Attributes.MaximumMessageSize)).toBe(q.MaximumMessageSize);
     expect(q.RedrivePolicy).toBeUndefined();
     expect(Attributes.RedrivePolicy).toBeUndefined();
   });
