@@ -43,7 +43,11 @@ const latencyMs = {
 
 /** An index entry as stored: its keys (`RETENTION#<n>`, `<due>#<bot_id>`) and type, about 100 bytes. */
 const entryBytes = 100;
-/** Items read by a Query are billed by their summed size: 0.5 read unit per 4 KB, eventually consistent. */
+/**
+ * Items read by a Query are billed by their summed size, 0.5 read unit per 4 KB eventually consistent; one that finds
+ * nothing still costs the minimum, 0.5 ("Capacity unit consumption for read operations": a Query is charged for the
+ * partition it searched even if no data exists; dynalite charges nothing for it).
+ */
 const queryReadUnits = (items: number) => Math.max(1, Math.ceil((items * entryBytes) / 4096)) * 0.5;
 
 /** The scenario: its size, how its meetings end and what their accounts keep. */
@@ -118,6 +122,7 @@ interface Meter {
   indexReadUnits: number;
   indexWriteUnits: number;
   queries: number;
+  emptyQueries: number;
   sessionReads: number;
   accountReads: number;
   deliveryLists: number;
@@ -129,6 +134,7 @@ const newMeter = (): Meter => ({
   indexReadUnits: 0,
   indexWriteUnits: 0,
   queries: 0,
+  emptyQueries: 0,
   sessionReads: 0,
   accountReads: 0,
   deliveryLists: 0,
@@ -153,6 +159,8 @@ export interface RetentionSimResult {
   sweep_ms: { p50: number; max: number; budget: number };
   sweeps_cut_off_by_deadline: number;
   /** The index: entries read by the sweep's Queries and written (added, moved, deleted), and request units. */
+  /** The index's request units over the whole run, as counted (the DynamoDB rules above), and its empty Queries. */
+  index_units: { read: number; write: number; empty_queries: number };
   per_day: {
     entries_read: number;
     entries_written: number;
@@ -282,6 +290,7 @@ export async function runRetentionSim(
       const page = await index.listDue(part, upTo, limit, after);
       count((m) => {
         m.queries++;
+        if (page.entries.length === 0) m.emptyQueries++;
         m.indexReads += page.entries.length;
         m.indexReadUnits += queryReadUnits(page.entries.length);
       });
@@ -531,6 +540,11 @@ export async function runRetentionSim(
       budget,
     },
     sweeps_cut_off_by_deadline: cutOff,
+    index_units: {
+      read: meter.indexReadUnits,
+      write: meter.indexWriteUnits,
+      empty_queries: meter.emptyQueries,
+    },
     per_day: {
       entries_read: perDay(meter.indexReads),
       entries_written: perDay(meter.indexWrites),

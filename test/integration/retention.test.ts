@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quickScenario, runRetentionSim } from '../../bench/retention-sim';
 import { DynamoRetentionIndex, retentionShardCount } from '../../core/adapters/dynamodb/retention-index';
@@ -377,7 +377,18 @@ describe('retention at size, through the DynamoDB index', () => {
     // A table of its own, so the scenario's sweeps meet none of the other tests' entries.
     const table = { doc: stack.table.doc, tableName: `retention-sim-${randomUUID().slice(0, 8)}` };
     await ensureTable(table);
-    const dynamo = Object.assign(new DynamoRetentionIndex(table), {
+    // The index's calls ask DynamoDB (dynalite) what each consumed, to check the simulation's unit counts.
+    const consumed = { read: 0, write: 0 };
+    const metered = {
+      send: async (command: { input: Record<string, unknown> }) => {
+        command.input.ReturnConsumedCapacity = 'TOTAL';
+        const out = await (table.doc.send as (c: unknown) => Promise<Record<string, unknown>>)(command);
+        const units = (out.ConsumedCapacity as { CapacityUnits?: number } | undefined)?.CapacityUnits ?? 0;
+        consumed[command instanceof QueryCommand ? 'read' : 'write'] += units;
+        return out;
+      },
+    } as unknown as typeof table.doc;
+    const dynamo = Object.assign(new DynamoRetentionIndex({ ...table, doc: metered }), {
       addLegacy: async (botId: string, due: string) => {
         await table.doc.send(
           new PutCommand({
@@ -407,6 +418,10 @@ describe('retention at size, through the DynamoDB index', () => {
     const onDynamo = await runRetentionSim(scenario, dynamo, options);
     const inMemory = await runRetentionSim(scenario, new MemoryRetentionIndex(retentionShardCount), options);
     expect(onDynamo).toEqual(inMemory);
+    // What DynamoDB's rules (dynalite's ConsumedCapacity) make of the same calls is what the simulation counted, but
+    // for the 0.5 unit DynamoDB charges a Query that finds nothing and dynalite does not.
+    const { read, write, empty_queries } = onDynamo.index_units;
+    expect(consumed).toEqual({ read: read - 0.5 * empty_queries, write });
     expect(onDynamo).toMatchObject({ deleted_too_early: 0, missed: 0, legacy_entries_left: 0 });
     expect(onDynamo.deleted + onDynamo.deleted_early_by_customer).toBe(scenario.meetings);
     // Within one sweep period of the due time (the bench's one-minute sweeps: within an hour).
