@@ -63,13 +63,15 @@ describe('the recording calls under the IAM simulation', () => {
       // grant cannot name the bot (docs/recording.md#who-can-read-and-write-the-recordings).
       request(taskRole, 's3:PutObject', otherBotsPiece),
       request(taskRole, 'kms:GenerateDataKey', keyArn(), viaS3),
-      // The results stage lists the bot's prefix, reads its pieces, writes and heads the file.
+      // The results stage lists the bot's prefix, reads its pieces, writes and heads the file (a multipart upload:
+      // its parts are PutObject, KMS decrypts them to complete it, and a failed one is aborted).
       request(results, 's3:ListBucket', `arn:aws:s3:::${bucketName}`, {
         's3:prefix': `recordings/${bot}/pieces/`,
       }),
       request(results, 's3:GetObject', piece),
       request(results, 'kms:Decrypt', keyArn(), viaS3),
       request(results, 's3:PutObject', file),
+      request(results, 's3:AbortMultipartUpload', file),
       request(results, 'kms:GenerateDataKey', keyArn(), viaS3),
       request(results, 's3:GetObject', file),
       // A failed session's file, assembled while its data was deleted, taken back.

@@ -430,7 +430,7 @@ describe('least privilege across every IAM policy in the stack', () => {
     },
     // Recordings are keyed by bot id: the grants name the layout (pieces, the file), never the whole bucket.
     {
-      action: /^s3:(PutObject|GetObject|DeleteObject)$/,
+      action: /^s3:(PutObject|AbortMultipartUpload|GetObject|DeleteObject)$/,
       resource: /RecordingsBucket\w+","Arn"\]\},"\/recordings\/\*(\/pieces\/\*|\/recording\.webm)?"/,
       why: 'recording objects by bot id',
     },
