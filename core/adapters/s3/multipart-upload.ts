@@ -49,6 +49,9 @@ export async function uploadStreamed(
         upload ??= { id: await create(s3, head), parts: [] };
         await upload.pending;
         upload.pending = sendPart(s3, head, upload, part);
+        // Awaited before the next part or the end; this only keeps a failure meanwhile from being an unhandled
+        // rejection (which would end the process) while the next part fills.
+        upload.pending.catch(() => {});
         part = new Uint8Array(partBytes);
         filled = 0;
       }
