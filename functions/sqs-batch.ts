@@ -59,12 +59,10 @@ export function sqsBatchHandler<D extends CorrelatedDeps, M>(
     const fail = (record: SQSRecord) => batchItemFailures.push({ itemIdentifier: record.messageId });
     let postponed = 0;
     /** Handles one record unless too little time is left; false when it was not handled. */
+    // Lambda always gives the time left; a caller without it (a test's runtime) has no deadline to keep.
+    const remainingMs = () => context?.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
     const one = async (record: SQSRecord): Promise<boolean> => {
-      if (
-        options.reserveMs !== undefined &&
-        context &&
-        context.getRemainingTimeInMillis() < options.reserveMs
-      ) {
+      if (options.reserveMs !== undefined && remainingMs() < options.reserveMs) {
         postponed += 1;
         fail(record);
         return false;

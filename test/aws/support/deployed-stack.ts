@@ -160,6 +160,8 @@ export interface DeployedFunction {
   /** The bundle CDK staged (cdk.out/asset.<hash>/index.mjs). */
   bundle: string;
   environment: Record<string, string>;
+  /** Its template Timeout: the invocation's context counts down from it (getRemainingTimeInMillis). */
+  timeoutSeconds: number;
 }
 
 export interface DeployedStack {
@@ -368,6 +370,7 @@ export async function deployToMoto(
         role: logicalIdOf(p.Role),
         bundle: join(outdir, `asset.${hash}`, 'index.mjs'),
         environment: envOf(resolver, p.Environment?.Variables ?? {}),
+        timeoutSeconds: Number(p.Timeout ?? 3),
       });
     }
     // Routes: route key → integration → function.

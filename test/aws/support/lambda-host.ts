@@ -70,7 +70,7 @@ export class LambdaHost {
         else reject(new Error(`${fn.logicalId} failed: ${m.error}\n${output.join('').slice(-3000)}`));
       };
       child.on('message', onMessage);
-      child.send({ id, event });
+      child.send({ id, event, timeoutMs: fn.timeoutSeconds * 1000 });
     });
   }
 
