@@ -32,6 +32,8 @@ export interface PollerOptions {
 
 export class QueuePoller {
   private running = false;
+  /** Receipts this poller was handed and has not deleted: what it received, as opposed to an abandoned wait. */
+  private readonly receipts = new Set<string>();
   private loop: Promise<void> | undefined;
   private readonly stopping = new AbortController();
 
@@ -59,6 +61,16 @@ export class QueuePoller {
     await this.loop;
   }
 
+  /** The queue this poller reads. */
+  get url(): string {
+    return this.queueUrl;
+  }
+
+  /** Whether this poller received the message of `receipt` (its handler saw it, or is about to). */
+  received(receipt: string): boolean {
+    return this.receipts.has(receipt);
+  }
+
   /** One receive and the handling of what it got (tests that step a queue by hand); resolves with the count. */
   async pollOnce(): Promise<number> {
     const waitSeconds = this.options.waitSeconds ?? 1;
@@ -72,6 +84,7 @@ export class QueuePoller {
       }),
       longPollOptions(waitSeconds, this.stopping.signal),
     );
+    for (const m of Messages) this.receipts.add(m.ReceiptHandle!);
     if (Messages.length) await this.deliver(Messages);
     return Messages.length;
   }
@@ -127,6 +140,7 @@ export class QueuePoller {
           Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
         }),
       );
+      for (const m of done) this.receipts.delete(m.ReceiptHandle!);
     }
     // Failed messages stay in flight until their visibility timeout ends, then come back (or go to the DLQ).
   }

@@ -6,7 +6,7 @@
 // being handled when the process died comes back when its visibility would have ended, as SQS would redeliver it.
 import { randomUUID } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { type FauxqsServer, startFauxqs } from 'fauxqs';
 import { sqsClient } from '../core/adapters/aws-clients';
 import { type QueueLimits, queueLimits } from '../infra/limits';
@@ -37,6 +37,13 @@ export interface LocalQueues {
   restored: number;
   /** Set when the state file could not be read: where it was moved aside. */
   damagedStateFile?: string;
+  /**
+   * Makes visible again the messages of `queueUrl` that are in flight though no poller received them: fauxqs keeps a
+   * long poll's wait after its client gave up (a stopped poller), and hands the next message to it, hidden for the
+   * whole visibility timeout. The stack calls this once its pollers stopped, so a message sent during shutdown (a
+   * bot's replacement request) is kept as ready, not hidden for 6 minutes. Resolves with how many it released.
+   */
+  releaseUnreceived(queueUrl: string, received: (receipt: string) => boolean): Promise<number>;
   /** Every message of every queue (the pool's too), whatever its state (ready, delayed, in flight): its queue and body. */
   messages(): { queue: string; body: string }[];
   stop(): Promise<void>;
@@ -233,6 +240,21 @@ export async function startLocalQueues(
     pool,
     restored,
     ...(state.movedAside && { damagedStateFile: state.movedAside }),
+    async releaseUnreceived(queueUrl, received) {
+      const name = [...urls].find(([, url]) => url === queueUrl)?.[0];
+      const inflight = (name && server.inspectQueue(name)?.messages.inflight) || [];
+      const lost = inflight.filter((e) => !received(e.receiptHandle));
+      for (const e of lost) {
+        await sqs.send(
+          new ChangeMessageVisibilityCommand({
+            QueueUrl: queueUrl,
+            ReceiptHandle: e.receiptHandle,
+            VisibilityTimeout: 0,
+          }),
+        );
+      }
+      return lost.length;
+    },
     messages() {
       const all: { queue: string; body: string }[] = [];
       for (const name of [...urls.keys(), 'pool']) {

@@ -419,12 +419,16 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         // requests wait in the queue (kept in DATA_DIR) and the next start replaces the bots — in the demo room the
         // conversation goes on; a room that went with this process is gone, and that session fails with its
         // partial transcript.
-        await Promise.all([resultsPoller.stop(), ...controlPollers.map((p) => p.stop())]);
+        const stages = [resultsPoller, ...controlPollers];
+        await Promise.all(stages.map((p) => p.stop()));
         await runner.closeAll(botShutdownGraceMs);
+        // What the stopped pollers' abandoned waits took during the bots' shutdown goes back to ready (queues.ts).
+        for (const p of stages) await queues.releaseUnreceived(p.url, (r) => p.received(r));
         // The rooms' sockets go before the API server, which waits for every connection to end.
         rooms.close();
         await api.close();
         await deliveryPoller.stop();
+        await queues.releaseUnreceived(deliveryPoller.url, (r) => deliveryPoller.received(r));
         await ses.close();
         await queues.stop();
         adapters.destroy();
