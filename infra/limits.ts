@@ -60,7 +60,10 @@ export const functionLimits = {
    * budget still fits in the time left, so the function never times out on a throttled storm.
    */
   control,
-  /** Insights (a model call of up to 90 s), then the recording's assembly. */
+  /**
+   * One step of a session's results an invocation, each its own message: the insights (a model call of up to 90 s)
+   * and their save, then the recording's streamed assembly and the completion.
+   */
   results,
   /** A batch of 5 deliveries, each a webhook POST of at most 15 s or an e-mail. */
   delivery,

@@ -4,8 +4,8 @@
 // in order) and its e-mail are delivered, and nothing lands in a DLQ. Then DELETE removes the meeting's content within
 // the data function's time: every item of the table, read back through DynamoDB's own Scan, and every message of every
 // queue and DLQ is free of it. (The recording at this size is proven where its objects are: the assembly of a 4-hour
-// recording's pieces in test/aws/recording-store.test.ts and test/integration/recording-at-size, its deletion in
-// data-deletion-at-size.test.ts.)
+// recording's pieces in test/aws/recording-store.test.ts and test/integration/recording-at-size.test.ts, its deletion
+// in data-deletion-at-size.test.ts.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventNames } from '../../core/events/registry';
 import { functionLimits } from '../../infra/limits';
