@@ -200,9 +200,14 @@ export async function startLocalQueues(
         };
       };
       // Ready: due at once (0, not now, so an unchanged queue saves the same text and is not rewritten).
-      for (const m of q.messages.ready) messages.push(saved(m, 0));
-      for (const m of q.messages.delayed) messages.push(saved(m, m.delayUntil ?? now));
-      for (const e of q.messages.inflight) messages.push(saved(e.message, e.visibilityDeadline));
+      // In the order they were sent, whatever their state now, so a restart sends them again in that order (a message
+      // made visible again by releaseUnreceived sits behind later ones in fauxqs' ready list).
+      const all = [
+        ...q.messages.ready.map((m) => [m, 0] as const),
+        ...q.messages.delayed.map((m) => [m, m.delayUntil ?? now] as const),
+        ...q.messages.inflight.map((e) => [e.message, e.visibilityDeadline] as const),
+      ].sort(([a], [b]) => a.sentTimestamp - b.sentTimestamp);
+      for (const [m, due] of all) messages.push(saved(m, due));
     }
     const text = JSON.stringify(messages);
     if (text === lastSaved) return;
