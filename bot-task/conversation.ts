@@ -127,6 +127,8 @@ export class ConversationController {
   private readonly startedAt = new Date().toISOString();
   /** The notice (settings.notice) was given, or is not this controller's to give. */
   private noticeGiven = false;
+  /** This controller continues a lost bot's conversation (its lines were said before this process started). */
+  private rejoining = false;
   /** The model's failed turns since its last success. */
   private modelFailures = 0;
   /** The model failed too often: the fallback engine speaks for the rest of the session. */
@@ -265,6 +267,7 @@ export class ConversationController {
     // the last word was a participant's, the lost bot owed them its reply, and this one gives it.
     const before = this.heard();
     const resuming = before.some((u) => u.is_bot);
+    this.rejoining = resuming;
     if (resuming) this.noticeGiven = true;
     let greeted = resuming;
     let owed = resuming && !before.at(-1)?.is_bot;
@@ -323,6 +326,7 @@ export class ConversationController {
         .filter((p) => !p.isBot && p.participantId !== this.room.selfId)
         .map((p) => p.name),
       transcript,
+      ...(this.rejoining && { rejoining: true }),
     };
   }
 

@@ -14,6 +14,11 @@ export interface ConversationContext {
   participants?: readonly string[];
   /** The conversation so far, oldest first; the bot's own lines have `is_bot`. */
   transcript: readonly Utterance[];
+  /**
+   * This bot replaces one lost mid-conversation: the bot knows it from its own state (the session's bot lines said
+   * before this process started), never from how the transcript looks — a recording notice is a bot line too.
+   */
+  rejoining?: boolean;
 }
 
 export interface ConversationEngine {

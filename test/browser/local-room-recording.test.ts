@@ -163,7 +163,11 @@ describe.skipIf(!existsSync(chromiumPath))('local room recording through the loc
     const status = (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
     expect(status.status).toBe('completed');
     expect(status.warnings ?? []).toEqual([]);
-    expect(status.transcript.split('\n')[0]).toBe('Scribe: This meeting is being recorded.');
+    const lines = status.transcript.split('\n');
+    expect(lines[0]).toBe('Scribe: This meeting is being recorded.');
+    // Then the greeting: the notice, a bot line too, is not taken for a replaced bot rejoining (no apology).
+    expect(lines[1]).toMatch(/^Scribe: Hello Ada/);
+    expect(status.transcript).not.toContain('lost my connection');
 
     const file = await fetch(recording.url);
     expect(file.status).toBe(200);

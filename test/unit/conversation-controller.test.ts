@@ -86,7 +86,7 @@ describe('conversation controller', () => {
     room.post = async (text) => {
       posted.push(text);
     };
-    const { engine } = recordingEngine('Hello, I am Iris.', 'Thanks.');
+    const { engine, seen: greeted } = recordingEngine('Hello, I am Iris.', 'Thanks.');
     const notice = 'This meeting is being recorded.';
     const settings = { botName: 'Iris', endOfTurnMs: 5, notice };
     const c = new ConversationController(room, engine, settings, () => [], log);
@@ -97,6 +97,9 @@ describe('conversation controller', () => {
     await until(async () => said.length === 2);
     expect(said).toEqual([notice, 'Hello, I am Iris.']);
     expect(posted).toEqual([notice]);
+    // The engine greets knowing this bot is not rejoining, though the notice is a bot line before the greeting.
+    expect(greeted[0]!.transcript.map((u) => u.text)).toEqual([notice]);
+    expect(greeted[0]!.rejoining).toBeUndefined();
     done();
     c.stop();
 
@@ -148,6 +151,7 @@ describe('conversation controller', () => {
       'Could you tell me about your last project?',
       'A billing system.',
     ]);
+    expect(seen[0]!.rejoining).toBe(true);
     await until(async () => said.length === 1);
     expect(said).toEqual(['Thanks.']);
     done();

@@ -41,8 +41,12 @@ class Meeting {
       greeting: this.greeting,
       participants: this.people,
       transcript: this.transcript,
+      ...(this.rejoining && { rejoining: true }),
     };
   }
+
+  /** Set once the engine was replaced: the context says the bot is rejoining, as the controller's does. */
+  private rejoining = false;
 
   add(line: string, bot = false): void {
     this.t += 2000;
@@ -77,6 +81,7 @@ class Meeting {
   /** A new engine instance, as after the bot-task was replaced: it has only the transcript. */
   replaceEngine(): void {
     this.engine = new LocalConversationEngine();
+    this.rejoining = true;
   }
 }
 
@@ -349,6 +354,12 @@ describe('local conversation engine: state derived from the transcript', () => {
       covered: a.covered,
     });
     expect(a).toMatchObject({ current: 1, phase: 'asked', followUps: 0, covered: [true, false, false] });
+  });
+
+  it('a first greeting after the recording notice greets and asks the first question (no rejoining apology)', async () => {
+    const m = new Meeting(prompt);
+    m.add('This meeting is being recorded.', true);
+    expect(await m.greet()).toBe(`Hello, I'm Iris. I have 3 questions for you. ${project!.question}`);
   });
 
   it('a replaced bot-task greets by resuming the pending question, and says nothing after the closing', async () => {

@@ -237,8 +237,9 @@ export class LocalConversationEngine implements ConversationEngine {
   greet(ctx: ConversationContext): AsyncIterable<string> {
     const s = interviewState(ctx.prompt, ctx.transcript);
     const topics = s.agenda.topics;
-    // A replaced bot-task rejoins a conversation it already leads: it picks up where the transcript stands.
-    if (s.botSpoke) {
+    // A replaced bot-task rejoins a conversation it already leads: it picks up where the transcript stands. Only a
+    // real replacement: the recording notice before a first greeting is a bot line too.
+    if (ctx.rejoining && s.botSpoke) {
       if (topics.length === 0 || s.closed) return nothing();
       return once(`Sorry, I lost my connection for a moment. ${resume(s, 'rephrase')}`);
     }
