@@ -64,7 +64,12 @@ for (;;) {
 }
 await fetch(`${room}/participants`, {
   method: 'POST',
-  body: JSON.stringify({ name: 'Ada', lines: [{ say: 'We ship the client on Friday.', at_ms: 0 }] }),
+  // Ada leaves a while after her line, so she is not left in the room for the next bot.
+  body: JSON.stringify({
+    name: 'Ada',
+    lines: [{ say: 'We ship the client on Friday.', at_ms: 0 }],
+    leave_at_ms: 30_000,
+  }),
 });
 while ((await client.transcript(botId)).utterances.length === 0) await new Promise((r) => setTimeout(r, 250));
 
