@@ -796,7 +796,7 @@ export interface components {
             email?: string;
             /** @description https URL that receives the results and failures (session_complete, bot_join_failed, bot_failed) and the events named by webhook_events. */
             webhook_callback_url?: string;
-            /** @description The events the webhook receives besides session_complete, bot_join_failed, bot_failed, which it always receives (the results and the failures: a list without them still gets them). Allowed: session_complete, bot_join_failed, bot_failed, bot.scheduled, bot.joining, bot.in_waiting_room, bot.in_call, bot.left, bot.done, bot.failed, bot.replaced, recording.ready, bot.data_deleted, transcript.data. */
+            /** @description The events the webhook receives besides session_complete, bot_join_failed, bot_failed, which it always receives (the results and the failures: a list without them still gets them). Requires webhook_callback_url. Allowed: session_complete, bot_join_failed, bot_failed, bot.scheduled, bot.joining, bot.in_waiting_room, bot.in_call, bot.left, bot.done, bot.failed, bot.replaced, recording.ready, bot.data_deleted, transcript.data. */
             webhook_events?: string[];
             /** @description What to record (an addition). Absent: nothing is recorded. */
             recording?: {

@@ -221,7 +221,7 @@ export const webhookEventsSchema = z
   .refine((a) => new Set(a).size === a.length, { message: 'names an event twice' })
   .describe(
     `The events the webhook receives besides ${alwaysSentEvents.join(', ')}, which it always receives (the results ` +
-      'and the failures: a list without them still gets them). ' +
+      'and the failures: a list without them still gets them). Requires webhook_callback_url. ' +
       `Allowed: ${eventNames.join(', ')}.`,
   );
 

@@ -290,7 +290,12 @@ export function buildStartRequestSchema<E extends z.ZodType>(policy: RequestPoli
       analysis_prompt: prompt('Custom prompt steering the evaluation.').optional(),
       summary_format_prompt: prompt('Custom prompt for the summary format.').optional(),
       join_at: z.iso
-        .datetime({ offset: true })
+        .datetime({
+          offset: true,
+          error:
+            'must be an RFC 3339 date-time with its time zone offset (Z or ±hh:mm), e.g. 2026-05-04T10:00:00Z or ' +
+            '2026-05-04T12:00:00+02:00; a time without an offset names no moment',
+        })
         .optional()
         .describe(
           'Schedule the bot instead of starting it now (an addition): when it joins the room, RFC 3339 with an offset ' +
@@ -318,6 +323,14 @@ export function buildStartRequestSchema<E extends z.ZodType>(policy: RequestPoli
           code: 'custom',
           path: ['bot_config', 'background_image_url'],
           message: 'must be an https URL',
+        });
+      }
+      // Live events go to the webhook URL: asked for without one, they would go nowhere, silently.
+      if (req.webhook_events !== undefined && req.webhook_callback_url === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['webhook_events'],
+          message: 'needs webhook_callback_url: the events are sent there',
         });
       }
       if (req.webhook_callback_url !== undefined) {

@@ -131,4 +131,25 @@ describe('start request', () => {
     const https = { ...body, bot_config: { background_image_url: 'https://img.example/a.png' } };
     expect(startRequestSchema(strict).safeParse(https).success).toBe(true);
   });
+
+  it('refuses webhook_events without webhook_callback_url (the events would go nowhere)', () => {
+    const events = { room_url: 'https://a.daily.co/r', webhook_events: ['bot.in_call'] };
+    const result = startRequestSchema(strict).safeParse(events);
+    expect(describeIssues(result.error!)).toBe(
+      'webhook_events: needs webhook_callback_url: the events are sent there',
+    );
+    const withUrl = { ...events, webhook_callback_url: 'https://hooks.example.com/h' };
+    expect(startRequestSchema(strict).safeParse(withUrl).success).toBe(true);
+  });
+
+  it('a join_at without a time zone offset is refused with a message that names the offset', () => {
+    const body = { room_url: 'https://a.daily.co/r', join_at: '2030-05-04T10:00:00' };
+    const detail = describeIssues(startRequestSchema(strict).safeParse(body).error!);
+    expect(detail).toMatch(
+      /^join_at: must be an RFC 3339 date-time with its time zone offset \(Z or ±hh:mm\)/,
+    );
+    expect(startRequestSchema(strict).safeParse({ ...body, join_at: '2030-05-04T10:00:00Z' }).success).toBe(
+      true,
+    );
+  });
 });
