@@ -1473,6 +1473,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description This path takes other methods (error: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description The methods the path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description A request with this Idempotency-Key is in progress (error: idempotency_in_progress) */
             409: {
                 headers: {
@@ -1579,6 +1590,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description This path takes other methods (error: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description The methods the path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests for this key; see Retry-After (error: rate_limited) */
             429: {
                 headers: {
@@ -1663,6 +1685,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description This path takes other methods (error: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description The methods the path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests for this key; see Retry-After (error: rate_limited) */
             429: {
                 headers: {
@@ -1736,6 +1769,17 @@ export interface operations {
             /** @description No bot session with that id for this account, or the session was not recorded or ended without a recording (error: not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This path takes other methods (error: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description The methods the path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1839,6 +1883,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description This path takes other methods (error: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description The methods the path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests for this key; see Retry-After (error: rate_limited) */
             429: {
                 headers: {
@@ -1921,6 +1976,17 @@ export interface operations {
             /** @description No bot session with that id for this account (error: not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This path takes other methods (error: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description The methods the path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2010,6 +2076,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description This path takes other methods (error: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description The methods the path takes. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Too many requests for this key; see Retry-After (error: rate_limited) */
             429: {
                 headers: {
@@ -2083,6 +2160,17 @@ export interface operations {
             /** @description No bot session with that id for this account (error: not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This path takes other methods (error: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description The methods the path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2171,6 +2259,17 @@ export interface operations {
             /** @description No bot session with that id for this account (error: not_found) */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description This path takes other methods (error: method_not_allowed) */
+            405: {
+                headers: {
+                    /** @description The methods the path takes. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -5,6 +5,7 @@ export const errorStatus = {
   authentication_error: 401,
   insufficient_credits: 402,
   not_found: 404,
+  method_not_allowed: 405,
   bot_not_running: 409,
   bot_running: 409,
   idempotency_in_progress: 409,
@@ -26,6 +27,7 @@ const defaultMessages: Record<ErrorCode, string> = {
   authentication_error: 'Authentication failed. Send a valid API key as "Authorization: Bearer <key>".',
   insufficient_credits: 'Your account does not have enough credits to start a bot.',
   not_found: 'The bot session was not found.',
+  method_not_allowed: 'This path does not take that method: see the Allow header.',
   bot_not_running: 'The bot has already finished.',
   bot_running: 'The bot is still running: stop it first (the leave endpoint), then delete its data.',
   idempotency_in_progress: 'A request with this Idempotency-Key is still being processed. Retry shortly.',
@@ -48,6 +50,8 @@ export interface ApiErrorExtras {
   balance?: number;
   /** Seconds, sent as the Retry-After header. */
   retryAfter?: number;
+  /** The methods the path takes, sent as the Allow header (405). */
+  allow?: string[];
   message?: string;
   /** The failure behind it (Error.cause): the HTTP layer reads it to tell an overloaded dependency from a fault. */
   cause?: unknown;

@@ -133,6 +133,10 @@ const dependencyUnavailable =
 const commonErrors = {
   '400': errorResponse(['validation_error'], 'The request or a path parameter is not valid'),
   '401': errorResponse(['authentication_error'], 'Missing, malformed, unknown or revoked API key'),
+  '405': {
+    ...errorResponse(['method_not_allowed'], 'This path takes other methods'),
+    headers: { Allow: { description: 'The methods the path takes.', schema: { type: 'string' } } },
+  },
   '429': errorResponse(['rate_limited'], 'Too many requests for this key; see Retry-After'),
   '500': errorResponse(['server_error'], 'Unexpected fault; the caller may retry'),
   '503': {

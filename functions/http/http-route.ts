@@ -102,6 +102,7 @@ export function errorResult(err: unknown, requestId: string, deps: ServiceDeps |
   if (apiError.code === 'authentication_error')
     headers['www-authenticate'] = 'Bearer realm="meeting-bot", error="invalid_token"';
   if (apiError.extras.retryAfter !== undefined) headers['retry-after'] = String(apiError.extras.retryAfter);
+  if (apiError.extras.allow) headers.allow = apiError.extras.allow.join(', ');
   return toResult({ status: apiError.status, body: apiError.toBody(), headers }, requestId);
 }
 
