@@ -12,7 +12,7 @@ import { redriveDeliveries } from '../core/delivery/redrive';
 import type { Stores } from '../core/deps';
 import { createLogger } from '../core/log';
 import type { RecordingStore } from '../core/ports/recordings';
-import { doctorReport, runDoctor } from './doctor';
+import { doctorExitCode, doctorReport, runDoctor } from './doctor';
 import { NoDatabaseError, openTarget, otherDatabases, type Target } from './target';
 
 // Node 20 is supported here; the SDK's notice about its future Node 22 floor would only clutter the output.
@@ -119,7 +119,7 @@ const commands: Record<string, Command> = {
             return {
               json: { stage, region: config.AWS_REGION, problems, checks: results },
               text: doctorReport(stage, results),
-              exitCode: problems > 0 ? 1 : 0,
+              exitCode: doctorExitCode(results),
             };
           } finally {
             for (const client of Object.values(clients)) client.destroy();

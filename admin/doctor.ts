@@ -321,6 +321,16 @@ export async function runDoctor(deps: DoctorDeps, stage: string): Promise<CheckR
 
 const mark: Record<CheckStatus, string> = { ok: 'ok     ', problem: 'PROBLEM', could_not_check: 'unknown' };
 
+/**
+ * The preflight's exit code: 1 when a check found a problem; 3 when none did but some could not be checked (no
+ * credentials, no network: a preflight that checked nothing has not passed); 0 only when every check is ok.
+ */
+export function doctorExitCode(results: CheckResult[]): number {
+  if (results.some((r) => r.status === 'problem')) return 1;
+  if (results.some((r) => r.status === 'could_not_check')) return 3;
+  return 0;
+}
+
 /** One line per check, a fix under each problem, and a summary. */
 export function doctorReport(stage: string, results: CheckResult[]): string {
   const width = Math.max(...results.map((r) => r.check.length));

@@ -13,7 +13,7 @@ import { GetServiceQuotaCommand, ServiceQuotasClient } from '@aws-sdk/client-ser
 import { GetAccountCommand, GetEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { type CheckResult, doctorReport, runDoctor } from '../../admin/doctor';
+import { type CheckResult, doctorExitCode, doctorReport, runDoctor } from '../../admin/doctor';
 import { preflightClients } from '../../core/adapters/aws-clients';
 import { doctorOutputKeys } from '../../infra/outputs';
 
@@ -110,6 +110,15 @@ describe('doctor verdicts', () => {
     expect(doctorReport('prod', Object.values(r))).toMatch(
       /0 problem\(s\), 0 could not be checked, 9 ok\.\n$/,
     );
+    expect(doctorExitCode(Object.values(r))).toBe(0);
+  });
+
+  it('exits 1 on a problem, 3 when nothing failed but something could not be checked (no credentials), else 0', () => {
+    const result = (status: CheckResult['status']): CheckResult => ({ check: 'stack', status, detail: '' });
+    expect(doctorExitCode([result('ok'), result('problem'), result('could_not_check')])).toBe(1);
+    expect(doctorExitCode([result('could_not_check'), result('could_not_check')])).toBe(3);
+    expect(doctorExitCode([result('ok'), result('could_not_check')])).toBe(3);
+    expect(doctorExitCode([result('ok'), result('ok')])).toBe(0);
   });
 
   it('finds a plain model id that takes no on-demand requests in the region, and an id the region lacks', async () => {
