@@ -9,6 +9,7 @@ import type { Logger } from '../core/log';
 import { JoinAbortedError, type RoomConnection } from '../core/ports/room-provider';
 import { defaultRecordingNotice, type ExitReason } from '../core/schemas/api';
 import { transcriptionLanguageFor } from '../core/transcription-languages';
+import { timedOut, within } from '../core/within';
 import { withActivityFallback } from './audio-activity-fallback';
 import {
   afterLeaving,
@@ -326,13 +327,7 @@ async function finishRecording(
   log: Logger,
 ): Promise<{ settled: Promise<void> }> {
   const started = Date.now();
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((r) => {
-    timer = setTimeout(() => r('timeout'), timeoutMs);
-  });
-  const outcome = await Promise.race([recording.finish().then(() => 'done' as const), timedOut]);
-  clearTimeout(timer);
-  if (outcome === 'timeout') {
+  if ((await within(recording.finish(), timeoutMs)) === timedOut) {
     log.warn('the recording did not finish in time; its last piece may be missing');
     return { settled: recording.abandon() };
   }

@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { ServiceDeps } from '../core/deps';
 import { ApiError } from '../core/errors';
+import { timedOut, within } from '../core/within';
 import {
   authenticatedRoute,
   errorResult,
@@ -139,15 +140,11 @@ export async function startApiServer(
       route.params.map((p, i) => [p, decodePathSegment(match[i + 1]!)]),
     );
     const timeoutMs = timeoutOf(route.name);
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timed_out'>((resolve) => {
-      timer = setTimeout(() => resolve('timed_out'), timeoutMs);
-    });
-    const result = await Promise.race([
+    const result = await within(
       route.handler(toEvent(req, url, route.routeKey, pathParameters, body, requestId)),
-      timedOut,
-    ]).finally(() => clearTimeout(timer));
-    if (result === 'timed_out') {
+      timeoutMs,
+    );
+    if (result === timedOut) {
       // Lambda stops the function at its timeout (here its promise runs on, unanswered).
       deps.log.error('route function timed out; API Gateway answers 500', {
         route: route.name,

@@ -10,6 +10,7 @@ import {
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { longPollOptions } from '../core/adapters/aws-clients';
 import type { Logger } from '../core/log';
+import { timedOut, within } from '../core/within';
 
 /** What the local stand-in gives a handler of Lambda's context: the time left before its timeout. */
 export type LocalContext = Pick<Context, 'getRemainingTimeInMillis'>;
@@ -107,13 +108,9 @@ export class QueuePoller {
     const timeoutMs = this.options.timeoutMs ?? Number.POSITIVE_INFINITY;
     const deadline = Date.now() + timeoutMs;
     const context: LocalContext = { getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()) };
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<'timed_out'>((resolve) => {
-      if (Number.isFinite(timeoutMs)) timer = setTimeout(() => resolve('timed_out'), timeoutMs);
-    });
     try {
-      const result = await Promise.race([this.handler(event, context), timedOut]);
-      if (result === 'timed_out') {
+      const result = await within(this.handler(event, context), timeoutMs);
+      if (result === timedOut) {
         // Lambda stops the invocation: nothing of the batch is deleted, it all comes back after the visibility
         // timeout. (Here the abandoned handler's promise runs on; Lambda would have frozen it.)
         this.log.error('queue handler timed out; the batch comes back after the visibility timeout', {
@@ -129,8 +126,6 @@ export class QueuePoller {
       // A thrown handler fails the whole batch, as in Lambda.
       this.log.error('queue handler threw; the batch will be retried', { err });
       failed = new Set(messages.map((m) => m.MessageId!));
-    } finally {
-      clearTimeout(timer);
     }
     const done = messages.filter((m) => !failed.has(m.MessageId!));
     if (done.length) {
