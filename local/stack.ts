@@ -21,20 +21,14 @@ import { createLogger, type Logger } from '../core/log';
 import { makeControlHandler } from '../functions/control/handler';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
-import {
-  eventSourceLimits,
-  type FunctionLimits,
-  functionLimits,
-  type queueConsumers,
-  queueLimits,
-} from '../infra/limits';
+import { eventSourceLimits, functionLimits, queueConsumers } from '../infra/limits';
 import { apiDocs } from './api-docs';
 import { type ApiServer, startApiServer } from './api-server';
 import { type BotContainer, detectEngine } from './container-engine';
 import { startDynalite } from './dynalite';
 import { mailViewer } from './mail-viewer';
 import { type PollerOptions, QueuePoller } from './queue-poller';
-import { type LocalQueue, type LocalQueueLimits, type LocalQueues, startLocalQueues } from './queues';
+import { type LocalQueue, type LocalQueues, startLocalQueues } from './queues';
 import { recordingDownloads } from './recordings';
 import { createRoomServer, type RoomServer } from './room/room-server';
 import { startLocalSes } from './ses';
@@ -50,32 +44,9 @@ export interface LocalStackOptions {
   /** Create (first start) or reuse the dev account and print its key. */
   devAccount?: boolean;
   log?: Logger;
-  /**
-   * The queues' and the queue-driven functions' limits: the deployed ones (infra/limits.ts) unless a test must see a
-   * redelivery or a timeout within its own time (6 minutes of visibility are not spent in a test).
-   */
-  limits?: Partial<LocalLimits>;
 }
 
 type Consumer = keyof typeof queueConsumers;
-
-/** What the local stack enforces of the deployed limits. */
-export interface LocalLimits {
-  queues: LocalQueueLimits;
-  /** The consuming function's timeout (its handler is abandoned past it), by event source. */
-  functions: Record<Consumer, FunctionLimits>;
-}
-
-/** The deployed limits, as the local stack applies them by default. */
-export const deployedLocalLimits: LocalLimits = {
-  queues: queueLimits,
-  functions: {
-    control: functionLimits.control,
-    botEvents: functionLimits.control,
-    results: functionLimits.results,
-    delivery: functionLimits.delivery,
-  },
-};
 
 /**
  * Handlers of one event source running at once here. Where the deployed event source sets a maximum concurrency
@@ -112,8 +83,7 @@ export interface LocalStack {
   dynamoEndpoint: string;
   /** OS thread id of the dynalite worker (Linux only; for benchmarks' CPU accounting). */
   dynamoThreadId?: number;
-  /** The limits this stack enforces, and each event source's poller settings (test/infra/limits.test.ts). */
-  limits: LocalLimits;
+  /** Each event source's poller settings: the deployed batch and function timeout (test/infra/limits.test.ts). */
   eventSources: Record<Consumer, PollerOptions>;
   devAccount?: DevAccount;
   close(): Promise<void>;
@@ -161,11 +131,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const requested = loadConfig({ ...localDefaults, ...process.env, ...options.env });
   const container = botContainer(requested);
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
-  const limits: LocalLimits = { ...deployedLocalLimits, ...options.limits };
-  const queues = await startLocalQueues({
-    stateFile: dataDir ? join(dataDir, 'queues.json') : undefined,
-    limits: limits.queues,
-  });
+  // The queues' deployed visibility, redrive, retention and message size (infra/limits.ts).
+  const queues = await startLocalQueues({ stateFile: dataDir ? join(dataDir, 'queues.json') : undefined });
   const ses = await startLocalSes();
   // Recordings are files (the bots, child processes, write their pieces there too); a stack without a data directory
   // keeps them in a temporary one. Download links are signed with a key of this run.
@@ -263,7 +230,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       region: config.AWS_REGION,
       waitSeconds: pollWaitSeconds,
       batchSize: eventSourceLimits[consumer].batchSize,
-      timeoutMs: limits.functions[consumer].timeoutSeconds * 1000,
+      timeoutMs: functionLimits[queueConsumers[consumer].function].timeoutSeconds * 1000,
       concurrency: localConcurrency[consumer],
     };
     return new QueuePoller(sqs, queueUrl, handler, eventSources[consumer], log);
@@ -407,7 +374,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     outbox,
     dynamoEndpoint: dynamo.endpoint,
     dynamoThreadId: dynamo.threadId,
-    limits,
     eventSources,
     devAccount,
     close() {
