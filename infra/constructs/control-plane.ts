@@ -3,13 +3,12 @@
 // message group per bot) carries the events of each bot's life in the order they happened, so the function numbers
 // them and queues their webhooks in that order. Neither rides the results queue (core/control/).
 import { Duration } from 'aws-cdk-lib';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { eventSourceLimits, functionLimits, queueLimits, runTaskCallsPerSecond } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotData } from './data';
-import { type Delivery, queue } from './delivery';
+import { consumedQueue, type Delivery, eventSourceOf, queue } from './delivery';
 import { ServiceFunction } from './service-function';
 
 export const controlEntry = 'functions/control/handler.ts';
@@ -34,11 +33,7 @@ export class ControlPlane extends Construct {
     const limits = functionLimits.control;
 
     this.controlDlq = queue(this, 'ControlDlq');
-    this.controlQueue = queue(this, 'ControlQueue', {
-      visibilityTimeout: Duration.seconds(queueLimits.control.visibilityTimeoutSeconds),
-      maxMessageSizeBytes: queueLimits.control.maxMessageBytes,
-      deadLetterQueue: { queue: this.controlDlq, maxReceiveCount: queueLimits.control.maxReceiveCount },
-    });
+    this.controlQueue = consumedQueue(this, 'ControlQueue', queueLimits.control, this.controlDlq);
     // A FIFO queue's dead-letter queue must be FIFO too. Throughput is per message group (each bot its own), not
     // the queue's 300 messages a second.
     const fifo = {
@@ -47,12 +42,13 @@ export class ControlPlane extends Construct {
       fifoThroughputLimit: sqs.FifoThroughputLimit.PER_MESSAGE_GROUP_ID,
     };
     this.botEventsDlq = queue(this, 'BotEventsDlq', fifo);
-    this.botEventsQueue = queue(this, 'BotEventsQueue', {
-      ...fifo,
-      visibilityTimeout: Duration.seconds(queueLimits.botEvents.visibilityTimeoutSeconds),
-      maxMessageSizeBytes: queueLimits.botEvents.maxMessageBytes,
-      deadLetterQueue: { queue: this.botEventsDlq, maxReceiveCount: queueLimits.botEvents.maxReceiveCount },
-    });
+    this.botEventsQueue = consumedQueue(
+      this,
+      'BotEventsQueue',
+      queueLimits.botEvents,
+      this.botEventsDlq,
+      fifo,
+    );
 
     this.function = new ServiceFunction(this, 'Control', {
       entry: controlEntry,
@@ -71,22 +67,8 @@ export class ControlPlane extends Construct {
     });
     // Cold starts and replacements: at most `controlConcurrency` instances at once, each pacing RunTask at its share
     // (RUN_TASK_CALLS_PER_SECOND below), so together they keep within ECS's 20/s per account and region.
-    const sources = [
-      [this.controlQueue, eventSourceLimits.control],
-      [this.botEventsQueue, eventSourceLimits.botEvents],
-    ] as const;
-    for (const [q, source] of sources) {
-      this.function.function.addEventSource(
-        new SqsEventSource(q, {
-          batchSize: source.batchSize,
-          reportBatchItemFailures: true,
-          ...(source.maxBatchingWindowSeconds > 0 && {
-            maxBatchingWindow: Duration.seconds(source.maxBatchingWindowSeconds),
-          }),
-          ...('maxConcurrency' in source && { maxConcurrency: source.maxConcurrency }),
-        }),
-      );
-    }
+    this.function.function.addEventSource(eventSourceOf(this.controlQueue, eventSourceLimits.control));
+    this.function.function.addEventSource(eventSourceOf(this.botEventsQueue, eventSourceLimits.botEvents));
     this.function.function.addEnvironment(
       'RUN_TASK_CALLS_PER_SECOND',
       String(runTaskCallsPerSecond / eventSourceLimits.control.maxConcurrency),

@@ -5,7 +5,14 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { deadLetterRetentionSeconds, eventSourceLimits, functionLimits, queueLimits } from '../limits';
+import {
+  deadLetterRetentionSeconds,
+  type EventSourceLimits,
+  eventSourceLimits,
+  functionLimits,
+  type QueueLimits,
+  queueLimits,
+} from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotData } from './data';
 import { type BedrockModel, bedrockModel, grantBedrockInvoke } from './model-access';
@@ -24,16 +31,37 @@ export function queue(scope: Construct, id: string, props: Partial<sqs.QueueProp
   });
 }
 
-/** A consumed queue's settings from infra/limits.ts, with its DLQ. */
-function consumedQueue(scope: Construct, id: string, limits: QueueLimitsOf, dlq: sqs.Queue): sqs.Queue {
+/**
+ * A queue a function consumes, with its DLQ: its visibility, redrive, retention and message size from
+ * infra/limits.ts (`props` adds the rest, such as FIFO).
+ */
+export function consumedQueue(
+  scope: Construct,
+  id: string,
+  limits: QueueLimits & { maxReceiveCount: number },
+  dlq: sqs.Queue,
+  props: Partial<sqs.QueueProps> = {},
+): sqs.Queue {
   return queue(scope, id, {
+    ...props,
     visibilityTimeout: Duration.seconds(limits.visibilityTimeoutSeconds),
     retentionPeriod: Duration.seconds(limits.retentionSeconds),
     maxMessageSizeBytes: limits.maxMessageBytes,
     deadLetterQueue: { queue: dlq, maxReceiveCount: limits.maxReceiveCount },
   });
 }
-type QueueLimitsOf = (typeof queueLimits)['results' | 'delivery'];
+
+/** A queue-driven function's event source as infra/limits.ts declares it, reporting batch item failures. */
+export function eventSourceOf(q: sqs.IQueue, limits: EventSourceLimits): SqsEventSource {
+  return new SqsEventSource(q, {
+    batchSize: limits.batchSize,
+    reportBatchItemFailures: true,
+    ...(limits.maxBatchingWindowSeconds > 0 && {
+      maxBatchingWindow: Duration.seconds(limits.maxBatchingWindowSeconds),
+    }),
+    ...(limits.maxConcurrency !== undefined && { maxConcurrency: limits.maxConcurrency }),
+  });
+}
 
 export interface DeliveryProps {
   settings: MeetingBotSettings;
@@ -75,12 +103,7 @@ export class Delivery extends Construct {
         INSIGHTS_MODEL_ID: this.insightsModel.id,
       },
     });
-    this.resultsFunction.function.addEventSource(
-      new SqsEventSource(this.resultsQueue, {
-        batchSize: eventSourceLimits.results.batchSize,
-        reportBatchItemFailures: true,
-      }),
-    );
+    this.resultsFunction.function.addEventSource(eventSourceOf(this.resultsQueue, eventSourceLimits.results));
     data.grantItems(this.resultsFunction.role, [
       'dynamodb:GetItem',
       'dynamodb:PutItem',
@@ -104,12 +127,7 @@ export class Delivery extends Construct {
           SES_FROM_ADDRESS: `Meeting Bot <${settings.mailFrom}>`,
         },
       });
-      fn.function.addEventSource(
-        new SqsEventSource(this.deliveryQueue, {
-          batchSize: eventSourceLimits.delivery.batchSize,
-          reportBatchItemFailures: true,
-        }),
-      );
+      fn.function.addEventSource(eventSourceOf(this.deliveryQueue, eventSourceLimits.delivery));
       data.grantItems(fn.role, [
         'dynamodb:GetItem',
         'dynamodb:PutItem',
