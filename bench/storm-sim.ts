@@ -617,7 +617,6 @@ export async function startStormWorld(o: StormWorldOptions) {
         busy.add(slot);
         counts.controlInvocations++;
         const startedAt = time.now();
-        const receivedAt = startedAt;
         const runner = controlRunners[slot]!;
         const byId = new Map(batch.map((h) => [h.id, h]));
         const consumer = sqsBatchHandler(
@@ -640,7 +639,7 @@ export async function startStormWorld(o: StormWorldOptions) {
           over = true;
           busy.delete(slot);
           for (const held of failed)
-            later(held, receivedAt + controlQueueLimits.visibilityTimeoutSeconds * 1000);
+            later(held, startedAt + controlQueueLimits.visibilityTimeoutSeconds * 1000);
           time.at(time.now() + pollToInvokeMs, poll);
         };
         // Lambda stops an invocation at its timeout: its whole batch comes back (the simulation cannot stop the

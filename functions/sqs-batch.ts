@@ -58,9 +58,9 @@ export function sqsBatchHandler<D extends CorrelatedDeps, M>(
     const batchItemFailures: SQSBatchResponse['batchItemFailures'] = [];
     const fail = (record: SQSRecord) => batchItemFailures.push({ itemIdentifier: record.messageId });
     let postponed = 0;
-    /** Handles one record unless too little time is left; false when it was not handled. */
     // Lambda always gives the time left; a caller without it (a test's runtime) has no deadline to keep.
     const remainingMs = () => context?.getRemainingTimeInMillis?.() ?? Number.POSITIVE_INFINITY;
+    /** Handles one record unless too little time is left; false when it was not handled. */
     const one = async (record: SQSRecord): Promise<boolean> => {
       if (options.reserveMs !== undefined && remainingMs() < options.reserveMs) {
         postponed += 1;
@@ -99,7 +99,9 @@ export function sqsBatchHandler<D extends CorrelatedDeps, M>(
       const byBot = new Map<string, SQSRecord[]>();
       for (const record of event.Records) {
         const bot = botOf(record);
-        byBot.set(bot, [...(byBot.get(bot) ?? []), record]);
+        const own = byBot.get(bot);
+        if (own) own.push(record);
+        else byBot.set(bot, [record]);
       }
       await Promise.all([...byBot.values()].map(runInOrder));
     }
