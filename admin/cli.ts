@@ -439,7 +439,7 @@ function usage(): string {
     `  ${'help'.padEnd(width)}  This text`,
     '',
     'Flags for every command:',
-    '  --json  Print one JSON object on stdout instead of text',
+    '  --json  Print one JSON object on stdout instead of text (npm run -s admin: npm prints no banner above it)',
     '  --aws   Use AWS (default credentials, AWS_REGION; TABLE_NAME for the table, the stack for doctor)',
     '',
     'Database: DYNAMODB_ENDPOINT if set; else AWS with --aws; else the local stack running on DATA_DIR',
@@ -538,14 +538,17 @@ function print(flags: Flags, result: Result): void {
   }
   if (npmBannerOnStdout() && !process.stdout.isTTY) {
     process.stderr.write(
-      "warning: npm printed its '> meeting-bot-service admin' banner on stdout above this JSON, as it does when its " +
-        "json setting (the repository's .npmrc) is overridden: run 'npm run -s admin -- … --json' for JSON alone.\n",
+      "warning: npm printed its '> meeting-bot-service admin' banner on stdout above this JSON: run " +
+        "'npm run -s admin -- … --json' for JSON alone.\n",
     );
   }
   process.stdout.write(`${JSON.stringify(result.json, null, 2)}\n`);
 }
 
-/** Whether `npm run admin` wrote its banner to stdout: it does unless npm is silent or in its JSON mode (.npmrc). */
+/**
+ * Whether `npm run admin` wrote its banner to stdout: it does unless npm is silent (`npm run -s`) or in its JSON mode
+ * (`--json` given to npm itself, which sends the banner to stderr).
+ */
 function npmBannerOnStdout(): boolean {
   const env = process.env;
   return (

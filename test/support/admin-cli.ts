@@ -38,16 +38,16 @@ export function runAdminCliOn(dataDir: string, args: string[]): Promise<CliRun> 
 }
 
 /**
- * `npm run admin -- …` in the repository, as a user types it: npm's own settings come from the repository's .npmrc
- * and `npmConfig`, none from the npm that may be running this test.
+ * `npm [npmArgs] run admin -- …` in the repository, as a user types it (e.g. npmArgs `-s`): npm's own settings come
+ * from `npmArgs` and `npmConfig`, none from the npm that may be running this test.
  */
 export function runNpmAdmin(
   dataDir: string,
   args: string[],
-  npmConfig: Record<string, string> = {},
+  { npmArgs = [], npmConfig = {} }: { npmArgs?: string[]; npmConfig?: Record<string, string> } = {},
 ): Promise<CliRun> {
   const env: NodeJS.ProcessEnv = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && name !== 'DYNAMODB_ENDPOINT'),
   );
-  return run('npm', ['run', 'admin', '--', ...args], { ...env, ...npmConfig, DATA_DIR: dataDir });
+  return run('npm', [...npmArgs, 'run', 'admin', '--', ...args], { ...env, ...npmConfig, DATA_DIR: dataDir });
 }
