@@ -8,7 +8,7 @@ import {
   verifyWebhook,
   type WebhookEventOf,
   webhookEventName,
-} from './index';
+} from './index.js';
 
 const baseUrl = process.env.MEETING_BOT_URL ?? 'http://localhost:3000';
 const apiKey = process.env.MEETING_BOT_API_KEY ?? '';

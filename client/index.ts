@@ -1,9 +1,9 @@
 // The typed client of the Meeting Bot Service: one method per operation of docs/openapi.json (types generated into
 // api-types.ts), the API key sent on every call, and every error answer thrown as a MeetingBotApiError.
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './api-types';
+import type { components, paths } from './api-types.js';
 
-export type { components, paths, webhooks } from './api-types';
+export type { components, paths, webhooks } from './api-types.js';
 export {
   verifyWebhook,
   type WebhookEvent,
@@ -11,7 +11,7 @@ export {
   type WebhookEventOf,
   WebhookVerificationError,
   webhookEventName,
-} from './webhooks';
+} from './webhooks.js';
 
 type Schemas = components['schemas'];
 export type StartRequest = Schemas['StartRequest'];
@@ -20,6 +20,8 @@ export type StatusView = Schemas['StatusView'];
 export type LeaveResponse = Schemas['LeaveResponse'];
 export type TranscriptPage = Schemas['TranscriptPage'];
 export type DeliveriesView = Schemas['DeliveriesView'];
+export type RecordingView = Schemas['RecordingView'];
+export type DataDeletion = Schemas['DataDeletion'];
 export type BotListView = Schemas['BotListView'];
 export type ErrorBody = Schemas['ErrorBody'];
 export type TranscriptQuery = NonNullable<
@@ -79,6 +81,23 @@ export interface MeetingBotClient {
   deliveries(botId: string): Promise<DeliveriesView>;
   /** The account's bots, newest first, one page; follow `next_cursor`. */
   list(query?: ListBotsQuery): Promise<BotListView>;
+  /**
+   * Where to download a recorded session's audio (`url`, valid until `expires_at`, at most an hour) and what the file
+   * is. 409 recording_not_ready until the session completes; ask again for a fresh address when one expired.
+   */
+  recording(botId: string): Promise<RecordingView>;
+  /**
+   * The recording itself: a fresh address from recording(), then the file fetched from it (no API key sent there).
+   * Read the answer as it suits you: `await response.arrayBuffer()`, or stream `response.body`.
+   */
+  downloadRecording(botId: string): Promise<Response>;
+  /**
+   * Deletes an ended bot's meeting content, keeping its tombstone; `status` is `data_deleted`, or `deleting` (202) when the
+   * service finishes the purge within minutes. A repeat answers with the first `data_deleted_at`.
+   */
+  deleteData(botId: string): Promise<DataDeletion>;
+  /** The OpenAPI document of the service (no API key needed). */
+  openapi(): Promise<Record<string, unknown>>;
   /** The openapi-fetch client underneath, typed by the same paths, for anything the methods above do not cover. */
   readonly http: Client<paths>;
 }
@@ -101,6 +120,9 @@ export function createMeetingBotClient(options: MeetingBotClientOptions): Meetin
     ...(options.fetch && { fetch: options.fetch }),
   });
   const path = (botId: string) => ({ path: { bot_id: botId } });
+  const recording = (botId: string) =>
+    unwrap(http.GET('/api/bot/{bot_id}/recording', { params: path(botId) }));
+  const fetchFile = options.fetch ?? ((request: Request) => globalThis.fetch(request));
   return {
     http,
     start: (body, { idempotencyKey } = {}) =>
@@ -116,6 +138,19 @@ export function createMeetingBotClient(options: MeetingBotClientOptions): Meetin
       unwrap(http.GET('/api/bot/{bot_id}/transcript', { params: { ...path(botId), query } })),
     deliveries: (botId) => unwrap(http.GET('/api/bot/{bot_id}/deliveries', { params: path(botId) })),
     list: (query = {}) => unwrap(http.GET('/api/bots', { params: { query } })),
+    recording,
+    downloadRecording: async (botId) => {
+      const { url } = await recording(botId);
+      const file = await fetchFile(new Request(url));
+      if (file.ok) return file;
+      const text = await file.text().catch(() => '');
+      throw unexpectedResponse(
+        file,
+        `the recording's download address answered HTTP ${file.status}: ${text}`,
+      );
+    },
+    deleteData: (botId) => unwrap(http.DELETE('/api/bot/{bot_id}/data', { params: path(botId) })),
+    openapi: () => unwrap(http.GET('/openapi.json')),
   };
 }
 
@@ -127,11 +162,16 @@ async function unwrap<T>(
   if (response.ok && data !== undefined) return data as NonNullable<T>;
   if (isErrorBody(error)) throw new MeetingBotApiError(response.status, error, response.headers);
   const text = typeof error === 'string' ? error : JSON.stringify(error ?? null);
-  throw new MeetingBotApiError(
+  throw unexpectedResponse(response, `HTTP ${response.status} without the service's error body: ${text}`);
+}
+
+/** An answer that is not ours (a proxy's page, a storage error) as a MeetingBotApiError quoting its start. */
+function unexpectedResponse(response: Response, detail: string): MeetingBotApiError {
+  return new MeetingBotApiError(
     response.status,
     {
       error: 'unexpected_response',
-      detail: `HTTP ${response.status} without the service's error body: ${text.slice(0, 200)}`,
+      detail: detail.slice(0, 300),
       message: 'The service, or something in front of it, gave an answer this client does not understand.',
     },
     response.headers,

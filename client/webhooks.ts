@@ -1,7 +1,7 @@
 // Verifies a webhook the service sent (Standard Webhooks signature, via the standardwebhooks package) and returns its
 // body typed by the event it is, from the OpenAPI document's `webhooks`.
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import type { webhooks } from './api-types';
+import type { webhooks } from './api-types.js';
 
 export { WebhookVerificationError };
 
@@ -30,7 +30,8 @@ export function verifyWebhook(
   if (typeof body !== 'string' && !(body instanceof Uint8Array)) {
     throw new TypeError('verifyWebhook needs the raw request body (a string or bytes), not a parsed object');
   }
-  const raw = typeof body === 'string' ? body : Buffer.from(body);
+  // Decoded as standardwebhooks decodes a Buffer (UTF-8), with no Node type in the way of a browser or edge runtime.
+  const raw = typeof body === 'string' ? body : new TextDecoder().decode(body);
   return new Webhook(secret).verify(raw, plainHeaders(headers)) as WebhookEvent;
 }
 

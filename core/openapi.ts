@@ -353,7 +353,12 @@ export function buildOpenApiDocument() {
           operationId: 'getOpenApi',
           summary: 'This document',
           security: [],
-          responses: { '200': { description: 'OpenAPI 3.1 document' } },
+          responses: {
+            '200': {
+              description: 'OpenAPI 3.1 document',
+              content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+            },
+          },
         },
       },
     },

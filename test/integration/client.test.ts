@@ -132,6 +132,13 @@ describe('the typed client against npm start', () => {
     // The same Idempotency-Key and body give the first answer back: no second bot.
     const again = await client.start(body, { idempotencyKey: 'client-test-1' });
     expect(again.bot_id).toBe(botId);
+
+    // It was not recorded; its content, once deleted, leaves the tombstone the status shows.
+    await expect(client.recording(botId)).rejects.toMatchObject({ status: 404, error: 'not_found' });
+    expect(await client.deleteData(botId)).toMatchObject({ bot_id: botId, status: 'data_deleted' });
+    const tombstone = await client.status(botId);
+    expect(tombstone).toMatchObject({ transcript: null, data_deleted_at: expect.any(String) });
+    expect((await client.openapi()).openapi).toBe('3.1.0');
   }, 120_000);
 
   it('error answers are MeetingBotApiError with the error body: not_found, bot_not_running, authentication_error', async () => {

@@ -1,9 +1,11 @@
 // The typed client's wrapper (key header, error bodies as MeetingBotApiError) and its webhook verify helper, against a
 // fake fetch and our own signer; test/integration/client.test.ts drives it against the local stack.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   createMeetingBotClient,
   MeetingBotApiError,
+  type MeetingBotClient,
   verifyWebhook,
   WebhookVerificationError,
   webhookEventName,
@@ -95,6 +97,99 @@ describe('createMeetingBotClient', () => {
     expect(err.error).toBe('unexpected_response');
     expect(err.detail).toContain('Bad Gateway');
     expect(err.retryAfterSeconds).toBeUndefined();
+  });
+
+  it('recording: the download address; downloadRecording: the file from it, without the API key', async () => {
+    const fileUrl = 'https://recordings.test/acct/bot.webm?X-Amz-Signature=abc';
+    const view = {
+      url: fileUrl,
+      expires_at: '2025-06-03T15:04:05Z',
+      content_type: 'audio/webm',
+      duration_seconds: 1.5,
+      size_bytes: 4,
+      gaps: [],
+    };
+    const f = fakeFetch((req) =>
+      req.url === fileUrl
+        ? new Response(new Uint8Array([0x1a, 0x45, 0xdf, 0xa3]), {
+            headers: { 'content-type': 'audio/webm' },
+          })
+        : json(200, view),
+    );
+    const client = createMeetingBotClient({ baseUrl: 'http://api.test', apiKey: 'k', fetch: f.fetch });
+    expect(await client.recording(botId)).toEqual(view);
+    expect(f.requests[0]!.url).toBe(`http://api.test/api/bot/${botId}/recording`);
+    const file = await client.downloadRecording(botId);
+    expect(new Uint8Array(await file.arrayBuffer())).toEqual(new Uint8Array([0x1a, 0x45, 0xdf, 0xa3]));
+    expect(f.requests.map((r) => r.url)).toEqual([
+      `http://api.test/api/bot/${botId}/recording`,
+      `http://api.test/api/bot/${botId}/recording`,
+      fileUrl,
+    ]);
+    expect(f.requests[2]!.headers.get('authorization')).toBeNull();
+  });
+
+  it('downloadRecording: a storage error is an unexpected_response, a not-ready recording our error', async () => {
+    const expired = fakeFetch((req) =>
+      req.url.startsWith('https://recordings.test')
+        ? new Response('<Error><Code>AccessDenied</Code></Error>', { status: 403 })
+        : json(200, { url: 'https://recordings.test/x.webm' }),
+    );
+    const client = createMeetingBotClient({ baseUrl: 'http://api.test', apiKey: 'k', fetch: expired.fetch });
+    await expect(client.downloadRecording(botId)).rejects.toMatchObject({
+      status: 403,
+      error: 'unexpected_response',
+      detail: expect.stringContaining('AccessDenied'),
+    });
+    const notReady = fakeFetch(() =>
+      json(409, { error: 'recording_not_ready', detail: 'still running', message: 'Later.' }),
+    );
+    const waiting = createMeetingBotClient({
+      baseUrl: 'http://api.test',
+      apiKey: 'k',
+      fetch: notReady.fetch,
+    });
+    await expect(waiting.downloadRecording(botId)).rejects.toMatchObject({
+      status: 409,
+      error: 'recording_not_ready',
+    });
+    expect(notReady.requests).toHaveLength(1);
+  });
+
+  it('deleteData sends DELETE and returns the deletion, 200 or 202', async () => {
+    const body = { bot_id: botId, status: 'deleting', data_deleted_at: '2025-06-03T15:04:05Z' };
+    const f = fakeFetch(() => json(202, body));
+    const client = createMeetingBotClient({ baseUrl: 'http://api.test', apiKey: 'k', fetch: f.fetch });
+    expect(await client.deleteData(botId)).toEqual(body);
+    expect(f.requests[0]!.method).toBe('DELETE');
+    expect(f.requests[0]!.url).toBe(`http://api.test/api/bot/${botId}/data`);
+  });
+
+  it('has a method for every operation of docs/openapi.json', async () => {
+    const methodOf: Record<string, keyof MeetingBotClient> = {
+      startBot: 'start',
+      getBotStatus: 'status',
+      getBotTranscript: 'transcript',
+      getBotRecording: 'recording',
+      getBotDeliveries: 'deliveries',
+      deleteBotData: 'deleteData',
+      listBots: 'list',
+      stopBot: 'leave',
+      stopBotAlias: 'leave', // the same operation under the interface's other path
+      getOpenApi: 'openapi',
+    };
+    const document = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
+    const operationIds = Object.values(
+      document.paths as Record<string, Record<string, { operationId: string }>>,
+    )
+      .flatMap((item) => Object.values(item))
+      .map((op) => op.operationId);
+    expect(operationIds.sort()).toEqual(Object.keys(methodOf).sort());
+    const f = fakeFetch(() => json(200, { openapi: '3.1.0' }));
+    const client = createMeetingBotClient({ baseUrl: 'http://api.test', apiKey: 'k', fetch: f.fetch });
+    for (const method of Object.values(methodOf)) expect(typeof client[method]).toBe('function');
+    expect(await client.openapi()).toEqual({ openapi: '3.1.0' });
+    expect(f.requests[0]!.url).toBe('http://api.test/openapi.json');
   });
 
   it('refuses a relative base URL or an empty key before any request', () => {
