@@ -147,6 +147,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       botName: session.botConfig.name,
       prompt: session.botConfig.bot_prompt,
       greeting: session.botConfig.bot_greeting,
+      replacement: replacing,
       ...(recording &&
         session.botConfig.recording_notice !== false && {
           notice: session.botConfig.recording_notice_text ?? defaultRecordingNotice,

@@ -18,6 +18,7 @@ import {
   turnTakingDefaults,
 } from '../core/conversation/turn-taking';
 import { LocalConversationEngine } from '../core/engines/rules/conversation/local-engine';
+import { isAcknowledgement } from '../core/engines/rules/insights/text';
 import type { Logger } from '../core/log';
 import { metrics } from '../core/metrics';
 import { type ConversationEngine, replyPieces, type SpokenPiece } from '../core/ports/conversation-engine';
@@ -62,6 +63,12 @@ export interface ConversationSettings {
    */
   notice?: string;
   /**
+   * This task replaces a bot lost mid-meeting (its task attempt is past the first). When the lost bot had spoken, this
+   * one opens by apologising for the gap and goes on where the conversation stands (the engine's greeting with
+   * `rejoining`), instead of greeting again.
+   */
+  replacement?: boolean;
+  /**
    * Silence after a participant's final words before the bot answers when the words neither clearly end nor clearly
    * go on (END_OF_TURN_SILENCE_MS); with `turnTaking.mode` `fixed`, after any words.
    */
@@ -102,6 +109,14 @@ export interface ConversationFallbacks {
   inForce?: readonly SessionWarning[];
 }
 
+/**
+ * Someone's audio with no words yet stops the bot after this long. Words decide sooner: words that only acknowledge
+ * ("sure", "mm-hmm") let the bot finish, any other stops it at once; audio the transcription does not turn into words
+ * within this time (a cough, a word it missed) stops it too. Daily's transcription sends its first interim words
+ * about 300–700 ms into speech.
+ */
+export const wordlessBargeInMs = 1_000;
+
 /** The configuration's defaults (core/config.ts), for controllers built without it (tests, benchmarks). */
 const resilienceDefaults = { maxModelFailures: 3, retryBackoffMs: 1_000, speechRetryDelayMs: 500 };
 
@@ -127,8 +142,13 @@ export class ConversationController {
   private readonly startedAt = new Date().toISOString();
   /** The notice (settings.notice) was given, or is not this controller's to give. */
   private noticeGiven = false;
-  /** This controller continues a lost bot's conversation (its lines were said before this process started). */
+  /**
+   * This controller continues a lost bot's conversation (settings.replacement, and the lost bot had spoken): its
+   * opening turn is the engine's greeting with `rejoining`.
+   */
   private rejoining = false;
+  /** Someone's audio is active while the bot speaks, and no words of theirs came yet: stops the bot when it fires. */
+  private wordlessAudio: NodeJS.Timeout | undefined;
   /** The model's failed turns since its last success. */
   private modelFailures = 0;
   /** The model failed too often: the fallback engine speaks for the rest of the session. */
@@ -171,12 +191,19 @@ export class ConversationController {
   start(): void {
     this.room.on('utterance', (u) => {
       if (u.participantId === this.room.selfId || this.stopped) return;
-      this.bargeIn();
+      // Words decide: "sure", "mm-hmm" over the bot let it finish; anything else stops it.
+      clearTimeout(this.wordlessAudio);
+      this.wordlessAudio = undefined;
+      if (!isAcknowledgement(u.text)) this.bargeIn();
       this.heardWords(u);
     });
     this.room.on('audio-activity', (a) => {
       if (a.participantId === this.room.selfId || !a.active || this.stopped) return;
-      this.bargeIn();
+      if (this.speaking && !this.wordlessAudio)
+        this.wordlessAudio = setTimeout(() => {
+          this.wordlessAudio = undefined;
+          this.bargeIn();
+        }, wordlessBargeInMs);
       // Someone is talking: a reply held for their silence waits longer (their words, if any, drop it when they come).
       const turn = this.pending;
       if (turn?.gate.state === 'waiting') {
@@ -263,21 +290,17 @@ export class ConversationController {
    * human instead of greeting nobody; other bots and recorders do not count.
    */
   private greetWhenSomeoneIsThere(): void {
-    // A replacement continuing a conversation (the lost bot's lines are in what it heard) does not greet again; if
-    // the last word was a participant's, the lost bot owed them its reply, and this one gives it.
-    const before = this.heard();
-    const resuming = before.some((u) => u.is_bot);
+    // A replacement whose lost bot had spoken continues that conversation: its opening is the engine's greeting with
+    // `rejoining` (an apology for the gap, then where things stand), and the notice was given already. A first bot
+    // greets, whatever bot lines (the recording notice) the transcript holds.
+    const resuming = this.settings.replacement === true && this.heard().some((u) => u.is_bot);
     this.rejoining = resuming;
-    if (resuming) this.noticeGiven = true;
-    let greeted = resuming;
-    let owed = resuming && !before.at(-1)?.is_bot;
-    if (resuming)
-      this.log.info('continuing the conversation of the bot this one replaces; no greeting', { owed });
+    if (resuming) {
+      this.noticeGiven = true;
+      this.log.info('continuing the conversation of the bot this one replaces');
+    }
+    let greeted = false;
     const greet = () => {
-      if (owed && !this.stopped) {
-        owed = false;
-        this.enqueue('reply');
-      }
       if (greeted || this.stopped) return;
       greeted = true;
       this.enqueue('greet');
@@ -286,18 +309,21 @@ export class ConversationController {
       if (!p.isBot && p.participantId !== this.room.selfId) greet();
     });
     if (this.room.participants().some((p) => !p.isBot && p.participantId !== this.room.selfId)) greet();
-    else if (!greeted || owed) this.log.info('room is empty; the greeting waits for the first participant');
+    else this.log.info('room is empty; the greeting waits for the first participant');
   }
 
   stop(): void {
     this.stopped = true;
     clearTimeout(this.stableTimer);
+    clearTimeout(this.wordlessAudio);
     this.cancelPending();
     for (const end of this.waits) end();
     this.room.speech.stop();
   }
 
   private bargeIn(): void {
+    clearTimeout(this.wordlessAudio);
+    this.wordlessAudio = undefined;
     if (!this.speaking) return;
     this.interrupted = true;
     this.room.speech.stop();
@@ -362,6 +388,8 @@ export class ConversationController {
       if (kind === 'reply') this.repliedUpTo = this.participantLines();
       try {
         const heard = await this.speak(() => engine[kind](this.context()), gate);
+        // The apology of a replacement's opening is said once; its later turns are ordinary replies.
+        if (kind === 'greet') this.rejoining = false;
         // Dropped unheard: it answered nothing, and what the person goes on to say is answered instead.
         if (!heard) this.repliedUpTo = repliedBefore;
         if (this.modelFailures > 0 && !this.onFallbackEngine) {

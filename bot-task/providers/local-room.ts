@@ -233,7 +233,8 @@ export class LocalRoomProvider implements RoomProvider {
             if (current !== finish) return;
             current = undefined;
             clearTimeout(timer);
-            send({ type: 'speaking', active: false });
+            // A line cut off by someone talking over it: the room page stops its voice and marks the line.
+            send({ type: 'speaking', active: false, ...(outcome === 'interrupted' && { cut: true }) });
             resolve(outcome);
           };
           const timer = setTimeout(() => finish('done'), Math.max(300, text.length * this.speechMsPerChar));

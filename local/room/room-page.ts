@@ -26,6 +26,9 @@ export function roomPageHtml(roomName: string): string {
   #transcript { height: 52vh; overflow-y: auto; }
   #transcript div { padding: 3px 0; } #transcript b { margin-right: 6px; } #transcript .bot b { color: #1d4ed8; }
   #transcript .sys { color: #6b7280; font-size: 13px; }
+  #transcript .live::after { content: ' 🔊 speaking…'; color: #059669; font-size: 12px; }
+  #transcript .cut::after { content: ' (cut off)'; color: #b45309; font-size: 12px; }
+  #rec { background: #dc2626; color: #fff; border-radius: 4px; padding: 1px 8px; font-size: 13px; font-weight: 600; }
   form { display: flex; gap: 8px; margin-top: 10px; } input[type=text] { flex: 1; padding: 8px; border: 1px solid #d1d5db; border-radius: 6px; }
   button { padding: 8px 12px; border-radius: 6px; border: 1px solid #d1d5db; background: #fff; cursor: pointer; }
   button.primary { background: #2563eb; color: #fff; border-color: #2563eb; } button:disabled { opacity: .5; cursor: default; }
@@ -36,7 +39,7 @@ export function roomPageHtml(roomName: string): string {
 </style>
 </head>
 <body>
-<header><h1>Local room: <span id="room"></span></h1><span id="status">not joined</span><button id="leave" disabled>Leave</button></header>
+<header><h1>Local room: <span id="room"></span></h1><span id="rec" hidden title="A bot in this room records its audio">● Recording</span><span id="status">not joined</span><button id="leave" disabled>Leave</button></header>
 <section id="join">
   <h2>Join this room</h2>
   <form id="joinForm"><input type="text" id="name" placeholder="Your name" required maxlength="100"><button class="primary">Join</button></form>
@@ -56,6 +59,9 @@ const roomName = ${name};
 const $ = (id) => document.getElementById(id);
 $('room').textContent = roomName;
 let ws, me, people = new Map(), waiting = new Map();
+// Bots recording the room; each bot's line being spoken (marked until its speech ends, or is cut off).
+let recorders = new Set(); const speakingLine = new Map();
+function renderRecording() { $('rec').hidden = recorders.size === 0; }
 const params = new URLSearchParams(location.search);
 
 function line(cls, who, text) {
@@ -65,6 +71,7 @@ function line(cls, who, text) {
   div.append(document.createTextNode(text));
   $('transcript').append(div);
   $('transcript').scrollTop = $('transcript').scrollHeight;
+  return div;
 }
 function renderPeople() {
   const ul = $('people'); ul.textContent = '';
@@ -131,15 +138,30 @@ $('joinForm').onsubmit = (e) => {
       waiting = new Map((e.lobby || []).map((p) => [p.id, p])); renderLobby(); $('joinError').textContent = '';
       $('join').hidden = true; $('call').hidden = false; $('leave').disabled = false; $('status').textContent = 'joined';
       for (const l of e.log) if (l.type === 'utterance' && l.final) line(people.get(l.participant_id)?.kind === 'bot' ? 'bot' : '', l.name, l.text);
+      recorders = new Set(e.recorders || []); renderRecording();
       renderPeople(); $('line').focus();
     } else if (e.type === 'participant-joined') { people.set(e.participant.id, e.participant); line('sys', '', e.participant.name + ' joined'); renderPeople(); }
     else if (e.type === 'participant-left') { const p = people.get(e.participant_id); people.delete(e.participant_id); if (p) line('sys', '', p.name + ' left'); renderPeople(); }
     else if (e.type === 'utterance' && e.final) {
       const p = people.get(e.participant_id); const isBot = p && p.kind === 'bot';
-      line(isBot ? 'bot' : '', e.name, e.text);
-      // Only what the bot said aloud is spoken here: a line it wrote (its voice failed) stays a chat line.
-      if (isBot && e.participant_id !== me && e.voice) speak(e.text, e.voice);
-    } else if (e.type === 'speaking') { const p = people.get(e.participant_id); if (p) { p.speaking = e.active; renderPeople(); } }
+      const div = line(isBot ? 'bot' : '', e.name, e.text);
+      // Only what the bot said aloud is spoken here: a line it wrote (its voice failed) stays a chat line. While the
+      // bot speaks it, the line says so; a line someone talked over is marked cut off, and its voice stops.
+      if (isBot && e.participant_id !== me && e.voice) {
+        if (p.speaking) { div.classList.add('live'); speakingLine.set(e.participant_id, div); }
+        speak(e.text, e.voice);
+      }
+    } else if (e.type === 'speaking') {
+      const p = people.get(e.participant_id); if (p) { p.speaking = e.active; renderPeople(); }
+      const div = speakingLine.get(e.participant_id);
+      if (div && !e.active) { div.classList.remove('live'); if (e.cut) div.classList.add('cut'); speakingLine.delete(e.participant_id); }
+      if (e.cut && 'speechSynthesis' in window) speechSynthesis.cancel();
+    } else if (e.type === 'recording') {
+      if (e.active) recorders.add(e.participant_id); else recorders.delete(e.participant_id);
+      const p = people.get(e.participant_id);
+      if (p) line('sys', '', p.name + (e.active ? ' is recording this meeting.' : ' stopped recording.'));
+      renderRecording();
+    }
     else if (e.type === 'waiting-participant-added') { waiting.set(e.participant.id, e.participant); renderLobby(); }
     else if (e.type === 'waiting-participant-removed') { waiting.delete(e.participant_id); renderLobby(); }
     else if (e.type === 'ejected' || e.type === 'room-closed') { gone = e.type === 'ejected' ? 'removed' : 'room closed'; line('sys', '', e.message); if (!me) $('joinError').textContent = e.message; }
@@ -148,14 +170,14 @@ $('joinForm').onsubmit = (e) => {
     $('status').textContent = gone || 'left'; $('leave').disabled = true; waiting.clear(); renderLobby();
     // Out of the room: nobody is listed as being with you, and nothing can be said into it any more.
     if (me) line('sys', '', gone ? 'You are no longer in the room.' : 'You left the room.');
-    people.clear(); renderPeople(); microphoneOff();
+    people.clear(); renderPeople(); microphoneOff(); recorders.clear(); renderRecording();
     for (const el of $('sayForm').elements) el.disabled = true;
   };
 };
 $('sayForm').onsubmit = (e) => {
   e.preventDefault();
   const text = $('line').value.trim(); if (!text || !ws) return;
-  if ('speechSynthesis' in window) speechSynthesis.cancel(); // talking over the bot stops its voice here too
+  // Talking over the bot is the bot's to handle: it stops for an answer (its voice here stops with it), not for "sure".
   ws.send(JSON.stringify({ type: 'speaking', active: true }));
   ws.send(JSON.stringify({ type: 'say', text }));
   ws.send(JSON.stringify({ type: 'speaking', active: false }));

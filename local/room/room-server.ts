@@ -35,12 +35,17 @@ const scriptedSchema = z.strictObject({
     )
     .max(500)
     .default([]),
-  /** Said one by one, each `delay_ms` after a bot stops speaking (an interviewee answering the bot). */
+  /**
+   * Said one by one (an interviewee answering the bot): each `delay_ms` after a bot stops speaking, or with `early`
+   * `delay_ms` after a bot's question appears, while the bot may still be saying it (an eager person who reads the
+   * question and answers over the rest of it).
+   */
   answers: z
     .array(
       z.strictObject({
         say: z.string().min(1).max(2000),
         delay_ms: z.number().int().min(0).max(60_000).default(400),
+        early: z.boolean().default(false),
       }),
     )
     .max(100)
@@ -192,6 +197,13 @@ export function createRoomServer(options: {
       script.name,
       'scripted',
       (e) => {
+        if (e.type === 'utterance' && e.final && isBot(e.participant_id) && answers[0]?.early) {
+          // An eager answer: once the bot's line asks something, whether or not the bot has finished saying it.
+          if (!/\?["'”’)]*$/.test(e.text.trim())) return;
+          const next = answers.shift()!;
+          later(mine, next.delay_ms, () => speak(next.say));
+          return;
+        }
         if (e.type !== 'speaking' || !isBot(e.participant_id)) return;
         if (e.active) {
           cancel(mine, pendingAnswer);
@@ -199,7 +211,7 @@ export function createRoomServer(options: {
           botLines++;
           const b = script.barge_in;
           if (b && b.on_bot_line === botLines) later(mine, b.after_ms, () => speak(b.say));
-        } else if (answers.length) {
+        } else if (answers.length && !answers[0]!.early) {
           const next = answers[0]!;
           cancel(mine, pendingAnswer);
           pendingAnswer = later(mine, next.delay_ms, () => {
@@ -365,7 +377,9 @@ export function createRoomServer(options: {
           participant_id: me.id,
           participants: room.participants,
           lobby: room.waiting,
-          log: room.log.slice(-200),
+          // This meeting's words only: someone joining `demo` today does not read yesterday's interview.
+          log: room.meetingLog(200),
+          recorders: room.recorders,
         });
         if (kind === 'bot') send(room.transcriptionEvent());
       };
@@ -388,6 +402,7 @@ export function createRoomServer(options: {
           text?: unknown;
           final?: unknown;
           active?: unknown;
+          cut?: unknown;
           voice?: unknown;
           audio?: unknown;
         };
@@ -403,7 +418,8 @@ export function createRoomServer(options: {
             msg.final !== false,
             typeof msg.voice === 'string' ? msg.voice.slice(0, 40) : undefined,
           );
-        else if (msg.type === 'speaking' && typeof msg.active === 'boolean') room.speaking(me.id, msg.active);
+        else if (msg.type === 'speaking' && typeof msg.active === 'boolean')
+          room.speaking(me.id, msg.active, msg.cut === true);
         else if (msg.type === 'leave') ws.close(1000, 'left');
         // A recording bot asks for the others' microphones: each relayed piece is one binary message, the sender's id
         // (its length in the first byte) before the PCM.

@@ -14,7 +14,7 @@ export interface Participant {
 export type RoomLogEntry = { at: string; t_ms: number; participant_id: string; name: string } & (
   | { type: 'joined' | 'left' }
   | { type: 'utterance'; text: string; final: boolean }
-  | { type: 'speaking'; active: boolean }
+  | { type: 'speaking'; active: boolean; cut?: true }
 );
 
 /** What a room sends its members: the same shapes the local provider and the room page read. */
@@ -30,7 +30,10 @@ export type RoomEvent =
       at: string;
       voice?: string;
     }
-  | { type: 'speaking'; participant_id: string; active: boolean; at: string }
+  /** `cut`: the speaker stopped because someone talked over them (the bot's line was cut off). */
+  | { type: 'speaking'; participant_id: string; active: boolean; at: string; cut?: true }
+  /** A bot in the room records its audio (`active`), or stopped (it left, or its recording ended). */
+  | { type: 'recording'; participant_id: string; active: boolean }
   /** To the removed participant only, just before it is out (the local room's Daily `ejected`). */
   | { type: 'ejected'; message: string }
   /** To everyone still in the room when it closes (deleted, or idle too long), before they are out. */
@@ -70,6 +73,11 @@ export class Room {
   readonly log: RoomLogEntry[] = [];
   /** Since when no person or bot is in the room (scripted participants do not count); undefined while occupied. */
   private idleSinceMs: number | undefined;
+  /**
+   * When the current meeting began: the first person or bot entering an empty room starts one. A new joiner is shown
+   * the log of this meeting only, never an earlier meeting's words.
+   */
+  private meetingSinceMs: number;
   private closed = false;
   /**
    * Fault injection: while set, the room's transcription has failed with this reason (Daily's words
@@ -86,6 +94,7 @@ export class Room {
   ) {
     this.createdAt = now();
     this.idleSinceMs = this.createdAt;
+    this.meetingSinceMs = this.createdAt;
     this.token = isPrivate ? `lrt_${randomBytes(18).toString('base64url')}` : undefined;
   }
 
@@ -218,6 +227,7 @@ export class Room {
     if (!member) return;
     this.members.delete(id);
     this.record({ type: 'left' }, member.participant);
+    if (member.hear) this.broadcast({ type: 'recording', participant_id: id, active: false });
     this.broadcast({ type: 'participant-left', participant_id: id });
     if (![...this.members.values()].some((m) => m.participant.kind !== 'scripted'))
       this.idleSinceMs ??= this.now();
@@ -258,12 +268,29 @@ export class Room {
     });
   }
 
-  /** Audio activity: a participant started or stopped producing sound (the idle timer and barge-in read it). */
-  speaking(id: string, active: boolean): void {
+  /**
+   * Audio activity: a participant started or stopped producing sound (the idle timer and barge-in read it); `cut`:
+   * they stopped because someone talked over them.
+   */
+  speaking(id: string, active: boolean, cut = false): void {
     const member = this.members.get(id);
     if (!member) return;
-    const entry = this.record({ type: 'speaking', active }, member.participant);
-    this.broadcast({ type: 'speaking', participant_id: id, active, at: entry.at });
+    const mark = cut && !active ? ({ cut: true } as const) : {};
+    const entry = this.record({ type: 'speaking', active, ...mark }, member.participant);
+    this.broadcast({ type: 'speaking', participant_id: id, active, at: entry.at, ...mark });
+  }
+
+  /** The log of the meeting under way (see meetingSinceMs), its last `max` entries. */
+  meetingLog(max: number): RoomLogEntry[] {
+    const since = this.meetingSinceMs - this.createdAt;
+    let first = this.log.length;
+    while (first > 0 && this.log[first - 1]!.t_ms >= since && this.log.length - first < max) first--;
+    return this.log.slice(first);
+  }
+
+  /** Who records the room's audio (the bots that listen). */
+  get recorders(): string[] {
+    return [...this.members.values()].filter((m) => m.hear).map((m) => m.participant.id);
   }
 
   /**
@@ -272,7 +299,10 @@ export class Room {
    */
   listen(id: string, hear: (fromId: string, pcm: Buffer) => void): void {
     const member = this.members.get(id);
-    if (member) member.hear = hear;
+    if (!member) return;
+    const first = !member.hear;
+    member.hear = hear;
+    if (first) this.broadcast({ type: 'recording', participant_id: id, active: true });
   }
 
   /** A piece of `id`'s microphone, relayed to those who listen (not back to its sender). */
@@ -302,8 +332,11 @@ export class Room {
   private enter(member: Member): void {
     this.broadcast({ type: 'participant-joined', participant: member.participant });
     this.members.set(member.participant.id, member);
+    if (member.participant.kind !== 'scripted') {
+      if (this.idleSinceMs !== undefined) this.meetingSinceMs = this.now();
+      this.idleSinceMs = undefined;
+    }
     this.record({ type: 'joined' }, member.participant);
-    if (member.participant.kind !== 'scripted') this.idleSinceMs = undefined;
   }
 
   private takeFromLobby(id: string) {
@@ -318,7 +351,7 @@ export class Room {
     entry:
       | { type: 'joined' | 'left' }
       | { type: 'utterance'; text: string; final: boolean }
-      | { type: 'speaking'; active: boolean },
+      | { type: 'speaking'; active: boolean; cut?: true },
     p: Participant,
   ) {
     const now = this.now();

@@ -127,6 +127,8 @@ describe('replacement of a lost bot', () => {
     const all = lines(final.transcript as string);
     for (const answer of answers) expect(all.filter((l) => l === `Casey: ${answer}`)).toHaveLength(1);
     expect(all.filter((l) => l.startsWith('Iris: Hi Casey'))).toHaveLength(1);
+    // The replacement opened by apologising for the gap, once.
+    expect(all.filter((l) => l.includes('Sorry, I lost my connection for a moment.'))).toHaveLength(1);
     expect(all.filter((l) => l.includes('What drew you to customer support?'))).toHaveLength(1);
     expect(all.filter((l) => /Tell me about a difficult customer you helped\?$/.test(l))).toHaveLength(1);
     expect(all.filter((l) => /How do you stay calm under pressure\?$/.test(l))).toHaveLength(1);
@@ -338,7 +340,7 @@ describe('npm start shutting down is a platform stop too', () => {
     try {
       const first = await startLocalStack({ port, dataDir, env, devAccount: true });
       const dev = first.devAccount!;
-      const auth = { authorization: `Bearer ${dev.api_key}` };
+      const auth = { authorization: `Bearer ${dev.api_key}`, 'content-type': 'application/json' };
       let botId = '';
       try {
         const res = await fetch(`${first.baseUrl}/api/bot/join`, {

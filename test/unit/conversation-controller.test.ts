@@ -114,14 +114,22 @@ describe('conversation controller', () => {
         is_bot: true,
       },
     ];
-    const r = new ConversationController(again.room, engine, settings, () => resumed, log);
+    const r = new ConversationController(
+      again.room,
+      engine,
+      { ...settings, replacement: true },
+      () => resumed,
+      log,
+    );
     r.start();
-    await new Promise((res) => setTimeout(res, 50));
-    expect(again.said).toEqual([]);
+    await until(async () => again.said.length === 1);
+    // Its opening is the engine's rejoining turn, without the notice.
+    expect(again.said).toEqual(['Hello, I am Iris.']);
+    expect(greeted.at(-1)!.rejoining).toBe(true);
     r.stop();
   });
 
-  it('a replaced task continues the conversation: no second greeting, and the engine sees the bot’s own lines from before this process', async () => {
+  it('a replaced task opens with the engine’s rejoining turn, once, seeing the bot’s own lines from before this process', async () => {
     const { room, fake, said, done } = slowSpeechRoom();
     const earlier = new Date(Date.now() - 60_000).toISOString();
     const heard: Utterance[] = [
@@ -133,12 +141,16 @@ describe('conversation controller', () => {
         is_bot: true,
       },
     ];
-    const { engine, seen } = recordingEngine('Hello again!', 'Thanks.');
-    const c = new ConversationController(room, engine, { botName: 'Iris', endOfTurnMs: 5 }, () => heard, log);
+    const { engine, seen } = recordingEngine('Sorry, I lost my connection for a moment.', 'Thanks.');
+    const settings = { botName: 'Iris', endOfTurnMs: 5, replacement: true };
+    const c = new ConversationController(room, engine, settings, () => heard, log);
     c.start();
-    // Ann is in the room, yet the bot does not greet: the lost bot already did and asked its question.
-    await new Promise((r) => setTimeout(r, 50));
-    expect(said).toEqual([]);
+    // Ann is in the room: the replacement's opening, told it is rejoining the lost bot's conversation.
+    await until(async () => said.length === 1);
+    expect(said).toEqual(['Sorry, I lost my connection for a moment.']);
+    expect(seen[0]!.rejoining).toBe(true);
+    expect(seen[0]!.transcript.map((u) => u.text)).toEqual(['Could you tell me about your last project?']);
+    done();
     heard.push({
       speaker: 'Ann',
       participant_id: 'ann',
@@ -146,14 +158,11 @@ describe('conversation controller', () => {
       text: 'A billing system.',
     });
     fake.say('ann', 'A billing system.');
-    await until(async () => seen.length === 1);
-    expect(seen[0]!.transcript.map((u) => u.text)).toEqual([
-      'Could you tell me about your last project?',
-      'A billing system.',
-    ]);
-    expect(seen[0]!.rejoining).toBe(true);
-    await until(async () => said.length === 1);
-    expect(said).toEqual(['Thanks.']);
+    await until(async () => seen.length === 2);
+    // Later turns are ordinary replies: the apology is said once.
+    expect(seen[1]!.rejoining).toBeUndefined();
+    await until(async () => said.length === 2);
+    expect(said).toEqual(['Sorry, I lost my connection for a moment.', 'Thanks.']);
     done();
     // The room's transcription of this process's own voice is not shown twice.
     heard.push({
@@ -170,9 +179,99 @@ describe('conversation controller', () => {
       text: 'You are welcome.',
     });
     fake.say('ann', 'You are welcome.');
-    await until(async () => seen.length === 2);
-    expect(seen[1]!.transcript.filter((u) => u.text === 'Thanks.')).toHaveLength(1);
+    await until(async () => seen.length === 3);
+    expect(seen[2]!.transcript.filter((u) => u.text === 'Thanks.')).toHaveLength(1);
     c.stop();
+  });
+
+  it('a first bot whose transcript already holds bot lines (another bot of the same meeting) greets, not rejoins', async () => {
+    const { room, said, done } = slowSpeechRoom();
+    const heard: Utterance[] = [
+      {
+        speaker: 'Iris',
+        participant_id: 'x',
+        started_at: new Date(0).toISOString(),
+        text: 'Hi.',
+        is_bot: true,
+      },
+    ];
+    const { engine, seen } = recordingEngine('Hello, I am Iris.', 'Thanks.');
+    const c = new ConversationController(room, engine, { botName: 'Iris', endOfTurnMs: 5 }, () => heard, log);
+    c.start();
+    await until(async () => said.length === 1);
+    expect(seen[0]!.rejoining).toBeUndefined();
+    done();
+    c.stop();
+  });
+
+  it('words over the bot: an acknowledgement lets it finish, an answer stops it at once, audio without words after a second', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const { room, fake, said, done } = slowSpeechRoom();
+      // The outcome of the first line (the question); later turns' lines are not this test's.
+      let outcome: SpeechOutcome | undefined;
+      const say = room.speech.say;
+      room.speech.say = async (text, options) => {
+        const o = await say(text, options);
+        if (text.startsWith('Could you')) outcome = o;
+        return o;
+      };
+      const { engine } = recordingEngine('Could you tell me about your last project?', 'Thanks.');
+      const c = new ConversationController(room, engine, { botName: 'Iris', endOfTurnMs: 5 }, () => [], log);
+      c.start();
+      await vi.waitUntil(() => said.length === 1);
+      // "Sure." over the question: the bot goes on.
+      fake.emit('audio-activity', { participantId: 'ann', active: true });
+      fake.emit('utterance', {
+        participantId: 'ann',
+        name: 'Ann',
+        text: 'Sure.',
+        final: true,
+        at: new Date().toISOString(),
+      });
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(outcome).toBeUndefined();
+      // Audio with no words for a second: it stops.
+      fake.emit('audio-activity', { participantId: 'ann', active: true });
+      await vi.advanceTimersByTimeAsync(999);
+      expect(outcome).toBeUndefined();
+      await vi.advanceTimersByTimeAsync(1);
+      await vi.waitUntil(() => outcome !== undefined);
+      expect(outcome).toBe('interrupted');
+      done();
+      c.stop();
+
+      // Words that answer: it stops at the first interim.
+      const second = slowSpeechRoom();
+      let cut: SpeechOutcome | undefined;
+      const say2 = second.room.speech.say;
+      second.room.speech.say = async (text, options) => {
+        cut = await say2(text, options);
+        return cut;
+      };
+      const d = new ConversationController(
+        second.room,
+        engine,
+        { botName: 'Iris', endOfTurnMs: 5 },
+        () => [],
+        log,
+      );
+      d.start();
+      await vi.waitUntil(() => second.said.length === 1);
+      second.fake.emit('audio-activity', { participantId: 'ann', active: true });
+      second.fake.emit('utterance', {
+        participantId: 'ann',
+        name: 'Ann',
+        text: 'I built a',
+        final: false,
+        at: new Date().toISOString(),
+      });
+      await vi.waitUntil(() => cut !== undefined);
+      expect(cut).toBe('interrupted');
+      d.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('starts the reply on a stable interim that ends a sentence, holds its audio for the final words, and drops it unheard when the person goes on', async () => {

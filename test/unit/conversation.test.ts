@@ -143,18 +143,35 @@ describe('local conversation engine: the agenda, one topic at a time', () => {
     );
   });
 
-  it('words said over the bot do not answer the line they cut off: it asks that question again', async () => {
+  it('an answer said over the question is the answer: it counts, and the bot goes on', async () => {
+    const m = new Meeting(prompt);
+    await m.greet();
+    // Casey answers before the first question is finished (the controller marks the line cut off).
+    m.transcript.at(-1)!.text = cutOff(m.transcript.at(-1)!.text);
+    expect(await m.say('I built a billing service in Go for 3,000 merchants.')).toBe(
+      `Thank you. ${bug!.question}`,
+    );
+    m.transcript.at(-1)!.text = cutOff(m.transcript.at(-1)!.text);
+    expect(await m.say('A race condition between two cache writers that lost updates.')).toBe(
+      `Got it, thanks. ${testing!.question}`,
+    );
+    expect(interviewState(prompt, m.transcript).covered).toEqual([true, true, false]);
+    // Never "let me finish".
+    expect(m.transcript.filter((u) => u.is_bot && /let me finish/i.test(u.text))).toEqual([]);
+  });
+
+  it('"Sure." while a question waits draws no comment; an interruption that gives the floor back gets the question again, as it was', async () => {
     const m = new Meeting(prompt);
     await m.greet();
     await m.say('I built a billing service in Go for 3,000 merchants.');
-    // The bot was saying the next question when Casey talked over it (the controller marks the line).
-    const last = m.transcript.at(-1)!;
-    last.text = cutOff(last.text);
-    expect(await m.say('Sorry, I just wanted to add that it was my first project in Go.')).toBe(
-      `Let me finish my question. ${bug!.question}`,
+    // Said over the question, which the bot finished (a back-channel does not stop it).
+    expect(await m.say('Sure.')).toBe('');
+    expect(await m.say('A race condition between two cache writers.')).toBe(
+      `Got it, thanks. ${testing!.question}`,
     );
+    // Talked over with no answer in it: the question again, with no comment.
     m.transcript.at(-1)!.text = cutOff(m.transcript.at(-1)!.text);
-    expect(await m.say('Sorry to cut in!')).toBe(`Let me finish my question. ${bug!.question}`);
+    expect(await m.say('Sorry to cut in!')).toBe(testing!.question);
     // Cut off before it reached a question (the acknowledgement only): it goes on to that question.
     const m2 = new Meeting(prompt);
     await m2.greet();
@@ -372,6 +389,15 @@ describe('local conversation engine: state derived from the transcript', () => {
     await m.say('Unit tests with Vitest and integration tests against a local stack.');
     m.replaceEngine();
     expect(await m.greet()).toBe('');
+  });
+
+  it('a replaced bot-task takes an answer given while it was away, after its apology', async () => {
+    const m = new Meeting(prompt);
+    await m.greet();
+    // The lost bot heard the answer but never replied.
+    m.add('I built a billing service in Go for 3,000 merchants.');
+    m.replaceEngine();
+    expect(await m.greet()).toBe(`Sorry, I lost my connection for a moment. Thank you. ${bug!.question}`);
   });
 
   it('follows a long meeting: twenty topics, small talk in between, in well under a second per turn', async () => {

@@ -29,6 +29,8 @@ const dodgeFollowUp = "That's fine. Could you give me an example, even a small o
 const lastQuestion = 'That was my last question.';
 const neutralNextSteps = 'The team will follow up with you about next steps.';
 const firstQuestion = 'Let me start with my first question.';
+/** A replacement's first words: the people heard the bot go quiet mid-conversation. */
+const apology = 'Sorry, I lost my connection for a moment.';
 /** Fewer words than this (back-channels not counted) is a thin answer that gets one follow-up. */
 const minAnswerWords = 5;
 /** A question put this many times (rephrased, finished after a cut-off) without an answer is left for the next. */
@@ -237,11 +239,12 @@ export class LocalConversationEngine implements ConversationEngine {
   greet(ctx: ConversationContext): AsyncIterable<string> {
     const s = interviewState(ctx.prompt, ctx.transcript);
     const topics = s.agenda.topics;
-    // A replaced bot-task rejoins a conversation it already leads: it picks up where the transcript stands. Only a
-    // real replacement: the recording notice before a first greeting is a bot line too.
+    // A replaced bot-task rejoins a conversation it already leads: it apologises for the gap and picks up where the
+    // transcript stands (an answer given meanwhile is taken, else the pending question again). Only a real
+    // replacement (the controller knows it from its task): the recording notice before a first greeting is a bot line too.
     if (ctx.rejoining && s.botSpoke) {
       if (topics.length === 0 || s.closed) return nothing();
-      return once(`Sorry, I lost my connection for a moment. ${resume(s, 'rephrase')}`);
+      return once(`${apology} ${nextLine(s, ctx.participants) ?? resume(s, 'rephrase')}`);
     }
     const plan = greetingPlan({
       botName: ctx.botName,
@@ -296,8 +299,9 @@ export function nextLine(s: InterviewState, people?: readonly string[]): string 
     case 'back-channel':
       // "No, sorry." to a follow-up is its answer: nothing more to add.
       if (afterFollowUp && declines.test(text)) return `No problem. ${advance(s, false, people)}`;
-      // "Sure", "mm-hmm" while a question waits: they are about to answer. Said over the question: finish it.
-      if (asked) return s.cutOff && !askedOut ? `Let me finish my question. ${resume(s, 'same')}` : null;
+      // "Sure", "mm-hmm" while a question waits, or said over it: they are about to answer. A question that was cut
+      // off ("Sorry to cut in!", or audio that stopped the bot) is put again, as it was.
+      if (asked) return s.cutOff && !askedOut ? resume(s, 'same') : null;
       return resume(s, 'again', people);
     case 'repeat-request':
       if (afterFollowUp) return s.followUps < 2 ? `Sure. ${s.lastFollowUp}` : onward('');
@@ -317,9 +321,8 @@ export function nextLine(s: InterviewState, people?: readonly string[]): string 
     default:
       break;
   }
-  // An answer, or words said over the bot.
+  // An answer, also one said over the question (people answer early, having guessed or read the rest of it).
   if (!asked) return resume(s, 'again', people);
-  if (s.cutOff && !askedOut) return `Let me finish my question. ${resume(s, 'same')}`;
   if (afterFollowUp || s.followUps > 0) return advance(s, true, people);
   const fact = question ? factKind(question) : null;
   if (fact) {
