@@ -5,10 +5,11 @@
 import { CreateClusterCommand, ECSClient } from '@aws-sdk/client-ecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EcsTaskRunner } from '../../core/adapters/ecs/ecs-task-runner';
+import { requires, skipReason } from '../support/requirements';
 import { clientConfig } from './support/deployed-stack';
-import { type Moto, motoMissing, skipReason, startMoto } from './support/moto';
+import { type Moto, startMoto } from './support/moto';
 
-const skip = skipReason([motoMissing()]);
+const skip = skipReason(requires.motoServer());
 
 describe.skipIf(skip)('EcsTaskRunner.botCount against moto', () => {
   let moto: Moto;

@@ -3,10 +3,10 @@
 // SDK parses the wire error, retries it and gives up as on AWS. The join answers 503 dependency_unavailable with
 // Retry-After, logs it at warn with its metric, and leaves nothing: no hold, no charge, no session, no task.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requires, skipReason } from '../support/requirements';
 import { type DeployedLife, startDeployedLife } from './support/deployed-life';
-import { motoMissing, skipReason } from './support/moto';
 
-const skip = skipReason([motoMissing()]);
+const skip = skipReason(requires.motoServer());
 
 describe.skipIf(skip)('a throttled DynamoDB behind the deployed join (moto)', () => {
   let life: DeployedLife;

@@ -3,7 +3,6 @@
 // bundle runs as the task role. A whole bot life goes through them; every AWS call made is recorded and judged by
 // an IAM policy simulator against the caller's policies in the template (any implicit deny fails the test).
 
-import { existsSync } from 'node:fs';
 import { DescribeTasksCommand, ListTasksCommand, StopTaskCommand } from '@aws-sdk/client-ecs';
 import { CreateEmailIdentityCommand, DeleteEmailIdentityCommand, SESv2Client } from '@aws-sdk/client-sesv2';
 import {
@@ -18,16 +17,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionEnded } from '../../core/results/messages';
 import type { DeliveriesView } from '../../core/schemas/api';
 import type { TemplateJson } from '../infra/synth-stack';
+import { requires, skipReason } from '../support/requirements';
 import { until } from '../support/until';
-import { chromiumPath, type DeployedLife, roleCalls, startDeployedLife } from './support/deployed-life';
+import { type DeployedLife, roleCalls, startDeployedLife } from './support/deployed-life';
 import { clientConfig } from './support/deployed-stack';
 import { denials, iamRequestsOf, simulate } from './support/iam-simulation';
-import { motoMissing, motoRegion, skipReason } from './support/moto';
+import { motoRegion } from './support/moto';
 
-const skip = skipReason([
-  motoMissing(),
-  existsSync(chromiumPath) ? undefined : `Chromium is not at ${chromiumPath}: the bot-task bundle cannot run`,
-]);
+const skip = skipReason(requires.motoServer(), requires.chromium());
 
 describe.skipIf(skip)(
   'the deployed stack against moto (bundles, template environment, IAM simulation)',

@@ -18,10 +18,11 @@ import { doctorOutputKeys } from '../../infra/outputs';
 import { synthStack } from '../infra/synth-stack';
 import { type CliRun, runAdminCli } from '../support/admin-cli';
 import { freePort } from '../support/free-port';
+import { requires, skipReason } from '../support/requirements';
 import { clientConfig, TemplateResolver } from './support/deployed-stack';
-import { type Moto, motoMissing, motoRegion, skipReason, startMoto } from './support/moto';
+import { type Moto, motoRegion, startMoto } from './support/moto';
 
-const skip = skipReason([motoMissing()]);
+const skip = skipReason(requires.motoServer());
 
 interface Report {
   code: number | null;

@@ -14,9 +14,10 @@ import type { OutboxMessage } from '../../core/control/outbox';
 import { type DataDeletionDeps, deleteMeetingData } from '../../core/data/delete-meeting-data';
 import { listForRetention, sweepRetention } from '../../core/data/retention';
 import { createLogger } from '../../core/log';
-import { type Moto, motoMissing, motoRegion, skipReason, startMoto } from './support/moto';
+import { requires, skipReason } from '../support/requirements';
+import { type Moto, motoRegion, startMoto } from './support/moto';
 
-const skip = skipReason([motoMissing()]);
+const skip = skipReason(requires.motoServer());
 const bucket = 'meeting-bot-recordings-deletion';
 const phrase = 'vermilion-lighthouse-keeper';
 const day = 24 * 3600 * 1000;

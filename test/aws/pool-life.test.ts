@@ -6,20 +6,17 @@
 // judged by the IAM simulator against the template, and so are the calls no recording shows (the ECS agent's
 // UpdateTaskProtection, the pool queue's wake-ups), for the roles that may make them and for those that may not.
 
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coldClaimant } from '../../core/bots/session';
+import { requires, skipReason } from '../support/requirements';
 import { until } from '../support/until';
-import { chromiumPath, type DeployedLife, roleCalls, startDeployedLife } from './support/deployed-life';
+import { type DeployedLife, roleCalls, startDeployedLife } from './support/deployed-life';
 import { denials, type IamRequest, iamRequestsOf, notRefused, simulate } from './support/iam-simulation';
-import { motoAccountId, motoMissing, motoRegion, skipReason } from './support/moto';
+import { motoAccountId, motoRegion } from './support/moto';
 
-const skip = skipReason([
-  motoMissing(),
-  existsSync(chromiumPath) ? undefined : `Chromium is not at ${chromiumPath}: the bot-task bundle cannot run`,
-]);
+const skip = skipReason(requires.motoServer(), requires.chromium());
 
 /** Stands in for the task's two local ECS endpoints: metadata v4 (`/v4/…/task`) and the agent (`/agent/…`). */
 async function startEcsEndpoints(taskArn: string) {

@@ -13,10 +13,11 @@ import {
 } from '@aws-sdk/client-ecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resourcesOfType, type Synthesized, sdkCallOf, synthStack } from '../infra/synth-stack';
+import { requires, skipReason } from '../support/requirements';
 import { clientConfig } from './support/deployed-stack';
-import { type Moto, motoMissing, skipReason, startMoto } from './support/moto';
+import { type Moto, startMoto } from './support/moto';
 
-const skip = skipReason([motoMissing()]);
+const skip = skipReason(requires.motoServer());
 
 describe.skipIf(skip)('the warm pool through a deploy, against moto', () => {
   let s: Synthesized;

@@ -23,10 +23,11 @@ import { S3RecordingStore } from '../../core/adapters/s3/recording-store';
 import { createLogger } from '../../core/log';
 import { finaliseRecording } from '../../core/recording/finalise';
 import { peakMemoryGrowth } from '../support/peak-memory';
+import { requires, skipReason } from '../support/requirements';
 import { longRecordingPieces, webmFileDuration, webmLoudnessAt } from '../support/webm-audio';
-import { type Moto, motoMissing, motoRegion, skipReason, startMoto } from './support/moto';
+import { type Moto, motoRegion, startMoto } from './support/moto';
 
-const skip = skipReason([motoMissing()]);
+const skip = skipReason(requires.motoServer());
 const bucket = 'meeting-bot-recordings-test';
 const botA = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const botB = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb';

@@ -5,17 +5,13 @@
 // any task. Every call is judged by the IAM simulator against the template, and the pool-sizing grant is refused to
 // every other role and for any other service.
 
-import { existsSync } from 'node:fs';
 import { DescribeServicesCommand } from '@aws-sdk/client-ecs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumPath, type DeployedLife, roleCalls, startDeployedLife } from './support/deployed-life';
+import { requires, skipReason } from '../support/requirements';
+import { type DeployedLife, roleCalls, startDeployedLife } from './support/deployed-life';
 import { denials, type IamRequest, iamRequestsOf, notRefused, simulate } from './support/iam-simulation';
-import { motoMissing, skipReason } from './support/moto';
 
-const skip = skipReason([
-  motoMissing(),
-  existsSync(chromiumPath) ? undefined : `Chromium is not at ${chromiumPath}: the bot-task bundle cannot run`,
-]);
+const skip = skipReason(requires.motoServer(), requires.chromium());
 
 describe.skipIf(skip)('scheduled joins deployed against moto (scheduler, pool sizing, cancel, IAM)', () => {
   let life: DeployedLife;

@@ -10,9 +10,10 @@ import { SESv2Client } from '@aws-sdk/client-sesv2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SesMailer } from '../../core/adapters/ses/ses-mailer';
 import { MailRefusedError } from '../../core/ports/mailer';
-import { type Moto, motoMissing, motoRegion, skipReason, startMoto } from './support/moto';
+import { requires, skipReason } from '../support/requirements';
+import { type Moto, motoRegion, startMoto } from './support/moto';
 
-const skip = skipReason([motoMissing()]);
+const skip = skipReason(requires.motoServer());
 const mail = { to: 'team@acme.example', subject: 's', html: '<p>h</p>', text: 't' };
 
 describe.skipIf(skip)('SES refusals against moto', () => {

@@ -1,15 +1,16 @@
 // The API reference page (GET /docs on the local stack) in Chromium with every request outside our server refused:
 // it loads, asks nothing of the network, and lists every operation and webhook of the OpenAPI document.
-import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../bot-task/providers/daily/chromium';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { chromiumPath, requires, skipReason } from '../support/requirements';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const methods = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
-describe.skipIf(!existsSync(chromiumPath))('API reference at /docs', () => {
+const skip = skipReason(requires.chromium());
+
+describe.skipIf(skip)('API reference at /docs', () => {
   let browser: Browser;
   let stack: TestStack;
   beforeAll(async () => {

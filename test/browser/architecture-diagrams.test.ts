@@ -1,14 +1,14 @@
 // ARCHITECTURE.md's Mermaid diagrams parse with Mermaid itself (its browser bundle in Chromium, offline): a diagram
-// GitHub would show as an error box fails here first. Mermaid is a development dependency; without it (or without
-// Chromium) the test says why it was skipped.
-import { existsSync, readFileSync } from 'node:fs';
+// GitHub would show as an error box fails here first. Mermaid is a development dependency: without it (or without
+// Chromium) the test says why it was skipped, and in CI fails.
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../bot-task/providers/daily/chromium';
+import { chromiumPath, requires, skipReason } from '../support/requirements';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const repoRoot = join(import.meta.dirname, '..', '..');
 
 function mermaidBundle(): string | undefined {
@@ -20,18 +20,16 @@ function mermaidBundle(): string | undefined {
 }
 
 const bundle = mermaidBundle();
-const skip = !existsSync(chromiumPath)
-  ? `Chromium is not at ${chromiumPath}`
-  : !bundle
-    ? 'the mermaid package is not installed (npm install)'
-    : undefined;
-if (skip) console.warn(`architecture diagrams not parsed: ${skip}`);
+const skip = skipReason(
+  requires.chromium(),
+  requires.other('mermaid', bundle ? undefined : 'the mermaid package is not installed (npm install)'),
+);
 
 /** The text of every ```mermaid block of a Markdown file, in order. */
 const diagramsOf = (markdown: string) =>
   [...markdown.matchAll(/^```mermaid\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
 
-describe.skipIf(Boolean(skip))('ARCHITECTURE.md diagrams', () => {
+describe.skipIf(skip)('ARCHITECTURE.md diagrams', () => {
   let browser: Browser;
   let page: Page;
   beforeAll(async () => {

@@ -1,12 +1,13 @@
 // The bot's Chromium outlives a SIGTERM to the task: the task decides when to leave the call (main.ts, issue 13).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { chromiumPath, requires, skipReason } from '../support/requirements';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const launcher = new URL('../../bot-task/providers/daily/chromium.ts', import.meta.url).pathname;
 
-describe.skipIf(!existsSync(chromiumPath))('launchChromium and signals', () => {
+const skip = skipReason(requires.chromium());
+
+describe.skipIf(skip)('launchChromium and signals', () => {
   it('a SIGTERM to the process leaves the browser running until the process closes it', async () => {
     const script = `
       const { launchChromium } = await import(${JSON.stringify(launcher)});

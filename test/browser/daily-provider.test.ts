@@ -1,6 +1,5 @@
 // The Daily provider in real Chromium, with daily-js replaced by a typed stub served through page.route.
 
-import { existsSync } from 'node:fs';
 import { PollyClient } from '@aws-sdk/client-polly';
 import type { Page } from 'playwright-core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,6 +23,7 @@ import type { Synthesizer } from '../../core/ports/synthesizer';
 import { espeakWav } from '../support/espeak';
 import { freePort } from '../support/free-port';
 import { recordingLogger } from '../support/recording-logger';
+import { chromiumPath, requires, skipReason } from '../support/requirements';
 import { toneSynthesizer } from '../support/tone-synthesizer';
 import { until } from '../support/until';
 import { webmLoudness } from '../support/webm-audio';
@@ -32,7 +32,6 @@ import type { StubScenario } from './daily-stub';
 import { dailyStubModule } from './daily-stub-module';
 import { startTileServer } from './tile-server';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let stubJs: string;
 
 beforeAll(async () => {
@@ -108,7 +107,9 @@ function collect(conn: RoomConnection) {
   return seen;
 }
 
-describe.skipIf(!existsSync(chromiumPath))('Daily provider in Chromium (stubbed daily-js)', () => {
+const skip = skipReason(requires.chromium());
+
+describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
   let open: RoomConnection | undefined;
   afterEach(async () => {
     await open?.leave();

@@ -6,7 +6,6 @@
 // once, about 3 minutes when the CDN swallows them: 20 s per attempt). Every request leaving our origin is aborted
 // at once and recorded, and the page's clock skips daily-js's 3 s pauses, so its own error path runs in about a
 // second. The first request to Daily's CDN proves createCallObject() accepted the options and join() began.
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,11 +15,11 @@ import { botMeetingToken } from '../../bot-task/providers/daily/meeting-token';
 import { botOrigin, dailyModule } from '../../bot-task/providers/daily/page-assets';
 import { createLogger } from '../../core/log';
 import { type JoinOptions, RoomJoinError } from '../../core/ports/room-provider';
+import { chromiumPath, requires, skipReason } from '../support/requirements';
 import { toneSynthesizer } from '../support/tone-synthesizer';
 import { dailyModulePage } from './daily-module-page';
 import { startTileServer } from './tile-server';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const dailyVersion: string = createRequire(import.meta.url)('@daily-co/daily-js/package.json').version;
 /** Where daily-js 0.92's loader looks for its call machine, in order, on each of its 3 passes. */
 const callMachineUrls = ['c.daily.co', 'c.dailywebrtc.com', 'c.dailywebrtc.net'].map(
@@ -85,7 +84,7 @@ function contextIn(browser: Browser): () => Promise<Browser> {
   };
 }
 
-describe.skipIf(!existsSync(chromiumPath))(
+describe.skipIf(skipReason(requires.chromium()))(
   'Daily provider in Chromium with the real daily-js, offline',
   () => {
     let browser: Browser;
@@ -175,7 +174,7 @@ describe.skipIf(!existsSync(chromiumPath))(
   },
 );
 
-describe.skipIf(!existsSync(chromiumPath))(
+describe.skipIf(skipReason(requires.chromium()))(
   'daily-js calls the harness makes, checked by the real bundle',
   () => {
     let browser: Browser;

@@ -1,6 +1,6 @@
 // The Daily provider's warm-up (issue 15) in real Chromium with the stubbed daily-js: a pooled bot prepares its
 // browser and page before it has a room, and the join then only joins.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -11,11 +11,11 @@ import { botOrigin } from '../../bot-task/providers/daily/page-assets';
 import { createLogger } from '../../core/log';
 import type { RoomConnection } from '../../core/ports/room-provider';
 import { recordingLogger } from '../support/recording-logger';
+import { chromiumPath, requires, skipReason } from '../support/requirements';
 import { toneSynthesizer } from '../support/tone-synthesizer';
 import { until } from '../support/until';
 import { dailyStubModule } from './daily-stub-module';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let dir: string;
 let stubPath: string;
 
@@ -68,7 +68,9 @@ async function timedJoin(provider: DailyRoomProvider): Promise<{ conn: RoomConne
   return { conn, ms: performance.now() - started };
 }
 
-describe.skipIf(!existsSync(chromiumPath))('Daily provider warm-up (stubbed daily-js)', () => {
+const skip = skipReason(requires.chromium());
+
+describe.skipIf(skip)('Daily provider warm-up (stubbed daily-js)', () => {
   const open: RoomConnection[] = [];
   afterEach(async () => {
     await Promise.all(open.splice(0).map((c) => c.leave()));

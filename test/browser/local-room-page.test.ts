@@ -1,18 +1,18 @@
 // The local room's page in Chromium: a person removes someone with the Remove button (the eject route), and sees
 // it when they are removed themselves or the room is deleted (issue #13 §2); in a knocking room they admit or deny
 // whoever asks to join (issue #14 §3).
-import { existsSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../bot-task/providers/daily/chromium';
 import { LocalRoomProvider } from '../../bot-task/providers/local-room';
 import { RoomJoinError } from '../../core/ports/room-provider';
+import { chromiumPath, requires, skipReason } from '../support/requirements';
 import { startRoomServer } from '../support/room-server';
 import { until } from '../support/until';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = skipReason(requires.chromium());
 
-describe.skipIf(!existsSync(chromiumPath))('local room page', () => {
+describe.skipIf(skip)('local room page', () => {
   let browser: Browser;
   let server: Awaited<ReturnType<typeof startRoomServer>>;
   beforeAll(async () => {

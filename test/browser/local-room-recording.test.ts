@@ -4,7 +4,7 @@
 // meeting's, there is sound where the bot spoke and where the person spoke, and the notice is the transcript's first
 // line.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
@@ -14,10 +14,10 @@ import { LocalRoomProvider } from '../../bot-task/providers/local-room';
 import { createLogger } from '../../core/log';
 import { espeakWav } from '../support/espeak';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { chromiumPath, requires, skipReason } from '../support/requirements';
 import { startRoomServer } from '../support/room-server';
 import { until } from '../support/until';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const dir = mkdtempSync(join(tmpdir(), 'local-recording-'));
 
 /** until(), saying what did not happen. */
@@ -61,7 +61,9 @@ const loudness = (rms: number[], from: number, to: number) => {
   return part.reduce((a, b) => a + b, 0) / Math.max(1, part.length);
 };
 
-describe.skipIf(!existsSync(chromiumPath))('local room recording through the local stack', () => {
+const skip = skipReason(requires.chromium(), requires.espeakNg());
+
+describe.skipIf(skip)('local room recording through the local stack', () => {
   let stack: TestStack;
   let key: string;
   let browser: Browser;

@@ -1,14 +1,12 @@
 // The local mail viewer in Chromium: a long results e-mail is shown whole (its frame fits its height), and nothing of
 // the mail runs (the frame allows no script).
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../bot-task/providers/daily/chromium';
 import { type LocalMail, mailViewer } from '../../local/mail-viewer';
-
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { chromiumPath, requires, skipReason } from '../support/requirements';
 
 const longMail: LocalMail = {
   messageId: 'long-mail',
@@ -22,7 +20,9 @@ const longMail: LocalMail = {
   at: Math.floor(Date.now() / 1000),
 };
 
-describe.skipIf(!existsSync(chromiumPath))('local mail viewer page', () => {
+const skip = skipReason(requires.chromium());
+
+describe.skipIf(skip)('local mail viewer page', () => {
   let browser: Browser;
   let server: Server;
   let base: string;

@@ -2,7 +2,7 @@
 // their tracks, the bot says the notice through its synthesizer, the page records the mix piece by piece into the
 // recording store, and the results stage's assembly makes one file, decoded here with ffprobe/ffmpeg. Then a machine
 // loss: the first bot's browser dies without stopping its recorder, a replacement records on, one file still comes.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -15,11 +15,11 @@ import { createLogger } from '../../core/log';
 import type { RoomConnection } from '../../core/ports/room-provider';
 import { finaliseRecording } from '../../core/recording/finalise';
 import { espeakSynthesizer, espeakWav } from '../support/espeak';
+import { requires, skipReason } from '../support/requirements';
 import { webmDuration, webmLoudness } from '../support/webm-audio';
 import type { StubScenario } from './daily-stub';
 import { dailyStubModule } from './daily-stub-module';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const log = createLogger('silent');
 let stubJs: string;
 const dir = mkdtempSync(join(tmpdir(), 'recording-browser-'));
@@ -56,13 +56,18 @@ const joinOptions = {
   waitingRoomTimeoutMs: 15_000,
 };
 
-const alice = espeakWav(
-  'Hello, my name is Alice, and I am the first speaker in this meeting.',
-  'en-us',
-).toString('base64');
-const bob = espeakWav('Bob here. I am the second speaker, speaking a little later.', 'en-us+m3').toString(
-  'base64',
-);
+/** The participants' lines, spoken by espeak-ng on first use (not at import: a skipped file needs no espeak-ng). */
+let lines: { alice: string; bob: string } | undefined;
+const spoken = () =>
+  (lines ??= {
+    alice: espeakWav(
+      'Hello, my name is Alice, and I am the first speaker in this meeting.',
+      'en-us',
+    ).toString('base64'),
+    bob: espeakWav('Bob here. I am the second speaker, speaking a little later.', 'en-us+m3').toString(
+      'base64',
+    ),
+  });
 
 /** Has `id` say a WAV in the page; resolves once it has been played. */
 const speak = (page: Page, id: string, wav: string) =>
@@ -80,7 +85,9 @@ const speechLevel = 300;
 const silenceBeforeNoticeMs = 1000;
 const silenceLevel = 60;
 
-describe.skipIf(!existsSync(chromiumPath))('recording in Chromium (stubbed daily-js)', () => {
+const skip = skipReason(requires.chromium(), requires.espeakNg());
+
+describe.skipIf(skip)('recording in Chromium (stubbed daily-js)', () => {
   it('records both participants and the bot, the notice first, as one playable file', async () => {
     const botId = '11111111-1111-4111-8111-111111111111';
     const { provider: p, page } = provider({
@@ -108,6 +115,7 @@ describe.skipIf(!existsSync(chromiumPath))('recording in Chromium (stubbed daily
         await f();
         wall[who] = [from, Date.now()];
       };
+      const { alice, bob } = spoken();
       // A second of the room before the notice: the recorder's first moment can come 2 ms before the bot's first
       // word on a fast machine, leaving no window in which "nothing before the notice" could be checked.
       await new Promise((r) => setTimeout(r, silenceBeforeNoticeMs));
@@ -155,6 +163,7 @@ describe.skipIf(!existsSync(chromiumPath))('recording in Chromium (stubbed daily
   it('a bot lost mid-recording (its browser killed) and its replacement still make one playable file', async () => {
     const botId = '22222222-2222-4222-8222-222222222222';
     const scenario = { present: [{ id: 'alice', name: 'Alice' }] };
+    const { alice, bob } = spoken();
     const first = provider(scenario);
     const lostRoom = await first.provider.join(joinOptions);
     const started = Date.now();

@@ -1,15 +1,15 @@
 // Issue 20 §2 through the local stack: a Daily bot (its own process, real Chromium, the daily-js stand-in) whose voice,
 // Amazon Polly through the real adapter, is a closed port. Each line is tried twice, then the bot goes on in text
 // only: its lines reach the transcript, and the session completes with the speech_fallback warning.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stubbedDailyBots } from '../browser/daily-stub-module';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { requires, skipReason } from '../support/requirements';
 import { until } from '../support/until';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = skipReason(requires.chromium());
 
-describe.skipIf(!existsSync(chromiumPath))('a Daily bot whose voice fails', () => {
+describe.skipIf(skip)('a Daily bot whose voice fails', () => {
   let stack: TestStack;
   let key: string;
   let daily: Awaited<ReturnType<typeof stubbedDailyBots>>;

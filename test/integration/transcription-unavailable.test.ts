@@ -4,16 +4,15 @@
 // transcription_unavailable and Daily's reason, nothing is charged, and bot_failed (with error_code) is delivered.
 // One that comes back within the recovery time is no failure. The Daily path too: a bot process in Chromium whose
 // daily-js stand-in refuses transcription.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stubbedDailyBots } from '../browser/daily-stub-module';
 import { addParticipant, botInCall, followedBot } from '../support/local-meeting';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { requires, skipReason } from '../support/requirements';
 import { until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
 
 const recoveryMs = 1500;
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let stack: TestStack;
 beforeAll(async () => {
   stack = await startTestStack({
@@ -119,7 +118,9 @@ describe('a bot whose room transcription is unavailable, through npm start’s s
 
 // The same failure on the Daily path: a bot process of the local stack in real Chromium, with the typed daily-js
 // stand-in refusing transcription as Daily does for a token without transcription rights (a transcription-error).
-describe.skipIf(!existsSync(chromiumPath))('a Daily bot whose transcription is refused (stand-in)', () => {
+const skip = skipReason(requires.chromium());
+
+describe.skipIf(skip)('a Daily bot whose transcription is refused (stand-in)', () => {
   let daily: Awaited<ReturnType<typeof stubbedDailyBots>>;
   let dailyStack: TestStack;
   const refusal = 'Insufficient permissions to start transcription';

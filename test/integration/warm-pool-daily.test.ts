@@ -1,16 +1,16 @@
 // A pooled bot warmed for Daily (BOT_POOL_PROVIDER=daily) through the local stack: real bot processes, real Chromium,
 // the daily-js stand-in served as DAILY_JS_MODULE_PATH (issue 15). It waits with its browser launched and the page
 // loaded, and a Daily join is in the room as soon as it is claimed; a session of the other provider still gets a bot.
-import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BotSession } from '../../core/bots/session';
 import { stubbedDailyBots } from '../browser/daily-stub-module';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { requires, skipReason } from '../support/requirements';
 import { until } from '../support/until';
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = skipReason(requires.chromium());
 
-describe.skipIf(!existsSync(chromiumPath))('warm pool (Daily provider in Chromium)', () => {
+describe.skipIf(skip)('warm pool (Daily provider in Chromium)', () => {
   let stack: TestStack;
   let key: string;
   let daily: Awaited<ReturnType<typeof stubbedDailyBots>>;

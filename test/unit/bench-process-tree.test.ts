@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { cpuMsByPid, descendants, processRole, sampleTree, treeCpuMs } from '../../bench/process-tree';
+import { requires, skipReason } from '../support/requirements';
 
 const reading = (at: number, cpu: [number, number][]) => ({
   at,
@@ -36,7 +37,11 @@ describe('CPU of a process tree between readings', () => {
   });
 });
 
-describe.skipIf(!existsSync('/proc/self/stat'))('reading /proc', () => {
+describe.skipIf(
+  skipReason(
+    requires.other('/proc', existsSync('/proc/self/stat') ? undefined : 'no /proc here (Linux only)'),
+  ),
+)('reading /proc', () => {
   it('finds a child and reads the CPU and memory of the tree', async () => {
     const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 10_000)'], { stdio: 'ignore' });
     try {

@@ -1,15 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { requires, skipReason } from '../../../test/support/requirements';
 import { EspeakSynthesizer, espeakVoiceFor, wavPcm } from './espeak-synthesizer';
-
-const hasEspeak = (() => {
-  try {
-    execFileSync('espeak-ng', ['--version']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe('espeak-ng synthesizer', () => {
   it('picks a voice of the Polly voice’s language and gender', () => {
@@ -18,7 +9,7 @@ describe('espeak-ng synthesizer', () => {
     expect(espeakVoiceFor('Nobody')).toBe('en-us');
   });
 
-  it.skipIf(!hasEspeak)('says a line as 16-bit PCM with its rate', async () => {
+  it.skipIf(skipReason(requires.espeakNg()))('says a line as 16-bit PCM with its rate', async () => {
     const { pcm, sampleRate } = await new EspeakSynthesizer().synthesize(
       'This meeting is being recorded.',
       'Joanna',

@@ -23,13 +23,12 @@ import type { SettingsInput } from '../../../infra/settings';
 import { QueuePoller } from '../../../local/queue-poller';
 import { buildBotTaskBundle } from '../../../scripts/bundles';
 import { synthStack, type TemplateJson } from '../../infra/synth-stack';
+import { chromiumPath } from '../../support/requirements';
 import { clientConfig, type DeployedFunction, type DeployedStack, deployToMoto } from './deployed-stack';
 import { awsProcessEnv, LambdaHost } from './lambda-host';
 import { type Moto, motoRegion, startMoto } from './moto';
 import { type AwsCall, type RecordingProxy, startRecordingProxy } from './recording-proxy';
 import { startWebhookReceiver } from './webhook-receiver';
-
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export type HttpResult = APIGatewayProxyStructuredResultV2 & { headers: Record<string, string> };
 

@@ -1,30 +1,9 @@
 // moto_server (Python, moto 5.2.1) on a free loopback port: the AWS APIs our adapters call, offline.
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { freePort } from '../../support/free-port';
 
 export const motoAccountId = '123456789012';
 export const motoRegion = 'us-east-1';
-
-/** Why the aws project cannot run here, or undefined when moto_server is installed. */
-export function motoMissing(): string | undefined {
-  const probe = spawnSync('moto_server', ['--help'], { stdio: 'ignore', timeout: 30_000 });
-  if (probe.error || probe.status !== 0) {
-    return 'moto_server is not installed (pip install "moto[server]==5.2.1"): the aws project is skipped';
-  }
-  return undefined;
-}
-
-/**
- * Skips a suite where moto (or Chromium) is missing, with the reason printed; on CI (CI=true) a missing tool is a
- * failure instead, so a machine that should have it never turns the suite green by skipping it.
- */
-export function skipReason(reasons: (string | undefined)[]): string | undefined {
-  const reason = reasons.find(Boolean);
-  if (!reason) return undefined;
-  if (process.env.CI === 'true') throw new Error(`CI must run the aws project, but ${reason}`);
-  console.warn(`[aws] ${reason}`);
-  return reason;
-}
 
 export interface Moto {
   endpoint: string;
