@@ -26,6 +26,7 @@ const benchmarks: Record<string, () => Promise<BenchmarkModule>> = {
   delivery: () => import('./delivery'),
   conversation: () => import('./conversation'),
   voice: () => import('./voice'),
+  'turn-taking': () => import('./turn-taking'),
   summaries: () => import('./summaries'),
   soak: () => import('./soak'),
   replacement: () => import('./replacement'),

@@ -4,7 +4,10 @@
 // the fixed wait the bot always had. The shape follows Vapi's smart endpointing (a short wait on punctuation, a long
 // one without, a middle one after a number: https://docs.vapi.ai/customization/voice-pipeline-configuration,
 // onPunctuationSeconds 0.1 / onNoPunctuationSeconds 1.5 / onNumberSeconds 0.5); the defaults are ours, see
-// docs/voice-latency.md.
+// docs/voice-latency.md. Given what was asked and the answer so far (`context`), the meaning decides first: an answer
+// that has not yet answered waits the long silence after a finished sentence too, one that hands the turn back the
+// short one (core/conversation/answer-completeness.ts).
+import { answerState, type TurnContext } from './answer-completeness';
 
 export interface TurnTakingSettings {
   /**
@@ -18,6 +21,11 @@ export interface TurnTakingSettings {
   unclearMs: number;
   /** Words that cannot end a thought: "and", "the", "um", a trailing comma (END_OF_TURN_INCOMPLETE_MS). */
   incompleteMs: number;
+  /**
+   * What was asked and the answer so far, for final words `text` (turnContextOf over the transcript): with it, the
+   * answer's meaning decides before its last words do. Without it, the words alone.
+   */
+  context?: (text: string) => TurnContext | undefined;
 }
 
 export const turnTakingDefaults: TurnTakingSettings = {
@@ -71,10 +79,28 @@ export function endingOf(text: string): Ending {
   return period ? 'complete' : 'unclear';
 }
 
-/** The silence (ms) to wait after `text`, the last words heard, before the bot answers. */
-export function endOfTurnWaitMs(text: string, settings: TurnTakingSettings): number {
+/**
+ * The silence (ms) to wait after `text`, the last words heard, before the bot answers; `context` (by default
+ * settings.context's) is what was asked and the answer so far.
+ */
+export function endOfTurnWaitMs(
+  text: string,
+  settings: TurnTakingSettings,
+  context: TurnContext | undefined = settings.context?.(text),
+): number {
   if (settings.mode === 'fixed') return settings.unclearMs;
-  switch (endingOf(text)) {
+  const ending = endingOf(text);
+  // Words that cannot end a thought wait the long silence whatever the answer means.
+  if (context && ending !== 'incomplete')
+    switch (answerState(context)) {
+      case 'open':
+        return settings.incompleteMs;
+      case 'done':
+        return settings.completeMs;
+      case 'unclear':
+        break;
+    }
+  switch (ending) {
     case 'complete':
       return settings.completeMs;
     case 'incomplete':
