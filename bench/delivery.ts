@@ -73,7 +73,7 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
         const name = `Bench bot ${i}`;
         const res = await fetch(`${s.baseUrl}/api/bot/join`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${apiKey}` },
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
           body: JSON.stringify({
             provider: 'local',
             room_url: `${s.baseUrl}/rooms/bench-delivery`,

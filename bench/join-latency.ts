@@ -164,7 +164,7 @@ async function joinOnce(s: LocalStack, { apiKey }: BenchAccount, provider: Provi
   const started = Date.now();
   const res = await fetch(`${s.baseUrl}/api/bot/join`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}` },
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({ provider, room_url: roomUrl, bot_config: { name: 'Scribe' } }),
   });
   if (res.status !== 201) throw new Error(`join: ${res.status} ${await res.text()}`);

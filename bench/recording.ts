@@ -153,7 +153,7 @@ async function join(
 ): Promise<string> {
   const res = await fetch(`${baseUrl}/api/bot/join`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}` },
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
     body: JSON.stringify({
       provider: 'daily',
       room_url: `https://bench.daily.co/${name}`,

@@ -17,7 +17,7 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
     'replacement',
     1000,
     async (s, { apiKey }) => {
-      const auth = { authorization: `Bearer ${apiKey}` };
+      const auth = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
       const room = s.rooms.createRoom('replacement', false);
       s.rooms.addScripted(room, { name: 'Ann', lines: [], leave_at_ms: 3_600_000 });
       const res = await fetch(`${s.baseUrl}/api/bot/join`, {

@@ -118,7 +118,7 @@ interface MeetingResult {
 
 async function meeting(s: LocalStack, account: BenchAccount, minutes: number): Promise<MeetingResult> {
   const config = loadConfig({});
-  const auth = { authorization: `Bearer ${account.apiKey}` };
+  const auth = { authorization: `Bearer ${account.apiKey}`, 'content-type': 'application/json' };
   const res = await fetch(`${s.baseUrl}/api/bot/join`, {
     method: 'POST',
     headers: auth,

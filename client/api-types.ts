@@ -1502,6 +1502,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description The body was not sent as application/json (with charset utf-8 or none): e.g. text/plain, which fetch sends for a string body without a Content-Type header (error: unsupported_media_type) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description Idempotency-Key reused with another body (error: idempotency_conflict) */
             422: {
                 headers: {

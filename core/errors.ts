@@ -12,6 +12,7 @@ export const errorStatus = {
   recording_not_ready: 409,
   data_deleted: 410,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   idempotency_conflict: 422,
   rate_limited: 429,
   server_error: 500,
@@ -35,6 +36,7 @@ const defaultMessages: Record<ErrorCode, string> = {
   data_deleted:
     "This meeting's content was deleted (DELETE /api/bot/{bot_id}/data, or the account's retention).",
   payload_too_large: 'The request body is too large.',
+  unsupported_media_type: 'Send the request body as JSON, with the header "Content-Type: application/json".',
   idempotency_conflict: 'This Idempotency-Key was already used with a different request body.',
   rate_limited: 'Too many requests. Slow down and retry later.',
   server_error: 'Something went wrong on our side. Please retry.',

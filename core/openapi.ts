@@ -210,6 +210,11 @@ export function buildOpenApiDocument() {
               'A request with this Idempotency-Key is in progress',
             ),
             '413': errorResponse(['payload_too_large'], 'Body over 64 KiB'),
+            '415': errorResponse(
+              ['unsupported_media_type'],
+              'The body was not sent as application/json (with charset utf-8 or none): e.g. text/plain, which ' +
+                'fetch sends for a string body without a Content-Type header',
+            ),
             '422': errorResponse(['idempotency_conflict'], 'Idempotency-Key reused with another body'),
             '503': {
               ...errorResponse(

@@ -72,10 +72,21 @@ export function publicRoute(route: (event: HttpEvent) => Promise<Reply>): HttpHa
   };
 }
 
-/** The JSON body of a request; size is checked before parsing (413), then syntax (400). */
+/**
+ * The JSON body of a request: a body is required (400), sent as JSON (415: the OpenAPI document declares only
+ * application/json, and a text/plain one is what fetch sends for a string body without a header), within the size
+ * limit (413), and then valid JSON (400).
+ */
 export function jsonBody(event: HttpEvent, maxBytes: number): unknown {
   if (event.body === undefined || event.body === null || event.body === '') {
     throw new ApiError('validation_error', 'body: a JSON object is required');
+  }
+  const contentType = header(event, 'content-type');
+  if (!isJsonMediaType(contentType)) {
+    throw new ApiError(
+      'unsupported_media_type',
+      `Content-Type: the body must be sent as application/json, got ${contentType ? `'${contentType}'` : 'none'}`,
+    );
   }
   const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
   if (raw.length > maxBytes) {
@@ -86,6 +97,27 @@ export function jsonBody(event: HttpEvent, maxBytes: number): unknown {
   } catch {
     throw new ApiError('validation_error', 'body: not valid JSON');
   }
+}
+
+/**
+ * Whether a Content-Type is application/json (RFC 8259 §11), in any letter case, with no charset but UTF-8 (JSON
+ * between systems is UTF-8, §8.1, and we decode it so). A structured-syntax type such as application/merge-patch+json
+ * is refused: it names another format's meaning, and the document declares only application/json.
+ */
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const [type, ...params] = contentType.split(';');
+  if (type!.trim().toLowerCase() !== 'application/json') return false;
+  return params.every((param) => {
+    const [name, value = ''] = param.split('=');
+    if (name!.trim().toLowerCase() !== 'charset') return true;
+    return (
+      value
+        .trim()
+        .replace(/^"(.*)"$/, '$1')
+        .toLowerCase() === 'utf-8'
+    );
+  });
 }
 
 function toResult(reply: Reply, requestId: string): HttpResult {

@@ -248,6 +248,47 @@ describe('POST /api/bot/join', () => {
     expect(await snapshot()).toEqual(before);
   });
 
+  const otherMediaTypes: [string, string | undefined][] = [
+    ['text/plain (fetch’s own for a string body)', undefined],
+    ['no Content-Type at all', ''],
+    ['application/merge-patch+json', 'application/merge-patch+json'],
+    ['application/json in another charset', 'application/json; charset=iso-8859-1'],
+  ];
+  it.each(otherMediaTypes)(
+    'refuses a valid JSON body sent as %s with 415 unsupported_media_type, creating nothing',
+    async (_name, contentType) => {
+      const before = await snapshot();
+      const text = JSON.stringify({ room_url: 'https://a.daily.co/r' });
+      const res = await fetch(`${stack.baseUrl}/api/bot/join`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(contentType ? { 'content-type': contentType } : {}),
+        },
+        // Bytes, unlike a string, get no Content-Type from fetch.
+        body: contentType === '' ? new TextEncoder().encode(text) : text,
+      });
+      const body = await res.json();
+      expectError({ status: res.status, body }, 415, 'unsupported_media_type');
+      expect(body.detail).toMatch(/application\/json/);
+      expect(await snapshot()).toEqual(before);
+    },
+  );
+
+  it('takes application/json in any letter case, with or without charset=utf-8', async () => {
+    for (const contentType of [
+      'Application/JSON',
+      'application/json; charset=UTF-8',
+      'application/json;charset="utf-8"',
+    ]) {
+      const res = await join(
+        { room_url: 'https://a.daily.co/r' },
+        { headers: { 'content-type': contentType } },
+      );
+      expect(res.status, contentType).toBe(201);
+    }
+  });
+
   it('refuses a body over 64 KiB with 413 payload_too_large', async () => {
     const before = await snapshot();
     const res = await join({ room_url: 'https://a.daily.co/r', analysis_prompt: 'x'.repeat(70 * 1024) });

@@ -278,7 +278,7 @@ describe('persistence', () => {
       first.deps.runner = { start: async (id) => ({ taskRef: `t:${id}` }), stop: async () => {} };
       const res = await fetch(`${first.baseUrl}/api/bot/join`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${dev.api_key}` },
+        headers: { authorization: `Bearer ${dev.api_key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ room_url: 'https://a.daily.co/persist' }),
       });
       const { bot_id } = (await res.json()) as { bot_id: string };

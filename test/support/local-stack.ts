@@ -111,7 +111,7 @@ export async function startTestStack(env: Record<string, string> = {}): Promise<
       let body: string | undefined = opts.rawBody;
       if (opts.body !== undefined) {
         body = JSON.stringify(opts.body);
-        headers['content-type'] = 'application/json';
+        headers['content-type'] ??= 'application/json';
       }
       const res = await fetch(stack.baseUrl + path, { method, headers, body });
       const text = await res.text();
