@@ -10,7 +10,7 @@ import { fullScenario, quickScenario, type RetentionSimResult, runRetentionSim }
 import type { Table } from './run';
 import { type BenchOptions, verdict } from './support';
 
-/** The target (issue 34): every meeting's content deleted within an hour of its due time. */
+/** The target: every meeting's content deleted within an hour of its due time. */
 const maxLatenessMinutes = 60;
 
 export async function run(options: BenchOptions): Promise<Record<string, unknown>> {

@@ -13,7 +13,7 @@ import type { BenchOptions } from './support';
 /** The shared QMSum meetings; a user's clone has no ../shared, so the benchmark then reports that it skipped. */
 export const qmsumDir = fileURLToPath(new URL('../../shared/data/qmsum/', import.meta.url));
 
-/** Targets of issue #12 point 3: ours against the baselines computed in the same run. */
+/** The targets: ours against the baselines computed in the same run. */
 export const targets = { rougeLOverTextRank: 1.25, rouge2OverLead: 1.25 };
 
 export interface Meeting {

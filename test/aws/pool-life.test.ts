@@ -1,4 +1,4 @@
-// The warm pool's deployed shape against moto_server (issue 15): the default template (botPoolSize 2) "deployed" into
+// The warm pool's deployed shape against moto_server: the default template (botPoolSize 2) "deployed" into
 // moto; the join function offers a session and schedules its cold-start fallback; the bot-task bundle, as the task role
 // with the container's environment and no BOT_ID, is a pooled bot that claims it under its task ARN (read from a
 // stand-in for the task metadata endpoint) and protects its task through a stand-in for the ECS agent; its task

@@ -1,4 +1,4 @@
-// X-Ray as Lambda runs it (issue 16): a function bundle in a process with Lambda's environment (execution env, trace
+// X-Ray as Lambda runs it: a function bundle in a process with Lambda's environment (execution env, trace
 // header, daemon address) sends its segments to a UDP "daemon" here: the invocation's `## <function>` subsegment with
 // the bot id, cold start and service annotations, and the DynamoDB call beneath it; its log lines carry the trace id
 // and the Lambda request id. No AWS account: the DynamoDB endpoint refuses, which the trace records as a fault.

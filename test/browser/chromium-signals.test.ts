@@ -1,4 +1,5 @@
-// The bot's Chromium outlives a SIGTERM to the task: the task decides when to leave the call (main.ts, issue 13).
+// The bot's Chromium outlives a SIGTERM to the task: the task decides when to leave the call (main.ts):
+// a platform stop keeps the bot transcribing until its replacement is in the room.
 import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { chromiumPath, requires, skipReason } from '../support/requirements';

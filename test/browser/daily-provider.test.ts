@@ -123,7 +123,8 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
       transcription: { endpointingMs: 200, interimResults: true },
     });
     const calls = () => h.page().evaluate(() => window.__dailyStub!.calls);
-    // Transcription starts a moment after the join, once none was found running (issue 20 §4).
+    // Transcription starts a moment after the join, once none was found running (never a second beside one
+    // already running).
     await until(async () => (await calls()).includes('startTranscription'));
     expect(open.selfId).toBe('bot-session');
     expect(open.participants()).toEqual([{ participantId: 'p-ann', name: 'Ann' }]);
@@ -200,7 +201,7 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     expect(h.external).toEqual([]);
   });
 
-  // Issue 34: a transcription the customer started without includeRawResponse sends messages with no rawResponse, so
+  // A transcription the customer started without includeRawResponse sends messages with no rawResponse, so
   // nothing in them says final; with interim results announced, each interim must not become a line of its own.
   it('messages without rawResponse from a transcription with interims: one final line per stretch of speech', async () => {
     const h = harnessed({
@@ -330,7 +331,7 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     expect((await callsWhenLeaving(h.page(), conn)).slice(-2)).toEqual(['leave', 'destroy']);
   });
 
-  // Issue 20 §4: audio levels can only be measured on audio the bot receives; video it never needs.
+  // Audio levels can only be measured on audio the bot receives; video it never needs.
   it('subscribes to the audio of everyone present and everyone who joins later, never their video', async () => {
     const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
     open = await h.provider.join(joinOptions);
@@ -344,7 +345,7 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     });
   });
 
-  // Issue 20 §4: a room whose audio levels never come (only the stand-in ever produced them) still gives the bot
+  // A room whose audio levels never come (only the stand-in ever produced them) still gives the bot
   // audio activity, from transcription timing, once levels have been missing for AUDIO_LEVELS_MISSING_MS.
   it('no audio levels but transcription messages: activity from transcription timing after the levels are missed', async () => {
     const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
@@ -394,7 +395,7 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     expect(activity).toEqual([]);
   });
 
-  // Issue 20 §2: the room's transcription is reported to the bot, not only logged.
+  // The room's transcription is reported to the bot, not only logged: a bot that cannot transcribe leaves.
   describe('the room’s transcription', () => {
     /** Joins with `scenario` and collects the transcription states reported. */
     async function transcribing(scenario: StubScenario, more: Partial<JoinOptions> = {}) {
@@ -711,7 +712,7 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     expect(await disconnections()).toEqual([{ kind: 'ejected', reason: 'ejected: You were ejected' }]);
   });
 
-  // Issue #13 §2: the kind tells an owner's ejection from the meeting ending and from a connection daily-js gave up on.
+  // The kind tells an owner's ejection from the meeting ending and from a connection daily-js gave up on.
   it.each([
     ['ejected', 'You were removed from the call', 'ejected'],
     ['ejected', 'Meeting has ended', 'room_ended'],
@@ -758,7 +759,7 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     expect(await starts()).toBe(2);
   });
 
-  // Issue 34: a participant's screen share carries audio of its own (a video played to the room); the bot subscribes to
+  // A participant's screen share carries audio of its own (a video played to the room); the bot subscribes to
   // it with their microphone, and it is in the recording.
   it("a participant's screen-share audio is subscribed and reaches the recording's mix", async () => {
     const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
@@ -849,7 +850,7 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     expect(h.page().isClosed()).toBe(true);
   });
 
-  // Issue #14 §3: a knocking room (enable_knocking) the bot has no token for puts it in the lobby after join().
+  // A knocking room (enable_knocking) the bot has no token for puts it in the lobby after join().
   describe('a knocking room: the bot asks to be let in and waits in the lobby', () => {
     /** Starts a join into the lobby; resolves once the bot has asked to be let in. */
     async function knocking(more: Partial<typeof joinOptions & { signal: AbortSignal }> = {}) {
@@ -1016,7 +1017,7 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     expect(err).toMatchObject({ type: 'unknown', providerMessage: expect.stringContaining('timed out') });
   });
 
-  it('a line Polly cannot speak is tried twice, then sent as a chat app message and put in the transcript (issue 20)', async () => {
+  it('a line Polly cannot speak is tried twice, then sent as a chat app message and put in the transcript', async () => {
     // The real Polly adapter, its endpoint a closed port: every SynthesizeSpeech is refused before a byte is sent.
     const polly = new PollySynthesizer(
       new PollyClient({

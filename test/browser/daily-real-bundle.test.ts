@@ -238,7 +238,7 @@ describe.skipIf(skipReason(requires.chromium()))(
       await page.context().close();
     });
 
-    // Issue 20 §4: the harness subscribes to each participant's audio (their screen share's too), never video
+    // The harness subscribes to each participant's audio (their screen share's too), never video
     // (subscribeToAudio in harness.ts), and stops only a transcription it started. daily-js checks setSubscribedTracks
     // against the call's subscribeToTracksAutomatically: the harness's object passes with it off (as the harness
     // creates the call) and is refused with it on, so this check can fail.

@@ -1,4 +1,4 @@
-// The Daily provider's warm-up (issue 15) in real Chromium with the stubbed daily-js: a pooled bot prepares its
+// The Daily provider's warm-up for the warm pool, in real Chromium with the stubbed daily-js: a pooled bot prepares its
 // browser and page before it has a room, and the join then only joins.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

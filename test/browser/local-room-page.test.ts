@@ -1,6 +1,6 @@
 // The local room's page in Chromium: a person removes someone with the Remove button (the eject route), and sees
-// it when they are removed themselves or the room is deleted (issue #13 §2); in a knocking room they admit or deny
-// whoever asks to join (issue #14 §3).
+// it when they are removed themselves or the room is deleted; in a knocking room they admit or deny whoever
+// asks to join.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../../bot-task/providers/daily/chromium';
@@ -48,7 +48,7 @@ describe.skipIf(skip)('local room page', () => {
     await ada.waitForFunction(() => !document.getElementById('people')?.textContent?.includes('Bob'));
   });
 
-  // Issue #14 §3: a knocking room's page lets the people in it answer whoever asks to join.
+  // A knocking room's page lets the people in it answer whoever asks to join.
   it('a knocking room: "Scribe is asking to join — Admit / Deny"; Admit lets the bot in, Deny turns it away', async () => {
     const room = server.rooms.createRoom('knock', false, { knocking: true });
     const ada = await joinAs('Ada', 'knock');

@@ -1,5 +1,5 @@
-// The synthesized template of the default (dev) stack: what issue #6 promises, checked without an AWS account or
-// Docker. One synthesis (with real esbuild bundling) is shared by every test in this file.
+// The synthesized template of the default (dev) stack: its resources, routes, permissions and alarms, checked without
+// an AWS account or Docker. One synthesis (with real esbuild bundling) is shared by every test in this file.
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Validations } from 'aws-cdk-lib';
@@ -96,7 +96,7 @@ describe('the API', () => {
       const fn = s.stack.api.functions.get(route.name)!;
       expect(refTarget(integration.IntegrationUri), route.path).toBe(fnId(fn));
     }
-    // The transcript pages are the status function's too (issue 14 §2): no function of their own.
+    // The transcript pages are the status function's too: no function of their own.
     expect(routes.find((r) => r.path === '/api/bot/{bot_id}/transcript')?.name).toBe('status');
     // The alias reaches the same function as leave.
     expect(s.stack.api.functions.size).toBe(new Set(routes.map((r) => r.name)).size);
@@ -216,7 +216,7 @@ describe('the Lambda functions', () => {
           'ecs:RunTask',
           'ecs:TagResource',
           'iam:PassRole',
-          // With the warm pool: the wake-up on the pool queue and the delayed cold-start fallback (issue 15).
+          // With the warm pool: the wake-up on the pool queue and the delayed cold-start fallback.
           ...send,
         ],
       ],
@@ -728,7 +728,7 @@ describe('the bot runtime', () => {
         'sqs:GetQueueAttributes',
         'sqs:GetQueueUrl',
         'sqs:SendMessage',
-        // The warm pool (issue 15): the claim withdraws its offer, wake-ups, scale-in protection of its own task.
+        // The warm pool: the claim withdraws its offer, wake-ups, scale-in protection of its own task.
         'dynamodb:DeleteItem',
         'sqs:ReceiveMessage',
         'sqs:DeleteMessage',
@@ -805,7 +805,7 @@ describe('operations', () => {
         Threshold: 1,
       }),
     );
-    // So are bots that left because the room's transcription was unavailable (issue 20 §2).
+    // So are bots that left because the room's transcription was unavailable.
     expect(alarms).toContainEqual(
       expect.objectContaining({
         MetricName: 'TranscriptionUnavailable',
@@ -815,7 +815,7 @@ describe('operations', () => {
       }),
     );
     // An e-mail SES refused for good (access denied, unverified identity) is recorded failed at once, not retried
-    // for days: this alarm is what says the results e-mails stopped (issue 34 §6).
+    // for days: this alarm is what says the results e-mails stopped.
     expect(alarms).toContainEqual(
       expect.objectContaining({
         AlarmName: 'MeetingBot-dev-EmailRefused',
@@ -879,7 +879,7 @@ describe('operations', () => {
   });
 });
 
-describe('the warm pool (issue 15)', () => {
+describe('the warm pool', () => {
   const pool = () => s.stack.pool!;
   const poolQueueId = () => logicalId(pool().queue);
   const taskRoleId = () => logicalId(s.stack.runtime.taskDefinition.taskRole);

@@ -1,4 +1,4 @@
-// Leave settings per bot (issue 14 §4) through the local stack, real HTTP and the local room's sockets: a person
+// Leave settings per bot through the local stack, real HTTP and the local room's sockets: a person
 // whose connection drops for a second and who comes back does not end the session; the bot goes by its own
 // automatic_leave and takes the deployment's defaults (configuration) for what it leaves out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
-// Issue 20 §2 through the local stack: the conversation model (an OpenAI-compatible server, the fake one) refuses
-// every call, as a model without access does. The bot (its own process, in a local room) says the holding line once,
-// retries with backoff, and after three failures finishes the interview with the local engine; the session completes
-// with the warning in the status view and in the session_complete a webhook receiver gets.
+// The bot never goes mute, through the local stack: the conversation model (an OpenAI-compatible server, the fake one)
+// refuses every call, as a model without access does. The bot (its own process, in a local room) says the holding line
+// once, retries with backoff, and after three failures finishes the interview with the local engine; the session
+// completes with the warning in the status view and in the session_complete a webhook receiver gets.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { holdingLine } from '../../bot-task/conversation';
 import { type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';

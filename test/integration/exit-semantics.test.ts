@@ -1,4 +1,4 @@
-// Issue #13 §2: what a session's end says. No insights_error when insights were not asked for; a bot that never got
+// What a session's end says. No insights_error when insights were not asked for; a bot that never got
 // into the room and died (or was lost) sends bot_join_failed, not bot_failed.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

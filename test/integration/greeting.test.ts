@@ -1,4 +1,4 @@
-// Issue #13 §2: the greeting is for people. A bot that joins an empty room (it often joins before anyone) greets when
+// The greeting is for people. A bot that joins an empty room (it often joins before anyone) greets when
 // the first human comes in, not into the empty room; other bots do not count as someone to greet.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConversationController } from '../../bot-task/conversation';

@@ -1,4 +1,4 @@
-// The hold reconciler (issue #13 §3): a join that died between the hold and the session write, its undo failing
+// The hold reconciler: a join that died between the hold and the session write, its undo failing
 // too, leaves a hold no session will ever settle; the reconciler run by the heartbeat sweep releases it once the
 // grace period has passed, exactly once, and never touches a hold whose session exists.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';

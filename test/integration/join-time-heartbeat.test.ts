@@ -1,4 +1,4 @@
-// joined_at is never lost (issue #13 §3): when the write at join fails, the heartbeat carries the join time on
+// joined_at is never lost: when the write at join fails, the heartbeat carries the join time on
 // every beat until it is written, so a bot that was in the room is charged for its minutes.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { beat, JoinTimes } from '../../bot-task/heartbeat';

@@ -1,5 +1,5 @@
 // Lifecycle events and the live transcript through npm start's stack, real HTTP and signed webhooks verified with the
-// standardwebhooks package (issue 14 §1, §2): opt-in with webhook_events, one webhook-id per logical event, in order
+// standardwebhooks package: opt-in with webhook_events, one webhook-id per logical event, in order
 // by seq, status_changes in the status view; a bot without webhook_events sends what it always did, and one whose list
 // leaves session_complete out still gets its results.
 import { Webhook } from 'standardwebhooks';

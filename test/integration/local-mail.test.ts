@@ -1,4 +1,4 @@
-// The local results e-mail one click away (issue 16): GET /mail lists what the local SES accepted, newest first;
+// The local results e-mail one click away: GET /mail lists what the local SES accepted, newest first;
 // GET /mail/<id> shows a mail's HTML (in a sandboxed frame) and its text part; npm start prints the address.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestStack, type TestStack } from '../support/local-stack';

@@ -1,4 +1,4 @@
-// Issue #13 §3: the local stack's memory stays bounded over a day of use. The local SES store keeps only the newest
+// The local stack's memory stays bounded over a day of use. The local SES store keeps only the newest
 // mails, idle rooms (not `demo`) expire, the number of rooms is capped, and scripted participants' timers are dropped
 // when they fire, when the participant leaves and when its room closes. Small limits and an injected clock, no waiting.
 import { createServer, type Server } from 'node:http';

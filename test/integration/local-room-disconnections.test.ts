@@ -1,4 +1,4 @@
-// Issue #13 §2: how a bot in a local room is put out of it, through the real room server over HTTP and WebSocket.
+// How a bot in a local room is put out of it, through the real room server over HTTP and WebSocket.
 // The owner's eject route ends in `ejected`, the room being deleted in `room_ended`, the socket going away on its own
 // in `connection_lost`; the bot leaving itself is no disconnection.
 import { describe, expect, it } from 'vitest';

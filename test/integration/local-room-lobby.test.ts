@@ -1,4 +1,4 @@
-// Issue #14 §3: a knocking local room, through the real room server over HTTP and WebSocket. The bot waits in the
+// A knocking local room, through the real room server over HTTP and WebSocket. The bot waits in the
 // lobby, reports it once, and is admitted, denied, gives up after its waiting-room timeout or is stopped; the room's
 // API (POST /rooms/<name>/lobby/<id>/admit | deny) answers it as Daily's updateWaitingParticipant does.
 import { describe, expect, it } from 'vitest';

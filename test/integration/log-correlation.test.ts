@@ -1,4 +1,4 @@
-// One bot's whole life under one query (issue 16): the join's request id (x-request-id) is the correlation_id of
+// One bot's whole life under one query: the join's request id (x-request-id) is the correlation_id of
 // every line the join, the bot task, the results stage and the delivery stage write about that bot, through npm
 // start's stack and real HTTP; and none of those lines carries the account's API key or the meeting token.
 import { existsSync, readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Money never leaks (issue #13 §3): whichever single DynamoDB write of a settle fails, the retry leaves the
+// Money never leaks: whichever single DynamoDB write of a settle fails, the retry leaves the
 // balance and the ledger agreeing, with exactly one usage entry.
 
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';

@@ -1,6 +1,6 @@
 // Scripted candidates interviewed through the local stack, a real bot-task and the local room, scored by the
 // offline engine: a strong candidate beats a confident bluffer by at least 10 points, the bluffer beats an evasive
-// one, and the evasive interview's weaknesses name what was dodged (issue #12, "Done when").
+// one, and the evasive interview's weaknesses name what was dodged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Persona, personaAnswers, personaQuestions } from '../fixtures/insights/personas';
 import { type FakeLlmCall, type FakeLlmServer, startFakeLlmServer } from '../support/fake-llm-server';

@@ -1,4 +1,4 @@
-// The warm pool's claim protocol under concurrency against dynalite (issue 15): 50 joins at once, a pool of 5 bots
+// The warm pool's claim protocol under concurrency against dynalite: 50 joins at once, a pool of 5 bots
 // that refill as they claim, and each join's cold-start fallback racing them — every session is served exactly once
 // (claimed by one pooled bot, or cold-started), none twice, none lost; a late claim after the fallback loses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// A pooled ECS task that stops (issue 15), against dynalite: its event names only the task (started by the pool's
+// A pooled ECS task that stops, against dynalite: its event names only the task (started by the pool's
 // service, no BOT_ID), so the claim records the session under the claimant (on ECS the task ARN) and the task-stopped
 // handler finds it there. An idle pooled task that stops changes nothing; one lost before joining falls back to a cold
 // start; one lost in the room is replaced; one that finished is left alone.

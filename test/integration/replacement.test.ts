@@ -1,4 +1,4 @@
-// A bot lost mid-meeting is replaced, through npm start's stack, real bot processes and real HTTP (issue 13 §1):
+// A bot lost mid-meeting is replaced, through npm start's stack, real bot processes and real HTTP:
 // SIGKILL (a crash) and SIGTERM (the platform taking the machine back) mid-interview, the third loss, and a room
 // that is gone when the replacement comes.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -241,7 +241,7 @@ describe('replacement of a lost bot', () => {
   });
 });
 
-describe('how the bot is put out of the room decides how the session ends (issue 13 §2)', () => {
+describe('how the bot is put out of the room decides how the session ends', () => {
   async function botInRoom(room: string, people: string[]) {
     await fetch(`${stack.baseUrl}/rooms`, { method: 'POST', body: JSON.stringify({ name: room }) });
     const join = await stack.request('POST', '/api/bot/join', {
@@ -309,7 +309,7 @@ describe('how the bot is put out of the room decides how the session ends (issue
     expect(final.replacements).toEqual([
       { at: expect.any(String), reason: expect.stringMatching(/^connection lost: /) },
     ]);
-    // The status view tells the bot's life, the replacement included (issue 14 status_changes).
+    // The status view's status_changes tell the bot's life, the replacement included.
     expect(final.status_changes.map((c: { code: string }) => c.code)).toEqual([
       'joining',
       'in_call',

@@ -1,6 +1,7 @@
-// Issue 20 §2 through the local stack: a Daily bot (its own process, real Chromium, the daily-js stand-in) whose voice,
-// Amazon Polly through the real adapter, is a closed port. Each line is tried twice, then the bot goes on in text
-// only: its lines reach the transcript, and the session completes with the speech_fallback warning.
+// A bot whose voice fails goes on in text, through the local stack: a Daily bot (its own process, real Chromium, the
+// daily-js stand-in) whose voice, Amazon Polly through the real adapter, is a closed port. Each line is tried twice,
+// then the bot goes on in text only: its lines reach the transcript, and the session completes with the speech_fallback
+// warning.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stubbedDailyBots } from '../browser/daily-stub-module';
 import { startTestStack, type TestStack } from '../support/local-stack';

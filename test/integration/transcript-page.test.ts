@@ -1,4 +1,4 @@
-// GET /api/bot/{bot_id}/transcript over real HTTP against the local stack (issue 14 §2): a 3-hour transcript paged
+// GET /api/bot/{bot_id}/transcript over real HTTP against the local stack: a 3-hour transcript paged
 // through, a running bot's lines as they are saved, and the 400s and 404s.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,7 +171,7 @@ describe('a running bot', () => {
     expect((await page(botId, '?after_seq=2')).body.utterances).toEqual([asItem(lines, 3)]);
     expect((await page(botId, '?after_seq=3')).body).toMatchObject({ utterances: [], next_after_seq: null });
 
-    // A replacement's segments (issue 13) join the same numbering: its lines come after the lost bot's. The session
+    // A replacement's segments join the same numbering: its lines come after the lost bot's. The session
     // records the replacement before its task starts, so readers know to look for its segments.
     expect(
       await stack.deps.sessions.addReplacement(botId, 0, { at: new Date().toISOString(), reason: 'test' }),

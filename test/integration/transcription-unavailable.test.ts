@@ -1,9 +1,9 @@
-// Issue 20 §2 through npm start's stack, real HTTP and signed webhooks: a bot whose room transcription fails (fault
-// injection through the local room: it fails from the start, or mid-meeting and stays failed) leaves once
-// TRANSCRIPTION_RECOVERY_MS has passed without it running; the session ends failed with error_code
-// transcription_unavailable and Daily's reason, nothing is charged, and bot_failed (with error_code) is delivered.
-// One that comes back within the recovery time is no failure. The Daily path too: a bot process in Chromium whose
-// daily-js stand-in refuses transcription.
+// A bot that cannot transcribe leaves, through npm start's stack, real HTTP and signed webhooks: a bot whose room
+// transcription fails (fault injection through the local room: it fails from the start, or mid-meeting and stays
+// failed) leaves once TRANSCRIPTION_RECOVERY_MS has passed without it running; the session ends failed with error_code
+// transcription_unavailable and Daily's reason, nothing is charged, and bot_failed (with error_code) is delivered. One
+// that comes back within the recovery time is no failure. The Daily path too: a bot process in Chromium whose daily-js
+// stand-in refuses transcription.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stubbedDailyBots } from '../browser/daily-stub-module';
 import { addParticipant, botInCall, followedBot } from '../support/local-meeting';

@@ -1,7 +1,7 @@
-// Issue #14 §3 through npm start's stack, real HTTP and signed webhooks: a bot started into a knocking local room waits
-// in its lobby (bot.in_waiting_room), and is admitted (in the call, transcribing, charged from its admission only),
-// denied (bot_join_failed auth_error), not let in in time (bot_join_failed unknown, error_code waiting_room_timeout),
-// or stopped while it waits (force_leave at once) — none of the last three charged.
+// A knocking room's lobby through npm start's stack, real HTTP and signed webhooks: a bot started into a knocking local
+// room waits in its lobby (bot.in_waiting_room), and is admitted (in the call, transcribing, charged from its admission
+// only), denied (bot_join_failed auth_error), not let in in time (bot_join_failed unknown, error_code
+// waiting_room_timeout), or stopped while it waits (force_leave at once) — none of the last three charged.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followedBot } from '../support/local-meeting';
 import { startTestStack, type TestStack } from '../support/local-stack';

@@ -1,5 +1,5 @@
 // A pooled bot warmed for Daily (BOT_POOL_PROVIDER=daily) through the local stack: real bot processes, real Chromium,
-// the daily-js stand-in served as DAILY_JS_MODULE_PATH (issue 15). It waits with its browser launched and the page
+// the daily-js stand-in served as DAILY_JS_MODULE_PATH. It waits with its browser launched and the page
 // loaded, and a Daily join is in the room as soon as it is claimed; a session of the other provider still gets a bot.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BotSession } from '../../core/bots/session';

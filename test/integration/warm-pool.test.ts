@@ -1,4 +1,4 @@
-// The local warm pool through npm start's stack, real bot processes and real HTTP (issue 15 "Locally"): joins beyond
+// The local warm pool through npm start's stack, real bot processes and real HTTP: joins beyond
 // the pool size, a pooled bot that dies idle (refilled), one that dies after claiming (cold start, nothing lost), a
 // leave before any bot claimed (force_leave, not charged), and the stack shutting down with idle bots.
 import { realpathSync } from 'node:fs';

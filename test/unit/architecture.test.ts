@@ -1,6 +1,6 @@
 // Dependencies point inward (STYLE.md, ARCHITECTURE.md §5): the domain, the bot runtime and the handlers speak to
 // the stores through their ports in core/ports; only the adapters, the composition roots and the tests may import
-// the DynamoDB adapter (issue #13 §3).
+// the DynamoDB adapter.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';

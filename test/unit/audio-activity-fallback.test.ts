@@ -1,4 +1,4 @@
-// Issue 20 §4: when no audio levels arrive for a while but transcription messages do, transcription timing stands in
+// When no audio levels arrive for a while but transcription messages do, transcription timing stands in
 // for audio activity (fake timers). Levels arriving is the provider's `audio-levels`, quiet or loud: silence is not
 // missing levels. Each test reads the wrapped room's activity, so each fails without the wrapper.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

@@ -1,4 +1,4 @@
-// bot_config.automatic_leave (issue 14 §4): the bounds and the alias the API enforces, and how the join fills in
+// bot_config.automatic_leave: the bounds and the alias the API enforces, and how the join fills in
 // the deployment's defaults.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// daily-js's fatal errors during a call → the port's DisconnectKind (issue #13 §2). The browser tests check the same
+// daily-js's fatal errors during a call → the port's DisconnectKind. The browser tests check the same
 // mapping end to end through the bot page; this one covers every type daily-js declares.
 import type { DailyFatalErrorType } from '@daily-co/daily-js';
 import { describe, expect, it } from 'vitest';

@@ -646,7 +646,7 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
       detail: { taskArn: taskArn(), clusterArn: cluster, lastStatus: 'STOPPED', ...detail },
     }) as unknown as EventBridgeEvent<'ECS Task State Change', Detail>;
 
-  it('asks for an on-demand replacement of a bot that was in the room when its Spot task is interrupted (issue 13)', async () => {
+  it('asks for an on-demand replacement of a bot that was in the room when its Spot task is interrupted', async () => {
     const out = await handler(
       event({
         startedBy: died,

@@ -1,5 +1,5 @@
 // The event registry is the one definition of every webhook event: docs/webhooks.md's table, the OpenAPI document's
-// `webhooks` and the start request's `webhook_events` validation all come from it (issue 14 §1).
+// `webhooks` and the start request's `webhook_events` validation all come from it.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {

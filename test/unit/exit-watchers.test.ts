@@ -41,7 +41,7 @@ describe('participant_left', () => {
   });
 });
 
-describe('participant_left after the everyone-left timeout (issue 14 §4)', () => {
+describe('participant_left after the everyone-left timeout', () => {
   it('a participant who drops and comes back within the timeout does not end the session', () => {
     const room = new FakeRoom([{ participantId: 'a', name: 'Ann' }]);
     const exit = vi.fn();

@@ -1,4 +1,4 @@
-// Issue #13 §2: a bot_greeting that is an instruction to the bot is never spoken word for word; a greeting that is a
+// A bot_greeting that is an instruction to the bot is never spoken word for word; a greeting that is a
 // sentence said to the room is. Property-style: every phrasing, with the ways people wrap and punctuate them.
 import { describe, expect, it } from 'vitest';
 import { callName, greetingPlan, greetingSentence } from '../../core/engines/rules/conversation/greeting';

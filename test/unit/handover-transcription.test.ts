@@ -1,4 +1,4 @@
-// Issue 13: a bot stopped by its platform leaves its transcription running for its replacement only once that
+// A bot stopped by its platform leaves its transcription running for its replacement only once that
 // replacement was seen in the room; a failed handover (none in time) stops it, so no transcription runs on unowned.
 import { describe, expect, it } from 'vitest';
 import { runBot } from '../../bot-task/bot';

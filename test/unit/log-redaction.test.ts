@@ -1,4 +1,4 @@
-// No secret, token or full API key in any log line (STYLE.md, issue 16): a session with a meeting token and an
+// No secret, token or full API key in any log line (STYLE.md): a session with a meeting token and an
 // account's API key goes through the log calls of the join, the status, the bot task, results and delivery — the
 // shapes those call sites pass (sessions, requests, errors, causes) — and the output is grepped for them.
 import type { SQSEvent } from 'aws-lambda';

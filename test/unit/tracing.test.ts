@@ -1,4 +1,4 @@
-// X-Ray through Powertools' Tracer (issue 16): the Lambda entries' AWS SDK clients are captured through the one hook
+// X-Ray through Powertools' Tracer: the Lambda entries' AWS SDK clients are captured through the one hook
 // in aws-clients.ts, and outside Lambda (here) tracing is off, so wrapping and capturing change nothing.
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -1,4 +1,4 @@
-// Issue 20 §4: the transcription language of a bot that names none follows its voice, always one Deepgram accepts.
+// The transcription language of a bot that names none follows its voice, always one Deepgram accepts.
 import { describe, expect, it } from 'vitest';
 import { transcriptionLanguageFor, transcriptionLanguages } from '../../core/transcription-languages';
 import { voiceIds } from '../../core/voices';

@@ -1,4 +1,4 @@
-// Issue 20 §2: the rule that ends a bot whose room transcription is unavailable, with fake timers.
+// The rule that ends a bot whose room transcription is unavailable, with fake timers.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RoomEventHub } from '../../bot-task/providers/room-events';
 import { transcriptionWatcher } from '../../bot-task/watchers/transcription';
