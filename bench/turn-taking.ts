@@ -257,8 +257,10 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
   try {
     for (const rule of rules.filter((r) => !(options.quick && r.lever))) {
       const all: Measured[] = [];
+      const began = clock.realNow();
       for (const [i, answer] of answers.entries()) all.push(await measure(clock, answer, rule, 1 + i * 8));
       results[rule.name] = summarise(all);
+      console.log(`${rule.name}: ${all.length} answers in ${Math.round((clock.realNow() - began) / 1000)} s`);
     }
   } finally {
     clock.uninstall();
