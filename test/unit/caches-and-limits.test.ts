@@ -95,6 +95,7 @@ describe('session cache single flight', () => {
     let reads = 0;
     const loader = async () => {
       reads++;
+      // The read takes a while, so the other misses come while it is in flight.
       await new Promise((r) => setTimeout(r, 10));
       return session('a', 'running');
     };
@@ -141,6 +142,7 @@ describe('transcript cache (status view and transcript endpoint)', () => {
       reads,
       segmentsFrom: async (botId: string, _attempt: number, fromSeq: number) => {
         reads.push(`${botId}@${fromSeq}`);
+        // The read takes a while, so concurrent readers overlap it.
         await new Promise((r) => setTimeout(r, 5));
         return (segments.get(botId) ?? []).filter((s) => s.seq >= fromSeq);
       },

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { type AudioPlayer, dailySpeech } from '../../bot-task/providers/daily/daily-speech';
 import type { Synthesizer } from '../../core/ports/synthesizer';
+import { quietFor, until } from '../support/until';
 
 function recorder() {
   const calls: string[] = [];
@@ -58,7 +59,7 @@ describe('daily speech', () => {
       closing: () => false,
     });
     const said = speech.say('Hello.');
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => calls.includes('push 1'), 2000);
     // The first whole sample is playing; its stray byte waits for the next chunk.
     expect(calls).toEqual(['open 1 16000', 'push 1']);
     more();
@@ -80,7 +81,8 @@ describe('daily speech', () => {
     });
     let release: (go: boolean) => void = () => {};
     const said = speech.say('Hello.', { startWhen: new Promise((r) => (release = r)) });
-    await new Promise((r) => setTimeout(r, 20));
+    // Held: nothing of it is played until it is released.
+    await quietFor(20);
     expect(calls).toEqual([]);
     release(true);
     expect(await said).toBe('done');
@@ -131,8 +133,6 @@ describe('daily speech', () => {
       return { synthesizer, requests };
     }
 
-    const tick = () => new Promise((r) => setTimeout(r, 10));
-
     it('synthesizes the next line while the one before plays, and plays it right after, in order', async () => {
       const { player, calls, finish } = slowPlayer();
       const { synthesizer, requests } = recordingSynthesizer();
@@ -144,15 +144,15 @@ describe('daily speech', () => {
         closing: () => false,
       });
       const first = speech.say('Thank you,');
-      await tick();
+      await until(() => calls.includes('end 1'), 2000);
       const second = speech.say('that is helpful.', { startWhen: first.then((o) => o === 'done') });
-      await tick();
+      await until(() => requests.length === 2, 2000);
       // Polly is already at work on the second line while the first plays; nothing of it is heard yet.
       expect(requests.map((r) => r.text)).toEqual(['Thank you,', 'that is helpful.']);
       expect(calls).toEqual(['open 1', 'push 1', 'end 1']);
       finish(1);
       expect(await first).toBe('done');
-      await tick();
+      await until(() => calls.includes('end 2'), 2000);
       expect(calls).toEqual(['open 1', 'push 1', 'end 1', 'open 2', 'push 2', 'end 2']);
       finish(2);
       expect(await second).toBe('done');
@@ -169,9 +169,9 @@ describe('daily speech', () => {
         closing: () => false,
       });
       const first = speech.say('Thank you,');
-      await tick();
+      await until(() => calls.includes('end 1'), 2000);
       const second = speech.say('that is helpful.', { startWhen: first.then((o) => o === 'done') });
-      await tick();
+      await until(() => requests.length === 2, 2000);
       expect(requests[1]!.signal.aborted).toBe(false);
       speech.stop(); // barge-in
       expect(await first).toBe('interrupted');
@@ -183,7 +183,7 @@ describe('daily speech', () => {
 
     it('a line prepared while another still streams does not cut that one off', async () => {
       const { player, calls, finish } = slowPlayer();
-      const { synthesizer: rest } = recordingSynthesizer();
+      const { synthesizer: rest, requests } = recordingSynthesizer();
       // The first line's audio is still coming from Polly when the next line is said.
       const { synthesizer: first_, more } = streaming([
         [1, 0],
@@ -201,17 +201,17 @@ describe('daily speech', () => {
         closing: () => false,
       });
       const first = speech.say('Hello.');
-      await tick();
+      await until(() => calls.includes('push 1'), 2000);
       let release: (go: boolean) => void = () => {};
       const held = speech.say('Held.', { startWhen: new Promise((r) => (release = r)) });
-      await tick();
+      await until(() => requests.length === 1, 2000);
       more();
-      await tick();
+      await until(() => calls.includes('end 1'), 2000);
       expect(calls).toEqual(['open 1', 'push 1', 'push 1', 'end 1']);
       finish(1);
       expect(await first).toBe('done');
       release(true);
-      await tick();
+      await until(() => calls.includes('end 2'), 2000);
       finish(2);
       expect(await held).toBe('done');
       expect(calls).not.toContain('stop');

@@ -8,6 +8,7 @@ import { createLogger } from '../../core/log';
 import type { RoomProvider } from '../../core/ports/room-provider';
 import { botConfigSchema } from '../../core/schemas/api';
 import { FakeRoom } from '../support/fake-room';
+import { until } from '../support/until';
 
 class LeavingRoom extends FakeRoom {
   leftWith: { keepTranscription?: boolean } | undefined;
@@ -43,7 +44,13 @@ async function handOver(replacementJoins: boolean) {
     addWarning: async () => true,
   };
   const room = new LeavingRoom([{ participantId: 'ann', name: 'Ann' }]);
-  const provider = { join: async () => room } as unknown as RoomProvider;
+  let joined = false;
+  const provider = {
+    join: async () => {
+      joined = true;
+      return room;
+    },
+  } as unknown as RoomProvider;
   let terminate = () => {};
   const terminated = new Promise<void>((r) => {
     terminate = r;
@@ -72,7 +79,8 @@ async function handOver(replacementJoins: boolean) {
     terminated,
     attempt: 0,
   });
-  await new Promise((r) => setTimeout(r, 50));
+  // The platform stops the task once the bot is in the room.
+  await until(() => joined, 5000);
   terminate();
   expect(await outcome).toEqual({ kind: 'handed_over' });
   return room.leftWith;

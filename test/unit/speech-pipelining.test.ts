@@ -14,7 +14,7 @@ import {
 import type { RoomConnection } from '../../core/ports/room-provider';
 import type { SayOptions, SpeechOutcome } from '../../core/ports/speech';
 import { FakeRoom } from '../support/fake-room';
-import { until } from '../support/until';
+import { quietFor, until } from '../support/until';
 
 const log = createLogger('silent');
 
@@ -326,8 +326,8 @@ describe('pipelined speech', () => {
     c.start();
     await until(async () => events.includes('play Thank you,'), 1000);
     fail();
-    await new Promise((r) => setTimeout(r, 50));
     // Nothing else is said while the clause still plays.
+    await quietFor(50);
     expect(events).toEqual(['synthesize Thank you,', 'play Thank you,']);
     finish();
     await until(async () => events.includes('play Sorry, give me a moment.'), 1000);

@@ -52,6 +52,7 @@ describe('sqsBatchHandler', () => {
       async (_d, m) => {
         running += 1;
         peak = Math.max(peak, running);
+        // Each message takes a while to handle, so the handling of different bots' messages overlaps.
         await new Promise((r) => setTimeout(r, 20));
         order.push(m.n);
         running -= 1;

@@ -3,6 +3,7 @@ import { TranscriptRecorder } from '../../bot-task/transcript-recorder';
 import type { Utterance } from '../../core/bots/transcript';
 import { createLogger } from '../../core/log';
 import type { TranscriptStore } from '../../core/ports/transcript-store';
+import { quietFor } from '../support/until';
 
 const line = (text: string): Utterance => ({
   speaker: 'Ann',
@@ -93,7 +94,8 @@ describe('transcript recorder', () => {
     );
     rec.add(line('one'));
     const first = rec.flush();
-    await new Promise((r) => setTimeout(r, 20));
+    // Nothing is saved before the join's write has landed.
+    await quietFor(20);
     expect(saves).toEqual([]);
     land(true);
     await first;
