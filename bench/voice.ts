@@ -427,7 +427,8 @@ const spread = (values: number[]) => ({
 export function assumptionsOf(model: ModelName): string {
   const d = (x: Dist) => `${x.median}/${x.p95}`;
   const m = services.models[model];
-  return `Deepgram ${d(services.deepgramLatency)} + Daily relay ${d(services.dailyRelay)}, first token ${d(m.ttft)}, Polly first byte ${d(services.pollyFirstByte)} ms`;
+  // The listener is on this machine: the network to and from Daily's servers is neither measured nor assumed.
+  return `Deepgram ${d(services.deepgramLatency)} + Daily relay ${d(services.dailyRelay)}, first token ${d(m.ttft)}, Polly first byte ${d(services.pollyFirstByte)} ms; no network to the listener`;
 }
 
 export async function run(options: BenchOptions): Promise<Record<string, unknown>> {
