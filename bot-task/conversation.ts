@@ -10,6 +10,7 @@
 import type { SessionWarning } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
 import type { Config } from '../core/config';
+import { turnContextOf } from '../core/conversation/answer-completeness';
 import { cutOff } from '../core/conversation/cut-off';
 import {
   endingOf,
@@ -248,7 +249,12 @@ export class ConversationController {
    * counts. The transcription's own latency does not: it is unknown, so the person gets that much more silence.
    */
   private silenceStillToWait(u: RoomEvents['utterance']): number {
-    const waitMs = endOfTurnWaitMs(u.text, this.turnTaking);
+    // What was asked and the answer so far: an answer that has not yet answered waits the long silence.
+    const waitMs = endOfTurnWaitMs(
+      u.text,
+      this.turnTaking,
+      turnContextOf(this.context().transcript, u.text, u.participantId),
+    );
     // The transcription heard the speaker go on (speech_final false): their silence is not one yet.
     if (u.speechFinal === false) return Math.max(waitMs, this.turnTaking.unclearMs);
     if (u.speechFinal === true) return Math.max(0, waitMs - (this.settings.heardSilenceMs ?? 0));

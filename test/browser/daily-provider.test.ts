@@ -395,6 +395,27 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     expect(activity).toEqual([]);
   });
 
+  // A reply held for a person's silence must learn at once that they went on: speech resuming after a quiet level is
+  // reported without waiting out the once-a-second bound that sustained speech keeps.
+  it('reports speech resuming after a pause at once, sustained speech at most once a second', async () => {
+    const h = harnessed({ present: [{ id: 'p-ann', name: 'Ann' }] });
+    const conn = await h.provider.join(joinOptions);
+    open = conn;
+    const activity: RoomEvents['audio-activity'][] = [];
+    conn.on('audio-activity', (a) => activity.push(a));
+    await h.page().evaluate(() => {
+      const s = window.__dailyStub!;
+      // Speaking, speaking (one report), a pause, speaking again (a second report at once), speaking (none).
+      for (const level of [0.4, 0.4, 0.001, 0.4, 0.4]) s.audioLevels({ 'p-ann': level });
+    });
+    await until(() => activity.length === 2);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(activity).toEqual([
+      { participantId: 'p-ann', active: true },
+      { participantId: 'p-ann', active: true },
+    ]);
+  });
+
   // The room's transcription is reported to the bot, not only logged: a bot that cannot transcribe leaves.
   describe('the room’s transcription', () => {
     /** Joins with `scenario` and collects the transcription states reported. */

@@ -65,7 +65,9 @@ function controller(room: FakeRoom, engine: ConversationEngine, inForce: Session
     {
       botName: 'Iris',
       prompt,
+      // Turn-taking is not what these tests are about: every answer is taken 10 ms after its final words.
       endOfTurnMs: 10,
+      turnTaking: { mode: 'fixed' },
       maxModelFailures: 3,
       retryBackoffMs: 1_000,
       speechRetryDelayMs: 500,

@@ -112,6 +112,10 @@ let playing: { source: AudioBufferSourceNode; done: (outcome: 'done' | 'interrup
 let tileTimer: ReturnType<typeof setInterval> | undefined;
 let lastLevelsAt = 0;
 const names = new Map<string, string>();
+/**
+ * When each participant's activity was last told to Node, or 0 after a quiet level: speech resuming after a pause is
+ * told at once (a reply held for the person's silence must hear it), sustained speech at most once a second.
+ */
 const lastActivity = new Map<string, number>();
 /**
  * The room's transcription as the bot knows it: whether it runs, whether the bot started it (it stops only its own
@@ -563,7 +567,11 @@ async function join(o: HarnessJoinOptions): Promise<HarnessJoinResult> {
       emit({ type: 'audio-levels' });
     }
     for (const [id, level] of Object.entries(e.participantsAudioLevel)) {
-      if (level < activityLevel || now - (lastActivity.get(id) ?? 0) < 1000) continue;
+      if (level < activityLevel) {
+        lastActivity.set(id, 0);
+        continue;
+      }
+      if (now - (lastActivity.get(id) ?? 0) < 1000) continue;
       lastActivity.set(id, now);
       emit({ type: 'audio-activity', participantId: id, active: true });
     }
