@@ -33,7 +33,7 @@ const danglingWord = new Set(
 );
 
 const asidePattern =
-  /^(?:(?:oh|ok(?:ay)?|sorry|um+|uh+|so|well),?\s+)*(?:hold on|hang on|wait|one (?:sec(?:ond)?|moment|minute)|just a (?:sec(?:ond)?|moment|minute)|give me a (?:sec(?:ond)?|moment|minute)|let me (?:think|see|remember)|good question|that's a good question|that is a good question|bear with me|excuse me a moment|sorry,? (?:my )?(?:dog|door|phone|internet|connection)\b.*)[.!…,]*(?:\s+(?:let me (?:think|see)|hmm+|um+)[.!…]*)?$/i;
+  /^(?:(?:oh|ok(?:ay)?|sorry|um+|uh+|hmm+|so|well),?\s+)*(?:hold on|hang on|wait|one (?:sec(?:ond)?|moment|minute)|just a (?:sec(?:ond)?|moment|minute)|give me a (?:sec(?:ond)?|moment|minute)|let me (?:think|see|remember)|good question|that's a good question|that is a good question|bear with me|excuse me a moment|sorry,? (?:my )?(?:dog|door|phone|internet|connection)\b.*)[.!…,]*(?:\s+(?:let me (?:think|see)|hmm+|um+)[.!…]*)?$/i;
 
 /** What makes words a greeting (one of these must be there). */
 const greetingCore =

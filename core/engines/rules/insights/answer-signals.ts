@@ -1,10 +1,11 @@
 // What the local engine can measure in one answer: its specifics, its vagueness, its hedges and dodges.
 // These feed the per-question assessment of the rubric (rubric.ts); README.md "Evaluation" lists the words.
+import { nameAbbreviation } from './summary-voice';
 import { contentStems, fillerCount, splitSentences, truncateWords, wordCount } from './text';
 
 /** Figures: digits, number words, currency and percent. ("one" is left out: "one of the things".) */
 const figure =
-  /\d|[%$€£]|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|twice|double|triple|percent)\b/i;
+  /\d|[%$€£]|\b(?:for|in|within|after|every|each|once|twice) (?:an?|one) (?:hour|minute|day|night|week|fortnight|month|year)\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|twice|double|triple|percent)\b/i;
 
 /** Outcome verbs; they count when the same sentence carries a figure or a name ("latency went from 900 ms to 240"). */
 const outcomeVerb =
@@ -12,7 +13,7 @@ const outcomeVerb =
 
 /** The speaker's own concrete actions: "I wrote", "we rolled it out", "I reproduced it". */
 const ownAction =
-  /\b(?:i|we)(?:'ve| have)?\s+(?:\w+ly\s+|also\s+|then\s+|first\s+|just\s+)?(?:wrote|write|built|build|added|add|set up|ran|run|traced|trace|profiled|measured|bisected|found|replaced|rewrote|migrated|moved|split|designed|introduced|automated|debugged|reproduced|tested|deployed|instrumented|benchmarked|reviewed|paired|led|created|implemented|configured|fixed|removed|refactored|used|use|switched|chose|dug|checked|logged|pinned|rolled|shipped|cut|reduced|mocked|stubbed|spun|wrapped|documented|interviewed|hired|trained|negotiated|planned|prototyped|started|founded|launched|sold|raised|hired)\b/i;
+  /\b(?:i|we)(?:'ve| have)?\s+(?:\w+ly\s+|also\s+|then\s+|first\s+|just\s+)?(?:wrote|write|built|build|added|add|set up|ran|run|traced|trace|profiled|measured|bisected|found|replaced|rewrote|migrated|moved|split|designed|introduced|automated|debugged|reproduced|tested|deployed|instrumented|benchmarked|reviewed|paired|led|created|implemented|configured|fixed|removed|refactored|used|use|switched|chose|dug|checked|logged|pinned|rolled|shipped|cut|reduced|mocked|stubbed|spun|wrapped|documented|interviewed|hired|trained|negotiated|planned|prototyped|started|founded|launched|sold|raised|hired|sat|sit|explained|explain|called|call|phoned|rang|cleaned|clean|cooked|cook|prepped|prep|costed|cost|train|taught|teach|coached|coach|mentored|mentor|met|meet|visited|visit|calmed|listened|listen|talked|asked|showed|show|organi[sz]ed|organi[sz]e|scheduled|schedule|picked|pick|packed|pack|loaded|load|sent|send|paged|page|handled|handle|prepared|prepare|served|serve|reconciled|reconcile|filed|file|audited|audit|escalated|escalate|recorded|record|monitored|monitor|administered|marked|mark|assessed|assess|closed|close|bundled|bundle|cared|care|dressed|delivered to|stocked|counted|count)\b/i;
 
 /** A worked example or scenario: "for example", "say there's only one…", "in our case". */
 const exampleMarker =
@@ -121,11 +122,23 @@ const nameToken = /^(?:[A-Z][A-Za-z0-9]*(?:[.-][A-Za-z0-9]+)*|[a-z]+[A-Z]\w*|[A-
 const technicalToken = /^[A-Z]{2,}s?$|[a-z][A-Z]|\d|\.[a-z]/;
 /** Words that join the parts of one name ("Bank of America", "Lord of the Rings" stay apart: only "of" joins). */
 const nameJoiner = /^(?:of|de|van|von|&)$/;
+/** Places and institutions whose name holds a possessive ("St. Mary's Hospital", "Lee's Noodle Bar"). */
+const institution =
+  /^(?:Hospital|Infirmary|Clinic|Surgery|Practice|Pharmacy|Hospice|School|College|University|Academy|Nursery|Church|Cathedral|Chapel|Bar|Restaurant|Kitchen|Cafe|Café|Bistro|Grill|Diner|Deli|Bakery|Hotel|Inn|Pub|Tavern|Store|Stores|Shop|Market|Bank|Centre|Center|Home|House|Hall|Park|Street|Road|Square|Gardens?|Farm|Foundation|Trust|Fund|Club|Garage|Warehouse|Depot)$/;
+/** Names that take a number: "Year 4", "Ward 7", "Terminal 5". */
+const numbered =
+  /^(?:Year|Grade|Class|Ward|Room|Unit|Bay|Level|Stage|Floor|Terminal|Gate|Platform|Building|Block|Aisle|Zone|Station|Phase|Route|Line|Studio)$/;
+/** "I", "I'm": the speaker, never part of a name ("At Monzo I built…"). */
+const speakerI = /^I(?:'m|'ve|'ll|'d)?$/;
+/** Function words that open a sentence before a name: "At Monzo…", "Last March…", "By July…". */
+const opener =
+  /^(?:at|in|on|for|from|by|with|to|of|about|after|before|during|since|until|when|while|if|as|the|a|an|this|that|these|those|last|next|most|many|some|every|each|our|my|their|his|her|its|so|and|but|or|then|also|once|now|today|yesterday|here|there|mostly|around)$/i;
 
 /**
  * Named things kept whole, as a reader names them: runs of capitalised or technical words ("Great Expectations",
- * "Delta Lake", "AWS Lambda", "PySpark"). A capitalised word opening a sentence counts only when the next word is
- * part of the same name ("Delta Lake stores…"), or when it is technical ("PySpark runs…").
+ * "Delta Lake", "AWS Lambda", "PySpark", "St. Mary's Hospital", "Hargreaves & Co.", "Year 4"). A capitalised word
+ * opening a sentence counts only when the next word is part of the same name ("Delta Lake stores…"), or when it is
+ * technical ("PySpark runs…"); a function word opening it ("At Monzo…", "Last March…") is not part of a name.
  */
 export function namedThings(text: string): string[] {
   const found: string[] = [];
@@ -133,10 +146,15 @@ export function namedThings(text: string): string[] {
   for (const s of splitSentences(text)) {
     const raw = s.split(/\s+/);
     let run: string[] = [];
+    /** The words of the run as written ("St.", "Mary's"). */
+    let shown: string[] = [];
     let runStart = -1;
     const flush = () => {
-      while (run.length && nameJoiner.test(run.at(-1)!)) run.pop();
-      const name = run.join(' ');
+      while (run.length && nameJoiner.test(run.at(-1)!)) {
+        run.pop();
+        shown.pop();
+      }
+      const name = shown.join(' ');
       const single = run.length === 1 ? run[0]! : null;
       const keep =
         run.length > 1 ||
@@ -150,23 +168,40 @@ export function namedThings(text: string): string[] {
         found.push(name);
       }
       run = [];
+      shown = [];
       runStart = -1;
     };
     raw.forEach((token, i) => {
       const quoteOpen = /^["'“‘(]/.test(token);
-      const t = token
-        .replace(/^["'“‘(]+/, '')
-        .replace(/[)"'”’.,;:!?]+$/g, '')
-        .replace(/['’]s$/, '');
-      const ends = /[)"'”’.,;:!?]$/.test(token) || /['’]s$/.test(token.replace(/[.,;:!?]+$/, ''));
-      const part = t && nameToken.test(t) && !(notNames.has(t) && run.length === 0) && !isVague.test(t);
+      const unquoted = token.replace(/^["'“‘(]+/, '');
+      const abbreviation = nameAbbreviation.test(unquoted.replace(/[)"'”’,;:!?]+$/, ''));
+      const t = unquoted.replace(/[)"'”’.,;:!?]+$/g, '').replace(/['’]s$/, '');
+      const possessive = /['’]s$/.test(token.replace(/[.,;:!?]+$/, ''));
+      const next = (raw[i + 1] ?? '').replace(/^["'“‘(]+/, '').replace(/[)"'”’.,;:!?]+$/g, '');
+      // "St. Mary's Hospital", "Mr. Lee's Noodle Bar": the possessive is inside the name.
+      const inside =
+        possessive &&
+        !/[,;:!?]$/.test(token) &&
+        nameToken.test(next) &&
+        (institution.test(next) || (run.length > 0 && nameAbbreviation.test(shown[0]!)));
+      const ends = (!abbreviation && /[)"'”’.,;:!?]$/.test(token)) || (possessive && !inside);
+      const opensSentence = i === 0 && run.length === 0 && opener.test(t);
+      const part =
+        t &&
+        nameToken.test(t) &&
+        !speakerI.test(t) &&
+        !opensSentence &&
+        !(notNames.has(t) && run.length === 0) &&
+        !isVague.test(t);
+      const count = run.length > 0 && /^\d{1,3}$/.test(t) && numbered.test(run.at(-1)!);
       if (quoteOpen && run.length) flush();
       // A capitalised word opening the sentence joins only a capitalised next word ("Delta Lake", not "Checkout p95").
       const joins = run.length > 0 && (runStart > 0 || run.length > 1 || /^[A-Z]/.test(t));
       if (run.length > 0 && part && !joins) flush();
-      if (part || (run.length > 0 && nameJoiner.test(t))) {
+      if (part || count || (run.length > 0 && nameJoiner.test(t))) {
         if (run.length === 0) runStart = i;
         run.push(t);
+        shown.push(abbreviation ? `${t}.` : inside ? unquoted.replace(/[)"'”’.,;:!?]+$/g, '') : t);
       } else flush();
       if (ends) flush();
     });

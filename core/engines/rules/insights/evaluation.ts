@@ -17,6 +17,7 @@ import {
 } from '../../../insights/rubric';
 import type { QuestionAssessment } from '../../../schemas/api';
 import { factKind, givesFact } from '../conversation/fact-questions';
+import { lineKind } from '../conversation/small-talk';
 import {
   type AnswerSignals,
   answerSignals,
@@ -26,6 +27,7 @@ import {
 } from './answer-signals';
 import { type PosedQuestion, posedQuestion, type QaExtraction } from './qa-pairs';
 import { isYesNoQuestion, questionKind } from './questions';
+import { type RoleWords, roleWords } from './role-words';
 import {
   fillerCount,
   isAcknowledgement,
@@ -105,6 +107,8 @@ export interface Evaluation {
   unanswered: string[];
   engine_notes: string[];
   components: Partial<Record<Component, number>>;
+  /** The words of the role the strengths and weaknesses use ("named tool" in software, "name" for a nurse). */
+  words: RoleWords;
 }
 
 /** Why a question got its rating; the weaknesses name it. */
@@ -122,6 +126,7 @@ interface Assessed extends QuestionAssessment {
 
 interface Conversation {
   input: EvaluationInput;
+  role: RoleWords;
   words: number;
   humanWords: number;
   wordsBy: Map<string, number>;
@@ -143,6 +148,7 @@ export function evaluate(input: EvaluationInput): Evaluation {
       unanswered: [],
       engine_notes: [],
       components: {},
+      words: c.role,
     };
   }
   const agenda = interviewAgenda(c);
@@ -167,6 +173,7 @@ export function evaluate(input: EvaluationInput): Evaluation {
     unanswered: assessed.filter((a) => a.answered === 'no').map((a) => a.question),
     engine_notes: prompt.notes,
     components: judged.components,
+    words: c.role,
   };
 }
 
@@ -177,6 +184,9 @@ function survey(input: EvaluationInput): Conversation {
   let words = 0;
   let humanWords = 0;
   for (const u of utterances) {
+    // "Hmm, let me think." before an answer is a pause, not part of what was said: an answer given after it is
+    // judged as one given at once.
+    if (!isBotUtterance(u, botName) && lineKind(u.text) === 'aside') continue;
     const n = wordCount(u.text);
     words += n;
     if (isBotUtterance(u, botName)) continue;
@@ -194,7 +204,9 @@ function survey(input: EvaluationInput): Conversation {
       const u = utterances[q.utterance];
       return { ...q, asker: u?.speaker ?? '', askerIsBot: u ? isBotUtterance(u, botName) : false };
     });
-  return { input, words, humanWords, wordsBy, fillersBy, posed, turnOf };
+  // The words of the role, from what was asked and answered: a nurse's answers lack a "name", not a "named tool".
+  const role = roleWords(turns.map((t) => turnText(t)));
+  return { input, role, words, humanWords, wordsBy, fillersBy, posed, turnOf };
 }
 
 /**
@@ -389,7 +401,11 @@ const quoteEnd = (text: string) => (/[.!?…]$/.test(text.trim()) ? quote(text.t
 function shortQuestion(question: string): string {
   const asks = splitSentences(question.replace(/^…/, '').trim()).filter((x) => /\?["')\]]*$/.test(x));
   const ws = (asks.at(-1) ?? question.replace(/^…/, '')).trim().split(/\s+/);
-  return quote(ws.length > 14 ? `…${ws.slice(-14).join(' ')}` : ws.join(' '));
+  const text = ws.length > 14 ? `…${ws.slice(-14).join(' ')}` : ws.join(' ');
+  // "Tell me about your nursing experience" is a request, whatever mark the interviewer's rules gave it.
+  return quote(
+    /^(?:tell|walk|describe|explain|give|talk|share|take)\b/i.test(text) ? text.replace(/\?$/, '') : text,
+  );
 }
 const clarityOf = (fillersPer100: number) => clamp01(1 - fillersPer100 / 6);
 
@@ -463,10 +479,10 @@ function interview(c: Conversation, assessed: Assessed[]): Judged {
       weaknesses.push(sentence);
     }
   };
-  if (weakest) blame(weakest, weakness(weakest));
-  for (const a of assessed) if (a.answered === 'no') blame(a, weakness(a));
-  for (const a of assessed) if (a.answered === 'partly') blame(a, weakness(a));
-  for (const a of assessed) if (a.answered === 'yes') blame(a, weakness(a));
+  if (weakest) blame(weakest, weakness(weakest, c.role));
+  for (const a of assessed) if (a.answered === 'no') blame(a, weakness(a, c.role));
+  for (const a of assessed) if (a.answered === 'partly') blame(a, weakness(a, c.role));
+  for (const a of assessed) if (a.answered === 'yes') blame(a, weakness(a, c.role));
   if (fillers.rate > t.weak) {
     weaknesses.push(
       `Used many filler words (about ${Math.round(fillers.rate)} in every 100), e.g. ${quoteEnd(fillerExample(c, answerers))}`,
@@ -480,7 +496,9 @@ function interview(c: Conversation, assessed: Assessed[]): Judged {
     weaknesses.push(
       weakest.quality >= 4
         ? `Every answer was strong; the least detailed, to ${shortQuestion(weakest.question)}, was still specific: ${quoteEnd(weakest.evidence)}`
-        : `The least detailed answer was to ${shortQuestion(weakest.question)}: ${quote(weakest.evidence)} (${missing(weakest.signals)}).`,
+        : weakest.signals.kinds > 0
+          ? `The least detailed answer was to ${shortQuestion(weakest.question)}: ${quoteEnd(weakest.evidence)}`
+          : `The least detailed answer was to ${shortQuestion(weakest.question)}: ${quote(weakest.evidence)} (${missing(weakest.signals, c.role)}).`,
     );
   }
   return { components, strengths, weaknesses };
@@ -512,19 +530,19 @@ function strongAnswer(a: Assessed): string {
   return `Answered ${shortQuestion(a.question)} concretely${what.length ? `, ${what.join(', ')}` : ''}: ${quoteEnd(a.evidence)}`;
 }
 
-/** What an answer lacked, in words: "no figure, name or outcome". */
-function missing(s: AnswerSignals): string {
+/** What an answer lacked, in the words of the role: "no figure, named tool or outcome", "no figure, name or result". */
+function missing(s: AnswerSignals, role: RoleWords): string {
   const lacks: string[] = [];
   if (!s.figures) lacks.push('figure');
-  if (!s.names.length) lacks.push('named tool');
-  if (!s.outcome) lacks.push('outcome');
+  if (!s.names.length) lacks.push(role.named);
+  if (!s.outcome) lacks.push(role.result);
   return lacks.length
     ? `no ${new Intl.ListFormat('en', { type: 'disjunction' }).format(lacks)}`
     : 'few details';
 }
 
 /** The sentence a reviewer would write about a poor answer, or null when the answer was not poor. */
-function weakness(a: Assessed): string | null {
+function weakness(a: Assessed, role: RoleWords): string | null {
   const q = shortQuestion(a.question);
   const s = a.signals;
   if (a.answered === 'no') {
@@ -552,10 +570,10 @@ function weakness(a: Assessed): string | null {
     return `Rambled on ${q} (${s.words} words${s.fillersPer100 >= thresholds.rambling.fillersPer100 ? ', many of them fillers' : ''}) without a clear point: ${quoteEnd(a.evidence)}`;
   }
   if (a.reasons.includes('vague')) {
-    return `Stayed vague on ${q}: ${quote(a.evidence)} – words like ${list(s.vague.slice(0, 3).map(quote))}, but no figure, name or outcome.`;
+    return `Stayed vague on ${q}: ${quote(a.evidence)} – words like ${list(s.vague.slice(0, 3).map(quote))}, but no figure, name or ${role.result}.`;
   }
   if (a.reasons.includes('general')) {
-    return `Answered ${q} only in general terms, with ${missing(s)}: ${quoteEnd(a.evidence)}`;
+    return `Answered ${q} only in general terms, with ${missing(s, role)}: ${quoteEnd(a.evidence)}`;
   }
   return null;
 }

@@ -24,7 +24,7 @@ import {
 import { parseSummaryFormat, summarise, summaryFormatNote } from './summary';
 import type { InterviewDigestInput } from './summary-interview';
 import { buildTurns, isBotUtterance, type Turn } from './text';
-import { extractActionItems, extractTopics } from './topics';
+import { extractActionItems, extractTopics, interviewTopics } from './topics';
 
 export type LocalInsightsOptions = Partial<QaOptions>;
 
@@ -66,20 +66,23 @@ export function analyseLocally(
     botName: req.botName,
     analysisPrompt: req.analysisPrompt,
   });
+  const interview = digest(evaluation, qa, turns);
+  // An interview's topics are what its questions asked about, each one, before the words that recurred.
+  const questions = qa.exchanges.filter((e, i) => e.askedByBot && !qa.asked[i]?.toBot).map((e) => e.question);
   return validatedResult({
     qaPairs,
     insights: {
-      summary: summarise(turns, parseSummaryFormat(req.summaryFormatPrompt), digest(evaluation, qa, turns)),
+      summary: summarise(turns, parseSummaryFormat(req.summaryFormatPrompt), interview),
       overall_score: evaluation.overall_score,
       strengths: evaluation.strengths,
       weaknesses: evaluation.weaknesses,
-      topics: extractTopics(turns),
+      topics: interview ? interviewTopics(questions, turns) : extractTopics(turns),
       action_items: actionItems,
       score_basis: evaluation.score_basis,
       question_assessments: evaluation.question_assessments,
       unanswered: evaluation.unanswered,
       engine_notes: [
-        rulesNote(evaluation.score_basis),
+        rulesNote(evaluation),
         ...notes(greetingNote(req.botGreeting, req.utterances, req.botName)),
         ...evaluation.engine_notes,
         ...notes(summaryFormatNote(req.summaryFormatPrompt)),
@@ -91,9 +94,9 @@ export function analyseLocally(
 const notes = (note: string | null) => (note ? [note] : []);
 
 /** What rules cannot judge, said once in every result of the rules engine. */
-function rulesNote(basis: Evaluation['score_basis']): string {
+function rulesNote({ score_basis: basis, words }: Evaluation): string {
   return basis === 'interview'
-    ? 'Judged by rules, not a model: the answers were scored on what can be counted (figures, named tools, outcomes, what the candidate did themselves, dodges, filler words). The local engine cannot judge whether an answer is true, how sound the reasoning is, or how well the candidate fits the role.'
+    ? `Judged by rules, not a model: the answers were scored on what can be counted (figures, ${words.named}s, ${words.result}s, what the candidate did themselves, dodges, filler words). The local engine cannot judge whether an answer is true, how sound the reasoning is, or how well the candidate fits the role.`
     : 'Judged by rules, not a model: the meeting was scored on what can be counted (decisions, next steps, answered questions, specifics, who spoke, filler words). The local engine cannot judge whether what was said is right, or how good the decisions are.';
 }
 

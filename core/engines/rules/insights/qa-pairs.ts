@@ -3,7 +3,7 @@
 // an answer; a question asked again (rephrased, after "could you repeat that?") is one question, and the answer to
 // a follow-up ("Could you give me a concrete example?") is part of the answer it follows up on.
 import { factKind } from '../conversation/fact-questions';
-import { isSmallTalk } from '../conversation/small-talk';
+import { isSmallTalk, lineKind } from '../conversation/small-talk';
 import { isYesNoQuestion, questionKind } from './questions';
 import {
   contentStems,
@@ -151,9 +151,22 @@ function isLeadIn(sentence: string): boolean {
   );
 }
 
+/** How a question opens: a wh-word, an auxiliary, a request ("Which kitchens…", "Are you…", "Tell me about…"). */
+const asksOpening =
+  /^(?:(?:so|and|now|okay|ok|great|thanks|thank you)[,.!]?\s+)*(?:what|which|whose|why|how|when|where|who|is|are|was|were|do|does|did|would|could|can|should|will|have|has|had|tell|walk|take|talk|describe|explain|share|give)\b/i;
+
+/**
+ * A bot line cut off by someone answering over it ("Which kitchens have you worked in…", see
+ * core/conversation/cut-off.ts) asks what it would have asked with its question mark.
+ */
+function botQuestionKind(sentence: string) {
+  const cut = /\s*…$/.test(sentence) && asksOpening.test(sentence.trim());
+  return questionKind(cut ? sentence.replace(/\s*…$/, '?') : sentence);
+}
+
 /** The question a turn leaves to the others, or null when it asks none (or only tags, echoes, rhetoric). */
 export function posedQuestion(turn: Turn, options: QaOptions = defaultQaOptions): PosedQuestion | null {
-  const kinds = turn.sentences.map((s) => questionKind(s.text));
+  const kinds = turn.sentences.map((s) => (turn.isBot ? botQuestionKind(s.text) : questionKind(s.text)));
   const last = kinds.lastIndexOf('question');
   if (last === -1) return null;
   if (wordCount(turnText(turn, last + 1)) > maxWordsAfterQuestion) return null;
@@ -174,7 +187,8 @@ export function posedQuestion(turn: Turn, options: QaOptions = defaultQaOptions)
     from--;
   }
 
-  let text = turnText(turn, from, last + 1);
+  // A question the bot could not finish because the person answered over it reads as the question it was.
+  let text = turnText(turn, from, last + 1).replace(/\s*…$/, (cut) => (turn.isBot ? '?' : cut));
   // Small talk is not a question put to anyone: "How are you?", "Could you repeat that?", "Are you still there?".
   if (presenceCheck.test(text) || isSmallTalk(text)) return null;
   const ws = text.split(/\s+/);
@@ -270,6 +284,19 @@ function substantive(turn: Turn): TurnSentence[] {
     .flat();
 }
 
+const isAside = (text: string) => lineKind(text) === 'aside';
+
+/** What a turn said besides its asides ("Hmm, let me think. Yes." says "Yes."). */
+function withoutAsides(turn: Turn): string {
+  const byUtterance = new Map<number, string[]>();
+  for (const s of turn.sentences)
+    byUtterance.set(s.utterance, [...(byUtterance.get(s.utterance) ?? []), s.text]);
+  return [...byUtterance.values()]
+    .map((said) => said.join(' '))
+    .filter((said) => !isAside(said))
+    .join(' ');
+}
+
 interface FoundAnswer {
   text: string;
   speaker: string;
@@ -297,7 +324,7 @@ function findAnswer(
   let total = 0;
   for (let j = qi + 1; j < turns.length; j++) {
     const turn = turns[j]!;
-    const text = turnText(turn);
+    const text = withoutAsides(turn);
     if (!answerer) {
       if (j - qi > answerSearchTurns) break;
       if (turn.speaker === asker) {
@@ -315,7 +342,7 @@ function findAnswer(
       if (said.every((s) => questionKind(s.text) !== null)) break;
       answerer = turn;
       if (acknowledgement?.speaker === turn.speaker && yesNo) {
-        parts.push(turnText(acknowledgement));
+        parts.push(withoutAsides(acknowledgement));
       }
     } else if (turn.speaker !== answerer.speaker) {
       if (isAcknowledgement(text)) continue;
@@ -328,13 +355,15 @@ function findAnswer(
     // "Sure." said on its own before the answer (the bot waited for more) is not part of it; a "yes" to a
     // yes/no question is, and so is "Sure." opening the answer's own utterance.
     let from = 0;
-    if (parts.length === 0 && !yesNo) {
+    if (parts.length === 0) {
       for (;;) {
         const u = turn.sentences[from]?.utterance;
         let end = from;
         while (end < to && turn.sentences[end]!.utterance === u) end++;
         const said = turnText(turn, from, end);
-        if (end >= to || !(isAcknowledgement(said) || isSmallTalk(said))) break;
+        // "Hmm, let me think." before a late answer is never part of it.
+        const skip = isAside(said) || (!yesNo && (isAcknowledgement(said) || isSmallTalk(said)));
+        if (end >= to || !skip) break;
         from = end;
       }
     }
@@ -357,7 +386,7 @@ function findAnswer(
     };
   }
   if (acknowledgement && yesNo) {
-    const text = turnText(acknowledgement);
+    const text = withoutAsides(acknowledgement);
     return { text, speaker: acknowledgement.speaker, isBot: acknowledgement.isBot, words: wordCount(text) };
   }
   return null;

@@ -1,9 +1,11 @@
 // The summary of an interview without a model: who interviewed whom, then a digest per question with the facts the
 // candidate gave (figures, durations, named tools and products kept whole, outcomes), then how it closed. A hiring
 // manager reads what was said, not the meeting's key phrases.
+
+import { isSmallTalk } from '../conversation/small-talk';
 import { answerSignals, namedThings } from './answer-signals';
 import type { ExtractedPair, QaExtraction } from './qa-pairs';
-import { reportedSpeech } from './summary-voice';
+import { asSentence, cleanSpoken, isFragment, reportedSpeech, withSubject } from './summary-voice';
 import { splitSentences, type Turn, tidySentence, truncateWords, wordCount } from './text';
 
 /** A line of the summary as summary.ts selects and renders it (lower rank is kept first under a limit). */
@@ -39,17 +41,43 @@ const quoted = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
 /** Closed with a period unless a quote's own mark closes it. */
 const closed = (text: string) => (/[.!?…]["”)]*$/.test(text) ? text : `${text}.`);
 
+/** Asked as a request ("Tell me about…", "Describe…"): its label drops the question mark the interviewer's rules put on it. */
+const request = /^(?:tell|walk|describe|explain|give|talk|share|take)\b/i;
+
 function questionLabel(question: string): string {
   const q = question.replace(/^…/, '').trim();
-  const last = splitSentences(q).at(-1) ?? q;
-  return quoted(truncateWords(last, 16));
+  const last = (splitSentences(q).at(-1) ?? q).replace(/…$/, '?');
+  const label = truncateWords(last, 16);
+  return quoted(request.test(label) ? label.replace(/\?$/, '') : label);
+}
+
+/** How a sentence of an answer is reported: "I" becomes the candidate, after an opening phrase too; names keep their capital. */
+interface Voice {
+  speaker: string;
+  names: ReadonlySet<string>;
+}
+
+/** One sentence of an answer in the third person, or quoted as said when it has no verb to report ("About 140 units an hour."). */
+function reported(sentence: string, voice: Voice, first: boolean): string {
+  const r = reportedSpeech(sentence, voice.speaker, new Set(), {
+    within: true,
+    names: voice.names,
+    clausesOnly: true,
+  });
+  if (r) return truncateWords(r, maxSentenceWords);
+  const said = truncateWords(tidySentence(sentence), maxSentenceWords);
+  return closed(`${voice.speaker} ${first ? 'answered' : 'added'} ${quoted(said)}`);
 }
 
 /** The facts of one answer, as the reader wants them: reported in the third person, the sentences with most facts. */
-function digestOf(answer: string, speaker: string): string {
-  const sentences = splitSentences(answer).filter((s) => wordCount(s) > 0);
+function digestOf(answer: string, voice: Voice): string {
+  const sentences = splitSentences(answer).filter((s) => wordCount(s) > 0 && !isSmallTalk(s));
+  // An answer short enough is kept whole: every sentence of a short story is a fact ("We won them back in March.").
+  const whole =
+    sentences.length <= sentencesPerAnswer &&
+    sentences.reduce((n, s) => n + wordCount(s), 0) <= wordsPerAnswer;
   const ranked = sentences
-    .map((s, i) => ({ s, i, w: factWeight(s) }))
+    .map((s, i) => ({ s, i, w: whole ? 1 : factWeight(s) }))
     .filter((x) => x.w > 0)
     .sort((a, b) => b.w - a.w || a.i - b.i);
   const chosen: typeof ranked = [];
@@ -69,12 +97,33 @@ function digestOf(answer: string, speaker: string): string {
   }
   // No fact in it: the answer as said, so a reader sees how thin it was.
   if (chosen.length === 0)
-    return closed(`${speaker} answered ${quoted(tidySentence(truncateWords(answer, 25)))}`);
-  const kept = chosen.sort((a, b) => a.i - b.i).map((x) => x.s);
-  return kept
-    .map((s) => truncateWords(reportedSpeech(s, speaker) ?? tidySentence(s), maxSentenceWords))
+    return closed(`${voice.speaker} answered ${quoted(tidySentence(truncateWords(answer, 25)))}`);
+  return chosen
+    .sort((a, b) => a.i - b.i)
+    .map((x, k) => reported(x.s, voice, k === 0))
     .filter(Boolean)
     .join(' ');
+}
+
+/** "Yes, I have had a licence since 2021." → "yes", "I have had a licence since 2021.". */
+const yesOrNo = /^(yes|yeah|yep|no|nope)\b[,.!]?\s+(.+)$/i;
+
+/**
+ * A short answer in the third person when it is a sentence about the candidate ("Maria is available 36 hours a week
+ * and is happy to work nights."; "Dariusz answered yes and has had a licence since 2021."); else null, and it is
+ * quoted as said ("Patiently.", "From the first of September.").
+ */
+function shortAnswer(answer: string, voice: Voice): string | null {
+  const said = splitSentences(answer.trim());
+  if (said.length !== 1) return null;
+  const m = yesOrNo.exec(said[0]!);
+  const clause = cleanSpoken(m ? m[2]! : said[0]!);
+  const own = withSubject(clause, voice.speaker, { within: true });
+  if (!own || isFragment(clause)) return null;
+  if (!m) return asSentence(own);
+  if (!own.startsWith(`${voice.speaker} `)) return null;
+  const yes = /^(?:yes|yeah|yep)$/i.test(m[1]!) ? 'yes' : 'no';
+  return asSentence(`${voice.speaker} answered ${yes} and ${own.slice(voice.speaker.length + 1)}`);
 }
 
 export interface InterviewDigestInput {
@@ -103,6 +152,8 @@ export function interviewDigest({
   const answerer = mostCommon(exchanges.flatMap((e) => (e.answeredBy ? [e.answeredBy] : [])));
   const candidate = answerer ? shortName(answerer) : 'the candidate';
   const subject = answerer ? firstName(answerer) : 'The candidate';
+  // Words of the names the candidate said ("Monzo"): a sentence opening with one keeps its capital.
+  const names = new Set(exchanges.flatMap((e) => namedThings(e.answer).flatMap((n) => n.split(' '))));
   const answered = exchanges.filter(
     (e) => (e.answer && !dodged.has(e.question)) || askedBack.has(e.question),
   ).length;
@@ -123,7 +174,7 @@ export function interviewDigest({
   for (const e of exchanges)
     lines.push({
       section: 'point',
-      text: questionLine(e, subject, dodged.has(e.question), askedBack.get(e.question)),
+      text: questionLine(e, { speaker: subject, names }, dodged.has(e.question), askedBack.get(e.question)),
       rank: 1,
     });
   const close = closingLine(turns, qa, asker, subject);
@@ -131,15 +182,18 @@ export function interviewDigest({
   return lines;
 }
 
-function questionLine(e: ExtractedPair, subject: string, dodged: boolean, back?: string): string {
+function questionLine(e: ExtractedPair, voice: Voice, dodged: boolean, back?: string): string {
   const q = questionLabel(e.question);
+  const subject = voice.speaker;
   if (back && !e.answer) return closed(`On ${q}: ${subject} asked ${quoted(back)}`);
   if (!e.answer) return `On ${q}: no answer.`;
   if (dodged) return `On ${q}: ${subject} did not answer (${quoted(truncateWords(e.answer, 14))}).`;
-  // A short answer is the fact itself ("Sam Carter.", "In March."): given as said.
-  if (wordCount(e.answer) <= 12 && answerSignals(e.answer, e.question).kinds <= 1)
-    return closed(`On ${q}: ${subject} answered ${quoted(tidySentence(e.answer))}`);
-  return `On ${q}: ${digestOf(e.answer, subject)}`;
+  // A short answer is the fact itself ("Sam Carter.", "In March."): in the third person, or given as said.
+  if (wordCount(e.answer) <= 12 && answerSignals(e.answer, e.question).kinds <= 1) {
+    const own = shortAnswer(e.answer, voice);
+    return own ? `On ${q}: ${own}` : closed(`On ${q}: ${subject} answered ${quoted(tidySentence(e.answer))}`);
+  }
+  return `On ${q}: ${digestOf(e.answer, voice)}`;
 }
 
 /** Greetings, thanks and "that was my last question": what any close says; the rest is what this one said. */

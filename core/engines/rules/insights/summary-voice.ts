@@ -29,8 +29,14 @@ const falseStartI =
 
 /** Two-letter words of English; any other short lower-case token in speech is a cut-off start ("th", "wi"). */
 const twoLetterWords = new Set(
-  'an as at be by do go he hi if in is it me my no of oh on or ox so to up us we ok tv pc id'.split(' '),
+  'ad am an as at ax be by do ex go he hi if in is it ma me my no of oh on or ox pa so to up us we yo ok tv pc id'.split(
+    ' ',
+  ),
 );
+/** Titles and company endings written with a period ("St. Mary's", "Dr. Patel", "Hargreaves & Co."): part of a name. */
+export const nameAbbreviation = /^(?:St|Dr|Mr|Mrs|Ms|Mt|Ft|Co|Jr|Sr|Prof|Rev|Capt|Sgt|Lt)\.$/;
+/** Words after which a capitalised "The" or "It" starts a name, not a restart ("at The Ivy"). */
+const beforeName = /^(?:at|in|on|of|from|to|for|with|by|into|about|called|named|joined|left|visit|visited)$/i;
 /** Words that legitimately stand between two of the same word ("one by one", "more and more"). */
 const linking = new Set(['by', 'and', 'to', 'or', 'after', 'for', 'upon', 'over', 'in', 'on', 'at', 'from']);
 /** A capitalised function word inside a sentence: the speaker started again ("We will We use titanium"). */
@@ -53,6 +59,10 @@ export function cleanSpoken(text: string, vocatives: ReadonlySet<string> = new S
   // The last restart, when what follows it is a sentence of its own.
   let from = 0;
   for (const m of s.matchAll(restart)) {
+    const before = /(\S+)$/.exec(s.slice(0, m.index))?.[1] ?? '';
+    const after = s.slice(m.index + m[0].length).trimStart();
+    // "at The Ivy", "read The Times": a name, not the speaker starting again.
+    if (beforeName.test(before) || /^[A-Z][a-z]/.test(after)) continue;
     if (words(s.slice(m.index + 1)).length >= 3) from = m.index + 1;
   }
   s = s.slice(from);
@@ -83,6 +93,8 @@ function dropFragments(tokens: string[]): string[] {
   return tokens.filter((t, i) => {
     const w = bare(t);
     if (/-$/.test(t)) return false;
+    // "St.", "Dr.", "Co.": a title or a company's ending; "Al", "Ed": a name.
+    if (nameAbbreviation.test(t.replace(/^["'“‘(]+/, '')) || (i > 0 && /^[A-Z][a-z]$/.test(t))) return true;
     if (/^[a-z]$/.test(w)) return w === 'a' || (w === 'i' && t.startsWith('I'));
     if (i > 0 && /\d[\d,.]*$/.test(tokens[i - 1]!)) return true;
     // An acronym said in capitals is a name ("Argo CD", "CI"), not a cut-off word.
@@ -196,9 +208,15 @@ const adverbs = new Set([
   'usually',
   'personally',
 ]);
+/** Irregular past forms: they read the same after a name ("I sat with him" → "Maria sat with him", not "sats"). */
 const pastForms = new Set(
-  'was were did had said thought found made got took saw came gave knew told wrote sent put set ran went brought bought felt kept left meant met paid read heard held built spent understood'.split(
-    ' ',
+  `was were did had said thought found made got took saw came gave knew told wrote sent put set ran went brought
+  bought felt kept left meant met paid read heard held built spent understood sat stood began drove ate fed taught
+  caught sought fought won lost led slept swept wept spoke broke chose froze woke wore tore swore rode rose shook
+  became overcame sang rang sprang drank sank shrank swam grew threw flew drew blew fell dealt lent bent lit quit
+  split let cut shut hurt cost bled fled sped sold bound ground wound struck stuck dug hung swung stung spun shone
+  forgot hid slid bit laid withdrew oversaw undertook mistook misled rebuilt rewrote reran upheld forgave`.split(
+    /\s+/,
   ),
 );
 
@@ -209,24 +227,144 @@ export function thirdPersonVerb(verb: string): string {
   if (modals.has(v) || pastForms.has(v) || v.endsWith('ed') || v.endsWith("n't") || !/^[a-z]+$/.test(v)) {
     return verb;
   }
-  if (/(?:s|sh|ch|x|z|o)$/.test(v)) return `${verb}es`;
-  if (/[^aeiou]y$/.test(v)) return `${verb.slice(0, -1)}ies`;
+  return withS(verb);
+}
+
+/** The word itself, without the punctuation around it. */
+const bareWord = (t: string) => t.replace(/^[^\w']+|[^\w']+$/g, '');
+/** "I", "I'm", "I've", "I'll", "I'd": the speaker as subject. */
+const firstPerson = /^I(?:'m|'ve|'ll|'d)?$/;
+/** What follows a verb (not a noun) in a coordination: an object, a particle ("and roll back", "and use the trim"). */
+const afterVerb =
+  /^(?:the|a|an|every|each|my|our|their|his|her|its|this|that|these|those|some|all|any|no|it|them|him|me|us|one|back|up|down|out|off|over|through|away|around|everything|everyone|together)$/i;
+/** A subject of its own: the coordination of the first verb ends there. */
+const ownSubject = /^(?:I|I'm|I've|I'll|I'd|we|we're|we've|they|they're|he|she|it|it's|you|there|there's)$/i;
+/** Words before an "I" that make the clause someone else's, or a compound subject ("Sam and I"). */
+const otherSubject = /^(?:we|our|us|you|your|they|their|he|she|it|my|me|and|or|nor)$/i;
+
+/** Past forms that are also present ones: "I cost every dish and use the trim" is present, "I set up … and met" past. */
+const sameInPast = new Set(
+  'cost put set cut let hit quit shut hurt split read spread bet cast burst'.split(' '),
+);
+
+/** A verb with the third person's "-s": "wants", "fixes", "carries". */
+function withS(verb: string): string {
+  if (/(?:s|sh|ch|x|z|o)$/i.test(verb)) return `${verb}es`;
+  if (/[^aeiou]y$/i.test(verb)) return `${verb.slice(0, -1)}ies`;
   return `${verb}s`;
 }
 
+/** A present-tense verb that takes "-s" after a name ("want", not "will", "found" or "have"). */
+const takesS = (verb: string) => thirdPersonVerb(verb) === withS(verb);
+
+/** The token's word replaced, its punctuation kept. */
+const replaceWord = (token: string, to: (word: string) => string) => {
+  const word = bareWord(token);
+  return word ? token.replace(word, to(word)) : token;
+};
+
+/** Index of the verb from `i`, past adverbs ("I just want", "I usually reach"). */
+function verbIndex(tokens: readonly string[], i: number): number {
+  let v = i;
+  while (v < tokens.length - 1 && (adverbs.has(bareWord(tokens[v]!).toLowerCase()) || /ly$/.test(tokens[v]!)))
+    v++;
+  return v;
+}
+
+/** "I'm" → "is", "I've" → "has", "I'll" → "will", "I'd" → "would"; null for a bare "I". */
+function contracted(token: string): string | null {
+  const m = /^I('m|'ve|'ll|'d)$/.exec(bareWord(token));
+  return m ? token.replace(/^I'\w+/, thirdPersonVerb(m[1]!)) : null;
+}
+
+/** The verb after a dropped "I" (from `i`) made to agree with a name, with the verbs joined to it. */
+function agree(tokens: string[], i: number): void {
+  const v = verbIndex(tokens, i);
+  const word = bareWord(tokens[v] ?? '');
+  if (!word) return;
+  const joined = coordinated(tokens, v);
+  const present =
+    takesS(word) || (sameInPast.has(word.toLowerCase()) && joined.some((j) => takesS(bareWord(tokens[j]!))));
+  if (!present) {
+    tokens[v] = replaceWord(tokens[v]!, thirdPersonVerb);
+    return;
+  }
+  tokens[v] = replaceWord(tokens[v]!, sameInPast.has(word.toLowerCase()) ? withS : thirdPersonVerb);
+  for (const j of joined) tokens[j] = replaceWord(tokens[j]!, thirdPersonVerb);
+}
+
 /**
- * "I'll send it" by Bob → "Bob will send it"; a sentence not opening with "I" → null. The rest of the
- * sentence is put in third person too.
+ * "I'll send it" by Bob → "Bob will send it", the rest of the sentence in the third person. Verbs joined to the
+ * first agree with it ("Wei pages the lead and rolls back first, then debugs"), and a second "I" joined by "and"
+ * shares the subject ("Maria is available … and is happy to work nights"). With `within`, an "I" after an opening
+ * phrase is the subject too ("Before that I worked nights" → "Before that Maria worked nights"), unless the
+ * phrase has a subject of its own or speaks for a group ("We prep…, and I call…"). Null when no "I" is the subject.
  */
-export function withSubject(clause: string, subject: string): string | null {
-  const m = /^I(?:('m|'ve|'ll|'d)|\s+([A-Za-z']+))\b\s*(.*)$/.exec(clause);
-  if (!m) return null;
-  if (m[1]) return `${subject} ${thirdPersonVerb(m[1])} ${thirdPerson(m[3] ?? '')}`.trim();
-  const rest = `${m[2]} ${m[3] ?? ''}`.trim().split(' ');
-  let i = 0;
-  while (i < rest.length - 1 && adverbs.has(rest[i]!.toLowerCase())) i++;
-  rest[i] = thirdPersonVerb(rest[i]!);
-  return `${subject} ${thirdPerson(rest.join(' '))}`.trim();
+export function withSubject(
+  clause: string,
+  subject: string,
+  options: { within?: boolean } = {},
+): string | null {
+  const tokens = clause.split(' ').filter(Boolean);
+  const at = tokens.findIndex((t) => firstPerson.test(bareWord(t)));
+  if (at === -1 || (at > 0 && !options.within)) return null;
+  const prefix = tokens.slice(0, at);
+  // "My kids are at school, so I am free": the opening is a clause of its own; the sentence is reported instead.
+  if (
+    prefix.some((t) => otherSubject.test(bareWord(t))) ||
+    (prefix.length > 0 && !isFragment(prefix.join(' ')))
+  ) {
+    return null;
+  }
+  const rest = tokens.slice(at);
+  const short = contracted(rest[0]!);
+  if (short !== null) rest[0] = short;
+  else {
+    rest.shift();
+    if (rest.length === 0) return null;
+    agree(rest, 0);
+  }
+  sharedSubjects(rest);
+  const head = prefix.length ? `${thirdPerson(prefix.join(' '))} ` : '';
+  return `${head}${subject} ${thirdPerson(rest.join(' '))}`.trim();
+}
+
+/** Verbs joined to the one at `verbAt` ("… and use the trim", ", then debug"), up to a subject of their own. */
+function coordinated(tokens: readonly string[], verbAt: number): number[] {
+  const found: number[] = [];
+  for (let j = verbAt + 1; j < tokens.length; j++) {
+    const word = bareWord(tokens[j]!);
+    if (ownSubject.test(word) || /[;:]$/.test(tokens[j - 1]!)) break;
+    const prev = bareWord(tokens[j - 1]!).toLowerCase();
+    if (!/^(?:and|or|then)$/.test(prev) || !/^[a-z]+$/.test(word)) continue;
+    const next = bareWord(tokens[j + 1] ?? '');
+    if (prev === 'then' || (afterVerb.test(next) && !/[,.;:!?]$/.test(tokens[j]!))) found.push(j);
+  }
+  return found;
+}
+
+/** Words between "and" and a second "I" that keep its subject: "and before that I was", "and now I am". */
+const linkingPhrase = /^(?:before|after|that|then|since|now|also|later|earlier|still|so)$/i;
+
+/** ", and I'm happy to…" after the subject: "and is happy to…", one subject for both. */
+function sharedSubjects(tokens: string[]): void {
+  for (let j = 1; j < tokens.length; j++) {
+    const word = bareWord(tokens[j]!);
+    // "… and he slept, and I went home": past another subject, "I" is said again ("they").
+    if (ownSubject.test(word) && !firstPerson.test(word)) return;
+    if (!firstPerson.test(word)) continue;
+    // "and I", "and before that I": the same subject goes on.
+    let and = j - 1;
+    while (and > 0 && j - and <= 3 && linkingPhrase.test(bareWord(tokens[and]!))) and--;
+    if (!/^(?:and|but)$/i.test(bareWord(tokens[and]!)) || /[,;]$/.test(tokens[j - 1]!)) continue;
+    if (and >= 1) tokens[and - 1] = tokens[and - 1]!.replace(/,$/, '');
+    const short = contracted(tokens[j]!);
+    if (short !== null) tokens[j] = short;
+    else if (j + 1 < tokens.length) {
+      tokens.splice(j, 1);
+      agree(tokens, j);
+    }
+  }
 }
 
 /** How a point was made, for "Marketing suggested that…": a proposal, an opinion or a statement. */
@@ -250,14 +388,43 @@ export function reportedSpeech(
   spoken: string,
   speaker: string,
   vocatives: ReadonlySet<string> = new Set(),
+  options: ReportOptions = {},
 ): string | null {
   const clause = cleanSpoken(spoken, vocatives);
   if (words(clause).length < 3) return null;
-  const own = withSubject(clause, speaker);
+  const own = withSubject(clause, speaker, options);
   if (own) return asSentence(own);
-  // Lower-case the opening word unless it is an acronym ("SRI", "TV").
-  const body = /^[A-Z][A-Z0-9]+\b/.test(clause) ? clause : clause.charAt(0).toLowerCase() + clause.slice(1);
+  if (options.clausesOnly && isFragment(clause)) return null;
+  // Lower-case the opening word unless it is an acronym ("SRI", "TV") or a name ("Monzo").
+  const first = /^[\p{L}']+/u.exec(clause)?.[0] ?? '';
+  const keep = /^[A-Z][A-Z0-9]+\b/.test(clause) || options.names?.has(first.replace(/'s$/, ''));
+  const body = keep ? clause : clause.charAt(0).toLowerCase() + clause.slice(1);
   return asSentence(`${speaker} ${reportingVerb(spoken)} that ${thirdPerson(body)}`);
+}
+
+export interface ReportOptions {
+  /** An "I" after an opening phrase is the subject too ("Before that I worked nights"): see withSubject. */
+  within?: boolean;
+  /** Names that keep their capital at the start of "… said that Monzo …". */
+  names?: ReadonlySet<string>;
+  /** A sentence without a verb ("About 140 units an hour.") gives null: "said that" cannot report it. */
+  clausesOnly?: boolean;
+}
+
+/** Words after which a word ending in "-s" is a plural noun, not a verb ("140 units", "the reconciliations"). */
+const beforeNoun =
+  /^(?:\d[\d,.]*|the|a|an|my|our|your|their|his|her|its|this|that|these|those|some|many|few|all|any|no|every|each|of|for|with|in|on|at|to|from|by|about|and|or|two|three|four|five|six|seven|eight|nine|ten|twenty|hundred|thousand|million)$/i;
+
+/** No verb a reader can see: a noun phrase or an adverb said as an answer ("About 140 units an hour with a scanner."). */
+export function isFragment(text: string): boolean {
+  if (hasVerbForm(text)) return false;
+  const ws = text.split(/\s+/).map(bareWord);
+  return !ws.some((w, i) => {
+    const lower = w.toLowerCase();
+    if (pastForms.has(lower) || (i > 0 && /^(?:i|we|they|he|she|it|you|there)$/i.test(ws[i - 1]!)))
+      return true;
+    return i > 0 && /^[a-z]{3,}s$/.test(w) && !/ss$/.test(w) && !beforeNoun.test(ws[i - 1]!);
+  });
 }
 
 /** A verb form a reader can see (an auxiliary, a modal, a contraction, a past form): a clause, not a list. */

@@ -63,6 +63,85 @@ export function extractTopics(turns: readonly Turn[], limit = maxTopics): string
   return chosen.map((p) => mostFrequentForm(p.forms));
 }
 
+/** Words that name a span of time: part of a topic asked about ("hours a week"), though no topic alone. */
+const timeUnit = /^(?:hours?|days?|weeks?|months?|years?|minutes?|shifts?)$/;
+/** Words before a noun of the question ("a pupil", "your bedside manner", "which kitchens", "how many hours"). */
+const nounMark = /^(?:a|an|the|your|their|his|her|my|our|this|that|which|what|many|much|any|some)$/;
+/** An adjective a question asks about, as the topic a reader would name. */
+const asTopic: Record<string, string> = { available: 'availability', flexible: 'flexibility' };
+
+/**
+ * What one question of an interview is about, as a topic: its longest run of content words, a noun (after "a",
+ * "your", "which"…) before a verb ("Tell me about your nursing experience?" → "nursing experience", "Have you driven
+ * a forklift?" → "forklift", "How many hours a week are you available?" → "hours a week"); null when it names nothing
+ * ("Where have you worked before?").
+ */
+export function questionTopic(question: string): string | null {
+  const asks = question.split(/(?<=[.!?…])\s+/).filter((x) => /[?…]$/.test(x.trim()));
+  const tokens = (asks.at(-1) ?? question)
+    .replace(/[?!.…]+$/, '')
+    .split(/\s+/)
+    .map((t) => t.replace(/^[^\p{L}\d]+|[^\p{L}\d]+$/gu, ''))
+    .filter(Boolean);
+  const content = (t: string) => {
+    const w = t.toLowerCase();
+    if (timeUnit.test(w)) return true;
+    if (/ly$/.test(w) || /^(?:describe|explain|tell|walk|handle|share|give)$/.test(w)) return false;
+    return w.includes('-') || isContentWord(w);
+  };
+  const runs: { words: string[]; score: number; at: number }[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    if (!content(tokens[i]!)) continue;
+    const start = i;
+    const run: string[] = [];
+    // "hours a week": a unit of time joins the run across "a"/"per".
+    while (
+      i < tokens.length &&
+      (content(tokens[i]!) ||
+        (/^(?:a|per)$/i.test(tokens[i]!) && timeUnit.test(tokens[i + 1]?.toLowerCase() ?? '')))
+    )
+      run.push(tokens[i++]!);
+    const single = run.length === 1 ? run[0]!.toLowerCase() : null;
+    if (single && (/ed$/.test(single) || (timeUnit.test(single) && !nounMark.test(tokens[start - 1] ?? ''))))
+      continue;
+    const noun = nounMark.test(tokens[start - 1]?.toLowerCase() ?? '') ? 1 : 0;
+    runs.push({ words: run, score: run.length + noun, at: start });
+  }
+  const best = runs.sort((a, b) => b.score - a.score || b.at - a.at)[0];
+  if (!best) return null;
+  const phrase = best.words.join(' ');
+  return (
+    asTopic[phrase.toLowerCase()] ??
+    (/^[A-Z][a-z]/.test(phrase) && best.at === 0 ? phrase.toLowerCase() : phrase)
+  );
+}
+
+/**
+ * The topics of an interview the bot led: one per question asked (in order), then the conversation's recurring key
+ * phrases that are none of them, up to `limit`.
+ */
+export function interviewTopics(
+  questions: readonly string[],
+  turns: readonly Turn[],
+  limit = maxTopics,
+): string[] {
+  const topics: string[] = [];
+  const add = (t: string | null) => {
+    if (t && !topics.some((x) => x.toLowerCase() === t.toLowerCase()) && topics.length < limit)
+      topics.push(t);
+  };
+  for (const q of questions) add(questionTopic(q));
+  for (const t of extractTopics(turns, limit)) {
+    if (
+      !topics.some(
+        (x) => contains(` ${x.toLowerCase()} `, t.toLowerCase()) || x.toLowerCase() === t.toLowerCase(),
+      )
+    )
+      add(t);
+  }
+  return topics;
+}
+
 function contentRuns(sentence: string, exclude: ReadonlySet<string>): string[][] {
   const runs: string[][] = [];
   // Punctuation ends a phrase as a stop word does.
