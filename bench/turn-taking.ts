@@ -12,7 +12,6 @@ import {
 } from '../bot-task/conversation';
 import type { Utterance } from '../core/bots/transcript';
 import { loadConfig } from '../core/config';
-import { turnContextOf } from '../core/conversation/answer-completeness';
 import { createLogger } from '../core/log';
 import type { ConversationEngine } from '../core/ports/conversation-engine';
 import type { RoomConnection, RoomEventName, RoomEvents } from '../core/ports/room-provider';
@@ -36,7 +35,7 @@ const latency = { transcription: services.deepgramLatency, relay: services.daily
 interface Rule {
   name: string;
   /** The controller's settings; `heard` is the transcript the meaning reads (the bot's question, the answer so far). */
-  settings(heard: readonly Utterance[]): Omit<ConversationSettings, 'botName'>;
+  settings(): Omit<ConversationSettings, 'botName'>;
   /** Audio activity reported as soon as speech resumes (spoken-answer.ts), not as the page reports it now. */
   onsetActivity?: boolean;
   /** Only in the full run (a lever, not a rule the bot ships). */
@@ -48,26 +47,20 @@ const fixed = (ms: number) => () => {
   const base = defaults();
   return { ...base, endOfTurnMs: ms, turnTaking: { ...base.turnTaking, mode: 'fixed' as const } };
 };
-const withMeaning = (heard: readonly Utterance[]) => {
+const wordsOnly = () => {
   const base = defaults();
-  return {
-    ...base,
-    turnTaking: { ...base.turnTaking, context: (text: string) => turnContextOf(heard, text) },
-  };
+  return { ...base, turnTaking: { ...base.turnTaking, meaning: false } };
 };
 
+// Audio activity as the Daily page reports it: at once when speech resumes after a quiet level, then at most once a
+// second. The last row reports it only once a second, as the page did before.
 const rules: Rule[] = [
-  { name: 'silence only (fixed 700 ms)', settings: fixed(700) },
-  { name: 'punctuation (default)', settings: defaults },
-  { name: 'punctuation and meaning', settings: withMeaning },
-  { name: 'lever: silence only, 1.5 s', settings: fixed(1_500), lever: true },
-  { name: 'lever: silence only, 3 s', settings: fixed(3_000), lever: true },
-  {
-    name: 'lever: punctuation and meaning, activity at onset',
-    settings: withMeaning,
-    onsetActivity: true,
-    lever: true,
-  },
+  { name: 'silence only (fixed 700 ms)', settings: fixed(700), onsetActivity: true },
+  { name: 'punctuation', settings: wordsOnly, onsetActivity: true },
+  { name: 'punctuation and meaning (default)', settings: defaults, onsetActivity: true },
+  { name: 'lever: silence only, 1.5 s', settings: fixed(1_500), onsetActivity: true, lever: true },
+  { name: 'lever: silence only, 3 s', settings: fixed(3_000), onsetActivity: true, lever: true },
+  { name: 'lever: punctuation and meaning, activity once a second', settings: defaults, lever: true },
 ];
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -144,7 +137,7 @@ async function respond(
   const controller = new ConversationController(
     room,
     engineStandIn(random),
-    { botName: 'Iris', ...rule.settings(heard) },
+    { botName: 'Iris', ...rule.settings() },
     () => heard,
     createLogger('silent'),
   );

@@ -22,10 +22,10 @@ export interface TurnTakingSettings {
   /** Words that cannot end a thought: "and", "the", "um", a trailing comma (END_OF_TURN_INCOMPLETE_MS). */
   incompleteMs: number;
   /**
-   * What was asked and the answer so far, for final words `text` (turnContextOf over the transcript): with it, the
-   * answer's meaning decides before its last words do. Without it, the words alone.
+   * In `adaptive` mode, the answer's meaning (what was asked, what has been said since: answer-completeness.ts)
+   * decides before its last words do; false reads the words alone (the benchmark's comparison). Default true.
    */
-  context?: (text: string) => TurnContext | undefined;
+  meaning?: boolean;
 }
 
 export const turnTakingDefaults: TurnTakingSettings = {
@@ -80,18 +80,14 @@ export function endingOf(text: string): Ending {
 }
 
 /**
- * The silence (ms) to wait after `text`, the last words heard, before the bot answers; `context` (by default
- * settings.context's) is what was asked and the answer so far.
+ * The silence (ms) to wait after `text`, the last words heard, before the bot answers; `context` is what was asked
+ * and the answer so far (read unless settings.meaning is false).
  */
-export function endOfTurnWaitMs(
-  text: string,
-  settings: TurnTakingSettings,
-  context: TurnContext | undefined = settings.context?.(text),
-): number {
+export function endOfTurnWaitMs(text: string, settings: TurnTakingSettings, context?: TurnContext): number {
   if (settings.mode === 'fixed') return settings.unclearMs;
   const ending = endingOf(text);
   // Words that cannot end a thought wait the long silence whatever the answer means.
-  if (context && ending !== 'incomplete')
+  if (context && settings.meaning !== false && ending !== 'incomplete')
     switch (answerState(context)) {
       case 'open':
         return settings.incompleteMs;

@@ -78,8 +78,9 @@ describe('end of turn with the meaning', () => {
     expect(endOfTurnWaitMs('Sure.', { ...rule, mode: 'fixed' }, context)).toBe(rule.unclearMs);
   });
 
-  it('reads the context from the settings when the caller passes none', () => {
-    const settings = { ...rule, context: (text: string) => ({ asked: projectQuestion, answer: text }) };
-    expect(endOfTurnWaitMs('Sure.', settings)).toBe(rule.incompleteMs);
+  it('with meaning off, or no context, the words alone decide', () => {
+    const context = { asked: projectQuestion, answer: 'Sure.' };
+    expect(endOfTurnWaitMs('Sure.', { ...rule, meaning: false }, context)).toBe(rule.completeMs);
+    expect(endOfTurnWaitMs('Sure.', rule)).toBe(rule.completeMs);
   });
 });
