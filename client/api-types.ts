@@ -963,14 +963,17 @@ export interface components {
             /** @description When the meeting's content was deleted (DELETE /api/bot/{bot_id}/data, or the account's retention): transcript, qa_pairs and insights are then null for good. Null while the content is kept (an addition). */
             data_deleted_at: string | null;
         };
-        /** @description Every delivery of a bot's results and events, with each attempt. */
+        /** @description Every delivery of a bot's results and events, with each attempt: by seq, then by first attempt; those without a seq last. */
         DeliveriesView: {
             /** Format: uuid */
             bot_id: string;
             deliveries: {
                 /** @enum {string} */
                 channel: "webhook" | "email";
+                /** @description The event as its webhook body names it: bot.in_call, transcript.data, session_complete, … (an e-mail: session_complete). */
                 event: string;
+                /** @description The bot's event number, 1, 2, … in the order the events happened: the seq of a bot.* or transcript.data body. session_complete, bot_join_failed and bot_failed take their place in it when the start named webhook_events (their bodies carry no seq); otherwise, and for an e-mail, null. */
+                seq: number | null;
                 /** @enum {string} */
                 status: "pending" | "delivered" | "failed";
                 /** @description The webhook URL or e-mail address. */

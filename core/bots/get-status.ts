@@ -2,7 +2,9 @@
 import type { Caller } from '../accounts/authenticate';
 import type { ServiceDeps } from '../deps';
 import { ApiError, notFound } from '../errors';
+import { eventNameOfDeliveryKey } from '../events/emit';
 import { JsonText } from '../json-text';
+import type { Delivery } from '../ports/deliveries-store';
 import { botIdSchema, type DeliveriesView, type StatusView } from '../schemas/api';
 import { type BotSession, toStatusView } from './session';
 
@@ -54,6 +56,12 @@ export async function getBotStatus(
   ) as JsonText<StatusView>;
 }
 
+/**
+ * A bot's deliveries in the order its receiver gets them: by the bot's event number (`seq`, as the webhook body
+ * carries it), then by first attempt (or creation, for one not tried yet); one without a number (an e-mail, or a
+ * webhook of a bot that named no `webhook_events`) after the numbered ones. The store keeps them by channel and event
+ * key, an order that tells a customer nothing.
+ */
 export async function getBotDeliveries(
   deps: ServiceDeps,
   caller: Caller,
@@ -61,11 +69,19 @@ export async function getBotDeliveries(
 ): Promise<DeliveriesView> {
   const session = await findOwnSession(deps, caller, rawBotId);
   const list = await deps.deliveries.list(session.botId);
+  const firstTried = (d: Delivery) => d.attempts[0]?.at ?? d.createdAt;
+  const ordered = list.toSorted(
+    (a, b) =>
+      (a.seq ?? Number.POSITIVE_INFINITY) - (b.seq ?? Number.POSITIVE_INFINITY) ||
+      Date.parse(firstTried(a)) - Date.parse(firstTried(b)) ||
+      a.channel.localeCompare(b.channel),
+  );
   return {
     bot_id: session.botId,
-    deliveries: list.map((d) => ({
+    deliveries: ordered.map((d) => ({
       channel: d.channel,
-      event: d.event,
+      event: eventNameOfDeliveryKey(d.event),
+      seq: d.seq ?? null,
       status: d.status,
       target: d.target,
       webhook_id: d.channel === 'webhook' ? d.messageId : null,

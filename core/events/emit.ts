@@ -36,6 +36,9 @@ export interface BotEvent<N extends LifecycleEventName = LifecycleEventName> {
 export const deliveryEventKey = (e: Pick<BotEvent, 'name' | 'key'>) =>
   e.key ? `${e.name}#${e.key}` : e.name;
 
+/** The event's name as its webhook body names it, from a delivery's event key (deliveryEventKey's inverse, less the key). */
+export const eventNameOfDeliveryKey = (eventKey: string) => eventKey.split('#', 1)[0]!;
+
 /** Whom a bot's events are for: its account, and its webhook (URL and the events it asked for) or none. */
 export interface EventTarget {
   botId: string;

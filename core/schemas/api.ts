@@ -620,7 +620,18 @@ export const deliveriesViewSchema = z
     deliveries: z.array(
       z.strictObject({
         channel: z.enum(['webhook', 'email']),
-        event: z.string(),
+        event: z
+          .string()
+          .describe(
+            'The event as its webhook body names it: bot.in_call, transcript.data, session_complete, … (an e-mail: session_complete).',
+          ),
+        seq: z
+          .number()
+          .int()
+          .nullable()
+          .describe(
+            "The bot's event number, 1, 2, … in the order the events happened: the seq of a bot.* or transcript.data body. session_complete, bot_join_failed and bot_failed take their place in it when the start named webhook_events (their bodies carry no seq); otherwise, and for an e-mail, null.",
+          ),
         status: z.enum(['pending', 'delivered', 'failed']),
         target: z.string().describe('The webhook URL or e-mail address.'),
         webhook_id: z
@@ -634,7 +645,9 @@ export const deliveriesViewSchema = z
       }),
     ),
   })
-  .describe("Every delivery of a bot's results and events, with each attempt.");
+  .describe(
+    "Every delivery of a bot's results and events, with each attempt: by seq, then by first attempt; those without a seq last.",
+  );
 export type DeliveriesView = z.infer<typeof deliveriesViewSchema>;
 
 /** Query of `GET /api/bots`: filters and the page. */

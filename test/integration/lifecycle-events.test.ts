@@ -102,6 +102,11 @@ describe('lifecycle events (webhook_events)', () => {
       const left = bodies.find((b) => b.event === 'bot.left') as { data: unknown; timestamp: string };
       expect(left.data).toEqual({ exit_reason: 'participant_left' });
       expect(left.timestamp).toMatch(/(Z|[+-]\d\d:\d\d)$/);
+      // The deliveries view lists them as the receiver got them: the events' own names, numbered 1, 2, … by seq
+      // (session_complete in its place, though its body carries no seq).
+      const view = (await stack.request('GET', `/api/bot/${botId}/deliveries`, { key })).body;
+      expect(view.deliveries.map((d: { event: string }) => d.event)).toEqual(names);
+      expect(view.deliveries.map((d: { seq: number }) => d.seq)).toEqual(names.map((_, i) => i + 1));
     } finally {
       await hook.close();
     }
