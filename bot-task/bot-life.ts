@@ -18,6 +18,7 @@ import type { ConversationEngine } from '../core/ports/conversation-engine';
 import type { RecordingStore } from '../core/ports/recordings';
 import { RoomJoinError, type RoomProvider } from '../core/ports/room-provider';
 import { sessionEnded } from '../core/results/messages';
+import { retry } from '../core/retry';
 import type { ExitReason } from '../core/schemas/api';
 import type { BotFailedErrorCode } from '../core/schemas/webhooks';
 import { joinTimes } from './heartbeat';
@@ -91,7 +92,7 @@ export function joinedRoom(ctx: BotContext, life: BotLife, recorder: TranscriptR
     // The first bot's join write marked the session (or its first save did): this task's segments need no mark.
     if (session.transcriptAt) recorder.sessionMarked(Promise.resolve(true));
     const { replacement } = life.step('rejoin', { attempt: ctx.attempt, joinedAt });
-    void retry(
+    void retryStep(
       () => stores.sessions.updateReplacement(botId, replacement!.index, replacement!.set),
       5,
       log,
@@ -106,7 +107,7 @@ export function joinedRoom(ctx: BotContext, life: BotLife, recorder: TranscriptR
   // From now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt). If this write fails,
   // the heartbeat (heartbeat.ts) carries the join time on every beat until it is written.
   joinTimes.joined(botId, joinedAt);
-  const written = retry(() => stores.sessions.updateRunning(botId, step.changes), 3, log);
+  const written = retryStep(() => stores.sessions.updateRunning(botId, step.changes), 3, log);
   // The same write marks the session's transcript (`transcriptAt`): the recorder's first save waits for it, and
   // saves its first segment without a mark of its own; if it failed, that save marks the session first.
   recorder.sessionMarked(written);
@@ -132,7 +133,7 @@ export async function joinAborted(ctx: BotContext, life: BotLife, joinStarted: n
   if (platformStop && ctx.attempt > 0) {
     // The platform stopped a replacement before it was in: the session still needs a bot.
     const reason = 'the replacement was stopped by the platform while rejoining';
-    await retry(
+    await retryStep(
       () => ctx.outbox.send(replaceRequest(botId, { attempt: ctx.attempt, reason, alive: false })),
       3,
       log,
@@ -145,7 +146,7 @@ export async function joinAborted(ctx: BotContext, life: BotLife, joinStarted: n
     // only from this bot, only while nobody is in the room.
     const reason = 'the pooled bot was stopped by the platform before it was in the room';
     log.warn(reason);
-    await retry(() => ctx.outbox.send(startColdRequest(botId, reason, session.claimedBy)), 3, log);
+    await retryStep(() => ctx.outbox.send(startColdRequest(botId, reason, session.claimedBy)), 3, log);
     return { kind: 'lost', reason };
   }
   if (platformStop) {
@@ -197,22 +198,24 @@ export async function afterLeaving(
       return handOver(ctx, life, ending.reason, leftAt, recorder);
     case 'handed_over':
       // The replacement's state now: it has the session; this task only saves its lines.
-      await retry(() => recorder.stop(), 5, log);
+      await retryStep(() => recorder.stop(), 5, log);
       return { kind: 'handed_over' };
     case 'lost': {
-      await retry(() => recorder.stop(), 3, log).catch((err) => log.error('transcript not saved', { err }));
+      await retryStep(() => recorder.stop(), 3, log).catch((err) =>
+        log.error('transcript not saved', { err }),
+      );
       const request = replaceRequest(session.botId, {
         attempt: ctx.attempt,
         reason: ending.reason,
         alive: false,
       });
-      await retry(() => ctx.outbox.send(request), 3, log).catch((err) =>
+      await retryStep(() => ctx.outbox.send(request), 3, log).catch((err) =>
         log.error('could not ask for a replacement; the task-stopped path will', { err }),
       );
       return { kind: 'lost', reason: ending.reason };
     }
     case 'failed':
-      await retry(() => recorder.stop(), 5, log);
+      await retryStep(() => recorder.stop(), 5, log);
       life.step('fail', {
         completedAt: new Date().toISOString(),
         error: ending.error,
@@ -228,7 +231,7 @@ export async function afterLeaving(
         });
         // Retried: lost, this write would leave the task-stopped path to fail the session charged and without its
         // code. A repeat sends nothing twice (failSession acts only on a running session).
-        await retry(
+        await retryStep(
           () => failBotInRoom(ctx, session, { error: ending.error, chargeUsage: false, code: ending.code }),
           3,
           log,
@@ -256,11 +259,11 @@ async function handOver(
     data: { exit_reason: exitReason },
   });
   // The transcript is saved even if recording the exit fails; the task-stopped path then hands over instead.
-  const recorded = retry(() => stores.sessions.updateRunning(botId, step.changes), 5, log);
-  if (recorder) await retry(() => recorder.stop(), 5, log);
+  const recorded = retryStep(() => stores.sessions.updateRunning(botId, step.changes), 5, log);
+  if (recorder) await retryStep(() => recorder.stop(), 5, log);
   await recorded;
   await left;
-  await retry(() => ctx.outbox.send(sessionEnded(botId, exitReason, leftAt)), 5, log);
+  await retryStep(() => ctx.outbox.send(sessionEnded(botId, exitReason, leftAt)), 5, log);
   return { kind: 'ended', exitReason, leftAt };
 }
 
@@ -291,7 +294,7 @@ async function reportJoinFailure(
     code: error.code,
     durationSeconds: (Date.now() - joinStarted) / 1000,
   });
-  await retry(() => ctx.outbox.send(message), 5, log);
+  await retryStep(() => ctx.outbox.send(message), 5, log);
   return { kind: 'join_failed', error };
 }
 
@@ -336,20 +339,16 @@ export function sendBotEvent(
   e: Pick<LifecycleEventMessage, 'event' | 'data' | 'key' | 'detail'>,
 ): Promise<void> {
   const message = lifecycleEvent(ctx.session, e);
-  return retry(() => ctx.outbox.send(message), 3, ctx.log).catch((err) =>
+  return retryStep(() => ctx.outbox.send(message), 3, ctx.log).catch((err) =>
     ctx.log.warn('could not send a lifecycle event', { event: e.event, err }),
   );
 }
 
 /** Retries a step whose loss would lose results (transcript save, queue hand-over) with short backoff. */
-export async function retry<T>(step: () => Promise<T>, attempts: number, log: Logger): Promise<T> {
-  for (let i = 1; ; i++) {
-    try {
-      return await step();
-    } catch (err) {
-      if (i >= attempts) throw err;
-      log.warn('step failed; retrying', { attempt: i, err });
-      await new Promise((r) => setTimeout(r, 200 * 2 ** i));
-    }
-  }
+export function retryStep<T>(step: () => Promise<T>, attempts: number, log: Logger): Promise<T> {
+  return retry(step, {
+    attempts,
+    baseMs: 400,
+    onRetry: ({ attempt, err }) => log.warn('step failed; retrying', { attempt: attempt + 1, err }),
+  });
 }

@@ -21,7 +21,7 @@ import {
   joinedRoom,
   joinFailedWith,
   liveTranscriptSender,
-  retry,
+  retryStep,
   waitingRoomTimeoutMs,
 } from './bot-life';
 import { ConversationController, turnTakingSettings } from './conversation';
@@ -214,7 +214,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       void recorder.flush().catch(() => {});
       if (!replacementAsked) {
         const reason = 'stopped by the platform (SIGTERM)';
-        await retry(
+        await retryStep(
           () => ctx.outbox.send(replaceRequest(botId, { attempt: ctx.attempt, reason, alive: true })),
           5,
           log,

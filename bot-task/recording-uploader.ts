@@ -6,6 +6,7 @@ import type { SessionWarning } from '../core/bots/session';
 import type { Logger } from '../core/log';
 import type { RecordingStore } from '../core/ports/recordings';
 import type { RoomConnection, RoomRecording } from '../core/ports/room-provider';
+import { retry } from '../core/retry';
 
 export interface RecordingUploader {
   /** Stops the recorder and waits for every piece to be uploaded (or given up). */
@@ -40,7 +41,7 @@ export async function startRecording(o: {
   }
   let uploads: Promise<void> = Promise.resolve();
   let lost = 0;
-  let abandoned = false;
+  const abandoned = new AbortController();
   /** The store call under way, settled or not (abandon waits for it). */
   let putting: Promise<unknown> = Promise.resolve();
   let recording: RoomRecording | undefined;
@@ -51,20 +52,20 @@ export async function startRecording(o: {
     if (lost === 1)
       warn(`A piece of the recording could not be stored (${reason}); the recording is cut short.`);
   };
-  const upload = async (piece: { seq: number; bytes: Uint8Array }, startedAtMs: number) => {
-    for (let i = 1; ; i++) {
-      if (abandoned) return giveUp(piece.seq, 'the bot left before it was uploaded');
-      try {
+  const upload = (piece: { seq: number; bytes: Uint8Array }, startedAtMs: number) =>
+    retry(
+      () => {
         const put = store.putPiece(botId, { attempt, seq: piece.seq }, startedAtMs, piece.bytes);
         putting = put.catch(() => {});
-        await put;
-        return;
-      } catch (err) {
-        if (i >= attempts) return giveUp(piece.seq, (err as Error).message);
-        await new Promise((r) => setTimeout(r, (o.retryMs ?? 500) * 2 ** (i - 1)));
-      }
-    }
-  };
+        return put;
+      },
+      { attempts, baseMs: o.retryMs ?? 500, signal: abandoned.signal },
+    ).catch((err: unknown) =>
+      giveUp(
+        piece.seq,
+        abandoned.signal.aborted ? 'the bot left before it was uploaded' : (err as Error).message,
+      ),
+    );
   const enqueue = (piece: { seq: number; bytes: Uint8Array }) => {
     if (!recording) {
       pending.push(piece);
@@ -89,7 +90,7 @@ export async function startRecording(o: {
       await uploads;
     },
     async abandon() {
-      abandoned = true;
+      abandoned.abort();
       await putting;
     },
   };

@@ -4,6 +4,7 @@ import type { SessionWarning } from '../core/bots/session';
 import type { Logger } from '../core/log';
 import { metrics } from '../core/metrics';
 import type { SessionsStore } from '../core/ports/sessions-store';
+import { retry } from '../core/retry';
 
 export class SessionWarnings {
   /** Codes this process raised already: a fallback is told once, however many lines it then affects. */
@@ -36,17 +37,11 @@ export class SessionWarnings {
   }
 
   private async record(warning: SessionWarning): Promise<void> {
-    for (let i = 1; ; i++) {
-      try {
-        await this.sessions.addWarning(this.botId, warning);
-        return;
-      } catch (err) {
-        if (i >= this.attempts) {
-          this.log.error('could not record a session warning', { warning_code: warning.code, err });
-          return;
-        }
-        await new Promise((r) => setTimeout(r, 200 * 2 ** i));
-      }
-    }
+    await retry(() => this.sessions.addWarning(this.botId, warning), {
+      attempts: this.attempts,
+      baseMs: 400,
+    }).catch((err) =>
+      this.log.error('could not record a session warning', { warning_code: warning.code, err }),
+    );
   }
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PoolScaler } from '../core/ports/pool-scaler';
 import type { TaskRunner, TaskStartOptions } from '../core/ports/task-runner';
+import { backoffMs } from '../core/retry';
 import { buildBotTaskBundle } from '../scripts/bundles';
 import { type BotContainer, botContainerArgs } from './container-engine';
 
@@ -278,7 +279,7 @@ export class LocalTaskRunner implements TaskRunner, PoolScaler {
   }
 
   private refillDelayMs(): number {
-    return this.idleDeaths <= 1 ? 0 : Math.min(30_000, 250 * 2 ** (this.idleDeaths - 2));
+    return this.idleDeaths <= 1 ? 0 : backoffMs(this.idleDeaths - 2, { baseMs: 250, maxMs: 30_000 });
   }
 
   private async startPooled(): Promise<void> {

@@ -2,6 +2,7 @@
 // when it was in the room and replacements are left, failed otherwise).
 import type { Config } from '../config';
 import { metrics } from '../metrics';
+import { backoffMs } from '../retry';
 import { plan, stateOf } from './lifecycle';
 import { onTaskStopped, type TaskStoppedDeps } from './task-stopped';
 
@@ -21,8 +22,8 @@ export function sweepSettings(config: Pick<Config, 'HEARTBEAT_STALE_MS'>): Sweep
 
 /** How long after the bot left its results may take before the sweeper hands them over again. */
 const resultsGraceMs = 30 * 60_000;
-/** The longest wait between two hand-overs of one stuck session. */
-const maxResendSpacingMs = 24 * 3600_000;
+/** The spacing of the hand-overs of one stuck session: doubling from the grace, a day at the longest. */
+const resendSpacing = { baseMs: resultsGraceMs, maxMs: 24 * 3600_000, jitter: 'none' } as const;
 
 /**
  * How long after its `resends`-th hand-over the sweeper waits before the next one: 30 min, 1 h, 2 h, … up to a
@@ -30,7 +31,7 @@ const maxResendSpacingMs = 24 * 3600_000;
  * them again on every run would only flood the results queue.
  */
 export function resendSpacingMs(resends: number): number {
-  return Math.min(resultsGraceMs * 2 ** Math.max(0, resends - 1), maxResendSpacingMs);
+  return backoffMs(Math.max(0, resends - 1), resendSpacing);
 }
 
 /** Returns the ids of the sessions it failed. */

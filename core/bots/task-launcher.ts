@@ -7,19 +7,7 @@
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
 import { TaskCapacityError, type TaskPlatform, type TaskStartOptions } from '../ports/task-runner';
-
-/** Time as the launcher sees it: real by default, virtual in tests and in the storm simulation. */
-export interface LaunchClock {
-  now(): number;
-  sleep(ms: number): Promise<void>;
-  random(): number;
-}
-
-export const realLaunchClock: LaunchClock = {
-  now: () => Date.now(),
-  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-  random: Math.random,
-};
+import { type RetryClock, realClock, retry } from '../retry';
 
 /**
  * A token bucket whose takers queue in order: a take that finds no token reserves the next one (the count goes
@@ -32,7 +20,7 @@ export class TokenBucket {
   constructor(
     private readonly capacity: number,
     private readonly perSecond: number,
-    private readonly clock: Pick<LaunchClock, 'now' | 'sleep'>,
+    private readonly clock: Pick<RetryClock, 'now' | 'sleep'>,
   ) {
     this.tokens = capacity;
     this.updatedAt = clock.now();
@@ -69,23 +57,32 @@ const maxRetryDelayMs = 5_000;
 /** What a start refused by the account's concurrency quota tells the caller to wait: bots must end first. */
 export const quotaRetryAfterSeconds = 60;
 
+/** A launch call refused in a way a wait may fix: what the retry hears (the refusal itself is kept aside). */
+const refused = new Error('RunTask refused');
+
 export class TaskLauncher {
   constructor(
     private readonly platform: TaskPlatform,
     private readonly policy: LaunchPolicy,
     private readonly pacer: Pick<TokenBucket, 'take'>,
-    private readonly clock: LaunchClock = realLaunchClock,
+    /** Real by default, virtual in tests and in the storm simulation. */
+    private readonly clock: RetryClock = realClock,
     private readonly log?: Logger,
   ) {}
 
   async start(botId: string, options: TaskStartOptions = {}): Promise<{ taskRef: string }> {
-    const { budgetMs, attempts } = this.policy;
+    const { budgetMs, attempts, baseMs } = this.policy;
     const deadline = this.clock.now() + budgetMs;
+    const providers = [...this.platform.providers(options)];
     const refusals: string[] = [];
-    let quotaSeen = false;
-    let retries = 0;
-    for (const provider of this.platform.providers(options)) {
-      for (let noCapacity = 0; noCapacity < attempts; ) {
+    let quota = false;
+    let noCapacity = 0;
+    let last = { refused: '', detail: '' };
+    const gaveUp = () => this.capacityError(refusals, quota);
+    const launch = async (): Promise<{ taskRef: string }> => {
+      for (;;) {
+        const provider = providers[0];
+        if (!provider) throw gaveUp();
         await this.pacer.take();
         // One call never outlives the budget: a hanging call would otherwise hold the join past its Lambda's
         // timeout, where the caller gets a gateway error instead of our answer.
@@ -96,26 +93,33 @@ export class TaskLauncher {
           Math.max(minCallMs, deadline - this.clock.now()),
         );
         if ('taskRef' in outcome) return { taskRef: outcome.taskRef };
-        if (outcome.refused === 'quota') quotaSeen = true;
+        quota ||= outcome.refused === 'quota';
         refusals.push(outcome.detail);
         metrics.runTaskRefused(outcome.refused === 'quota' ? 'throttled' : outcome.refused);
-        if (outcome.refused === 'capacity') noCapacity++;
+        last = outcome;
+        if (outcome.refused !== 'capacity' || ++noCapacity < attempts) throw refused;
         // Out of tries on this provider: the next one has capacity of its own, so it is tried at once.
-        if (noCapacity >= attempts) break;
-        // Equal jitter: half the exponential delay fixed, half random, so bots refused together spread out.
-        const exponential = Math.min(maxRetryDelayMs, this.policy.baseMs * 2 ** retries++);
-        const delay = Math.round(exponential / 2 + (exponential / 2) * this.clock.random());
-        if (this.clock.now() + delay > deadline) throw this.capacityError(refusals, quotaSeen);
+        providers.shift();
+        noCapacity = 0;
+      }
+    };
+    // Equal jitter: half of each exponential wait fixed, half random, so bots refused together spread out.
+    return retry(launch, {
+      deadlineMs: budgetMs,
+      baseMs,
+      maxMs: maxRetryDelayMs,
+      clock: this.clock,
+      retryable: (err) => err === refused,
+      onRetry: ({ delayMs }) =>
         this.log?.warn('RunTask refused; retrying', {
           bot_id: botId,
-          refusal: outcome.refused,
-          detail: outcome.detail,
-          retry_in_ms: delay,
-        });
-        await this.clock.sleep(delay);
-      }
-    }
-    throw this.capacityError(refusals, quotaSeen);
+          refusal: last.refused,
+          detail: last.detail,
+          retry_in_ms: delayMs,
+        }),
+    }).catch((err: unknown) => {
+      throw err === refused ? gaveUp() : err;
+    });
   }
 
   private capacityError(refusals: string[], quota: boolean): TaskCapacityError {

@@ -8,13 +8,13 @@ import {
   type ConverseStreamOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import type { ConversationContext } from '../../ports/conversation-engine';
+import type { RetryVerdict } from '../../retry';
 import {
   type ModelChunk,
   type ModelConversationConfig,
   ModelConversationEngine,
 } from '../llm/conversation-engine';
 import type { ConversationTurn } from '../llm/conversation-prompt';
-import type { RetryVerdict } from '../llm/retry';
 import { bedrockThrottlingErrors } from './throttling';
 
 export interface BedrockConversationConfig extends ModelConversationConfig {

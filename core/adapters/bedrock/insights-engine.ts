@@ -12,6 +12,8 @@ import {
   type InsightsResult,
   namedBy,
 } from '../../ports/insights-engine';
+import { realClock } from '../../retry';
+import { definedOnly } from '../llm/defined-only';
 import {
   analyseWithModel,
   callWithinDeadline,
@@ -23,7 +25,6 @@ import {
   type ToolCall,
 } from '../llm/insights-analysis';
 import { toolInputSchema } from '../llm/insights-prompts';
-import { definedOnly, realClock } from '../llm/retry';
 import { bedrockThrottlingErrors } from './throttling';
 
 export interface BedrockInsightsConfig extends ModelInsightsSettings {
@@ -59,7 +60,7 @@ export class BedrockInsightsEngine implements InsightsEngine {
     private readonly client: BedrockRuntimeClient,
     config: BedrockInsightsConfig,
   ) {
-    this.config = { ...bedrockDefaults, ...realClock, now: Date.now, ...definedOnly(config) };
+    this.config = { ...bedrockDefaults, ...realClock, ...definedOnly(config) };
   }
 
   async analyse(req: InsightsRequest): Promise<InsightsResult> {

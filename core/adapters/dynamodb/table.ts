@@ -12,6 +12,7 @@ import {
   QueryCommand,
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
+import { retry } from '../../retry';
 import { UnprocessedItemsError } from '../sdk-error';
 import type { DocumentClient } from './document-client';
 
@@ -210,14 +211,17 @@ export async function untilProcessed<T>(
   request: (pending: T[]) => Promise<T[]>,
   failure: (left: number) => string,
   attempts = 6,
-  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+  sleep?: (ms: number) => Promise<void>,
 ): Promise<void> {
   let pending = first;
-  for (let attempt = 1; pending.length > 0; attempt++) {
-    if (attempt > attempts) throw new UnprocessedItemsError(failure(pending.length));
-    if (attempt > 1) await sleep(25 * 2 ** (attempt - 2));
-    pending = await request(pending);
-  }
+  if (pending.length === 0) return;
+  await retry(
+    async () => {
+      pending = await request(pending);
+      if (pending.length > 0) throw new UnprocessedItemsError(failure(pending.length));
+    },
+    { attempts, baseMs: 25, clock: sleep && { sleep }, retryable: (e) => e instanceof UnprocessedItemsError },
+  );
 }
 
 export function isConditionFailure(err: unknown): boolean {

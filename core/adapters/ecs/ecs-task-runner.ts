@@ -11,9 +11,10 @@ import {
   type RunTaskCommandInput,
   StopTaskCommand,
 } from '@aws-sdk/client-ecs';
-import { type LaunchClock, realLaunchClock, TaskLauncher, TokenBucket } from '../../bots/task-launcher';
+import { TaskLauncher, TokenBucket } from '../../bots/task-launcher';
 import type { Logger } from '../../log';
 import type { LaunchTry, TaskPlatform, TaskRunner, TaskStartOptions } from '../../ports/task-runner';
+import { type RetryClock, realClock } from '../../retry';
 import { describeFailures, failuresAreCapacity, runTaskErrorKind } from './run-task-errors';
 
 export interface EcsRunnerSettings {
@@ -38,7 +39,7 @@ export interface EcsRunnerSettings {
 }
 
 /** Time as the runner sees it: real by default, virtual in tests. */
-export type RunnerClock = LaunchClock;
+export type RunnerClock = RetryClock;
 
 /** ECS's sustained RunTask rate per account and region (calls per second), the launcher's default pace. */
 export const runTaskCallsPerSecond = 20;
@@ -60,7 +61,7 @@ export class EcsTaskRunner implements TaskRunner, TaskPlatform {
     clock: Partial<RunnerClock> = {},
     log?: Logger,
   ) {
-    const fullClock = { ...realLaunchClock, ...clock };
+    const fullClock = { ...realClock, ...clock };
     this.clock = fullClock;
     const perSecond = settings.callsPerSecond ?? runTaskCallsPerSecond;
     this.launcher = new TaskLauncher(

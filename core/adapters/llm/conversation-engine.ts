@@ -8,8 +8,9 @@
 // repeated failures the local engine, so a failing model never leaves the bot mute.
 import type { Logger } from '../../log';
 import type { ConversationContext, ConversationEngine } from '../../ports/conversation-engine';
+import { backoffMs, type RetryVerdict, realClock } from '../../retry';
 import { type ConversationPrompt, type ConversationTurn, conversationPrompt } from './conversation-prompt';
-import { definedOnly, type RetryPolicy, type RetryVerdict, realClock, retryDelayMs } from './retry';
+import { definedOnly } from './defined-only';
 import { SpokenText } from './spoken-text';
 
 export interface ModelConversationConfig {
@@ -180,7 +181,8 @@ export abstract class ModelConversationEngine<Request> implements ConversationEn
         const name = this.errorName(err);
         const verdict = this.retryVerdict(err);
         if (!yielded && verdict.retry && attempt < this.settings.maxThrottleRetries) {
-          const ms = retryDelayMs(attempt, this.policy(), verdict.afterMs);
+          const { backoffBaseMs: baseMs, backoffMaxMs: maxMs, random } = this.settings;
+          const ms = backoffMs(attempt, { baseMs, maxMs, random }, verdict.afterMs);
           // A wait that would outlast the turn's budget is not worth it: the answer would come too late.
           if (ms < budget.remaining()) {
             log?.warn('conversation model throttled, retrying', { kind, error: name, attempt, delay_ms: ms });
@@ -197,17 +199,6 @@ export abstract class ModelConversationEngine<Request> implements ConversationEn
         }
       }
     }
-  }
-
-  private policy(): RetryPolicy {
-    const s = this.settings;
-    return {
-      maxRetries: s.maxThrottleRetries,
-      backoffBaseMs: s.backoffBaseMs,
-      backoffMaxMs: s.backoffMaxMs,
-      sleep: s.sleep,
-      random: s.random,
-    };
   }
 }
 

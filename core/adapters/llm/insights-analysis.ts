@@ -13,6 +13,7 @@ import {
   silentSessionInsights,
   validatedResult,
 } from '../../ports/insights-engine';
+import { type RetryVerdict, retry } from '../../retry';
 import {
   type CallKind,
   type ChunkNotes,
@@ -41,7 +42,6 @@ import {
   systemPrompt,
   type ToolSpec,
 } from './insights-prompts';
-import { type RetryVerdict, withRetries } from './retry';
 
 export interface ToolCall {
   tool: ToolSpec<unknown>;
@@ -411,11 +411,13 @@ export async function callWithinDeadline<T>(
   failure: (err: unknown) => InsightsError,
 ): Promise<T> {
   try {
-    return await withRetries(
-      call,
-      { ...settings, sleep: (ms) => deadline.sleep(ms, settings.sleep) },
-      (err) => (deadline.signal.aborted ? { retry: false } : verdict(err)),
-      ({ attempt, delayMs, err }) => {
+    return await retry(call, {
+      attempts: settings.maxRetries + 1,
+      baseMs: settings.backoffBaseMs,
+      maxMs: settings.backoffMaxMs,
+      clock: { sleep: (ms) => deadline.sleep(ms, settings.sleep), random: settings.random },
+      retryable: (err) => (deadline.signal.aborted ? false : verdict(err)),
+      onRetry: ({ attempt, delayMs, err }) => {
         deadline.throttled();
         settings.log?.warn('model call throttled, retrying', {
           error: nameOf(err),
@@ -423,7 +425,7 @@ export async function callWithinDeadline<T>(
           delay_ms: delayMs,
         });
       },
-    );
+    });
   } catch (err) {
     if (err instanceof InsightsError) throw err;
     if (deadline.signal.aborted) throw deadline.error();

@@ -1,5 +1,5 @@
 // The one place an OpenAI-compatible client is built (Ollama, vLLM, LM Studio, OpenAI): base URL and optional key.
-// Retries are not the SDK's but ours (../llm/retry.ts), so every model adapter backs off and logs alike; time is
+// Retries are not the SDK's but ours (core/retry.ts), so every model adapter backs off and logs alike; time is
 // bounded by the engines (a conversation turn's budget, the insights deadline), which abort their requests.
 import OpenAI from 'openai';
 

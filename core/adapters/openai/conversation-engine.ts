@@ -7,13 +7,13 @@ import type {
   ChatCompletionCreateParamsStreaming,
 } from 'openai/resources/chat/completions';
 import type { ConversationContext } from '../../ports/conversation-engine';
+import type { RetryVerdict } from '../../retry';
 import {
   type ModelChunk,
   type ModelConversationConfig,
   ModelConversationEngine,
 } from '../llm/conversation-engine';
 import type { ConversationTurn } from '../llm/conversation-prompt';
-import type { RetryVerdict } from '../llm/retry';
 import { openAIErrorName, openAIRetryVerdict } from './errors';
 
 export interface OpenAIConversationConfig extends ModelConversationConfig {

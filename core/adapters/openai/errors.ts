@@ -1,7 +1,7 @@
 // What the OpenAI-compatible adapters make of the client's errors: which are worth a retry (429, 408, 409, 5xx,
 // a broken connection), how long the server asked us to wait, and a short name for logs.
 import { APIConnectionError, APIError, APIUserAbortError } from 'openai';
-import type { RetryVerdict } from '../llm/retry';
+import type { RetryVerdict } from '../../retry';
 
 export function openAIRetryVerdict(err: unknown): RetryVerdict {
   if (err instanceof APIUserAbortError) return { retry: false };

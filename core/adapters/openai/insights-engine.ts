@@ -14,6 +14,8 @@ import {
   type InsightsResult,
   namedBy,
 } from '../../ports/insights-engine';
+import { realClock } from '../../retry';
+import { definedOnly } from '../llm/defined-only';
 import {
   analyseWithModel,
   callWithinDeadline,
@@ -25,7 +27,6 @@ import {
   type ToolCall,
 } from '../llm/insights-analysis';
 import { toolInputSchema } from '../llm/insights-prompts';
-import { definedOnly, realClock } from '../llm/retry';
 import { extractJson, responseJsonSchema } from '../llm/structured-output';
 import { isThrottled, openAIErrorName, openAIRetryVerdict } from './errors';
 
@@ -58,7 +59,7 @@ export class OpenAIInsightsEngine implements InsightsEngine {
     private readonly client: OpenAI,
     config: OpenAIInsightsConfig,
   ) {
-    this.config = { ...openAIInsightsDefaults, ...realClock, now: Date.now, ...definedOnly(config) };
+    this.config = { ...openAIInsightsDefaults, ...realClock, ...definedOnly(config) };
   }
 
   async analyse(req: InsightsRequest): Promise<InsightsResult> {
