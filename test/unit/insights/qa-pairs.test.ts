@@ -98,6 +98,58 @@ describe('Q&A pairs: small talk is never an answer', () => {
   });
 });
 
+describe('Q&A pairs: an answer given over the question', () => {
+  /** The bot's question, then the answer: early (started 1.5 s into the question, cut off "…"), on time, or late. */
+  const interview = (timing: 'early' | 'on-time' | 'late') => {
+    const at = (s: number) => new Date(Date.parse('2026-01-05T10:00:00Z') + s * 1000).toISOString();
+    const u = (speaker: string, text: string, s: number): Utterance => ({
+      speaker,
+      participant_id: speaker,
+      started_at: at(s),
+      text,
+      ...(speaker === bot ? { is_bot: true } : {}),
+    });
+    const gap = { early: 1.5, 'on-time': 5, late: 20 }[timing];
+    const q1 = 'How many hours a week are you available?';
+    const q2 = 'Which wards have you worked on?';
+    const cut = (q: string) => (timing === 'early' ? q.replace(/\?$/, '…') : q);
+    const lines = [
+      u(bot, cut(q1), 0),
+      u('Maria', "I'm available 36 hours a week.", gap),
+      u(bot, 'Thank you.', gap + 5),
+      u(bot, cut(q2), gap + 7),
+      ...(timing === 'late' ? [u('Maria', 'Hmm, let me think.', gap + 20)] : []),
+      u(
+        'Maria',
+        "Cardiology and the acute medical unit at St. Mary's.",
+        gap + 7 + gap + (timing === 'late' ? 15 : 0),
+      ),
+      u(bot, 'Thank you. That was my last question.', gap + 40),
+    ];
+    return extractQaPairs(
+      buildTurns(
+        lines.sort((a, b) => Date.parse(a.started_at) - Date.parse(b.started_at)),
+        bot,
+      ),
+    );
+  };
+
+  it('pairs it with the question it answers, counted once and answered, with no "Let me finish my question."', () => {
+    const expected = [
+      ['How many hours a week are you available?', "I'm available 36 hours a week."],
+      ['Which wards have you worked on?', "Cardiology and the acute medical unit at St. Mary's."],
+    ];
+    for (const timing of ['early', 'on-time', 'late'] as const) {
+      const qa = interview(timing);
+      expect(
+        qa.pairs.map((p) => [p.question, p.answer]),
+        timing,
+      ).toEqual(expected);
+      expect(qa.asked, timing).toHaveLength(2);
+    }
+  });
+});
+
 describe('Q&A pairs: follow-ups and unanswered questions', () => {
   it('appends the answer given after a follow-up', () => {
     expect(isFollowUp('Could you give me a concrete example?')).toBe(true);

@@ -4,7 +4,9 @@
 // answer called one word, strengths and weaknesses without software words for a non-software role, and the same
 // results whether the candidate answered early (over the question), on time or late.
 import { describe, expect, it } from 'vitest';
+import { namedThings } from '../../../core/engines/rules/insights/answer-signals';
 import { analyseLocally } from '../../../core/engines/rules/insights/local-engine';
+import { questionTopic } from '../../../core/engines/rules/insights/topics';
 import {
   type RoleInterview,
   roleInterviews,
@@ -139,4 +141,33 @@ describe('role interviews: answered early, on time or late', () => {
       }
     },
   );
+});
+
+describe('names whole, and what each question is about', () => {
+  it('keeps titles, possessives inside a name, company endings and numbers of a name', () => {
+    expect(
+      namedThings("I've worked at St. Mary's Hospital and before that at Dr. Patel's clinic in Leeds."),
+    ).toEqual(["St. Mary's Hospital", 'Dr. Patel', 'Leeds']);
+    expect(namedThings("Before that I was a commis at Mr. Lee's Noodle Bar.")).toEqual([
+      "Mr. Lee's Noodle Bar",
+    ]);
+    expect(namedThings('At Hargreaves & Co. the close took ten days.')).toEqual(['Hargreaves & Co.']);
+    expect(namedThings('I teach Year 4 at Oakfield Primary School.')).toEqual([
+      'Year 4',
+      'Oakfield Primary School',
+    ]);
+    // A function word opening the sentence, a month and the speaker's "I" are no part of a name.
+    expect(namedThings('At Monzo I built it. Last March it failed. By July he read.')).toEqual(['Monzo']);
+    // A possessive of a company before a product is two names.
+    expect(namedThings("We moved to Google's Kubernetes Engine.")).toEqual(['Google', 'Kubernetes Engine']);
+  });
+
+  it('names the topic of a question', () => {
+    expect(questionTopic('Tell me about your nursing experience?')).toBe('nursing experience');
+    expect(questionTopic('How many hours a week are you available?')).toBe('hours a week');
+    expect(questionTopic('Have you driven a forklift?')).toBe('forklift');
+    expect(questionTopic('How many years have you worked with PySpark?')).toBe('PySpark');
+    expect(questionTopic('What motivates you?')).toBe('motivation');
+    expect(questionTopic('Where have you worked before?')).toBeNull();
+  });
 });

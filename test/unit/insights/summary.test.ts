@@ -214,6 +214,71 @@ describe('spoken sentences made written', () => {
   });
 });
 
+describe('an answer in the third person, as a reader would write it', () => {
+  it('keeps titles and company endings, "am" and a name after "at The"', () => {
+    expect(cleanSpoken("The last four at St. Mary's Hospital, before that Dr. Patel's clinic.")).toBe(
+      "The last four at St. Mary's Hospital, before that Dr. Patel's clinic.",
+    );
+    expect(cleanSpoken('At Hargreaves & Co. the close took ten days.')).toBe(
+      'At Hargreaves & Co. the close took ten days.',
+    );
+    expect(cleanSpoken('so I am free from 10 p.m.')).toBe('I am free from 10 p.m.');
+    expect(cleanSpoken('I was sous chef at The Ivy in London.')).toBe(
+      'I was sous chef at The Ivy in London.',
+    );
+  });
+
+  it('makes the verb agree with the name, and leaves past forms alone', () => {
+    expect(withSubject('I sat with him for an hour', 'Maria')).toBe('Maria sat with him for an hour');
+    expect(withSubject("I'm available 36 hours a week, and I'm happy to work nights.", 'Maria')).toBe(
+      'Maria is available 36 hours a week and is happy to work nights.',
+    );
+    expect(withSubject('I cost every dish each week and use the beef trim', 'Luca')).toBe(
+      'Luca costs every dish each week and uses the beef trim',
+    );
+    expect(withSubject('I set up phonics sessions every morning and met his mum', 'Aisha')).toBe(
+      'Aisha set up phonics sessions every morning and met his mum',
+    );
+    expect(withSubject('I page the lead and roll back first, then debug.', 'Wei')).toBe(
+      'Wei pages the lead and rolls back first, then debugs.',
+    );
+    expect(withSubject('I review the top ten with sales and support each month', 'Grace')).toBe(
+      'Grace reviews the top ten with sales and support each month',
+    );
+    // Another subject between: the second "I" is said again.
+    expect(withSubject('I sat with him and he slept, and I went home', 'Maria')).toBe(
+      'Maria sat with him and he slept, and they went home',
+    );
+  });
+
+  it('takes an "I" after an opening phrase as the subject, not after a clause or a group', () => {
+    const within = { within: true };
+    expect(withSubject('Before that I worked nights in Leeds.', 'Maria', within)).toBe(
+      'Before that Maria worked nights in Leeds.',
+    );
+    expect(withSubject('For three years I was a picker', 'Dariusz', within)).toBe(
+      'For three years Dariusz was a picker',
+    );
+    expect(withSubject('My kids are at school, so I am free', 'Dariusz', within)).toBeNull();
+    expect(withSubject('We prep everything, and I call every ticket', 'Luca', within)).toBeNull();
+    expect(withSubject('Sam and I built it', 'Ann', within)).toBeNull();
+    expect(withSubject('Before that I worked nights.', 'Maria')).toBeNull();
+  });
+
+  it('reports a sentence without a verb as nothing, keeps a name\'s capital after "said that"', () => {
+    expect(
+      reportedSpeech('About 140 units an hour with a handheld scanner.', 'Dariusz', new Set(), {
+        clausesOnly: true,
+      }),
+    ).toBeNull();
+    expect(
+      reportedSpeech('Monzo handles 2,000 requests a second.', 'Wei', new Set(), {
+        names: new Set(['Monzo']),
+      }),
+    ).toBe('Wei said that Monzo handles 2,000 requests a second.');
+  });
+});
+
 const realMeeting = loadRealTranscripts().find((t) => t.name === 'meeting_ami_ES2004d');
 
 describe.skipIf(!realMeeting)('structured summary of a real meeting (AMI ES2004d, ../shared)', () => {

@@ -561,7 +561,8 @@ function weakness(a: Assessed, role: RoleWords): string | null {
           : n <= 3
             ? `a ${['', '', 'two', 'three'][n]}-word answer`
             : `only ${n} words`;
-      return `Gave ${size} to ${q}: ${quote(a.evidence)}, with nothing to back it up.`;
+      // The words counted are the words quoted: "People. Helping people." is three words, not "People.".
+      return `Gave ${size} to ${q}: ${quote(truncateWords(a.answer ?? a.evidence, evidenceWords))}, with nothing to back it up.`;
     }
     return `Did not really address ${q}: ${quoteEnd(a.evidence)}`;
   }

@@ -237,6 +237,9 @@ const firstPerson = /^I(?:'m|'ve|'ll|'d)?$/;
 /** What follows a verb (not a noun) in a coordination: an object, a particle ("and roll back", "and use the trim"). */
 const afterVerb =
   /^(?:the|a|an|every|each|my|our|their|his|her|its|this|that|these|those|some|all|any|no|it|them|him|me|us|one|back|up|down|out|off|over|through|away|around|everything|everyone|together)$/i;
+/** Words of time after "each", "every", "last"…: "each month" says when, it is no object. */
+const timeWord =
+  /^(?:day|night|week|weekend|fortnight|month|quarter|year|morning|afternoon|evening|time|shift|season)s?$/i;
 /** A subject of its own: the coordination of the first verb ends there. */
 const ownSubject = /^(?:I|I'm|I've|I'll|I'd|we|we're|we've|they|they're|he|she|it|it's|you|there|there's)$/i;
 /** Words before an "I" that make the clause someone else's, or a compound subject ("Sam and I"). */
@@ -338,7 +341,9 @@ function coordinated(tokens: readonly string[], verbAt: number): number[] {
     const prev = bareWord(tokens[j - 1]!).toLowerCase();
     if (!/^(?:and|or|then)$/.test(prev) || !/^[a-z]+$/.test(word)) continue;
     const next = bareWord(tokens[j + 1] ?? '');
-    if (prev === 'then' || (afterVerb.test(next) && !/[,.;:!?]$/.test(tokens[j]!))) found.push(j);
+    // "with sales and support each month": a time after the word, not an object.
+    const when = /^(?:each|every|this|that|last|next)$/i.test(next) && timeWord.test(bareWord(tokens[j + 2] ?? ''));
+    if (prev === 'then' || (afterVerb.test(next) && !when && !/[,.;:!?]$/.test(tokens[j]!))) found.push(j);
   }
   return found;
 }

@@ -68,7 +68,11 @@ const timeUnit = /^(?:hours?|days?|weeks?|months?|years?|minutes?|shifts?)$/;
 /** Words before a noun of the question ("a pupil", "your bedside manner", "which kitchens", "how many hours"). */
 const nounMark = /^(?:a|an|the|your|their|his|her|my|our|this|that|which|what|many|much|any|some)$/;
 /** An adjective a question asks about, as the topic a reader would name. */
-const asTopic: Record<string, string> = { available: 'availability', flexible: 'flexibility' };
+const asTopic: Record<string, string> = {
+  available: 'availability',
+  flexible: 'flexibility',
+  motivates: 'motivation',
+};
 
 /**
  * What one question of an interview is about, as a topic: its longest run of content words, a noun (after "a",
@@ -105,7 +109,9 @@ export function questionTopic(question: string): string | null {
     if (single && (/ed$/.test(single) || (timeUnit.test(single) && !nounMark.test(tokens[start - 1] ?? ''))))
       continue;
     const noun = nounMark.test(tokens[start - 1]?.toLowerCase() ?? '') ? 1 : 0;
-    runs.push({ words: run, score: run.length + noun, at: start });
+    // A name the question asks about ("How many years have you worked with PySpark?").
+    const named = start > 0 && run.some((w) => /^[A-Z]/.test(w)) ? 1 : 0;
+    runs.push({ words: run, score: run.length + noun + named, at: start });
   }
   const best = runs.sort((a, b) => b.score - a.score || b.at - a.at)[0];
   if (!best) return null;
