@@ -100,9 +100,9 @@ export function jsonBody(event: HttpEvent, maxBytes: number): unknown {
 }
 
 /**
- * Whether a Content-Type is application/json (RFC 8259 §11), in any letter case, with no charset but UTF-8 (JSON
- * between systems is UTF-8, §8.1, and we decode it so). A structured-syntax type such as application/merge-patch+json
- * is refused: it names another format's meaning, and the document declares only application/json.
+ * Whether a Content-Type is application/json, in any letter case, with no charset but UTF-8 (RFC 8259: JSON exchanged
+ * between systems is UTF-8, and we decode it so). A structured-syntax type such as application/merge-patch+json is
+ * refused: it names another format's meaning, and the document declares only application/json.
  */
 export function isJsonMediaType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
