@@ -732,7 +732,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * Each final utterance while the bot runs, batched at most 1 s.
+         * The final utterances while the bot runs: one event per batch the bot saves, 250 ms after its first line.
          * @description Sent when named in webhook_events. Signed per Standard Webhooks; the webhook-id is the same on every attempt.
          */
         post: {
@@ -1398,7 +1398,7 @@ export interface components {
                 data_deleted_at: string;
             };
         };
-        /** @description Final utterances since the last transcript.data, at most about a second apart. */
+        /** @description The final utterances of one batch: the lines heard within 250 ms of its first, sent once the bot saved them. */
         TranscriptDataEvent: {
             /** @constant */
             event: "transcript.data";

@@ -187,9 +187,10 @@ export const eventRegistry = {
     schema: envelope(
       'transcript.data',
       z.strictObject({ utterances: z.array(liveUtteranceSchema).min(1) }),
-      'Final utterances since the last transcript.data, at most about a second apart.',
+      'The final utterances of one batch: the lines heard within 250 ms of its first, sent once the bot saved them.',
     ),
-    description: 'Each final utterance while the bot runs, batched at most 1 s.',
+    description:
+      'The final utterances while the bot runs: one event per batch the bot saves, 250 ms after its first line.',
     alwaysSent: false,
     meetingContent: true,
   },
