@@ -1,33 +1,17 @@
 // Run by bench/bot-runtime.ts in its own process: one Daily-adapter bot in Chromium against the stubbed daily-js,
 // reporting this process's peak RSS and its Chromium's memory (sum of RSS and of PSS over the browser's processes).
-import { build } from 'esbuild';
 import { DailyRoomProvider } from '../bot-task/providers/daily/daily-provider';
-import { botOrigin } from '../bot-task/providers/daily/page-assets';
 import { createLogger } from '../core/log';
+import { dailyStubModule, routeStubbedDaily } from '../test/browser/daily-stub-module';
 import { toneSynthesizer } from '../test/support/tone-synthesizer';
 import { descendants, procKb } from './process-tree';
 
-const stub = (
-  await build({
-    entryPoints: [new URL('../test/browser/daily-stub.ts', import.meta.url).pathname],
-    bundle: true,
-    format: 'esm',
-    write: false,
-    logLevel: 'silent',
-  })
-).outputFiles[0]!.text;
+const stub = await dailyStubModule();
 
 const provider = new DailyRoomProvider({
   synthesizer: toneSynthesizer,
   log: createLogger('silent'),
-  preparePage: async (page) => {
-    await page.route('**/*', (route) =>
-      route.request().url().startsWith(botOrigin) ? route.fallback() : route.abort(),
-    );
-    await page.route(`${botOrigin}/vendor/daily-esm.js`, (route) =>
-      route.fulfill({ contentType: 'text/javascript', body: stub }),
-    );
-  },
+  preparePage: (page) => routeStubbedDaily(page, stub),
 });
 
 const conn = await provider.join({

@@ -45,6 +45,7 @@ interface DetectorState {
   onsets: number[];
   /** Quiet for `quietBeforeMs` since the last sound (or since it started). */
   quiet: boolean;
+  /** Held, so the context is not collected while it listens. */
   context: AudioContext;
 }
 
@@ -52,6 +53,8 @@ declare global {
   interface Window {
     __detectors?: Record<string, DetectorState>;
     __listenerLink?: RTCPeerConnection;
+    /** The listener's end of the connection: the track it received. */
+    __receivedTrack?: MediaStreamTrack;
   }
 }
 
@@ -205,9 +208,9 @@ export async function listenTo(
     const answer = await page.evaluate(async (sdp) => {
       const link = new RTCPeerConnection();
       window.__listenerLink = link;
-      const received = new Promise<MediaStreamTrack>((resolve) => {
-        link.ontrack = (e) => resolve(e.track);
-      });
+      link.ontrack = (e) => {
+        window.__receivedTrack = e.track;
+      };
       await link.setRemoteDescription({ type: 'offer', sdp });
       await link.setLocalDescription(await link.createAnswer());
       if (link.iceGatheringState !== 'complete')
@@ -216,7 +219,6 @@ export async function listenTo(
             if (link.iceGatheringState === 'complete') resolve();
           }),
         );
-      (window as unknown as { __received: Promise<MediaStreamTrack> }).__received = received;
       return link.localDescription!.sdp;
     }, offer);
     await source.evaluate(
@@ -226,9 +228,7 @@ export async function listenTo(
     await page.waitForFunction(() => window.__listenerLink!.connectionState === 'connected', undefined, {
       timeout: 10_000,
     });
-    const received = await page.evaluateHandle(
-      () => (window as unknown as { __received: Promise<MediaStreamTrack> }).__received,
-    );
+    const received = await page.evaluateHandle(() => window.__receivedTrack!);
     const detector = await detect(page, 'listener', received, true);
     return {
       ...detector,

@@ -9,11 +9,10 @@ import type { PollyClient } from '@aws-sdk/client-polly';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../bot-task/providers/daily/chromium';
 import { DailyRoomProvider } from '../bot-task/providers/daily/daily-provider';
-import { botOrigin } from '../bot-task/providers/daily/page-assets';
 import { wavPcm } from '../core/adapters/espeak/espeak-synthesizer';
 import { PollySynthesizer, pollySampleRate } from '../core/adapters/polly/polly-synthesizer';
 import { createLogger } from '../core/log';
-import { dailyStubModule } from '../test/browser/daily-stub-module';
+import { dailyStubModule, routeStubbedDaily } from '../test/browser/daily-stub-module';
 import { audibleLevel, detect, listenTo, nowMs } from './voice-listener';
 
 /** The line said each time: the reply's first clause, as the bot speaks it first (voice.ts's reply). */
@@ -117,15 +116,9 @@ export async function measureVoicePath(
       browser = await launchChromium(chromiumPath);
       return browser;
     },
-    preparePage: async (p) => {
+    preparePage: (p) => {
       page = p;
-      // Nothing leaves the machine: daily-js is the stand-in, every other request is refused.
-      await p.route('**/*', (route) =>
-        route.request().url().startsWith(botOrigin) ? route.fallback() : route.abort(),
-      );
-      await p.route(`${botOrigin}/vendor/daily-esm.js`, (route) =>
-        route.fulfill({ contentType: 'text/javascript', body: stubJs }),
-      );
+      return routeStubbedDaily(p, stubJs);
     },
   });
   const conn = await provider.join({

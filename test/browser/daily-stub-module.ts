@@ -5,6 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import type { Page } from 'playwright-core';
+import { botOrigin } from '../../bot-task/providers/daily/page-assets';
 import { freePort } from '../support/free-port';
 import type { StubScenario } from './daily-stub';
 
@@ -27,6 +29,19 @@ export async function dailyStubModule(scenario?: StubScenario, module = './daily
     logLevel: 'silent',
   });
   return out.outputFiles[0]!.text;
+}
+
+/**
+ * For a bot page (DailyRoomProvider's preparePage): it imports `moduleJs` as daily-js, and every request off the bot's
+ * origin is refused, so nothing leaves the machine.
+ */
+export async function routeStubbedDaily(page: Page, moduleJs: string): Promise<void> {
+  await page.route('**/*', (route) =>
+    route.request().url().startsWith(botOrigin) ? route.fallback() : route.abort(),
+  );
+  await page.route(`${botOrigin}/vendor/daily-esm.js`, (route) =>
+    route.fulfill({ contentType: 'text/javascript', body: moduleJs }),
+  );
 }
 
 /**
