@@ -792,6 +792,7 @@ export interface components {
             /**
              * Format: email
              * @description Where to e-mail the results.
+             * @example team@example.com
              */
             email?: string;
             /** @description https URL that receives the results and failures (session_complete, bot_join_failed, bot_failed) and the events named by webhook_events. */
@@ -815,6 +816,7 @@ export interface components {
             /**
              * Format: date-time
              * @description Schedule the bot instead of starting it now (an addition): when it joins the room, RFC 3339 with an offset (e.g. 2026-05-04T10:00:00Z or 2026-05-04T12:00:00+02:00), at least JOIN_AT_MIN_LEAD_MS (30 s) and at most JOIN_AT_MAX_LEAD_MS (30 days) ahead. The credit hold is taken now; nothing is charged before the bot is in the room; a leave before join_at cancels it.
+             * @example 2026-05-04T10:00:00Z
              */
             join_at?: string;
         };
@@ -901,6 +903,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When the content was first deleted (a repeat returns the same time).
+             * @example 2026-06-03T10:45:12Z
              */
             data_deleted_at: string;
         };
@@ -929,6 +932,7 @@ export interface components {
                 /**
                  * Format: date-time
                  * @description When the bot was lost (its machine stopped, crashed or lost its connection).
+                 * @example 2026-05-04T10:00:03Z
                  */
                 at: string;
                 /** @description What happened to the lost bot. */
@@ -938,7 +942,10 @@ export interface components {
             status_changes: {
                 /** @description scheduled, joining, in_waiting_room, in_call, left, done, failed or replaced (the bot.* events). */
                 code: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-05-04T10:00:03Z
+                 */
                 at: string;
                 /** @description The exit reason, error or replacement reason where there is one. */
                 detail: string | null;
@@ -981,14 +988,20 @@ export interface components {
                 /** @description The webhook-id header of every attempt (receivers deduplicate on it). */
                 webhook_id: string | null;
                 attempts: {
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @example 2026-05-04T10:00:03Z
+                     */
                     at: string;
                     /** @description HTTP status of the webhook reply; null for e-mail or no reply. */
                     status_code: number | null;
                     latency_ms: number;
                     error: string | null;
                 }[];
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-05-04T09:59:58Z
+                 */
                 created_at: string;
                 delivered_at: string | null;
                 next_attempt_at: string | null;
@@ -1004,7 +1017,10 @@ export interface components {
                 /** @enum {string} */
                 provider: "daily" | "local";
                 room_url: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-05-04T09:59:58Z
+                 */
                 created_at: string;
                 started_at: string | null;
                 completed_at: string | null;
@@ -1040,6 +1056,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When the URL stops working: at most an hour after this response.
+             * @example 2026-05-04T11:50:00Z
              */
             expires_at: string;
             /**
@@ -1063,7 +1080,10 @@ export interface components {
             speaker: string;
             participant_id: string;
             text: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-05-04T10:00:03Z
+             */
             started_at: string;
             /** @description Position in the transcript (1 the first line): GET /api/bot/{bot_id}/transcript?after_seq= pages by it. */
             seq: number;
@@ -1142,15 +1162,22 @@ export interface components {
             /** @description Present only when insight processing failed. */
             insights_error?: string | null;
             qa_pairs: components["schemas"]["QaPair"][];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-05-04T10:00:03Z
+             */
             started_at: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-05-04T10:45:12Z
+             */
             completed_at: string;
             /** @description Each time the bot was lost and replaced, in order; empty when it never was (an addition). */
             replacements: {
                 /**
                  * Format: date-time
                  * @description When the bot was lost (its machine stopped, crashed or lost its connection).
+                 * @example 2026-05-04T10:00:03Z
                  */
                 at: string;
                 /** @description What happened to the lost bot. */
@@ -1191,7 +1218,10 @@ export interface components {
              * @enum {string}
              */
             error_code?: "waiting_room_timeout" | "capacity_unavailable" | "capacity_exhausted";
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-05-04T10:45:12Z
+             */
             timestamp: string;
             duration_seconds: number;
         };
@@ -1210,7 +1240,10 @@ export interface components {
             error_code?: "transcription_unavailable";
             /** @description The transcript captured before the failure. */
             transcript_text: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @example 2026-05-04T10:45:12Z
+             */
             timestamp: string;
             duration_seconds: number;
         };
@@ -1223,6 +1256,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened (ISO 8601 with offset).
+             * @example 2026-05-04T10:45:12Z
              */
             timestamp: string;
             /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
@@ -1231,6 +1265,7 @@ export interface components {
                 /**
                  * Format: date-time
                  * @description When the bot joins the room (UTC).
+                 * @example 2026-05-04T10:00:00Z
                  */
                 join_at: string;
             };
@@ -1244,6 +1279,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened (ISO 8601 with offset).
+             * @example 2026-05-04T10:45:12Z
              */
             timestamp: string;
             /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
@@ -1261,6 +1297,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened (ISO 8601 with offset).
+             * @example 2026-05-04T10:45:12Z
              */
             timestamp: string;
             /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
@@ -1278,6 +1315,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened (ISO 8601 with offset).
+             * @example 2026-05-04T10:45:12Z
              */
             timestamp: string;
             /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
@@ -1293,6 +1331,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened (ISO 8601 with offset).
+             * @example 2026-05-04T10:45:12Z
              */
             timestamp: string;
             /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
@@ -1311,6 +1350,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened (ISO 8601 with offset).
+             * @example 2026-05-04T10:45:12Z
              */
             timestamp: string;
             /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
@@ -1329,6 +1369,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened (ISO 8601 with offset).
+             * @example 2026-05-04T10:45:12Z
              */
             timestamp: string;
             /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
@@ -1346,13 +1387,17 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened (ISO 8601 with offset).
+             * @example 2026-05-04T10:45:12Z
              */
             timestamp: string;
             /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
             seq: number;
             data: {
                 reason: string;
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-05-04T10:20:41Z
+                 */
                 lost_at: string;
                 attempt: number;
             };
@@ -1366,6 +1411,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened (ISO 8601 with offset).
+             * @example 2026-05-04T10:45:12Z
              */
             timestamp: string;
             /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
@@ -1384,6 +1430,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened (ISO 8601 with offset).
+             * @example 2026-05-04T10:45:12Z
              */
             timestamp: string;
             /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */
@@ -1394,7 +1441,10 @@ export interface components {
                  * @enum {string}
                  */
                 reason: "requested" | "operator" | "retention";
-                /** Format: date-time */
+                /**
+                 * Format: date-time
+                 * @example 2026-06-03T10:45:12Z
+                 */
                 data_deleted_at: string;
             };
         };
@@ -1407,6 +1457,7 @@ export interface components {
             /**
              * Format: date-time
              * @description When it happened (ISO 8601 with offset).
+             * @example 2026-05-04T10:45:12Z
              */
             timestamp: string;
             /** @description This bot's event number, 1, 2, 3 … in the order they happened; a receiver can put late retries in place. */

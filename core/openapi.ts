@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { errorStatus } from './errors';
 import { eventNames, eventRegistry, liveUtteranceSchema } from './events/registry';
+import { withExamples } from './openapi-examples';
 import {
   botConfigSchema,
   botListViewSchema,
@@ -82,7 +83,7 @@ function schemas(): Record<string, unknown> {
       uri: (id) => `#/components/schemas/${id}`,
     });
     const { $schema: _schema, $id: _id, ...body } = generated[name] as Record<string, unknown>;
-    out[name] = body;
+    out[name] = withExamples(body);
   }
   return out;
 }

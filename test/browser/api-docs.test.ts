@@ -78,6 +78,27 @@ describe.skipIf(skip)('API reference at /docs', () => {
     await context.close();
   });
 
+  it('shows example dates of one plausible meeting, not ones made up from the date-time pattern', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${stack.baseUrl}/docs`);
+    const examples: string[] = [];
+    for (const operation of ['getBotStatus', 'getBotDeliveries', 'getBotRecording']) {
+      const block = page.locator(`#operations-bots-${operation}`);
+      await block.locator('.opblock-summary').click();
+      const example = block.locator('.responses-wrapper .microlight').first();
+      await example.waitFor({ timeout: 30_000 });
+      examples.push((await example.textContent()) ?? '');
+    }
+    const dates = examples.join('\n').match(/"\d{4}-\d\d-\d\dT[^"]*"/g) ?? [];
+    expect(dates.length).toBeGreaterThanOrEqual(8);
+    for (const date of dates) {
+      const year = new Date(JSON.parse(date)).getUTCFullYear();
+      expect(year, date).toBeGreaterThanOrEqual(2020);
+      expect(year, date).toBeLessThanOrEqual(2035);
+    }
+    await page.close();
+  });
+
   it('serves only the page and its assets under /docs; anything else there is our 404 error body', async () => {
     const missing = await fetch(`${stack.baseUrl}/docs/package.json`);
     expect(missing.status).toBe(404);
