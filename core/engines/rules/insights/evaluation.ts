@@ -17,7 +17,6 @@ import {
 } from '../../../insights/rubric';
 import type { QuestionAssessment } from '../../../schemas/api';
 import { factKind, givesFact } from '../conversation/fact-questions';
-import { lineKind } from '../conversation/small-talk';
 import {
   type AnswerSignals,
   answerSignals,
@@ -25,7 +24,7 @@ import {
   evidenceQuote,
   namedThings,
 } from './answer-signals';
-import { type PosedQuestion, posedQuestion, type QaExtraction } from './qa-pairs';
+import { isAside, type PosedQuestion, posedQuestion, type QaExtraction } from './qa-pairs';
 import { isYesNoQuestion, questionKind } from './questions';
 import { type RoleWords, roleWords } from './role-words';
 import {
@@ -186,7 +185,7 @@ function survey(input: EvaluationInput): Conversation {
   for (const u of utterances) {
     // "Hmm, let me think." before an answer is a pause, not part of what was said: an answer given after it is
     // judged as one given at once.
-    if (!isBotUtterance(u, botName) && lineKind(u.text) === 'aside') continue;
+    if (!isBotUtterance(u, botName) && isAside(u.text)) continue;
     const n = wordCount(u.text);
     words += n;
     if (isBotUtterance(u, botName)) continue;

@@ -284,10 +284,23 @@ function substantive(turn: Turn): TurnSentence[] {
     .flat();
 }
 
-const isAside = (text: string) => lineKind(text) === 'aside';
+/** Words an aside ("Hmm, let me think.", "Hold on.") has at most: a longer line is never read as one. */
+const maxAsideWords = 12;
+export const isAside = (text: string) => wordCount(text) <= maxAsideWords && lineKind(text) === 'aside';
 
 /** What a turn said besides its asides ("Hmm, let me think. Yes." says "Yes."). */
 function withoutAsides(turn: Turn): string {
+  let said = spoken.get(turn);
+  if (said === undefined) {
+    said = asidesDropped(turn);
+    spoken.set(turn, said);
+  }
+  return said;
+}
+/** withoutAsides of each turn, read once: an answer is looked for in the same turns for many questions. */
+const spoken = new WeakMap<Turn, string>();
+
+function asidesDropped(turn: Turn): string {
   const byUtterance = new Map<number, string[]>();
   for (const s of turn.sentences)
     byUtterance.set(s.utterance, [...(byUtterance.get(s.utterance) ?? []), s.text]);
