@@ -8,8 +8,8 @@
 import { EcsPoolScaler } from '../core/adapters/ecs/ecs-pool-scaler';
 import { startColdIfUnclaimed } from '../core/bots/pool-fallback';
 import { runScheduler, startScheduled } from '../core/bots/scheduled-joins';
-import { configSchema } from '../core/config';
 import type { Outbox } from '../core/control/outbox';
+import { tunablesSchema } from '../core/tunables';
 import {
   type ControlFigures,
   controlFigures,
@@ -71,7 +71,7 @@ export interface ScheduledFigures {
 }
 
 /** The scheduler's settings as deployed (the schema's defaults, not the local stack's shorter cold lead). */
-const deployedSchedule = configSchema
+const deployedSchedule = tunablesSchema
   .pick({ SCHEDULE_POOL_LEAD_MS: true, SCHEDULE_COLD_LEAD_MS: true, SCHEDULE_HORIZON_MS: true })
   .parse({});
 

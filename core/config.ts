@@ -1,25 +1,9 @@
-// Typed, validated deployment settings read from the environment; every knob has a default (docs/configuration.md).
+// The settings a deployment sets, read from the environment, typed and validated at start with a default each
+// (docs/configuration.md); the internal tunables beside them come from ./tunables.ts.
 import { z } from 'zod';
 import { poolMaxLimit, poolSizeLimit } from './bots/pool-bounds';
 import { providers } from './schemas/api';
-
-const bool = (def: 'true' | 'false' = 'false') =>
-  z
-    .enum(['true', 'false', '1', '0', ''])
-    .default(def)
-    .transform((v) => v === 'true' || v === '1');
-/** A comma-separated list (blank entries dropped). */
-const list = (def = '') =>
-  z
-    .string()
-    .default(def)
-    .transform((s) =>
-      s
-        .split(',')
-        .map((v) => v.trim())
-        .filter(Boolean),
-    );
-const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+import { bool, int, list, type Tunables, tunablesSchema } from './tunables';
 
 export const configSchema = z.object({
   AWS_REGION: z.string().min(1).default('us-east-1'),
@@ -48,10 +32,6 @@ export const configSchema = z.object({
   RECORDINGS_DIR: z.string().default(''),
   RECORDINGS_URL_BASE: z.string().default(''),
   RECORDINGS_URL_KEY: z.string().default(''),
-  /** How long a recording's download link is valid, in seconds (at most an hour). */
-  RECORDING_LINK_TTL_SECONDS: int(3_600, 60).pipe(z.number().max(3_600)),
-  /** How often the bot uploads a piece of its recording while the meeting runs: what a lost task can lose at most. */
-  RECORDING_PIECE_MS: int(10_000, 1_000).pipe(z.number().max(30_000)),
   /** The verified SES identity results are sent from. */
   SES_FROM_ADDRESS: z.string().default('Meeting Bot <bots@example.com>'),
   /** Bedrock model (or inference profile) the bot converses with; empty: LLM_BASE_URL's server, else the local engine. */
@@ -67,32 +47,6 @@ export const configSchema = z.object({
   LLM_API_KEY: z.string().optional(),
   /** The model name on that server; required with LLM_BASE_URL (checked in loadConfig). */
   LLM_MODEL: z.string().trim().default(''),
-  /** Transcript characters per insights call on that server; longer transcripts are map-reduced. */
-  LLM_INSIGHTS_CHUNK_CHARS: int(24_000, 2000),
-  /**
-   * Time budget of one insights analysis on that server, every call and retry included (fits the deployed results
-   * function's 2 minutes; a slow local model needs more).
-   */
-  LLM_INSIGHTS_DEADLINE_MS: int(90_000, 1000),
-  /** Time a conversation turn may spend waiting on its model (Bedrock or OpenAI-compatible); then it is abandoned. */
-  CONVERSATION_TURN_TIMEOUT_MS: int(15_000, 100),
-  /** Consecutive failed turns of the conversation model after which the bot finishes with the local engine. */
-  CONVERSATION_MODEL_MAX_FAILURES: int(3, 1),
-  /** Wait before the first retry of a failed turn; each further retry waits twice as long. */
-  CONVERSATION_RETRY_BACKOFF_MS: int(1_000, 0),
-  /** Wait before the one retry of a line the voice (Polly) could not speak. */
-  SPEECH_RETRY_DELAY_MS: int(500, 0),
-  /** A webhook must answer 2xx within this long. */
-  WEBHOOK_TIMEOUT_MS: int(15_000, 100),
-  /** How long a rotated-out webhook secret keeps signing beside the new one; then only the new one signs. */
-  WEBHOOK_SECRET_OVERLAP_SECONDS: int(24 * 3600, 0),
-  /**
-   * How long the delivery stage reuses an account's signing secrets it read (a bot's transcript.data every few
-   * seconds then reads no account each); a rotation reaches a warm process within it. 0 reads them for every webhook.
-   */
-  WEBHOOK_SECRET_CACHE_MS: int(60_000, 0),
-  /** Multiplies the webhook retry schedule (1 = about 76 hours over 15 attempts); tests compress it. */
-  DELIVERY_BACKOFF_SCALE: z.coerce.number().min(0).max(1).default(1),
   /** Credits placed on hold by a join; below it the join is refused with 402. */
   JOIN_HOLD_CREDITS: int(1, 0),
   /** Bots one account may run at once; a join beyond it gets 429 rate_limited. */
@@ -101,50 +55,14 @@ export const configSchema = z.object({
   CREDITS_PER_MINUTE: int(1, 0),
   /** Requests per minute per API key before 429 rate_limited. */
   RATE_LIMIT_PER_MINUTE: int(600, 1),
-  /** How long a positive API-key lookup is reused in this process; a revocation takes effect within it. */
-  KEY_CACHE_TTL_MS: int(5_000, 0),
-  /** How long the status endpoint may reuse a running session it read (ended sessions are final and kept). */
-  STATUS_CACHE_TTL_MS: int(1_000, 0),
-  IDEMPOTENCY_TTL_SECONDS: int(24 * 3600, 60),
-  /** A join whose first attempt has not finished after this long is replayed instead of answered 409. */
-  IDEMPOTENCY_IN_FLIGHT_MS: int(60_000, 1),
   /** Accepts provider "local" (rooms of the local room server); set by the local stack, never in AWS. */
   ALLOW_LOCAL_ROOMS: bool(),
   /** Allows http:// and private/loopback webhook targets (local mode only). */
   ALLOW_INSECURE_WEBHOOKS: bool(),
-  MAX_BODY_BYTES: int(64 * 1024, 1024),
-  /*
-   * EVERYONE_LEFT_TIMEOUT_MS, IDLE_TIMEOUT_MS, WAITING_ROOM_TIMEOUT_MS and MAX_DURATION_MS are the deployment's
-   * defaults of a bot's leave settings (bot_config.automatic_leave): the join fills in those the
-   * request leaves out and stores them with the session (core/bots/automatic-leave.ts). The API bounds a bot's own
-   * values (core/schemas/api.ts); a deployment may set shorter defaults (the tests do).
-   */
-  /** The last participant gone this long ends the session (participant_left); someone joining within it does not. */
-  EVERYONE_LEFT_TIMEOUT_MS: int(2_000, 0).pipe(z.number().max(3_600_000)),
   /** No audio from anyone but the bot this long ends the session (idle_timeout; the interface's 5 minutes). */
   IDLE_TIMEOUT_MS: int(300_000, 1).pipe(z.number().max(86_400_000)),
   /** The safety cap on a bot's time in the room (max_duration); at most the API's 4 hours. */
   MAX_DURATION_MS: int(14_400_000, 1000).pipe(z.number().max(14_400_000)),
-  /** How long the bot tries to get to the room (or its waiting room) before giving up (bot_join_failed, unknown). */
-  JOIN_TIMEOUT_MS: int(90_000, 100),
-  /**
-   * How long a bot waits in a waiting room (knocking) to be let in when its bot_config does not say; then
-   * bot_join_failed with error_code waiting_room_timeout. JOIN_TIMEOUT_MS ends when the bot reaches the waiting room.
-   */
-  WAITING_ROOM_TIMEOUT_MS: int(600_000, 100),
-  /**
-   * How long a bot in the room may go without a running transcription (it did not start, or it stopped with an
-   * error) while it tries to start it again; then it leaves and the session fails with error_code
-   * transcription_unavailable, not charged.
-   */
-  TRANSCRIPTION_RECOVERY_MS: int(30_000, 100),
-  /** While transcription is not running, the bot tries to start it again this often (within the recovery time). */
-  TRANSCRIPTION_RETRY_MS: int(5_000, 100),
-  /**
-   * No audio levels for this long while transcription messages arrive: turn-taking, barge-in and the idle timer take
-   * each transcription message as its speaker's audio activity instead.
-   */
-  AUDIO_LEVELS_MISSING_MS: int(10_000, 100),
   /**
    * Turn-taking (core/conversation/turn-taking.ts, docs/benchmarks.md): the silence after a participant's final words
    * before the bot's reply is heard, when the words neither clearly end a sentence nor clearly go on (no sentence
@@ -165,39 +83,12 @@ export const configSchema = z.object({
   /** Starting replies on stable interim transcripts (above); off: replies start on final words (still held). */
   SPECULATIVE_START: bool('true'),
   /**
-   * Deepgram's endpointing for the room's transcription, passed through Daily's startTranscription: the silence that
-   * finalizes words (speech_final). Short, because the bot decides the end of a turn itself (above); the silence it
-   * takes counts toward the end-of-turn waits, which run from the end of the words.
-   */
-  TRANSCRIPTION_ENDPOINTING_MS: int(200, 10),
-  /** Ask Daily's transcription for Deepgram's interim results (words while they are spoken). */
-  TRANSCRIPTION_INTERIM_RESULTS: bool('true'),
-  /** How long the local room's bot voice takes per character (the page speaks it with speech synthesis). */
-  LOCAL_SPEECH_MS_PER_CHAR: int(55, 0),
-  /** Transcript lines are saved this often while the bot runs: a crash loses at most this much. */
-  TRANSCRIPT_FLUSH_MS: int(3_000, 50),
-  /** Leaving the room is raced against this (daily-js leave() can hang). */
-  LEAVE_TIMEOUT_MS: int(5_000, 100),
-  /**
    * Days a meeting's content (transcript, Q&A pairs, insights, delivery bodies) is kept after the meeting ended, for
    * accounts without their own `retention_days` (admin CLI `accounts set-retention`); 0 deletes it once delivered.
    */
   RETENTION_DAYS: int(30, 0).pipe(z.number().max(3650)),
-  /** A running session whose heartbeat is older than this is failed by the sweeper. */
-  HEARTBEAT_STALE_MS: int(60_000, 1000),
-  /**
-   * A credit hold older than this whose session was never written (its join died, undo included) is released by
-   * the sweep's hold reconciler; younger holds may belong to a join still in flight and are left alone.
-   */
-  HOLD_RECONCILE_GRACE_MS: int(300_000, 1000),
-  STOP_POLL_MS: int(500, 10),
   /** A session's bot lost after it joined (crash, platform stop, lost connection) is replaced this often at most. */
   MAX_REPLACEMENTS: int(2, 0).pipe(z.number().max(50)),
-  /**
-   * A bot told to stop by the platform (SIGTERM the API did not send: Spot, scale-in) keeps transcribing this long at
-   * most while its replacement joins, then leaves.
-   */
-  REPLACEMENT_HANDOFF_MS: int(90_000, 0),
   /** The service's Daily REST API key (a Secrets Manager secret in AWS): mints the bot's transcription token. */
   DAILY_API_KEY: z.string().optional(),
   DAILY_API_URL: z.url().default('https://api.daily.co/v1'),
@@ -226,46 +117,12 @@ export const configSchema = z.object({
    * its stand-in. Unset: the shipped bundle.
    */
   DAILY_JS_MODULE_PATH: z.preprocess((v) => (v === '' ? undefined : v), z.string().optional()),
-  HEARTBEAT_MS: int(15_000, 100),
   /**
    * Warm pool: idle bots kept ready, each serving one session. 0 turns it off: every join starts a fresh
    * task. The local stack defaults to 1 (its task runner keeps that many bot processes); on AWS the stack sets it
    * on the join function from the `botPoolSize` context (the pool service keeps that many idle: docs/warm-pool.md).
    */
   BOT_POOL_SIZE: int(0, 0).pipe(z.number().max(poolSizeLimit)),
-  /**
-   * With the pool on, a join the pool has not claimed after this long starts a fresh task (rounded up to whole
-   * seconds: the fallback is a delayed queue message).
-   */
-  POOL_CLAIM_TIMEOUT_MS: int(2_000, 0).pipe(z.number().max(900_000)),
-  /**
-   * Scheduled joins (start request `join_at`): how far ahead `join_at` must be, at least and at most. The minimum
-   * leaves the service time to get a bot ready; the maximum bounds how long a credit hold is kept.
-   */
-  JOIN_AT_MIN_LEAD_MS: int(30_000, 0),
-  JOIN_AT_MAX_LEAD_MS: int(30 * 24 * 3600_000, 1000),
-  /**
-   * A scheduled session is handed to a bot this long before `join_at` when the pool is on (a pooled bot claims it,
-   * loads nothing new, and joins at `join_at`; the cold fallback follows POOL_CLAIM_TIMEOUT_MS later).
-   */
-  SCHEDULE_POOL_LEAD_MS: int(10_000, 0),
-  /** Without the pool, a scheduled session's task is started this long before `join_at` (task start, Chromium). */
-  SCHEDULE_COLD_LEAD_MS: int(90_000, 0),
-  /**
-   * How far ahead the scheduler looks each time it runs (every minute on AWS, every SCHEDULE_TICK_MS locally): the
-   * sessions due in that window are queued, each delayed to its own moment, and the warm pool is raised for them.
-   * Must exceed the run interval; at most 14 min (a queue message is delayed at most 15 min). A run a minute apart
-   * raises the pool at least this plus the lead minus a minute ahead (190 s): room for Fargate to launch 1,000 bots
-   * at its 20 per second (50 s) and the slowest start (~120 s) before their offers (bench/storm-scheduled.ts).
-   */
-  SCHEDULE_HORIZON_MS: int(240_000, 1000).pipe(z.number().max(840_000)),
-  /** The local stack's scheduler timer (AWS runs the scheduler every minute). */
-  SCHEDULE_TICK_MS: int(5_000, 100),
-  /**
-   * How often an idle pooled bot scans the offered sessions (one strongly consistent Query each time): the backstop
-   * for an offer whose wake-up on POOL_QUEUE_URL was lost, and the only way to find offers without that queue.
-   */
-  POOL_POLL_MS: int(1_000, 10),
   /**
    * The pool's wake-up queue (SQS; fauxqs locally): the join sends one message per offered session and an idle
    * pooled bot long-polls it, so a join is claimed within a round trip. Empty: pooled bots only scan (POOL_POLL_MS).
@@ -311,24 +168,6 @@ export const configSchema = z.object({
   /** Capacity providers RunTask tries in order (Spot first, on-demand when Spot has no capacity). */
   BOT_CAPACITY_PROVIDERS: list('FARGATE_SPOT,FARGATE'),
   /**
-   * How long one bot start keeps retrying RunTask when ECS throttles it (20 calls/s per account and region), a launch
-   * limit or quota is reached, ECS has a server fault, or no capacity provider has room. The join waits this long at
-   * most (its Lambda must answer within 29 s), then answers 503 capacity_unavailable; the pool's fallback fails its
-   * session, not charged; a replacement that cannot launch fails its session with the minutes the lost bot was in the
-   * room charged, as any lost bot that is not replaced.
-   */
-  RUN_TASK_RETRY_BUDGET_MS: int(15_000, 0).pipe(z.number().max(25_000)),
-  /** The first RunTask retry's delay; each next one doubles (up to 5 s), half of it random (equal jitter). */
-  RUN_TASK_RETRY_BASE_MS: int(200, 1),
-  /** The Retry-After a join answered 503 capacity_unavailable carries. */
-  CAPACITY_RETRY_AFTER_SECONDS: int(15, 1),
-  /**
-   * The Retry-After of a 503 dependency_unavailable: a request that failed because DynamoDB, SQS or ECS throttled it
-   * or timed out after the SDK's own retries. Short: such a spell usually passes within seconds (DynamoDB's adaptive
-   * capacity, a token bucket refilling), and the caller's retry is what tells.
-   */
-  DEPENDENCY_RETRY_AFTER_SECONDS: int(2, 1).pipe(z.number().max(60)),
-  /**
    * The most bot tasks the deployment runs at once, idle pooled bots included (0: no maximum of ours, only the
    * account's Fargate quota). A join that would start one beyond it answers 503 capacity_exhausted, holding nothing.
    */
@@ -338,11 +177,6 @@ export const configSchema = z.object({
    * account and region: the control function, which makes most of them, is one of few processes doing so.
    */
   RUN_TASK_CALLS_PER_SECOND: int(20, 1).pipe(z.number().max(100)),
-  /**
-   * How long the control plane keeps trying to launch a session's bot while ECS throttles (re-queued with jitter),
-   * from the join; past it the session fails capacity_unavailable, never charged.
-   */
-  START_GIVE_UP_MS: int(300_000, 10_000).pipe(z.number().max(3_600_000)),
   /** CloudWatch namespace of the service's metrics (core/metrics.ts); the stack sets MeetingBot/<stage>. */
   METRICS_NAMESPACE: z.string().min(1).default('MeetingBot'),
   /**
@@ -353,18 +187,46 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   /** json: one object per line (what CloudWatch and Logs Insights read); pretty: one readable line, for a terminal. */
   LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+
+  /**
+   * Time budget of one insights analysis on that server, every call and retry included (fits the deployed results
+   * function's 2 minutes; a slow local model needs more).
+   */
+  LLM_INSIGHTS_DEADLINE_MS: int(90_000, 1000),
+  /** Time a conversation turn may spend waiting on its model (Bedrock or OpenAI-compatible); then it is abandoned. */
+  CONVERSATION_TURN_TIMEOUT_MS: int(15_000, 100),
+  /** Tests and benchmarks only: a JSON object of internal tunables (core/tunables.ts), for the bots they start. */
+  MEETING_BOT_TEST_TUNABLES: z.string().default('{}'),
 });
 
-export type Config = z.infer<typeof configSchema>;
+export type Config = z.infer<typeof configSchema> & Tunables;
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+/**
+ * The settings in `env`, and the tunables: their defaults, over them MEETING_BOT_TEST_TUNABLES, over that `tunables`
+ * (a test's, in code).
+ */
+export function loadConfig(
+  env: Record<string, string | undefined> = process.env,
+  tunables: Record<string, unknown> = {},
+): Config {
   const parsed = configSchema.safeParse(env);
-  if (!parsed.success) {
-    const fields = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid configuration: ${fields}`);
-  }
+  if (!parsed.success) throw invalid(parsed.error);
   if (parsed.data.LLM_BASE_URL && !parsed.data.LLM_MODEL) {
     throw new Error('invalid configuration: LLM_MODEL: required when LLM_BASE_URL is set');
   }
-  return parsed.data;
+  let given: unknown;
+  try {
+    given = JSON.parse(parsed.data.MEETING_BOT_TEST_TUNABLES);
+  } catch {
+    throw new Error('invalid configuration: MEETING_BOT_TEST_TUNABLES: not JSON');
+  }
+  const tuned = tunablesSchema.safeParse({ ...(given as object), ...tunables });
+  if (!tuned.success) throw invalid(tuned.error);
+  return { ...parsed.data, ...tuned.data };
+}
+
+function invalid(error: z.ZodError): Error {
+  return new Error(
+    `invalid configuration: ${error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+  );
 }

@@ -18,6 +18,7 @@ import { finishPendingDeletions, sweepDeletionBudgetMs } from '../core/data/dele
 import { retentionDeadline, sweepRetention } from '../core/data/retention';
 import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
+import { tunableNames } from '../core/tunables';
 import { makeControlHandler } from '../functions/control/handler';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
@@ -39,7 +40,7 @@ export interface LocalStackOptions {
   port?: number;
   /** Where dynalite's files and bot logs live; null keeps the database in memory (tests). */
   dataDir?: string | null;
-  /** Settings on top of the local defaults and the process environment. */
+  /** Settings on top of the local defaults and the process environment; tests may name tunables here too. */
   env?: Record<string, string>;
   /** Create (first start) or reuse the dev account and print its key. */
   devAccount?: boolean;
@@ -116,19 +117,39 @@ const localDefaults: Record<string, string> = {
   BOT_POOL_SIZE: '1',
   // Its pooled bots expect local rooms (npm start's demo room); BOT_POOL_PROVIDER=daily warms Chromium instead.
   BOT_POOL_PROVIDER: 'local',
-  // A bot process starts in a second or two here (no image pull, no Fargate placement): a scheduled session's task
-  // starts 15 s before join_at rather than the AWS default's 90 s.
-  SCHEDULE_COLD_LEAD_MS: '15000',
   // Node 20 is supported locally; the SDK's notice about its future Node 22 floor is noise here.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
+
+/** What local mode changes from the tunables' defaults. */
+const localTunables = {
+  // A bot process starts in a second or two here (no image pull, no Fargate placement): a scheduled session's task
+  // starts 15 s before join_at rather than the AWS default's 90 s.
+  SCHEDULE_COLD_LEAD_MS: 15_000,
+};
+
+/**
+ * The stack's environment with the tunables a test named in its `env` option moved into MEETING_BOT_TEST_TUNABLES
+ * (over the local ones and any given there), the one way they reach this process's config and its bots.
+ */
+function withTunables(env: Record<string, string | undefined>, given: Record<string, string> = {}) {
+  const named = Object.entries(given).filter(([k]) => tunableNames.has(k));
+  const tunables = {
+    ...localTunables,
+    ...JSON.parse(env.MEETING_BOT_TEST_TUNABLES ?? '{}'),
+    ...JSON.parse(given.MEETING_BOT_TEST_TUNABLES ?? '{}'),
+    ...Object.fromEntries(named),
+  };
+  const rest = Object.fromEntries(Object.entries(given).filter(([k]) => !tunableNames.has(k)));
+  return { ...env, ...rest, MEETING_BOT_TEST_TUNABLES: JSON.stringify(tunables) };
+}
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const dataDir = options.dataDir === undefined ? resolve(process.env.DATA_DIR ?? '.data') : options.dataDir;
   // Before the first SDK client (the local queues build one): the SDK reads this when a client is created.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // Before anything starts: without a container engine there is nothing to close.
-  const requested = loadConfig({ ...localDefaults, ...process.env, ...options.env });
+  const requested = loadConfig(withTunables({ ...localDefaults, ...process.env }, options.env));
   const container = botContainer(requested);
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
   // The queues' deployed visibility, redrive, retention and message size (infra/limits.ts).
@@ -141,9 +162,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     : mkdtempSync(join(tmpdir(), 'meeting-bot-recordings-'));
   const recordingsKey = randomBytes(32).toString('base64url');
   const env = {
-    ...localDefaults,
-    ...process.env,
-    ...options.env,
+    ...withTunables({ ...localDefaults, ...process.env }, options.env),
     DYNAMODB_ENDPOINT: dynamo.endpoint,
     SQS_ENDPOINT: queues.endpoint,
     RESULTS_QUEUE_URL: queues.results.url,

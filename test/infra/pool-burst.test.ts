@@ -5,7 +5,7 @@
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EcsPoolScaler } from '../../core/adapters/ecs/ecs-pool-scaler';
-import { configSchema } from '../../core/config';
+import { tunablesSchema } from '../../core/tunables';
 import { gapSteps, poolScaleInMinutes } from '../../infra/constructs/bot-pool';
 import { PoolWorld, poolScalingFrom } from './pool-scaling-sim';
 import { type Synthesized, synthStack } from './synth-stack';
@@ -22,7 +22,7 @@ beforeAll(() => {
 afterAll(() => rmSync(s.outdir, { recursive: true, force: true }));
 
 /** The scheduler's settings as deployed: it raises the pool up to horizon + lead before join_at, offers lead before. */
-const schedule = configSchema.parse({});
+const schedule = tunablesSchema.parse({});
 const raisedAheadS = (schedule.SCHEDULE_HORIZON_MS + schedule.SCHEDULE_POOL_LEAD_MS) / 1000;
 const offeredAheadS = schedule.SCHEDULE_POOL_LEAD_MS / 1000;
 

@@ -87,12 +87,10 @@ describe('the join fills in the deployment’s defaults', () => {
   });
 
   it('from the configuration, and a bot’s own values over them', () => {
-    const config = loadConfig({
-      EVERYONE_LEFT_TIMEOUT_MS: '5000',
-      IDLE_TIMEOUT_MS: '2500',
-      WAITING_ROOM_TIMEOUT_MS: '30000',
-      MAX_DURATION_MS: '3600000',
-    });
+    const config = loadConfig(
+      { IDLE_TIMEOUT_MS: '2500', MAX_DURATION_MS: '3600000' },
+      { EVERYONE_LEFT_TIMEOUT_MS: 5000, WAITING_ROOM_TIMEOUT_MS: 30_000 },
+    );
     expect(normalizeBotConfig(parse({}), config).automatic_leave).toEqual({
       everyone_left_timeout_seconds: 5,
       silence_timeout_seconds: 2.5,
@@ -139,7 +137,9 @@ describe('configuration of the defaults', () => {
     ['EVERYONE_LEFT_TIMEOUT_MS', '3600001'],
     ['IDLE_TIMEOUT_MS', '0'],
     ['MAX_DURATION_MS', '14400001'],
-  ])('refuses %s=%s at start-up', (name, value) => {
-    expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`invalid configuration: ${name}`));
+  ])('refuses %s=%s at start-up (a setting or a tunable)', (name, value) => {
+    expect(() => loadConfig({ [name]: value }, { [name]: value })).toThrow(
+      new RegExp(`invalid configuration: ${name}`),
+    );
   });
 });

@@ -144,7 +144,10 @@ describe('errorResult (the HTTP layer)', () => {
     error: (msg: string, fields?: Record<string, unknown>) => logged.push({ level: 'error', msg, fields }),
   } as unknown as Logger;
   const deps = (retryAfter: string) =>
-    ({ log, config: loadConfig({ DEPENDENCY_RETRY_AFTER_SECONDS: retryAfter }) }) as unknown as ServiceDeps;
+    ({
+      log,
+      config: loadConfig({}, { DEPENDENCY_RETRY_AFTER_SECONDS: retryAfter }),
+    }) as unknown as ServiceDeps;
 
   it('answers an overloaded dependency 503 dependency_unavailable with Retry-After, logged at warn', () => {
     logged.length = 0;

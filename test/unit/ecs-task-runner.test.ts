@@ -338,7 +338,6 @@ describe('join and leave Lambdas on ECS', () => {
     Object.assign(process.env, {
       AWS_REGION: 'eu-west-1',
       TABLE_NAME: 'meeting-bot-test',
-      KEY_CACHE_TTL_MS: '0',
       BOT_CLUSTER_ARN: cluster,
       BOT_TASK_DEFINITION_ARN: taskDefinition,
       BOT_CONTAINER_NAME: 'bot',
@@ -346,9 +345,12 @@ describe('join and leave Lambdas on ECS', () => {
       BOT_SECURITY_GROUP_IDS: 'sg-1',
       BOT_ASSIGN_PUBLIC_IP: 'true',
       BOT_CAPACITY_PROVIDERS: 'FARGATE_SPOT,FARGATE',
-      RUN_TASK_RETRY_BUDGET_MS: '1000',
-      RUN_TASK_RETRY_BASE_MS: '50',
-      CAPACITY_RETRY_AFTER_SECONDS: '3',
+      MEETING_BOT_TEST_TUNABLES: JSON.stringify({
+        KEY_CACHE_TTL_MS: 0,
+        RUN_TASK_RETRY_BUDGET_MS: 1000,
+        RUN_TASK_RETRY_BASE_MS: 50,
+        CAPACITY_RETRY_AFTER_SECONDS: 3,
+      }),
     });
     ({ handler: join } = await import('../../functions/http/join'));
     // The Lambda's adapters first (they set the process's metrics sink), so a test can put its own in after.

@@ -55,7 +55,7 @@ async function handOver(replacementJoins: boolean) {
   const terminated = new Promise<void>((r) => {
     terminate = r;
   });
-  const config = loadConfig({ REPLACEMENT_HANDOFF_MS: '300', STOP_POLL_MS: '20', LOG_LEVEL: 'silent' });
+  const config = loadConfig({ LOG_LEVEL: 'silent' }, { REPLACEMENT_HANDOFF_MS: 300, STOP_POLL_MS: 20 });
   const outcome = runBot({
     session,
     stores: {
