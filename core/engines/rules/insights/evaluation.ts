@@ -25,7 +25,7 @@ import {
   namedThings,
 } from './answer-signals';
 import { isAside, type PosedQuestion, posedQuestion, type QaExtraction } from './qa-pairs';
-import { isYesNoQuestion, questionKind } from './questions';
+import { asRequested, isYesNoQuestion, questionKind } from './questions';
 import { type RoleWords, roleWords } from './role-words';
 import {
   fillerCount,
@@ -401,10 +401,7 @@ function shortQuestion(question: string): string {
   const asks = splitSentences(question.replace(/^…/, '').trim()).filter((x) => /\?["')\]]*$/.test(x));
   const ws = (asks.at(-1) ?? question.replace(/^…/, '')).trim().split(/\s+/);
   const text = ws.length > 14 ? `…${ws.slice(-14).join(' ')}` : ws.join(' ');
-  // "Tell me about your nursing experience" is a request, whatever mark the interviewer's rules gave it.
-  return quote(
-    /^(?:tell|walk|describe|explain|give|talk|share|take)\b/i.test(text) ? text.replace(/\?$/, '') : text,
-  );
+  return quote(asRequested(text));
 }
 const clarityOf = (fillersPer100: number) => clamp01(1 - fillersPer100 / 6);
 

@@ -81,3 +81,10 @@ export function isYesNoQuestion(question: string): boolean {
   if (politeRequest.test(core)) return false;
   return new RegExp(`^(?:${auxiliaries})\\b`, 'i').test(core) || /\bor not\b/i.test(core);
 }
+
+/** A request ("Tell me about your nursing experience?") is named without the question mark an interviewer gave it. */
+export function asRequested(question: string): string {
+  return /^(?:tell|walk|describe|explain|give|talk|share|take)\b/i.test(question)
+    ? question.replace(/\?$/, '')
+    : question;
+}

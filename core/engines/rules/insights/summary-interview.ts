@@ -5,6 +5,7 @@
 import { isSmallTalk } from '../conversation/small-talk';
 import { answerSignals, namedThings } from './answer-signals';
 import type { ExtractedPair, QaExtraction } from './qa-pairs';
+import { asRequested } from './questions';
 import { asSentence, cleanSpoken, isFragment, reportedSpeech, withSubject } from './summary-voice';
 import { splitSentences, type Turn, tidySentence, truncateWords, wordCount } from './text';
 
@@ -41,14 +42,11 @@ const quoted = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
 /** Closed with a period unless a quote's own mark closes it. */
 const closed = (text: string) => (/[.!?…]["”)]*$/.test(text) ? text : `${text}.`);
 
-/** Asked as a request ("Tell me about…", "Describe…"): its label drops the question mark the interviewer's rules put on it. */
-const request = /^(?:tell|walk|describe|explain|give|talk|share|take)\b/i;
-
 function questionLabel(question: string): string {
   const q = question.replace(/^…/, '').trim();
   const last = (splitSentences(q).at(-1) ?? q).replace(/…$/, '?');
   const label = truncateWords(last, 16);
-  return quoted(request.test(label) ? label.replace(/\?$/, '') : label);
+  return quoted(asRequested(label));
 }
 
 /** How a sentence of an answer is reported: "I" becomes the candidate, after an opening phrase too; names keep their capital. */

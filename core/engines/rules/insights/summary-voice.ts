@@ -74,7 +74,9 @@ export function cleanSpoken(text: string, vocatives: ReadonlySet<string> = new S
   }
   // A restart at the very end ("…go over to the Okay."), and the words it left dangling.
   s = s.replace(/\s+(?:Okay|OK|Yeah|Yes|So|Right|Alright|Um|Uh)[.!?]*$/, '');
-  while (/\s(?:the|a|an|to|of|and|or|with|for|in|on|at|so|but)[.!?]*$/i.test(s)) s = s.replace(/\s+\S+$/, '');
+  // "in"/"on" closing a finished sentence are the verb's ("called his daughter in."), not left dangling.
+  while (/\s(?:the|a|an|to|of|and|or|with|for|at|so|but)[.!?]*$|\s(?:in|on)$/i.test(s))
+    s = s.replace(/\s+\S+$/, '');
   return s
     .replace(/\s+([,.!?;:])/g, '$1')
     .replace(/^[\s,;:.!?-]+/, '')
@@ -342,7 +344,8 @@ function coordinated(tokens: readonly string[], verbAt: number): number[] {
     if (!/^(?:and|or|then)$/.test(prev) || !/^[a-z]+$/.test(word)) continue;
     const next = bareWord(tokens[j + 1] ?? '');
     // "with sales and support each month": a time after the word, not an object.
-    const when = /^(?:each|every|this|that|last|next)$/i.test(next) && timeWord.test(bareWord(tokens[j + 2] ?? ''));
+    const when =
+      /^(?:each|every|this|that|last|next)$/i.test(next) && timeWord.test(bareWord(tokens[j + 2] ?? ''));
     if (prev === 'then' || (afterVerb.test(next) && !when && !/[,.;:!?]$/.test(tokens[j]!))) found.push(j);
   }
   return found;
