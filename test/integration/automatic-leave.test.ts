@@ -5,9 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { RoomLogEntry } from '../../local/room/room';
 import { startTestStack, type TestStack } from '../support/local-stack';
-import { until } from '../support/until';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { elapse, until } from '../support/until';
 
 describe('automatic_leave, through npm start’s stack', () => {
   let stack: TestStack;
@@ -85,12 +83,12 @@ describe('automatic_leave, through npm start’s stack', () => {
     const drop = await fetch(`${stack.baseUrl}/rooms/blink/participants/${ada.id}/drop`, { method: 'POST' });
     expect(drop.status).toBe(200);
     const droppedAt = Date.now();
-    await sleep(1000);
+    await elapse(1000);
     const back = await person('blink', 'Ada');
     back.say('Back after a second.');
     await until(async () => (await status(botId)).transcript?.includes('after a second'));
     // Longer than the everyone-left timeout since the drop: the session is still on, with the same bot.
-    await sleep(Math.max(0, droppedAt + 3000 - Date.now()));
+    await elapse(Math.max(0, droppedAt + 3000 - Date.now()));
     expect(await status(botId)).toMatchObject({ status: 'running', exit_reason: null, replacements: [] });
 
     back.leave();

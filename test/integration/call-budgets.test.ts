@@ -14,7 +14,7 @@ import { createLogger } from '../../core/log';
 import { useMetricsSink } from '../../core/metrics';
 import type { TaskRunner } from '../../core/ports/task-runner';
 import { startTestStack, type TestStack } from '../support/local-stack';
-import { until } from '../support/until';
+import { elapse, until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
 
 /** `Client.Command` → how many calls, since the last reset. Pollers' long polls are not an operation's cost. */
@@ -196,7 +196,8 @@ describe('hot-path budgets (calls, log lines, metric records per operation)', ()
     await stack.deps.transcripts.saveSegment(botId, 1, [
       { speaker: 'Ada', participant_id: 'p-ada', started_at: new Date().toISOString(), text: 'Hello.' },
     ]);
-    await new Promise((r) => setTimeout(r, Number(stack.deps.config.STATUS_CACHE_TTL_MS) + 50));
+    // The status cache's entry expires.
+    await elapse(Number(stack.deps.config.STATUS_CACHE_TTL_MS) + 50);
     reset();
     const res = await stack.request('GET', `/api/bot/${botId}/status`, { key });
     expect(res.body.transcript).toBe('Ada: Hello.');

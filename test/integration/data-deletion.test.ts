@@ -7,7 +7,7 @@ import { createLogger, type Logger } from '../../core/log';
 import { addParticipant, joinBotInRoom, lines } from '../support/local-meeting';
 import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
 import { botItems } from '../support/table-items';
-import { until } from '../support/until';
+import { quietFor, until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
 
 /** Distinctive words of the meeting: none may survive the deletion anywhere in the table. */
@@ -154,7 +154,7 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
         hook.received.map((r) => JSON.parse(r.body)).find((b) => b.event === 'bot.data_deleted'),
       );
       expect(event.data).toEqual({ reason: 'requested', data_deleted_at: deleted.body.data_deleted_at });
-      await new Promise((r) => setTimeout(r, 300));
+      await quietFor(300);
       expect(hook.received.filter((r) => r.body.includes('bot.data_deleted'))).toHaveLength(1);
       expect(tomb.status_changes.at(-1)).toMatchObject({ code: 'data_deleted', detail: 'requested' });
     } finally {
@@ -209,7 +209,8 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
       // A duplicate of the job (SQS delivers at least once) is dropped the same way.
       expect(await deliver(deps, job)).toEqual({ kind: 'done' });
 
-      await new Promise((r) => setTimeout(r, 200));
+      // Nothing reaches the receiver after the drop either.
+      await quietFor(200);
       expect(hook.received.length).toBe(sent);
       expect(await stack.deps.deliveries.get(botId, 'webhook', 'transcript.data#2')).toBeNull();
       expect(JSON.stringify(await items(botId))).not.toContain(phrase);

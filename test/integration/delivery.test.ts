@@ -1,7 +1,7 @@
 // Results and delivery through the local stack: insights, signed webhooks with retries and DLQ, e-mail via the
 // local SES endpoint, idempotency under duplicate queue messages, and the SSRF guard.
 
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { GetQueueAttributesCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../core/adapters/aws-clients';
@@ -14,7 +14,7 @@ import { MailRefusedError } from '../../core/ports/mailer';
 import { addParticipant, joinBotInRoom, lines } from '../support/local-meeting';
 import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
 import { recordingLogger } from '../support/recording-logger';
-import { until } from '../support/until';
+import { quietFor, until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
 
 let stack: TestStack;
@@ -167,7 +167,8 @@ describe('webhook retries', () => {
       expect(hook.received).toHaveLength(4);
       // Every attempt carries the same webhook-id, so the receiver can deduplicate.
       expect(new Set(hook.received.map((r) => r.headers['webhook-id'])).size).toBe(1);
-      await new Promise((r) => setTimeout(r, 500));
+      // No attempt after the one that succeeded.
+      await quietFor(500);
       expect(hook.received).toHaveLength(4);
       expect(recorded.named(metricNames.webhookAttempts, { outcome: 'retry' }).length).toBeGreaterThanOrEqual(
         3,
@@ -270,7 +271,21 @@ describe('idempotency', () => {
           }),
         }),
       );
-      await new Promise((r) => setTimeout(r, 2500));
+      // Every duplicate handled: the results queue, then the delivery queue its handling feeds, empty.
+      const inQueue = async (QueueUrl: string) => {
+        const { Attributes: a = {} } = await sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl,
+            AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible'],
+          }),
+        );
+        return Number(a.ApproximateNumberOfMessages) + Number(a.ApproximateNumberOfMessagesNotVisible);
+      };
+      await until(
+        async () =>
+          (await inQueue(stack.config.RESULTS_QUEUE_URL)) === 0 &&
+          (await inQueue(stack.config.DELIVERY_QUEUE_URL)) === 0,
+      );
       expect(hook.received).toHaveLength(1);
       const store = (await (await fetch(`${stack.sesEndpoint}/store`)).json()) as {
         emails: { destination: { to: string[] } }[];

@@ -12,6 +12,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalDynamoClient, localDynamoClient } from '../support/local-dynamo';
+import { until } from '../support/until';
 
 let local: LocalDynamoClient;
 let client: DynamoDBClient;
@@ -26,13 +27,11 @@ afterAll(async () => {
 const TableName = 'tables-life';
 const S = (s: string) => ({ S: s });
 /** The table once it is ACTIVE (dynalite applies a table change after it answers). */
-const active = async () => {
-  for (;;) {
+const active = () =>
+  until(async () => {
     const { Table } = await client.send(new DescribeTableCommand({ TableName }));
-    if (Table?.TableStatus === 'ACTIVE') return Table;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
+    return Table?.TableStatus === 'ACTIVE' && Table;
+  });
 
 describe('a table’s life through the local DynamoDB', () => {
   it('sees every change to a table in the next request', async () => {
@@ -55,11 +54,7 @@ describe('a table’s life through the local DynamoDB', () => {
         ProvisionedThroughput: { ReadCapacityUnits: 7, WriteCapacityUnits: 3 },
       }),
     );
-    for (;;) {
-      const table = await active();
-      if (table.ProvisionedThroughput?.ReadCapacityUnits === 7) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until(async () => (await active()).ProvisionedThroughput?.ReadCapacityUnits === 7);
     expect((await client.send(new GetItemCommand({ TableName, Key: { pk: S('a') } }))).Item).toEqual({
       pk: S('a'),
       g: S('x'),
@@ -67,14 +62,13 @@ describe('a table’s life through the local DynamoDB', () => {
 
     // Deleted: gone for the next request. Created again with another key: the new key is the one checked.
     await client.send(new DeleteTableCommand({ TableName }));
-    for (;;) {
-      const gone = await client.send(new DescribeTableCommand({ TableName })).catch((err: Error) => err);
-      if (gone instanceof Error) {
-        expect(gone.name).toBe('ResourceNotFoundException');
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const gone = await until(() =>
+      client.send(new DescribeTableCommand({ TableName })).then(
+        () => undefined,
+        (err: Error) => err,
+      ),
+    );
+    expect(gone.name).toBe('ResourceNotFoundException');
     await expect(client.send(new GetItemCommand({ TableName, Key: { pk: S('a') } }))).rejects.toMatchObject({
       name: 'ResourceNotFoundException',
     });

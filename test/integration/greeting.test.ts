@@ -6,7 +6,7 @@ import { createLogger } from '../../core/log';
 import type { ConversationEngine } from '../../core/ports/conversation-engine';
 import { FakeRoom } from '../support/fake-room';
 import { startTestStack, type TestStack } from '../support/local-stack';
-import { until } from '../support/until';
+import { quietFor, until } from '../support/until';
 
 let stack: TestStack;
 let key: string;
@@ -15,8 +15,6 @@ beforeAll(async () => {
   ({ apiKey: key } = await stack.account(50));
 });
 afterAll(() => stack?.close());
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('the greeting waits for the first human (local room)', () => {
   it('a bot alone in the room says nothing; it greets right after the first participant joins', async () => {
@@ -35,7 +33,7 @@ describe('the greeting waits for the first human (local room)', () => {
     const room = stack.rooms.rooms.get('early-bot')!;
     await until(() => room.participants.some((p) => p.kind === 'bot'), 20_000);
     // Alone in the room for a while: no greeting into the void.
-    await sleep(1500);
+    await quietFor(1500);
     expect(room.log.filter((e) => e.type === 'utterance' || e.type === 'speaking')).toEqual([]);
 
     await fetch(`${stack.baseUrl}/rooms/early-bot/participants`, {
@@ -80,15 +78,17 @@ describe('the greeting waits for the first human (controller)', () => {
     const e = engine();
     const c = new ConversationController(room, e, settings, () => [], log);
     c.start();
-    await sleep(50);
+    // No greeting for an empty room, nor for a bot.
+    await quietFor(50);
     expect(room.spoken).toEqual([]);
     room.join('recorder', 'Notetaker', true);
-    await sleep(50);
+    await quietFor(50);
     expect(room.spoken).toEqual([]);
     room.join('ann', 'Ann');
     await until(() => room.spoken.length === 1);
     room.join('ben', 'Ben');
-    await sleep(50);
+    // No second greeting.
+    await quietFor(50);
     expect(room.spoken).toEqual(['Hello everyone.']);
     expect(e.greetings).toBe(1);
     c.stop();
@@ -109,7 +109,7 @@ describe('the greeting waits for the first human (controller)', () => {
     c.start();
     c.stop();
     room.join('ann', 'Ann');
-    await sleep(50);
+    await quietFor(50);
     expect(e.greetings).toBe(0);
   });
 });

@@ -10,7 +10,7 @@ import { createLogger } from '../../core/log';
 import { queueLimits } from '../../infra/limits';
 import { QueuePoller } from '../../local/queue-poller';
 import { type LocalQueues, startLocalQueues } from '../../local/queues';
-import { until } from '../support/until';
+import { elapse, until } from '../support/until';
 
 const visibilitySeconds = 2;
 const maxReceiveCount = 2;
@@ -46,7 +46,7 @@ describe('a handler past its timeout', () => {
           remainingMs: context.getRemainingTimeInMillis(),
         });
         // Works for longer than the function may: Lambda stops it at 300 ms.
-        await new Promise((r) => setTimeout(r, 1_000));
+        await elapse(1_000);
         finishedLate += 1;
         return { batchItemFailures: [] };
       },

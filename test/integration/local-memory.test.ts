@@ -7,6 +7,7 @@ import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createRoomServer, localRoomIdleTtlMs, localRoomMax } from '../../local/room/room-server';
 import { type LocalSes, localSesMaxMails, startLocalSes } from '../../local/ses';
+import { until } from '../support/until';
 
 const cleanups: (() => unknown)[] = [];
 afterEach(async () => {
@@ -122,7 +123,7 @@ describe('scripted participants’ timers', () => {
     // The bot finishes a line: an answer is scheduled; it fires and must leave the tracking set.
     room.speaking(bot.id, true);
     room.speaking(bot.id, false);
-    await new Promise((r) => setTimeout(r, 30));
+    await until(() => room.log.filter((e) => e.type === 'utterance').length === 2, 2000);
     expect(
       room.log.filter((e) => e.type === 'utterance').map((e) => e.type === 'utterance' && e.text),
     ).toEqual(['Hi', 'An answer']);

@@ -11,7 +11,7 @@ import { createLogger } from '../../core/log';
 import { QueuePoller } from '../../local/queue-poller';
 import { type LocalQueues, startLocalQueues } from '../../local/queues';
 import { type LocalStack, startLocalStack } from '../../local/stack';
-import { until } from '../support/until';
+import { elapse, until } from '../support/until';
 
 let dir: string;
 let stateFile: string;
@@ -108,12 +108,10 @@ describe('local queues with a state file', () => {
     expect(await receive(second.sqs, second.queues.delivery.url)).toEqual([]);
     // Held in this process, and still in the state file, until SendMessage can take it.
     expect(saved().map((m) => m.body)).toEqual(['later']);
-    const deadline = Date.now() + 10_000;
-    let got: string[] = [];
-    while (got.length === 0 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      got = (await receive(second.sqs, second.queues.delivery.url)).map((m) => m.Body!);
-    }
+    const got = await until(async () => {
+      const bodies = (await receive(second.sqs, second.queues.delivery.url)).map((m) => m.Body!);
+      return bodies.length > 0 && bodies;
+    }, 10_000);
     expect(got).toEqual(['later']);
   });
 
@@ -213,7 +211,8 @@ describe('the local event sources', () => {
       createLogger('silent'),
     );
     poller.start();
-    await new Promise((r) => setTimeout(r, 200)); // the first receive is waiting
+    // The message comes while the first receive waits in its long poll (nothing shows that it waits).
+    await elapse(200);
     await sqs.send(new SendMessageCommand({ QueueUrl: queues.control.url, MessageBody: 'now' }));
     await until(() => handled.length === 1, 3000);
     await sqs.send(

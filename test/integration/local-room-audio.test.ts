@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { maxAudioBytes } from '../../local/room/room';
 import { roomServersPerTest } from '../support/room-server';
-import { until } from '../support/until';
+import { quietFor, until } from '../support/until';
 
 const { cleanups, startRooms } = roomServersPerTest();
 
@@ -13,6 +13,7 @@ async function member(base: string, name: string, kind: 'human' | 'bot') {
   const ws = new WebSocket(`${base.replace('http', 'ws')}/rooms/talk/ws?name=${name}&kind=${kind}`);
   cleanups.push(() => ws.terminate());
   const audio: { from: string; pcm: Buffer }[] = [];
+  const messages: { type: string; active?: boolean }[] = [];
   let id = '';
   ws.on('message', (data, isBinary) => {
     const bytes = data as Buffer;
@@ -21,11 +22,12 @@ async function member(base: string, name: string, kind: 'human' | 'bot') {
       audio.push({ from: bytes.subarray(1, 1 + n).toString(), pcm: bytes.subarray(1 + n) });
     } else {
       const msg = JSON.parse(String(bytes));
+      messages.push(msg);
       if (msg.type === 'welcome') id = msg.participant_id;
     }
   });
   await until(() => id, 5000);
-  return { ws, audio, id };
+  return { ws, audio, messages, id };
 }
 
 describe('local room: microphone audio', () => {
@@ -37,8 +39,9 @@ describe('local room: microphone audio', () => {
     const ada = await member(base, 'Ada', 'human');
     const bob = await member(base, 'Bob', 'human');
     recorder.ws.send(JSON.stringify({ type: 'listen', audio: true }));
-    // The room handles `listen` when it arrives: audio sent on another socket before then is not relayed.
-    await new Promise((r) => setTimeout(r, 100));
+    // The room handles `listen` when it arrives: audio sent on another socket before then is not relayed. The room
+    // tells everyone once it has (the page's recording notice).
+    await until(() => ada.messages.some((m) => m.type === 'recording' && m.active), 5000);
 
     const pcm = Buffer.alloc(3200);
     for (let i = 0; i < 1600; i++) pcm.writeInt16LE(Math.round(Math.sin(i / 5) * 10_000), i * 2);
@@ -46,7 +49,8 @@ describe('local room: microphone audio', () => {
     ada.ws.send(Buffer.alloc(maxAudioBytes + 2)); // too big: dropped
     ada.ws.send(pcm.subarray(0, 320));
     await until(() => recorder.audio.length >= 2, 5000);
-    await new Promise((r) => setTimeout(r, 200));
+    // Nothing more: the oversized piece is dropped, and no one else gets any.
+    await quietFor(200);
 
     expect(recorder.audio.map((a) => a.from)).toEqual([ada.id, ada.id]);
     expect(recorder.audio[0]!.pcm.equals(pcm)).toBe(true);

@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { LocalRoomProvider } from '../../bot-task/providers/local-room';
 import { type RoomEvents, RoomJoinError } from '../../core/ports/room-provider';
 import { roomServersPerTest } from '../support/room-server';
-import { until } from '../support/until';
+import { quietFor, until } from '../support/until';
 
 const { cleanups, startRooms } = roomServersPerTest();
 
@@ -30,7 +30,7 @@ async function joinBot(base: string, room: string) {
 /** Waits for the first disconnection, then a moment more, so a second one would show. */
 async function settled(disconnections: RoomEvents['disconnected'][]) {
   await until(() => disconnections.length > 0, 5000);
-  await new Promise((r) => setTimeout(r, 100));
+  await quietFor(100);
   return disconnections;
 }
 
@@ -133,7 +133,7 @@ describe('local room: how the bot is put out of the room', () => {
     rooms.createRoom('standup', false);
     const { conn, disconnections } = await joinBot(base, 'standup');
     await conn.leave();
-    await new Promise((r) => setTimeout(r, 100));
+    await quietFor(100);
     expect(disconnections).toEqual([]);
     expect(rooms.rooms.get('standup')!.participants).toEqual([]);
   });

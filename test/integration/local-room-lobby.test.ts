@@ -11,7 +11,7 @@ import {
   RoomJoinError,
 } from '../../core/ports/room-provider';
 import { roomServersPerTest } from '../support/room-server';
-import { until } from '../support/until';
+import { elapse, until } from '../support/until';
 
 const { cleanups, startRooms } = roomServersPerTest();
 
@@ -165,7 +165,8 @@ describe('local room with knocking: the bot asks to join and waits in the lobby'
     rooms.createRoom('standup', false, { knocking: true });
     const bot = joinBot(base, 'standup', { timeoutMs: 300, waitingRoomTimeoutMs: 30_000 });
     const id = await inLobby(base, 'standup');
-    await new Promise((r) => setTimeout(r, 700));
+    // Past the join's timeoutMs, still in the lobby.
+    await elapse(700);
     expect((await state(base, 'standup')).lobby.map((p) => p.id)).toEqual([id]);
     expect((await post(`${base}/rooms/standup/lobby/${id}/admit`)).status).toBe(200);
     expect(await bot.result).toHaveProperty('selfId', id);

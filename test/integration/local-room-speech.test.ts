@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { LocalRoomProvider } from '../../bot-task/providers/local-room';
 import { roomServersPerTest } from '../support/room-server';
-import { until } from '../support/until';
+import { quietFor, until } from '../support/until';
 
 const { cleanups, startRooms } = roomServersPerTest();
 
@@ -39,7 +39,8 @@ describe('local room: a reply’s opening clause', () => {
     expect(await conn.speech.say('Thank you,', { continues: true })).toBe('done');
     expect(await conn.speech.say('that is helpful.')).toBe('done');
     await until(() => botLines().length > 0, 5000);
-    await new Promise((r) => setTimeout(r, 100));
+    // And no second line.
+    await quietFor(100);
     expect(botLines()).toEqual(['Thank you, that is helpful.']);
   });
 
@@ -49,7 +50,8 @@ describe('local room: a reply’s opening clause', () => {
     conn.speech.stop();
     await conn.speech.say('Next question.');
     await until(() => botLines().length > 0, 5000);
-    await new Promise((r) => setTimeout(r, 100));
+    // And no line with the dropped clause after it.
+    await quietFor(100);
     expect(botLines()).toEqual(['Next question.']);
   });
 });

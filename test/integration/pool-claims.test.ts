@@ -10,6 +10,7 @@ import type { ServiceDeps } from '../../core/deps';
 import { createLogger } from '../../core/log';
 import type { TaskRunner } from '../../core/ports/task-runner';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { elapse } from '../support/until';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -73,7 +74,7 @@ describe('warm pool claim protocol', () => {
         if (!session) return;
         claims.set(session.botId, [...(claims.get(session.botId) ?? []), poolBotId]);
         // Serving takes a while: for that long this slot's next bot is starting.
-        await new Promise((r) => setTimeout(r, 30));
+        await elapse(30);
       }
     });
 
@@ -81,7 +82,7 @@ describe('warm pool claim protocol', () => {
     const botIds = joined.map((j) => (j.body as { bot_id: string }).bot_id);
     expect(fallbacks.map((f) => f.delaySeconds)).toEqual(botIds.map(() => 2));
     // The fallbacks come due while pooled bots are still claiming: both race for the same sessions.
-    await new Promise((r) => setTimeout(r, 100));
+    await elapse(100);
     const outcomes = new Map(
       await Promise.all(
         fallbacks.map(

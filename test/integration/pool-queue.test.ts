@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../core/adapters/aws-clients';
 import { SqsPoolQueue } from '../../core/adapters/sqs/pool-queue';
 import { type LocalQueues, startLocalQueues } from '../../local/queues';
+import { elapse } from '../support/until';
 
 let queues: LocalQueues;
 let pool: SqsPoolQueue;
@@ -35,7 +36,8 @@ describe('the pool queue', () => {
       return null;
     };
     const waiting = [bot(), bot(), bot()];
-    await new Promise((r) => setTimeout(r, 100));
+    // The offers come while the three long polls wait (fauxqs shows no waiting receiver to wait for).
+    await elapse(100);
     for (const botId of ['b1', 'b2', 'b3']) await pool.offer(botId);
     const offers = await Promise.all(waiting);
     expect(offers.map((o) => o?.botId).sort()).toEqual(['b1', 'b2', 'b3']);

@@ -9,7 +9,7 @@ import { stubbedDailyBots } from '../browser/daily-stub-module';
 import { addParticipant, botInCall, followedBot } from '../support/local-meeting';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { requires, skipReason } from '../support/requirements';
-import { until } from '../support/until';
+import { elapse, until } from '../support/until';
 import { webhookReceiver } from '../support/webhook-receiver';
 
 const recoveryMs = 1500;
@@ -97,10 +97,11 @@ describe('a bot whose room transcription is unavailable, through npm start’s s
     const b = await botIn('transcription-hiccup');
     try {
       await b.inRoom();
+      // Down for a third of the recovery time, then back; still running a whole recovery time later.
       await failTranscription('transcription-hiccup', 'Deepgram hiccup');
-      await new Promise((r) => setTimeout(r, recoveryMs / 3));
+      await elapse(recoveryMs / 3);
       await failTranscription('transcription-hiccup', null);
-      await new Promise((r) => setTimeout(r, recoveryMs));
+      await elapse(recoveryMs);
       expect((await b.status()).status).toBe('running');
       await b.say('After the hiccup.');
       await until(async () => (await b.status()).transcript?.includes('Ada: After the hiccup.'));

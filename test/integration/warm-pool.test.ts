@@ -5,7 +5,7 @@ import { realpathSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BotSession } from '../../core/bots/session';
 import { startTestStack, type TestStack } from '../support/local-stack';
-import { until } from '../support/until';
+import { quietFor, until } from '../support/until';
 
 let stack: TestStack;
 let key: string;
@@ -84,7 +84,8 @@ describe('warm pool (local)', () => {
     // A cold start waited for the claim timeout first.
     for (const s of sessions.filter((x) => x.startPath === 'cold'))
       expect(Date.parse(s.claimedAt!) - Date.parse(s.createdAt)).toBeGreaterThanOrEqual(1900);
-    await new Promise((r) => setTimeout(r, 500));
+    // No second bot comes into any room.
+    await quietFor(500);
     for (const room of rooms) expect(botsIn(room)).toHaveLength(1);
     await Promise.all(botIds.map(leave));
     await idlePool(stack, 2);
