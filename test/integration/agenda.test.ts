@@ -174,8 +174,9 @@ describe('the bot follows prompts written as prose (each interview its own bot-t
         name: 'Casey',
         // Into the greeting's third line (the first question), Casey cuts in.
         barge_in: { on_bot_line: 3, after_ms: 80, say: 'Sorry to cut in!' },
-        // Each answer waits until the bot has finished its next turn.
-        answers: answers.map((say) => ({ say, delay_ms: 400 })),
+        // Each answer waits until the bot has finished its next turn, and 2.5 s more: "Sorry to cut in!" in reply to an
+        // open question is not an answer yet, so the bot waits its long silence (1.5 s) before it asks again.
+        answers: answers.map((say) => ({ say, delay_ms: 2_500 })),
       }),
     });
     const res = await stack.request('POST', '/api/bot/join', {
