@@ -1,4 +1,4 @@
-// Join latency (issue 15): join request → bot in the room, for the local provider and for the Daily provider in
+// Join latency: join request → bot in the room, for the local provider and for the Daily provider in
 // Chromium, each with the warm pool off (every join starts a bot process) and on (an idle pooled bot, warmed for that
 // provider, claims the session), in the same run. p50/p95 over sequential joins (the pool refilled between them, as
 // when joins are spaced out) and a burst of concurrent joins (the pool sized to the burst), and the ratio off/on.
@@ -41,7 +41,7 @@ interface ProviderResult {
   ratio_off_to_on: Record<'sequential_p50' | 'sequential_p95' | 'concurrent_p50' | 'concurrent_p95', number>;
 }
 
-/** The target (issue 15): locally, with the pool, a Daily bot is in the room within 1 s at p95. */
+/** The target: locally, with the pool, a Daily bot is in the room within 1 s at p95. */
 const dailyPoolP95TargetMs = 1000;
 /** A bot in Chromium on two shared cores, ten at once: generous, so a slow run still yields figures. */
 const joinWaitMs = 180_000;

@@ -1,4 +1,4 @@
-// Live transcript (issue 14 §2): an utterance final in the local room → its transcript.data webhook received, p50/p95,
+// Live transcript: an utterance final in the local room → its transcript.data webhook received, p50/p95,
 // through the whole path: the bot hears it, saves it (within 250 ms), a bot_event on the bot-events queue, the control
 // stage numbers it and queues its delivery, the delivery stage signs and POSTs it to a local receiver.
 import { createServer } from 'node:http';

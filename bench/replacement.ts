@@ -1,4 +1,4 @@
-// Replacement time (issue 13 §1): a bot in a local room with a person in it is lost again and again — SIGKILL (a
+// Replacement time: a bot in a local room with a person in it is lost again and again — SIGKILL (a
 // crash) and SIGTERM (the platform taking the machine back) — and each time a replacement with the same bot_id
 // rejoins. Measured: loss → replacement in the room (the session's replacement joined_at), p50/p95, through the
 // local stack's real path (runner exit → task-stopped → control queue → replace_bot → new bot process → join).

@@ -1,4 +1,4 @@
-// Soak (issue #13 §3): bots one after another through one local stack (join a fresh local room with a scripted
+// Soak: bots one after another through one local stack (join a fresh local room with a scripted
 // participant, who talks and leaves; the bot leaves with them; wait for completed and its e-mail), measuring the
 // stack process's memory at the start, after warm-up and at the end, plus what the bounded local stores hold.
 import { setFlagsFromString } from 'node:v8';

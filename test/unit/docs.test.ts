@@ -145,12 +145,7 @@ describe('the docs', () => {
  * and benchmark.
  */
 const beingRewritten = [
-  'bench/voice.ts',
   'bench/turn-taking',
-  'bench/join-latency.ts',
-  'bench/live-transcript.ts',
-  'bench/replacement.ts',
-  'bench/soak.ts',
   'test/unit/turn-taking.test.ts',
   'test/unit/insights/',
   'test/unit/conversation',
