@@ -315,9 +315,10 @@ export function withSubject(
   if (at === -1 || (at > 0 && !options.within)) return null;
   const prefix = tokens.slice(0, at);
   // "My kids are at school, so I am free": the opening is a clause of its own; the sentence is reported instead.
+  // A label before a colon is none ("Debugging slow Spark jobs: I cut…").
   if (
     prefix.some((t) => otherSubject.test(bareWord(t))) ||
-    (prefix.length > 0 && !isFragment(prefix.join(' ')))
+    (prefix.length > 0 && !prefix.at(-1)!.endsWith(':') && !isFragment(prefix.join(' ')))
   ) {
     return null;
   }
