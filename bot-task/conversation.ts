@@ -25,6 +25,7 @@ import { metrics } from '../core/metrics';
 import { type ConversationEngine, replyPieces, type SpokenPiece } from '../core/ports/conversation-engine';
 import type { RoomConnection, RoomEvents } from '../core/ports/room-provider';
 import type { SpeechOutcome } from '../core/ports/speech';
+import { backoffMs } from '../core/retry';
 
 /** Said once when the model fails, while the bot retries: the people in the room hear that it is still there. */
 export const holdingLine = 'Sorry, give me a moment.';
@@ -422,7 +423,7 @@ export class ConversationController {
           });
           continue;
         }
-        const delayMs = this.resilience.retryBackoffMs * 2 ** (failures - 1);
+        const delayMs = backoffMs(failures - 1, { baseMs: this.resilience.retryBackoffMs });
         this.log.warn('conversation model failed; retrying the turn', {
           kind,
           failures,

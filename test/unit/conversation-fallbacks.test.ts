@@ -46,6 +46,8 @@ let started: number;
 
 beforeEach(() => {
   vi.useFakeTimers();
+  // The backoff's jitter draws its longest wait, so the retries come at the base's doubling exactly.
+  vi.spyOn(Math, 'random').mockReturnValue(1);
   started = Date.now();
   metrics = new MemoryMetrics();
   useMetricsSink(metrics);
@@ -55,6 +57,7 @@ beforeEach(() => {
 });
 afterEach(() => {
   vi.useRealTimers();
+  vi.restoreAllMocks();
   useMetricsSink(undefined);
 });
 
