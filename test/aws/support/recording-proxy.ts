@@ -1,6 +1,6 @@
 // A loopback proxy in front of moto_server that records every AWS API call (who, which service and operation, the
 // request and the answer) so the IAM simulation can judge each one, and that can make an operation fail on purpose.
-// It also works around moto's known gaps, in one place and written down (docs/deploy-testing.md).
+// It also works around moto's known gaps, in one place and written down (docs/contributing/deploy-testing.md).
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 
 export interface AwsCall {
