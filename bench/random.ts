@@ -1,9 +1,14 @@
 // Seeded randomness for the simulated benchmarks: two runs replay the same draws.
 
-/** A seeded source of uniform numbers in [0, 1) (mulberry32). */
+/** A seeded source of uniform numbers in [0, 1) whose first draws differ however close the seeds (mulberry32). */
 export function rng(seed: number): () => number {
   // Spread consecutive seeds apart (Knuth's multiplicative hash): their first draws would be alike otherwise.
-  let a = Math.imul(seed, 2654435761) >>> 0;
+  return mulberry32(Math.imul(seed, 2654435761));
+}
+
+/** mulberry32 from `state` as it is: the same state always gives the same draws. */
+export function mulberry32(state: number): () => number {
+  let a = state >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;

@@ -23,6 +23,7 @@ import { sqsBatchHandler } from '../functions/sqs-batch';
 import { eventSourceLimits, functionLimits, queueLimits, runTaskCallsPerSecond } from '../infra/limits';
 import { parseSettings } from '../infra/settings';
 import { startLocalStack } from '../local/stack';
+import { mulberry32 } from './random';
 
 /** The control function's own sends go through the handled code's outbox; the consumer's are not used here. */
 const noSend = { send: async () => {} };
@@ -132,16 +133,7 @@ const before = (a: { at: number; seq: number }, b: { at: number; seq: number }) 
   a.at < b.at || (a.at === b.at && a.seq < b.seq);
 
 /** A seeded generator (mulberry32): the same run gives the same figures. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export const seeded = mulberry32;
 
 /** A token bucket as AWS describes its throttling: `capacity` tokens, refilled at `perSecond`. */
 class QuotaBucket {

@@ -19,6 +19,7 @@ import type { Utterance } from '../core/bots/transcript';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/log';
 import type { RoomConnection, RoomEventName, RoomEvents } from '../core/ports/room-provider';
+import { type Dist, rng, sample } from './random';
 import type { Table } from './run';
 import { type BenchOptions, percentile, verdict } from './support';
 import { installVirtualClock } from './virtual-clock';
@@ -26,12 +27,6 @@ import { measuredLine, measureVoicePath, type VoicePathFigures, voicePathMissing
 
 /** The targets: the whole way to the listener, and our own Node code on it. */
 const target = { p50_ms: 800, p95_ms: 1_200, own_code_p95_ms: 100 };
-
-/** A latency distribution: log-normal through a published median and 95th percentile. */
-interface Dist {
-  median: number;
-  p95: number;
-}
 
 /**
  * The stand-ins' distributions (ms). Each is cited in docs/voice-latency.md; where no source gives a percentile the
@@ -72,25 +67,6 @@ const answers = [
 
 /** The model's reply: a short first sentence, then a question, as the prompt asks. */
 const replyText = 'Thank you, that is helpful. What would you do differently next time?';
-
-/** Seeded, so that two runs replay the same conversations (mulberry32). */
-function rng(seed: number): () => number {
-  // Spread consecutive seeds apart (Knuth's multiplicative hash): their first draws would be alike otherwise.
-  let a = Math.imul(seed, 2654435761) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function sample(random: () => number, d: Dist): number {
-  // Box-Muller: a standard normal, then the log-normal with that median and 95th percentile.
-  const z = Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-  return d.median * Math.exp((Math.log(d.p95 / d.median) / 1.645) * z);
-}
 
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {

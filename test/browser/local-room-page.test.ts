@@ -1,40 +1,21 @@
 // The local room's page in Chromium: a person removes someone with the Remove button (the eject route), and sees
 // it when they are removed themselves or the room is deleted; in a knocking room they admit or deny whoever
 // asks to join.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../../bot-task/providers/daily/chromium';
+import { describe, expect, it } from 'vitest';
 import { LocalRoomProvider } from '../../bot-task/providers/local-room';
 import { RoomJoinError } from '../../core/ports/room-provider';
-import { chromiumPath, requires, skipReason } from '../support/requirements';
-import { startRoomServer } from '../support/room-server';
+import { requires, skipReason } from '../support/requirements';
+import { roomPages } from '../support/room-page';
 import { until } from '../support/until';
 
 const skip = skipReason(requires.chromium());
 
 describe.skipIf(skip)('local room page', () => {
-  let browser: Browser;
-  let server: Awaited<ReturnType<typeof startRoomServer>>;
-  beforeAll(async () => {
-    browser = await launchChromium(chromiumPath);
-    server = await startRoomServer();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function joinAs(name: string, room: string): Promise<Page> {
-    const page = await (await browser.newContext()).newPage();
-    await page.goto(`${server.base}/rooms/${room}`);
-    await page.fill('#name', name);
-    await page.click('#joinForm button');
-    await page.waitForSelector('#call:not([hidden])');
-    return page;
-  }
+  const pages = roomPages();
+  const joinAs = pages.joinAs;
 
   it('Remove next to a participant ejects them; the removed person’s page says so', async () => {
-    const room = server.rooms.createRoom('remove', false);
+    const room = pages.server.rooms.createRoom('remove', false);
     const ada = await joinAs('Ada', 'remove');
     const bob = await joinAs('Bob', 'remove');
     await ada.waitForSelector('#people li:has-text("Bob") button.remove');
@@ -50,13 +31,13 @@ describe.skipIf(skip)('local room page', () => {
 
   // A knocking room's page lets the people in it answer whoever asks to join.
   it('a knocking room: "Scribe is asking to join — Admit / Deny"; Admit lets the bot in, Deny turns it away', async () => {
-    const room = server.rooms.createRoom('knock', false, { knocking: true });
+    const room = pages.server.rooms.createRoom('knock', false, { knocking: true });
     const ada = await joinAs('Ada', 'knock');
     const provider = new LocalRoomProvider(1);
     const join = (botName: string) =>
       provider
         .join({
-          roomUrl: `${server.base}/rooms/knock`,
+          roomUrl: `${pages.server.base}/rooms/knock`,
           botName,
           videoMode: 'off',
           voice: 'Joanna',
@@ -85,15 +66,15 @@ describe.skipIf(skip)('local room page', () => {
   });
 
   it('a person without the token of a private knocking room asks to join and gets in when admitted', async () => {
-    const room = server.rooms.createRoom('knock-private', true, { knocking: true });
-    const host = await (await browser.newContext()).newPage();
-    await host.goto(`${server.base}/rooms/knock-private?token=${room.token}`);
+    const room = pages.server.rooms.createRoom('knock-private', true, { knocking: true });
+    const host = await pages.newPage();
+    await host.goto(`${pages.server.base}/rooms/knock-private?token=${room.token}`);
     await host.fill('#name', 'Host');
     await host.click('#joinForm button');
     await host.waitForSelector('#call:not([hidden])');
 
-    const guest = await (await browser.newContext()).newPage();
-    await guest.goto(`${server.base}/rooms/knock-private`);
+    const guest = await pages.newPage();
+    await guest.goto(`${pages.server.base}/rooms/knock-private`);
     await guest.fill('#name', 'Gail');
     await guest.click('#joinForm button');
     await guest.waitForFunction(() => document.getElementById('status')?.textContent === 'asking to join');
@@ -107,15 +88,15 @@ describe.skipIf(skip)('local room page', () => {
   });
 
   it('a deleted room: the page says the room closed', async () => {
-    server.rooms.createRoom('deleted', false);
+    pages.server.rooms.createRoom('deleted', false);
     const ada = await joinAs('Ada', 'deleted');
-    expect((await fetch(`${server.base}/rooms/deleted`, { method: 'DELETE' })).status).toBe(200);
+    expect((await fetch(`${pages.server.base}/rooms/deleted`, { method: 'DELETE' })).status).toBe(200);
     await ada.waitForFunction(() => document.getElementById('status')?.textContent === 'room closed');
     expect(await ada.textContent('#transcript')).toContain('the room deleted has closed');
   });
 
   it('after Leave the page lists nobody and offers nothing to say; the mic button is drawn, not an emoji glyph', async () => {
-    server.rooms.createRoom('leaving', false);
+    pages.server.rooms.createRoom('leaving', false);
     const ada = await joinAs('Ada', 'leaving');
     await joinAs('Bob', 'leaving');
     await ada.waitForSelector('#people li:has-text("Bob")');

@@ -1,42 +1,23 @@
 // The local room's page in Chromium shows what a person needs to talk with the bot: its line marked while it is being
 // spoken, marked cut off when someone talked over it, and a recording badge while a bot records.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { launchChromium } from '../../bot-task/providers/daily/chromium';
 import { LocalRoomProvider } from '../../bot-task/providers/local-room';
-import { chromiumPath, requires, skipReason } from '../support/requirements';
-import { startRoomServer } from '../support/room-server';
+import { requires, skipReason } from '../support/requirements';
+import { roomPages } from '../support/room-page';
 
 const skip = skipReason(requires.chromium());
 
 describe.skipIf(skip)('local room page: speaking and recording', () => {
-  let browser: Browser;
-  let server: Awaited<ReturnType<typeof startRoomServer>>;
-  beforeAll(async () => {
-    browser = await launchChromium(chromiumPath);
-    server = await startRoomServer();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.stop();
-  });
-
-  async function joinAs(name: string, room: string): Promise<Page> {
-    const page = await (await browser.newContext()).newPage();
-    await page.goto(`${server.base}/rooms/${room}`);
-    await page.fill('#name', name);
-    await page.click('#joinForm button');
-    await page.waitForSelector('#call:not([hidden])');
-    return page;
-  }
+  const pages = roomPages();
+  const joinAs = pages.joinAs;
 
   it('marks the bot’s line while it speaks, and "(cut off)" when it was talked over', async () => {
-    server.rooms.createRoom('speaking', false);
+    pages.server.rooms.createRoom('speaking', false);
     const ada = await joinAs('Ada', 'speaking');
     // 40 ms a character: the first line takes about 2 s to say.
     const bot = await new LocalRoomProvider(40).join({
-      roomUrl: `${server.base}/rooms/speaking`,
+      roomUrl: `${pages.server.base}/rooms/speaking`,
       botName: 'Iris',
       videoMode: 'off',
       voice: 'Joanna',
@@ -62,10 +43,12 @@ describe.skipIf(skip)('local room page: speaking and recording', () => {
   });
 
   it('shows "● Recording" while a bot records, to people already there and to those who join later', async () => {
-    server.rooms.createRoom('recorded', false);
+    pages.server.rooms.createRoom('recorded', false);
     const ada = await joinAs('Ada', 'recorded');
     expect(await ada.isHidden('#rec')).toBe(true);
-    const ws = new WebSocket(`${server.base.replace('http', 'ws')}/rooms/recorded/ws?name=Iris&kind=bot`);
+    const ws = new WebSocket(
+      `${pages.server.base.replace('http', 'ws')}/rooms/recorded/ws?name=Iris&kind=bot`,
+    );
     await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
     ws.send(JSON.stringify({ type: 'listen', audio: true }));
     await ada.waitForSelector('#rec:not([hidden])');
