@@ -12,6 +12,7 @@ import type { TaskRunner } from '../../core/ports/task-runner';
 import { type ResultsMessage, sessionEnded, sessionFailed } from '../../core/results/messages';
 import { processResults, type ResultsDeps } from '../../core/results/process-results';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { requires, skipReason } from '../support/requirements';
 import { webmDuration, webmTone } from '../support/webm-audio';
 
 /** Records starts instead of spawning bot processes: the pieces are written straight to the store. */
@@ -46,7 +47,7 @@ function pieces(hz: number, seconds: number): Uint8Array[] {
 const recording = (botId: string, apiKey = key) =>
   stack.request('GET', `/api/bot/${botId}/recording`, { key: apiKey });
 
-describe('GET /api/bot/{bot_id}/recording', { timeout: 60_000 }, () => {
+describe.skipIf(skipReason(requires.ffmpeg()))('GET /api/bot/{bot_id}/recording', { timeout: 60_000 }, () => {
   it('409 while running; after the results stage one file, served by a signed link valid at most an hour', async () => {
     const botId = await startBot({ recording: { audio: true } });
     const running = await recording(botId);

@@ -1,7 +1,7 @@
-// What a test file needs from the machine beyond Node (Chromium, moto_server, cfn-lint, a container engine, espeak-ng),
-// and what happens where it is missing: the file's suites are skipped and the reason is printed, once per file. In CI
-// (CI=true) a tool .ci/run installs is not optional: its absence is a failing test that says what is missing, so a CI
-// machine without Chromium fails instead of passing with every browser test skipped.
+// What a test file needs from the machine beyond Node (Chromium, moto_server, cfn-lint, a container engine, espeak-ng,
+// ffmpeg), and what happens where it is missing: the file's suites are skipped and the reason is printed, once per
+// file. In CI (CI=true) a tool .ci/run installs is not optional: its absence is a failing test that says what is
+// missing, so a CI machine without Chromium fails instead of passing with every browser test skipped.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { it } from 'vitest';
@@ -51,6 +51,15 @@ const espeakNg = (): Requirement => ({
   ciHasIt: true,
 });
 
+const ffmpeg = (): Requirement => ({
+  needs: 'ffmpeg',
+  missing:
+    runs('ffmpeg', ['-version']) && runs('ffprobe', ['-version'])
+      ? undefined
+      : 'ffmpeg or ffprobe is not installed (apt-get install ffmpeg)',
+  ciHasIt: true,
+});
+
 /** Any other need: `missing` says why it is not met; `ciHasIt` false for what a clean clone in CI lacks. */
 const other = (needs: string, missing: string | undefined, ciHasIt = true): Requirement => ({
   needs,
@@ -59,7 +68,7 @@ const other = (needs: string, missing: string | undefined, ciHasIt = true): Requ
 });
 
 /** What a suite can need: `skipReason(requires.chromium(), requires.motoServer())`. */
-export const requires = { chromium, motoServer, espeakNg, other };
+export const requires = { chromium, motoServer, espeakNg, ffmpeg, other };
 
 const printed = new Set<string>();
 

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { concat } from '../../core/recording/ebml';
 import { planRecording, type RecorderSource, WebmFormatError } from '../../core/recording/webm';
 import { opusPacketMs } from '../../core/recording/webm-stream';
+import { requires, skipReason } from '../support/requirements';
 import { webmDuration, webmLoudness, webmTone } from '../support/webm-audio';
 
 /** A recorder's stream cut into pieces of `pieceBytes` (the whole stream as one piece by default). */
@@ -35,7 +36,7 @@ async function assembleRecording(streams: { startedAtMs: number; bytes: Uint8Arr
 const probe = (bytes: Uint8Array) => ({ duration: webmDuration(bytes), rms: webmLoudness(bytes, 0.5) });
 
 // ffmpeg runs take seconds on a loaded machine.
-describe('assembleRecording', { timeout: 30_000 }, () => {
+describe.skipIf(skipReason(requires.ffmpeg()))('assembleRecording', { timeout: 30_000 }, () => {
   it('one recorder: a playable file of its length', async () => {
     const out = await assembleRecording([{ startedAtMs: 0, bytes: webmTone(440, 3) }]);
     const { duration, rms } = probe(out.bytes);
