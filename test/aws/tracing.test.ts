@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { dependencyUnavailableLog } from '../../functions/http/http-route';
 import { nodeBundle } from '../../scripts/bundles';
 
@@ -84,11 +84,15 @@ describe('tracing in Lambda', () => {
       // retry (503 dependency_unavailable with Retry-After), in our error body.
       expect(result.result?.statusCode).toBe(503);
       expect(JSON.parse(String(result.result?.body)).error).toBe('dependency_unavailable');
-      const deadline = Date.now() + 5000;
-      while (!segments.some((s) => s.name === '## status') && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 50));
-      }
-      const invocation = segments.find((s) => s.name === '## status');
+      // The daemon gets the segments after the invocation has answered.
+      const invocation = await vi.waitFor(
+        () => {
+          const found = segments.find((s) => s.name === '## status');
+          if (!found) throw new Error(`no "## status" segment yet: ${JSON.stringify(segments)}`);
+          return found;
+        },
+        { timeout: 5000, interval: 50 },
+      );
       expect(invocation, JSON.stringify(segments)).toMatchObject({
         type: 'subsegment',
         trace_id: traceId,

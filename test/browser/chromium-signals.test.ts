@@ -14,6 +14,7 @@ describe.skipIf(skip)('launchChromium and signals', () => {
       const { launchChromium } = await import(${JSON.stringify(launcher)});
       const browser = await launchChromium(${JSON.stringify(chromiumPath)});
       process.on('SIGTERM', async () => {
+        // A moment in which Playwright's own SIGTERM handler would have closed the browser.
         await new Promise((r) => setTimeout(r, 300));
         console.log(browser.isConnected() ? 'still connected' : 'closed by the signal');
         await browser.close();

@@ -25,7 +25,7 @@ import { freePort } from '../support/free-port';
 import { recordingLogger } from '../support/recording-logger';
 import { chromiumPath, requires, skipReason } from '../support/requirements';
 import { toneSynthesizer } from '../support/tone-synthesizer';
-import { until } from '../support/until';
+import { elapse, quietFor, until } from '../support/until';
 import { webmLoudness } from '../support/webm-audio';
 import { dailyModulePage } from './daily-module-page';
 import type { StubScenario } from './daily-stub';
@@ -356,7 +356,8 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     const activity: RoomEvents['audio-activity'][] = [];
     heard.on('audio-activity', (a) => activity.push(a));
     await h.page().evaluate(() => window.__dailyStub!.transcribe('p-ann', 'Hello', false));
-    await new Promise((r) => setTimeout(r, 1800));
+    // Levels missing for longer than the fallback waits for them (1500 ms here).
+    await elapse(1800);
     await h.page().evaluate(() => {
       const s = window.__dailyStub!;
       s.transcribe('p-ann', 'Hello there, can', false);
@@ -372,7 +373,8 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     await h.page().evaluate(() => window.__dailyStub!.audioLevels({ 'p-ann': 0.5 }));
     await until(() => activity.length === 3);
     await h.page().evaluate(() => window.__dailyStub!.transcribe('p-ann', 'And now?', true));
-    await new Promise((r) => setTimeout(r, 200));
+    // No activity from transcription timing while levels come.
+    await quietFor(200);
     expect(activity).toHaveLength(3);
   });
 
@@ -390,7 +392,8 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
       for (let i = 0; i < 5; i++) s.audioLevels({ 'p-ann': 0.001 });
     });
     await until(() => levels === 1);
-    await new Promise((r) => setTimeout(r, 200));
+    // One report of quiet levels, not one per message.
+    await quietFor(200);
     expect(levels).toBe(1);
     expect(activity).toEqual([]);
   });
@@ -409,7 +412,8 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
       for (const level of [0.4, 0.4, 0.001, 0.4, 0.4]) s.audioLevels({ 'p-ann': level });
     });
     await until(() => activity.length === 2);
-    await new Promise((r) => setTimeout(r, 200));
+    // No third report.
+    await quietFor(200);
     expect(activity).toEqual([
       { participantId: 'p-ann', active: true },
       { participantId: 'p-ann', active: true },
@@ -465,7 +469,8 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
         },
       ]);
       // Past the moment the bot would have started its own.
-      await new Promise((r) => setTimeout(r, 1500));
+      // Past the moment the bot would have started its own.
+      await quietFor(1500);
       expect(await t.calls()).not.toContain('startTranscription');
       open = undefined;
       expect(await callsWhenLeaving(t.h.page(), t.conn)).not.toContain('stopTranscription');
@@ -515,7 +520,8 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
         ours: false,
       });
       const before = await starts();
-      await new Promise((r) => setTimeout(r, 900));
+      // No more retries.
+      await quietFor(900);
       expect(await starts()).toBe(before);
       expect(t.states).toHaveLength(running + 1);
       open = undefined;
@@ -542,7 +548,8 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     it('never answered: nothing reported (the bot’s own deadline ends it), and not started twice', async () => {
       const t = await transcribing({ transcription: 'silent' }, { transcription: { retryMs: 200 } });
       await until(async () => (await t.calls()).includes('startTranscription'));
-      await new Promise((r) => setTimeout(r, 800));
+      // Not started a second time, nothing reported.
+      await quietFor(800);
       expect(t.states).toEqual([]);
       expect((await t.calls()).filter((c) => c === 'startTranscription')).toHaveLength(1);
     });
@@ -571,7 +578,8 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
       expect(t.h.logs).toContain(
         'warn daily page transcription stopped by Ann, who stays in the room; not restarted',
       );
-      await new Promise((r) => setTimeout(r, 300));
+      // Not restarted.
+      await quietFor(300);
       expect((await t.calls()).filter((c) => c === 'startTranscription')).toHaveLength(1);
     });
 
@@ -718,7 +726,7 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     const disconnections = async () => {
       await until(() => seen.find((s) => s.event === 'disconnected'));
       // Events come through one binding in order; a second disconnection would be right behind the first.
-      await new Promise((r) => setTimeout(r, 200));
+      await quietFor(200);
       return seen.filter((s) => s.event === 'disconnected').map((s) => s.payload);
     };
     return { h, conn, seen, disconnections };
@@ -793,12 +801,14 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
 
     const pieces: { seq: number; bytes: Uint8Array }[] = [];
     const recording = await conn.record!({ pieceMs: 500, onPiece: (p) => pieces.push(p) });
-    await new Promise((r) => setTimeout(r, 1000));
+    // A second of the room recorded before Ann’s screen share speaks.
+    await elapse(1000);
     const wav = espeakWav('This is the video Ann shares with her screen.', 'en-us').toString('base64');
     const from = Date.now();
     await page.evaluate(([w]) => window.__dailyStub!.speak('p-ann', w!, 'screenAudio'), [wav]);
     const to = Date.now();
-    await new Promise((r) => setTimeout(r, 500));
+    // And half a second after.
+    await elapse(500);
     await recording.stop();
 
     const bytes = Buffer.concat(pieces.sort((a, b) => a.seq - b.seq).map((p) => p.bytes));
@@ -824,7 +834,8 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
       'info daily page network connection connected (signaling)',
       'info daily page network connection connected (sfu)',
     ]);
-    await new Promise((r) => setTimeout(r, 200));
+    // No disconnection follows.
+    await quietFor(200);
     expect(seen.filter((s) => s.event === 'disconnected')).toEqual([]);
   });
 
@@ -915,7 +926,8 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
 
     it('the join timeout ends at the lobby: a wait longer than timeoutMs is not cut short', async () => {
       const k = await knocking({ timeoutMs: 800, waitingRoomTimeoutMs: 30_000 });
-      await new Promise((r) => setTimeout(r, 1500));
+      // Longer than timeoutMs in the lobby.
+      await elapse(1500);
       await k.h.page().evaluate(() => window.__dailyStub!.admit());
       expect(await k.joining).toHaveProperty('selfId', 'bot-session');
     });

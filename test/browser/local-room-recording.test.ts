@@ -16,7 +16,7 @@ import { espeakWav } from '../support/espeak';
 import { startTestStack, type TestStack } from '../support/local-stack';
 import { chromiumPath, requires, skipReason } from '../support/requirements';
 import { startRoomServer } from '../support/room-server';
-import { until } from '../support/until';
+import { elapse, until } from '../support/until';
 
 const dir = mkdtempSync(join(tmpdir(), 'local-recording-'));
 
@@ -61,7 +61,7 @@ const loudness = (rms: number[], from: number, to: number) => {
   return part.reduce((a, b) => a + b, 0) / Math.max(1, part.length);
 };
 
-const skip = skipReason(requires.chromium(), requires.espeakNg());
+const skip = skipReason(requires.chromium(), requires.espeakNg(), requires.ffmpeg());
 
 describe.skipIf(skip)('local room recording through the local stack', () => {
   let stack: TestStack;
@@ -146,10 +146,12 @@ describe.skipIf(skip)('local room recording through the local stack', () => {
     const micOn = Date.now();
     await page.click('#audio');
     await page.waitForSelector('#audio[aria-pressed="true"]');
-    await new Promise((r) => setTimeout(r, 4500));
+    // The person speaks for 4.5 s.
+    await elapse(4500);
     await page.click('#audio');
     const micOff = Date.now();
-    await new Promise((r) => setTimeout(r, 1000));
+    // A second of quiet after.
+    await elapse(1000);
     // The person's audio is recorded, not transcribed: the bot did not speak while the microphone was on.
     expect(botSpeaking().length).toBe(botTalked.length);
 

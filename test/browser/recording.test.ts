@@ -16,6 +16,7 @@ import type { RoomConnection } from '../../core/ports/room-provider';
 import { finaliseRecording } from '../../core/recording/finalise';
 import { espeakSynthesizer, espeakWav } from '../support/espeak';
 import { requires, skipReason } from '../support/requirements';
+import { elapse } from '../support/until';
 import { webmDuration, webmLoudness } from '../support/webm-audio';
 import type { StubScenario } from './daily-stub';
 import { dailyStubModule } from './daily-stub-module';
@@ -85,7 +86,7 @@ const speechLevel = 300;
 const silenceBeforeNoticeMs = 1000;
 const silenceLevel = 60;
 
-const skip = skipReason(requires.chromium(), requires.espeakNg());
+const skip = skipReason(requires.chromium(), requires.espeakNg(), requires.ffmpeg());
 
 describe.skipIf(skip)('recording in Chromium (stubbed daily-js)', () => {
   it('records both participants and the bot, the notice first, as one playable file', async () => {
@@ -118,13 +119,14 @@ describe.skipIf(skip)('recording in Chromium (stubbed daily-js)', () => {
       const { alice, bob } = spoken();
       // A second of the room before the notice: the recorder's first moment can come 2 ms before the bot's first
       // word on a fast machine, leaving no window in which "nothing before the notice" could be checked.
-      await new Promise((r) => setTimeout(r, silenceBeforeNoticeMs));
+      await elapse(silenceBeforeNoticeMs);
       await timed('bot', () => room.speech.say('This meeting is being recorded.'));
-      await new Promise((r) => setTimeout(r, 1500));
+      // The speakers take turns, with a pause between them.
+      await elapse(1500);
       await timed('alice', () => speak(page(), 'alice', alice));
-      await new Promise((r) => setTimeout(r, 1500));
+      await elapse(1500);
       await timed('bob', () => speak(page(), 'bob', bob));
-      await new Promise((r) => setTimeout(r, 1000));
+      await elapse(1000);
       await uploader!.finish();
       const ended = Date.now();
 
@@ -181,7 +183,8 @@ describe.skipIf(skip)('recording in Chromium (stubbed daily-js)', () => {
     // The machine is lost: the browser dies mid-piece, its recorder never stopped.
     await first.page().context().browser()?.close();
     const lostAt = (Date.now() - started) / 1000;
-    await new Promise((r) => setTimeout(r, 2000));
+    // The replacement comes a while after the loss.
+    await elapse(2000);
 
     const second = provider(scenario);
     const room = await second.provider.join(joinOptions);
@@ -197,7 +200,8 @@ describe.skipIf(skip)('recording in Chromium (stubbed daily-js)', () => {
       });
       const resumedAt = (Date.now() - started) / 1000;
       await speak(second.page(), 'alice', bob);
-      await new Promise((r) => setTimeout(r, 500));
+      // A moment of the room after the last line.
+      await elapse(500);
       await uploader!.finish();
       const meeting = (Date.now() - started) / 1000;
 
