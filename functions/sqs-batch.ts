@@ -5,6 +5,11 @@
 // different bots are handled side by side (one bot's in order), so a batch of cold starts takes one RunTask budget,
 // not ten. A record is begun only while the invocation has `reserveMs` left: the rest go back as batch item failures,
 // never as a timeout that would return the whole batch after the visibility timeout.
+// Why not Powertools' batch processor (@aws-lambda-powertools/batch): its processors handle a standard batch's records
+// all at once or one after another and a FIFO batch's in order (skipGroupOnError only fails a group's later records),
+// but none begins records only while the invocation has time left for them, or runs different bots' records side by
+// side while keeping each bot's in order; those two are what this module is for, and they would sit around its
+// processor as much code again as they take here.
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import type { Outbox } from '../core/control/outbox';
 import { correlatedLog, correlatedQueue, correlationOf } from '../core/correlation';
