@@ -8,6 +8,7 @@
 
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coldClaimant } from '../../core/bots/session';
 import { requires, skipReason } from '../support/requirements';
@@ -58,6 +59,18 @@ describe.skipIf(skip)(
     let taskArn: string;
     let botId: string;
     let pooled: ReturnType<DeployedLife['runBotTask']>;
+
+    /** Until no message on the control queue is still delayed: every start_cold sent with a delay is due. */
+    const dueOnControlQueue = () =>
+      until(async () => {
+        const { Attributes: a = {} } = await life.sqs.send(
+          new GetQueueAttributesCommand({
+            QueueUrl: life.stack.queues.control.url,
+            AttributeNames: ['ApproximateNumberOfMessagesDelayed'],
+          }),
+        );
+        return a.ApproximateNumberOfMessagesDelayed === '0';
+      }, 30_000);
 
     beforeAll(async () => {
       life = await startDeployedLife();
@@ -146,7 +159,7 @@ describe.skipIf(skip)(
       const event = await life.throughRule('TaskStopped', [stopped(taskArn, 137)]);
       expect(await life.host.invoke(life.fn('TaskStopped'), event)).toEqual({ outcome: 'falling_back' });
       // The join's own fallback is due after 2 s: both start_cold requests are drained, one task starts.
-      await new Promise((r) => setTimeout(r, 2_500));
+      await dueOnControlQueue();
       const before = life.proxy.calls.length;
       expect(await life.control()).toBe(2);
       const runs = life.callsOf('RunTask', before);
@@ -170,7 +183,7 @@ describe.skipIf(skip)(
     async function unclaimedJoin(hook: string): Promise<string> {
       const res = await life.api('POST', '/api/bot/join', { body: life.joinBody(hook) });
       expect(res.statusCode, res.body).toBe(201);
-      await new Promise((r) => setTimeout(r, 2_500));
+      await dueOnControlQueue();
       return String(res.json.bot_id);
     }
 
@@ -206,12 +219,8 @@ describe.skipIf(skip)(
       expect(await life.botEvents()).toBe(0);
       // The re-queued start, once its delay passed: RunTask answers now, and the task is recorded on the session.
       const served = life.proxy.calls.length;
-      let handled = 0;
-      for (let i = 0; i < 25 && handled === 0; i++) {
-        handled = await life.control();
-        if (handled === 0) await new Promise((r) => setTimeout(r, 1000));
-      }
-      expect(handled).toBe(1);
+      await dueOnControlQueue();
+      expect(await life.control()).toBe(1);
       expect(life.callsOf('RunTask', served).length).toBe(1);
       const session = await life.operator.stores.sessions.get(id);
       expect(session?.status).toBe('running');
