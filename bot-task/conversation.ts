@@ -11,7 +11,6 @@ import type { SessionWarning } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
 import type { Config } from '../core/config';
 import { turnContextOf } from '../core/conversation/answer-completeness';
-import { cutOff } from '../core/conversation/cut-off';
 import {
   endingOf,
   endOfTurnWaitMs,
@@ -22,10 +21,11 @@ import { LocalConversationEngine } from '../core/engines/rules/conversation/loca
 import { isAcknowledgement } from '../core/engines/rules/insights/text';
 import type { Logger } from '../core/log';
 import { metrics } from '../core/metrics';
-import { type ConversationEngine, replyPieces, type SpokenPiece } from '../core/ports/conversation-engine';
+import type { ConversationEngine } from '../core/ports/conversation-engine';
 import type { RoomConnection, RoomEvents } from '../core/ports/room-provider';
-import type { SpeechOutcome } from '../core/ports/speech';
 import { backoffMs } from '../core/retry';
+import { BotVoice, describe } from './bot-voice';
+import { Gate, type PendingTurn, wordsOf } from './held-reply';
 
 /** Said once when the model fails, while the bot retries: the people in the room hear that it is still there. */
 export const holdingLine = 'Sorry, give me a moment.';
@@ -125,8 +125,6 @@ const resilienceDefaults = { maxModelFailures: 3, retryBackoffMs: 1_000, speechR
 type TurnKind = 'greet' | 'reply';
 
 export class ConversationController {
-  /** What the bot itself said (its own words, not the room's transcription of them). */
-  private readonly spoken: Utterance[] = [];
   /** The reply started for what a participant said, held until their silence is long enough (or dropped). */
   private pending: PendingTurn | undefined;
   /** Waits for an interim transcript to stay unchanged (speculativeStartMs). */
@@ -134,8 +132,6 @@ export class ConversationController {
   /** Interim words not yet final, shown to the engine as the participant's line by a reply started on them. */
   private provisional: Utterance | undefined;
   private readonly turnTaking: TurnTakingSettings;
-  private speaking = false;
-  private interrupted = false;
   private stopped = false;
   private turn: Promise<void> = Promise.resolve();
   /** How many of the participants' lines had been heard when a reply was last asked of an engine. */
@@ -155,11 +151,11 @@ export class ConversationController {
   private modelFailures = 0;
   /** The model failed too often: the fallback engine speaks for the rest of the session. */
   private onFallbackEngine = false;
-  /** The voice failed: the bot's lines go out as text for the rest of the session. */
-  private textOnly = false;
   /** Pending backoff waits, ended at once by stop(). */
   private readonly waits = new Set<() => void>();
   private readonly fallbackEngine: ConversationEngine;
+  /** The bot's voice: its lines, spoken or (after the voice failed) written. */
+  private readonly voice: BotVoice;
   private readonly resilience: typeof resilienceDefaults;
 
   constructor(
@@ -174,7 +170,13 @@ export class ConversationController {
     this.fallbackEngine = fallbacks.engine ?? new LocalConversationEngine();
     const inForce = new Set(fallbacks.inForce?.map((w) => w.code));
     this.onFallbackEngine = inForce.has('conversation_model_fallback');
-    this.textOnly = inForce.has('speech_fallback');
+    this.voice = new BotVoice(room, settings.botName, log, {
+      speechRetryDelayMs: settings.speechRetryDelayMs ?? resilienceDefaults.speechRetryDelayMs,
+      textOnly: inForce.has('speech_fallback'),
+      isStopped: () => this.stopped,
+      wait: (ms) => this.wait(ms),
+      ...(fallbacks.onWarning && { onWarning: fallbacks.onWarning }),
+    });
     const rule = { ...turnTakingDefaults, ...settings.turnTaking };
     // A finished sentence never waits longer than unclear words, words that go on never shorter.
     this.turnTaking = {
@@ -201,7 +203,7 @@ export class ConversationController {
     });
     this.room.on('audio-activity', (a) => {
       if (a.participantId === this.room.selfId || !a.active || this.stopped) return;
-      if (this.speaking && !this.wordlessAudio)
+      if (this.voice.speaking && !this.wordlessAudio)
         this.wordlessAudio = setTimeout(() => {
           this.wordlessAudio = undefined;
           this.bargeIn();
@@ -331,10 +333,7 @@ export class ConversationController {
   private bargeIn(): void {
     clearTimeout(this.wordlessAudio);
     this.wordlessAudio = undefined;
-    if (!this.speaking) return;
-    this.interrupted = true;
-    this.room.speech.stop();
-    this.log.info('barge-in: stopped speaking');
+    if (this.voice.interrupt()) this.log.info('barge-in: stopped speaking');
   }
 
   /**
@@ -347,7 +346,7 @@ export class ConversationController {
     const earlier = (u: Utterance) => !u.is_bot || (u.started_at < this.startedAt && u.text !== holdingLine);
     // Interim words a reply was started on count as said (the final words, when they come, are the same).
     const provisional = this.provisional ? [this.provisional] : [];
-    const transcript = [...this.heard().filter(earlier), ...this.spoken, ...provisional].sort((a, b) =>
+    const transcript = [...this.heard().filter(earlier), ...this.voice.spoken, ...provisional].sort((a, b) =>
       a.started_at < b.started_at ? -1 : a.started_at > b.started_at ? 1 : 0,
     );
     return {
@@ -394,7 +393,7 @@ export class ConversationController {
       const repliedBefore = this.repliedUpTo;
       if (kind === 'reply') this.repliedUpTo = this.participantLines();
       try {
-        const heard = await this.speak(() => engine[kind](this.context()), gate);
+        const heard = await this.voice.speak(() => engine[kind](this.context()), gate);
         // The apology of a replacement's opening is said once; its later turns are ordinary replies.
         if (kind === 'greet') this.rejoining = false;
         // Dropped unheard: it answered nothing, and what the person goes on to say is answered instead.
@@ -433,12 +432,7 @@ export class ConversationController {
         const waited = this.wait(delayMs);
         // A held reply waits for its release before the room hears anything of it, the holding line included.
         if (gate && !(await gate.opened)) return;
-        if (failures === 1) {
-          this.interrupted = false;
-          this.speaking = true;
-          await this.voice(holdingLine);
-          this.speaking = false;
-        }
+        if (failures === 1) await this.voice.sayAside(holdingLine);
         await waited;
       }
     }
@@ -452,165 +446,12 @@ export class ConversationController {
     const notice = this.settings.notice;
     if (!notice || this.noticeGiven || this.stopped) return;
     this.noticeGiven = true;
-    this.interrupted = false;
-    await this.speak(async function* () {
+    await this.voice.speak(async function* () {
       yield notice;
     });
     // In text-only mode the line above was already posted as text.
-    if (this.textOnly || !this.room.post) return;
+    if (this.voice.textOnly || !this.room.post) return;
     await this.room.post(notice).catch((err) => this.log.warn('the notice could not be posted', { err }));
-  }
-
-  /**
-   * Speaks what the engine produces, sentence by sentence, the first sentence's opening clause on its own as soon as
-   * it is written (replyPieces). Each piece is handed to the voice as soon as the model has written it, held until the
-   * piece before has been heard: the voice synthesizes line N+1 while line N plays, so the reply has no gap between
-   * its lines, and a piece whose line before was cut off (barge-in) is dropped unheard with its prepared audio. With
-   * a `gate` the first piece is prepared at once and heard only when the gate opens; a gate cancelled first drops the
-   * reply unheard (and stops the engine). Returns whether anything of it was heard or written.
-   */
-  private async speak(produce: () => AsyncIterable<string>, gate?: Gate): Promise<boolean> {
-    if (this.stopped) return false;
-    this.interrupted = false;
-    const pieces = replyPieces(produce())[Symbol.asyncIterator]();
-    let heard = false;
-    /** The piece being heard (or held), while the next is read from the model and prepared. */
-    let current: Voiced | undefined;
-    /** The last piece that started to be heard: `speaking` holds until it ends. */
-    let latest: Voiced | undefined;
-    /** An opening clause held back to go out with the rest of its sentence (text only). */
-    let carry: string | undefined;
-    /** The piece's line was heard to its end; otherwise (cut off, dropped) the reply ends, its line marked cut off. */
-    const heardOut = async (piece: Voiced): Promise<boolean> => {
-      const outcome = await piece.outcome;
-      if (piece.heard && outcome === 'done') return true;
-      if (outcome === 'interrupted' && this.spoken.includes(piece.line))
-        // Talked over: the engine must not take the words said over it as the answer to this line.
-        piece.line.text = cutOff(piece.line.text);
-      return false;
-    };
-    try {
-      for (;;) {
-        // While the piece before plays, the next is read from the model. A held reply whose person goes on is
-        // dropped while the model is still thinking, not after; a piece cut off meanwhile ends the reply.
-        const next = await Promise.race([
-          pieces.next(),
-          ...(gate ? [gate.dropped] : []),
-          ...(current ? [current.outcome.then((o) => (o === 'interrupted' ? cut : never))] : []),
-        ]).catch(async (err: unknown) => {
-          // The model failed mid-reply: the line already playing is heard out before the turn is retried (and
-          // before its holding line), never talked over by the bot itself.
-          if (current) await heardOut(current);
-          throw err;
-        });
-        if (next === dropped) break;
-        if (next === cut) {
-          await heardOut(current!);
-          break;
-        }
-        if (this.stopped || this.interrupted) break;
-        // Text only: an opening clause would be a chat message of its own; it goes out with the rest of its sentence.
-        let piece: SpokenPiece | undefined = next.done ? undefined : next.value;
-        if (carry !== undefined) {
-          piece = { text: piece ? `${carry} ${piece.text}` : carry };
-          carry = undefined;
-        }
-        if (!piece) break;
-        if (piece.continues && this.textOnly) {
-          carry = piece.text;
-          continue;
-        }
-        const before = current;
-        // The first piece waits for the gate; each later one for the one before it to have been heard.
-        const startWhen = before
-          ? before.outcome.then((o) => o === 'done' && before.heard && !this.stopped && !this.interrupted)
-          : gate
-            ? gate.opened
-            : undefined;
-        // An opening clause and the rest of its sentence are one line of the bot's (what the engine reads).
-        const joined = before?.piece.continues ? before.line : undefined;
-        const line: Utterance = joined ?? {
-          speaker: this.settings.botName,
-          participant_id: this.room.selfId,
-          started_at: new Date().toISOString(),
-          text: piece.text,
-          is_bot: true,
-        };
-        const voiced: Voiced = { piece, line, heard: false, outcome: Promise.resolve('done') };
-        const say = () => {
-          this.speaking = true;
-          latest = voiced;
-          voiced.heard = true;
-          heard = true;
-          if (joined) {
-            line.text = `${line.text} ${voiced.piece.text}`;
-            return;
-          }
-          line.started_at = new Date().toISOString();
-          this.spoken.push(line);
-        };
-        if (startWhen) void startWhen.then((go) => go && !this.stopped && say());
-        else say();
-        voiced.outcome = this.voice(piece.text, startWhen, piece.continues);
-        void voiced.outcome.then(() => {
-          if (latest === voiced) this.speaking = false;
-        });
-        current = voiced;
-        // The piece before is heard out while this one is prepared.
-        if (before && !(await heardOut(before))) break;
-      }
-      if (current) await heardOut(current);
-    } finally {
-      this.speaking = false;
-      // Not awaited: a model still thinking ends its stream when it next answers (the engine aborts it then).
-      void pieces.return?.(undefined).catch(() => {});
-    }
-    return heard;
-  }
-
-  /**
-   * Gets one piece to the room, never throwing: spoken, or (the voice failed twice on it, or earlier in the
-   * session) sent as text, which the room's transcript holds as the bot's line. A piece prepared while the one before
-   * plays goes out as text too when the voice fails on that one meanwhile.
-   */
-  private async voice(text: string, startWhen?: Promise<boolean>, continues?: true): Promise<SpeechOutcome> {
-    for (let attempt = 1; !this.textOnly; attempt++) {
-      const go = startWhen?.then((ok) => ok && !this.textOnly);
-      const options = { ...(go && { startWhen: go }), ...(continues && { continues }) };
-      try {
-        const outcome = await this.room.speech.say(text, go || continues ? options : undefined);
-        if (outcome === 'interrupted' && this.textOnly && startWhen && (await startWhen)) break;
-        return outcome;
-      } catch (err) {
-        if (this.stopped || this.interrupted) return 'interrupted';
-        if (this.textOnly) break;
-        const reason = describe(err);
-        if (attempt === 1) {
-          metrics.speechFailed('retried');
-          this.log.warn('the voice could not speak a line; retrying it once', {
-            delay_ms: this.resilience.speechRetryDelayMs,
-            err: reason,
-          });
-          await this.wait(this.resilience.speechRetryDelayMs);
-          if (this.stopped) return 'interrupted';
-          continue;
-        }
-        this.textOnly = true;
-        metrics.speechFailed('text_only');
-        this.log.warn('the voice failed twice on a line; the bot goes on in text only', { err: reason });
-        this.fallbacks.onWarning?.({
-          code: 'speech_fallback',
-          message: `The bot's voice failed twice on one line (${reason}); it went on in text only, its lines sent as chat messages in the room.`,
-        });
-      }
-    }
-    if (startWhen && !(await startWhen)) return 'interrupted';
-    try {
-      await this.room.speech.write(text);
-    } catch (err) {
-      this.log.error('could not send a line as text either; the room did not get it', { err: describe(err) });
-    }
-    return 'done';
   }
 
   /** A backoff that stop() cuts short. */
@@ -625,76 +466,6 @@ export class ConversationController {
       this.waits.add(end);
     });
   }
-}
-
-/** What Gate.dropped resolves to. */
-const dropped = Symbol('dropped');
-/** A piece of the reply was cut off while the next was awaited. */
-const cut = Symbol('cut');
-const never = new Promise<never>(() => {});
-
-/** A piece of a reply handed to the voice. */
-interface Voiced {
-  piece: SpokenPiece;
-  /** The bot's line it belongs to (an opening clause and the rest of its sentence share one). */
-  line: Utterance;
-  /** It started to be heard. */
-  heard: boolean;
-  outcome: Promise<SpeechOutcome>;
-}
-
-/** Opens once a held reply may be heard, or is cancelled (then it never is). */
-class Gate {
-  state: 'waiting' | 'open' | 'cancelled' = 'waiting';
-  /** true once opened, false once cancelled. */
-  readonly opened: Promise<boolean>;
-  /** Resolves only when cancelled. */
-  readonly dropped: Promise<typeof dropped>;
-  private settle: (go: boolean) => void = () => {};
-
-  constructor() {
-    this.opened = new Promise((resolve) => {
-      this.settle = resolve;
-    });
-    this.dropped = this.opened.then((go) => (go ? new Promise<never>(() => {}) : dropped));
-  }
-
-  open(): boolean {
-    if (this.state !== 'waiting') return false;
-    this.state = 'open';
-    this.settle(true);
-    return true;
-  }
-
-  cancel(): boolean {
-    if (this.state !== 'waiting') return false;
-    this.state = 'cancelled';
-    this.settle(false);
-    return true;
-  }
-}
-
-/** A reply started for a participant's words and held until their silence is long enough. */
-interface PendingTurn {
-  /** The words it answers (wordsOf): other words drop it. */
-  words: string;
-  gate: Gate;
-  /** When it may be heard: set by the final words (their end-of-turn wait). */
-  releaseAt?: number;
-  /** Not before this (someone's audio was active meanwhile). */
-  notBefore: number;
-  timer?: NodeJS.Timeout;
-}
-
-/** The words of a transcript, without case or punctuation: a final that only adds a period is the same words. */
-function wordsOf(text: string): string {
-  return (text.toLowerCase().match(/[\p{L}\p{N}']+/gu) ?? []).join(' ');
-}
-
-/** A failure in a few words for logs and warnings (the vendor's error name and message, bounded). */
-function describe(err: unknown): string {
-  const text = (err instanceof Error ? err.message || err.name : String(err)).replace(/\.$/, '');
-  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
 }
 
 /** The engine's error code (ConversationError's model_throttled, model_error, model_timeout) as a metric dimension. */
