@@ -269,6 +269,31 @@ describe('Bedrock conversation engine: the request', () => {
     expect(systemText(plain!)).toMatch(/No specific instructions/);
   });
 
+  it('a replacement’s greet() asks for one apology and the conversation taken up where it stands, not a new greeting', async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('greeting'));
+    const e = engine({ maxTokens: 200, temperature: 0.2 });
+    const asked = { ...line('Could you tell me about your last project?'), speaker: 'Ava', is_bot: true };
+    await collect(e.greet({ ...ctx([asked, line('A billing system.')]), rejoining: true }));
+    const [request] = calls();
+    const system = systemText(request!);
+    expect(system).toMatch(/lost your connection to the call for a moment and have just rejoined/);
+    expect(system).toMatch(/apologise once/);
+    expect(system).toMatch(/Do not greet or introduce yourself again/);
+    expect(system).not.toMatch(/introduce yourself as Ava\./);
+    expect(textOf(request!.messages!.at(-1)!)).toMatch(
+      /\(You have just rejoined the call\. Say your line now\.\)$/,
+    );
+  });
+
+  it('takes words said over its question as the answer when they answer it, and never asks to be let finish', async () => {
+    bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('greeting'));
+    await collect(engine().reply(ctx([line('A billing system.')])));
+    const system = systemText(calls()[0]!);
+    expect(system).toMatch(/People often answer before a question is finished/);
+    expect(system).toMatch(/Never ask anyone to let you finish/);
+    expect(system).toMatch(/Short acknowledgements \("sure", "okay", "mm-hmm"\) are not answers/);
+  });
+
   it('keeps only the most recent lines of a long meeting within maxContextChars, starting with a user turn', async () => {
     bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('reply'));
     const transcript: Utterance[] = [];
