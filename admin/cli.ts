@@ -79,7 +79,7 @@ const commands: Record<string, Command> = {
       return async ({ deliveries }, config, sqsFor) => {
         if (!config.DELIVERY_QUEUE_URL || !config.DELIVERY_DLQ_URL) {
           throw new NotFoundError(
-            'no delivery queues: start the local stack (npm start), or set DELIVERY_QUEUE_URL and DELIVERY_DLQ_URL with --aws',
+            'no delivery queues: start the local stack (npm start), or with --aws set QUEUE_URLS to {"DELIVERY_QUEUE_URL":…,"DELIVERY_DLQ_URL":…}',
           );
         }
         const { redriven, skipped } = await redriveDeliveries(

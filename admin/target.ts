@@ -28,8 +28,9 @@ export class NoDatabaseError extends Error {}
 
 export async function openTarget(options: { aws: boolean; mayCreate: boolean }): Promise<Target> {
   const env = process.env;
+  // The CLI's own choice of database, as DATA_DIR is; the service reads it from LOCAL_STACK.
   if (env.DYNAMODB_ENDPOINT) {
-    const config = loadConfig(env);
+    const config = loadConfig(env, { DYNAMODB_ENDPOINT: env.DYNAMODB_ENDPOINT });
     return connect(config, true, `table ${config.TABLE_NAME} at DYNAMODB_ENDPOINT ${env.DYNAMODB_ENDPOINT}`);
   }
   // AWS: the CDK stack owns the table, so it is never created from here.
@@ -42,8 +43,7 @@ export async function openTarget(options: { aws: boolean; mayCreate: boolean }):
   const running = runningStack(dataDir);
   if (running) {
     return connect(
-      loadConfig({
-        ...env,
+      loadConfig(env, {
         DYNAMODB_ENDPOINT: running.dynamodb_endpoint,
         SQS_ENDPOINT: running.sqs_endpoint,
         DELIVERY_QUEUE_URL: running.delivery_queue_url,
@@ -69,11 +69,7 @@ export async function openTarget(options: { aws: boolean; mayCreate: boolean }):
   const dynamo = await startDynalite({ path: databaseDir });
   try {
     const target = await connect(
-      loadConfig({
-        RECORDINGS_DIR: join(dataDir, 'recordings'),
-        ...env,
-        DYNAMODB_ENDPOINT: dynamo.endpoint,
-      }),
+      loadConfig(env, { RECORDINGS_DIR: join(dataDir, 'recordings'), DYNAMODB_ENDPOINT: dynamo.endpoint }),
       true,
       `the database of DATA_DIR ${dataDir} (no local stack runs on it)`,
     );

@@ -21,11 +21,34 @@ export const list = (def = '') =>
         .filter(Boolean),
     );
 export const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
-/** A boolean tunable, given in JSON as true/false or as a setting's string. */
-const flag = (def: boolean) =>
+/** A boolean, given in JSON as true/false or as a string ('true', '1', 'false', '0'). */
+export const flag = (def: boolean) =>
   z.preprocess((v) => (typeof v === 'boolean' ? String(v) : v), bool(def ? 'true' : 'false'));
 
 export const tunablesSchema = z.object({
+  /** Credits placed on hold by a join; below it the join is refused with 402. */
+  JOIN_HOLD_CREDITS: int(1, 0),
+  /** Bots one account may run at once; a join beyond it gets 429 rate_limited. */
+  MAX_RUNNING_BOTS_PER_ACCOUNT: int(100, 1),
+  /** Daily's REST API (a test's stand-in). */
+  DAILY_API_URL: z.url().default('https://api.daily.co/v1'),
+  /**
+   * Turn-taking (core/conversation/turn-taking.ts, docs/voice-latency.md): the silence after a participant's final
+   * words before the bot's reply is heard when the words neither clearly end a sentence nor clearly go on (no sentence
+   * mark); with END_OF_TURN_MODE=fixed, after any words.
+   */
+  END_OF_TURN_SILENCE_MS: int(700, 0),
+  /** The silence after words that end a sentence ("…in Berlin.", "Why?"); at most END_OF_TURN_SILENCE_MS. */
+  END_OF_TURN_COMPLETE_MS: int(250, 0),
+  /** The silence after words that cannot end one ("and", "the", "um", a trailing comma); at least END_OF_TURN_SILENCE_MS. */
+  END_OF_TURN_INCOMPLETE_MS: int(1_500, 0),
+  /**
+   * An interim transcript that ends a sentence and stays unchanged this long starts the reply before the final words
+   * come (the audio still waits for them and the silence above); dropped unheard if the person goes on.
+   */
+  SPECULATIVE_START_STABLE_MS: int(0, 0),
+  /** Starting replies on stable interim transcripts (above); off: replies start on final words (still held). */
+  SPECULATIVE_START: flag(true),
   /** How long a recording's download link is valid, in seconds (at most an hour). */
   RECORDING_LINK_TTL_SECONDS: int(3_600, 60).pipe(z.number().max(3_600)),
   /** How often the bot uploads a piece of its recording while the meeting runs: what a lost task can lose at most. */
@@ -171,5 +194,3 @@ export const tunablesSchema = z.object({
 });
 
 export type Tunables = z.infer<typeof tunablesSchema>;
-
-export const tunableNames: ReadonlySet<string> = new Set(Object.keys(tunablesSchema.shape));

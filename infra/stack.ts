@@ -8,6 +8,7 @@ import { ControlPlane } from './constructs/control-plane';
 import { Dashboard } from './constructs/dashboard';
 import { BotData } from './constructs/data';
 import { Delivery } from './constructs/delivery';
+import { addEnvironment } from './constructs/environment';
 import { Operations } from './constructs/operations';
 import { Recordings } from './constructs/recordings';
 import { applyNagSuppressions } from './nag-suppressions';
@@ -57,48 +58,40 @@ export class MeetingBotStack extends Stack {
     });
     // A lost bot's replacement and the warm pool's cold fallback are ECS tasks the control function starts.
     const control = this.controlPlane.function;
-    for (const [name, value] of Object.entries(this.runtime.runnerEnvironment())) {
-      control.function.addEnvironment(name, value);
-    }
+    control.addEnvironment(this.runtime.runnerEnvironment());
     this.runtime.grantRunTask(control.role);
     // The results stage hands bot.done and session_complete to the bot's ordered events.
     const results = this.delivery.resultsFunction;
-    for (const [name, value] of Object.entries(this.controlPlane.environment(['botEvents']))) {
-      results.function.addEnvironment(name, value);
-    }
+    results.addEnvironment(this.controlPlane.environment(['botEvents']));
     this.controlPlane.grantSend(results.role, ['botEvents']);
     // A recorded session's second step, the recording's assembly, is a message of its own on the results queue.
-    results.function.addEnvironment('RESULTS_QUEUE_URL', this.delivery.resultsQueue.queueUrl);
+    results.addEnvironment({ RESULTS_QUEUE_URL: this.delivery.resultsQueue.queueUrl });
     this.delivery.resultsQueue.grantSendMessages(results.role);
     // Recordings: the bot uploads pieces, the results stage assembles them, the status function signs downloads.
     const recordingsEnv = this.recordings.environment();
-    for (const [name, value] of Object.entries(recordingsEnv)) {
-      this.runtime.container.addEnvironment(name, value);
-      results.function.addEnvironment(name, value);
-    }
+    addEnvironment(this.runtime.container, recordingsEnv);
+    results.addEnvironment(recordingsEnv);
     this.recordings.grantUploadPieces(this.runtime.taskDefinition.taskRole);
     this.recordings.grantAssemble(results.role);
     this.api = new Api(this, 'Api', { settings, data: this.data, runtime: this.runtime });
     const status = this.api.functions.get('status');
     if (status) {
-      for (const [name, value] of Object.entries(recordingsEnv)) status.function.addEnvironment(name, value);
+      status.addEnvironment(recordingsEnv);
       this.recordings.grantReadFile(status.role);
     }
     const join = this.api.functions.get('join');
     if (join && settings.maxBots > 0) {
       // The join counts the cluster's tasks (one DescribeClusters, cached per instance) against the maximum.
-      join.function.addEnvironment('MAX_BOTS', String(settings.maxBots));
+      join.addEnvironment({ MAX_BOTS: String(settings.maxBots) });
       this.runtime.grantDescribeCluster(join.role);
     }
     // The data deletion tells the bot's webhook (bot.data_deleted) through the bot's ordered events.
     const dataFn = this.api.functions.get('data');
     if (dataFn) {
-      for (const [name, value] of Object.entries(this.controlPlane.environment(['botEvents']))) {
-        dataFn.function.addEnvironment(name, value);
-      }
+      dataFn.addEnvironment(this.controlPlane.environment(['botEvents']));
       this.controlPlane.grantSend(dataFn.role, ['botEvents']);
       // It deletes the recording's objects with the rest of the meeting's content.
-      for (const [name, value] of Object.entries(recordingsEnv)) dataFn.function.addEnvironment(name, value);
+      dataFn.addEnvironment(recordingsEnv);
       this.recordings.grantDelete(dataFn.role);
     }
     if (settings.botPoolSize > 0) {
@@ -108,7 +101,7 @@ export class MeetingBotStack extends Stack {
       // The control plane's cold fallback withdraws the offer it took over (sessions-store.ts claim).
       this.data.grantItems(control.role, ['dynamodb:DeleteItem']);
     } else {
-      join?.function.addEnvironment('BOT_POOL_SIZE', '0');
+      join?.addEnvironment({ BOT_POOL_SIZE: '0' });
     }
     this.operations = new Operations(this, 'Operations', {
       settings,
@@ -120,9 +113,7 @@ export class MeetingBotStack extends Stack {
       pool: this.pool,
     });
     // The retention sweep deletes recordings with the rest of a meeting's content.
-    for (const [name, value] of Object.entries(recordingsEnv)) {
-      this.operations.sweeper.function.addEnvironment(name, value);
-    }
+    this.operations.sweeper.addEnvironment(recordingsEnv);
     this.recordings.grantDelete(this.operations.sweeper.role);
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
@@ -141,11 +132,11 @@ export class MeetingBotStack extends Stack {
     });
     new CfnOutput(this, 'DeliveryQueueUrl', {
       value: this.delivery.deliveryQueue.queueUrl,
-      description: 'DELIVERY_QUEUE_URL for the admin CLI (deliveries redrive --aws)',
+      description: 'DELIVERY_QUEUE_URL of QUEUE_URLS for the admin CLI (deliveries redrive --aws)',
     });
     new CfnOutput(this, 'DeliveryDlqUrl', {
       value: this.delivery.deliveryDlq.queueUrl,
-      description: 'DELIVERY_DLQ_URL for the admin CLI (deliveries redrive --aws)',
+      description: 'DELIVERY_DLQ_URL of QUEUE_URLS for the admin CLI (deliveries redrive --aws)',
     });
     new CfnOutput(this, 'RecordingsBucketName', {
       value: this.recordings.bucket.bucketName,

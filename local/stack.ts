@@ -12,13 +12,12 @@ import { reconcileHolds, reconcileSettings } from '../core/bots/reconcile-holds'
 import { runScheduler } from '../core/bots/scheduled-joins';
 import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
-import { type Config, loadConfig } from '../core/config';
+import { type Config, type Group, groupNames, loadConfig } from '../core/config';
 import type { Outbox, OutboxMessage } from '../core/control/outbox';
 import { finishPendingDeletions, sweepDeletionBudgetMs } from '../core/data/delete-meeting-data';
 import { retentionDeadline, sweepRetention } from '../core/data/retention';
 import type { ServiceDeps } from '../core/deps';
 import { createLogger, type Logger } from '../core/log';
-import { tunableNames } from '../core/tunables';
 import { makeControlHandler } from '../functions/control/handler';
 import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
@@ -40,7 +39,10 @@ export interface LocalStackOptions {
   port?: number;
   /** Where dynalite's files and bot logs live; null keeps the database in memory (tests). */
   dataDir?: string | null;
-  /** Settings on top of the local defaults and the process environment; tests may name tunables here too. */
+  /**
+   * Settings on top of the local defaults and the process environment; tests may name tunables and the names of
+   * LOCAL_STACK here too.
+   */
   env?: Record<string, string>;
   /** Create (first start) or reuse the dev account and print its key. */
   devAccount?: boolean;
@@ -110,38 +112,52 @@ function botContainer(config: Config): BotContainer | undefined {
 
 /** What local mode changes from the AWS defaults. */
 const localDefaults: Record<string, string> = {
-  ALLOW_INSECURE_WEBHOOKS: 'true',
-  ALLOW_LOCAL_ROOMS: 'true',
   AWS_REGION: 'local',
   // One warm bot process, so `npm start` shows the pool's join time; BOT_POOL_SIZE=0 turns it off.
   BOT_POOL_SIZE: '1',
-  // Its pooled bots expect local rooms (npm start's demo room); BOT_POOL_PROVIDER=daily warms Chromium instead.
-  BOT_POOL_PROVIDER: 'local',
   // Node 20 is supported locally; the SDK's notice about its future Node 22 floor is noise here.
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
 };
 
-/** What local mode changes from the tunables' defaults. */
-const localTunables = {
-  // A bot process starts in a second or two here (no image pull, no Fargate placement): a scheduled session's task
-  // starts 15 s before join_at rather than the AWS default's 90 s.
-  SCHEDULE_COLD_LEAD_MS: 15_000,
+/** Under each JSON variable (core/config.ts), what local mode changes from its defaults. */
+const localGroups: Partial<Record<Group, Record<string, unknown>>> = {
+  LOCAL_STACK: {
+    ALLOW_INSECURE_WEBHOOKS: true,
+    ALLOW_LOCAL_ROOMS: true,
+    // Its pooled bots expect local rooms (npm start's demo room); BOT_POOL_PROVIDER=daily warms Chromium instead.
+    BOT_POOL_PROVIDER: 'local',
+  },
+  MEETING_BOT_TEST_TUNABLES: {
+    // A bot process starts in a second or two here (no image pull, no Fargate placement): a scheduled session's
+    // task starts 15 s before join_at rather than the AWS default's 90 s.
+    SCHEDULE_COLD_LEAD_MS: 15_000,
+  },
 };
 
 /**
- * The stack's environment with the tunables a test named in its `env` option moved into MEETING_BOT_TEST_TUNABLES
- * (over the local ones and any given there), the one way they reach this process's config and its bots.
+ * The stack's environment with each JSON variable of core/config.ts filled in, the one way its names reach this
+ * process's config and its bots: the local defaults, over them the variable as given, then the names given one by one
+ * (a local-stack name such as BOT_RUNNER from the environment or the `env` option; a tunable only from the option, a
+ * test's), then `own`, what this stack sets itself (its endpoints and queues).
  */
-function withTunables(env: Record<string, string | undefined>, given: Record<string, string> = {}) {
-  const named = Object.entries(given).filter(([k]) => tunableNames.has(k));
-  const tunables = {
-    ...localTunables,
-    ...JSON.parse(env.MEETING_BOT_TEST_TUNABLES ?? '{}'),
-    ...JSON.parse(given.MEETING_BOT_TEST_TUNABLES ?? '{}'),
-    ...Object.fromEntries(named),
-  };
-  const rest = Object.fromEntries(Object.entries(given).filter(([k]) => !tunableNames.has(k)));
-  return { ...env, ...rest, MEETING_BOT_TEST_TUNABLES: JSON.stringify(tunables) };
+function grouped(
+  env: Record<string, string | undefined>,
+  given: Record<string, string> = {},
+  own: Partial<Record<Group, Record<string, unknown>>> = {},
+) {
+  const all = { ...env, ...given };
+  const out: Record<string, string | undefined> = { ...all };
+  for (const [group, names] of Object.entries(groupNames) as [Group, ReadonlySet<string>][]) {
+    const from = group === 'MEETING_BOT_TEST_TUNABLES' ? given : all;
+    for (const name of names) delete out[name];
+    out[group] = JSON.stringify({
+      ...localGroups[group],
+      ...JSON.parse(all[group] ?? '{}'),
+      ...Object.fromEntries(Object.entries(from).filter(([k]) => names.has(k))),
+      ...own[group],
+    });
+  }
+  return out;
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -149,7 +165,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // Before the first SDK client (the local queues build one): the SDK reads this when a client is created.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   // Before anything starts: without a container engine there is nothing to close.
-  const requested = loadConfig(withTunables({ ...localDefaults, ...process.env }, options.env));
+  const requested = loadConfig(grouped({ ...localDefaults, ...process.env }, options.env));
   const container = botContainer(requested);
   const dynamo = await startDynalite({ path: dataDir ? join(dataDir, 'dynamodb') : undefined });
   // The queues' deployed visibility, redrive, retention and message size (infra/limits.ts).
@@ -162,18 +178,23 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     : mkdtempSync(join(tmpdir(), 'meeting-bot-recordings-'));
   const recordingsKey = randomBytes(32).toString('base64url');
   const env = {
-    ...withTunables({ ...localDefaults, ...process.env }, options.env),
-    DYNAMODB_ENDPOINT: dynamo.endpoint,
-    SQS_ENDPOINT: queues.endpoint,
-    RESULTS_QUEUE_URL: queues.results.url,
-    CONTROL_QUEUE_URL: queues.control.url,
-    BOT_EVENTS_QUEUE_URL: queues.botEvents.url,
-    DELIVERY_QUEUE_URL: queues.delivery.url,
-    DELIVERY_DLQ_URL: queues.deliveryDlq.url,
-    POOL_QUEUE_URL: queues.pool.url,
-    SES_ENDPOINT: ses.endpoint,
-    RECORDINGS_DIR: recordingsDir,
-    RECORDINGS_URL_KEY: recordingsKey,
+    ...grouped({ ...localDefaults, ...process.env }, options.env, {
+      LOCAL_STACK: {
+        DYNAMODB_ENDPOINT: dynamo.endpoint,
+        SQS_ENDPOINT: queues.endpoint,
+        SES_ENDPOINT: ses.endpoint,
+        RECORDINGS_DIR: recordingsDir,
+        RECORDINGS_URL_KEY: recordingsKey,
+      },
+      QUEUE_URLS: {
+        RESULTS_QUEUE_URL: queues.results.url,
+        CONTROL_QUEUE_URL: queues.control.url,
+        BOT_EVENTS_QUEUE_URL: queues.botEvents.url,
+        DELIVERY_QUEUE_URL: queues.delivery.url,
+        DELIVERY_DLQ_URL: queues.deliveryDlq.url,
+        POOL_QUEUE_URL: queues.pool.url,
+      },
+    }),
     // Containers cannot be pooled (see LocalTaskRunner): with no pool, a join starts its bot at once instead of
     // offering the session to nobody and falling back after POOL_CLAIM_TIMEOUT_MS.
     ...(container && { BOT_POOL_SIZE: '0' }),

@@ -21,7 +21,7 @@ import { DynamoRateLimiter } from './dynamodb/rate-limiter';
 import { buildStores } from './dynamodb/stores';
 import type { TableHandle } from './dynamodb/table';
 import { EcsPoolScaler } from './ecs/ecs-pool-scaler';
-import { EcsTaskRunner } from './ecs/ecs-task-runner';
+import { EcsTaskRunner, runTaskCallsPerSecond } from './ecs/ecs-task-runner';
 import { FileRecordingStore } from './files/recording-store';
 import { S3RecordingStore } from './s3/recording-store';
 import { SesMailer } from './ses/ses-mailer';
@@ -62,6 +62,8 @@ export interface Adapters {
   readonly recordings: RecordingStore;
   /** ECS RunTask/StopTask on the cluster of BOT_CLUSTER_ARN (the deployed join and leave functions). */
   readonly ecsRunner: TaskRunner;
+  /** The same, pacing RunTask at `callsPerSecond` (the control function's share of ECS's rate: infra/limits.ts). */
+  ecsRunnerAt(callsPerSecond: number): TaskRunner;
   /**
    * The warm pool's ECS service (BOT_POOL_SERVICE), raised by the scheduler ahead of scheduled sessions and by the
    * storm's growth; undefined without one.
@@ -152,7 +154,8 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
       return once<RecordingStore>('recordings', () =>
         config.RECORDINGS_DIR
           ? new FileRecordingStore(config.RECORDINGS_DIR, {
-              baseUrl: () => config.RECORDINGS_URL_BASE,
+              // Links are made by the local stack's own store, which knows its address (see `recordings` above).
+              baseUrl: () => '',
               key: config.RECORDINGS_URL_KEY,
             })
           : new S3RecordingStore(
@@ -183,8 +186,11 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
       return once('poolGrowth', () => new PoolGrowth(scaler));
     },
     get ecsRunner() {
+      return adapters.ecsRunnerAt(runTaskCallsPerSecond);
+    },
+    ecsRunnerAt(callsPerSecond) {
       return once(
-        'ecsRunner',
+        `ecsRunner@${callsPerSecond}`,
         () =>
           new EcsTaskRunner(
             client('ecs', () => ecsClient(config)),
@@ -199,7 +205,7 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
               retryBudgetMs: config.RUN_TASK_RETRY_BUDGET_MS,
               retryBaseMs: config.RUN_TASK_RETRY_BASE_MS,
               retryAfterSeconds: config.CAPACITY_RETRY_AFTER_SECONDS,
-              callsPerSecond: config.RUN_TASK_CALLS_PER_SECOND,
+              callsPerSecond,
             },
             {},
             log,

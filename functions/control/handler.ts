@@ -4,6 +4,7 @@ import type { Context, SQSEvent } from 'aws-lambda';
 import type { Config } from '../../core/config';
 import { controlPlaneMessageSchema } from '../../core/control/messages';
 import { type ControlDeps, processControl } from '../../core/control/process-control';
+import { eventSourceLimits, runTaskCallsPerSecond } from '../../infra/limits';
 import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
 import { sqsBatchHandler } from '../sqs-batch';
 import { botIdOfBatch } from '../tracing';
@@ -31,8 +32,9 @@ export const handler = lambdaEntry(
       handlerInstance = makeControlHandler({
         stores: a.stores,
         config: a.config,
-        // Cold starts and replacements are ECS tasks like any bot.
-        runner: a.ecsRunner,
+        // Cold starts and replacements are ECS tasks like any bot; the queue runs `maxConcurrency` of this function at
+        // once, each pacing RunTask at its share of ECS's rate.
+        runner: a.ecsRunnerAt(runTaskCallsPerSecond / eventSourceLimits.control.maxConcurrency),
         ...(a.poolGrowth && { poolDemand: (n: number) => a.poolGrowth!.demand(n) }),
         ...(a.poolQueue && { poolQueue: a.poolQueue }),
         outbox: a.outbox,

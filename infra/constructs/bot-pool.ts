@@ -13,6 +13,7 @@ import { queueLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotRuntime } from './bot-runtime';
 import type { BotData } from './data';
+import { addEnvironment } from './environment';
 import type { ServiceFunction } from './service-function';
 import { serviceMetric } from './service-metrics';
 import { grantWithWildcard } from './wildcard-grant';
@@ -110,7 +111,7 @@ export class BotPool extends Construct {
         'would only collect noise. Pooled bots also scan the offers in the table as a backstop.',
     });
 
-    runtime.container.addEnvironment('POOL_QUEUE_URL', this.queue.queueUrl);
+    addEnvironment(runtime.container, { POOL_QUEUE_URL: this.queue.queueUrl });
     const taskRole = runtime.taskDefinition.taskRole;
     taskRole.addToPrincipalPolicy(
       new iam.PolicyStatement({
@@ -314,9 +315,11 @@ export class BotPool extends Construct {
    * queue, and the delayed cold-start fallback on the control queue (core/bots/start-bot.ts).
    */
   wireJoin(join: ServiceFunction, controlQueue: sqs.IQueue): void {
-    join.function.addEnvironment('BOT_POOL_SIZE', String(this.settings.botPoolSize));
-    join.function.addEnvironment('POOL_QUEUE_URL', this.queue.queueUrl);
-    join.function.addEnvironment('CONTROL_QUEUE_URL', controlQueue.queueUrl);
+    join.addEnvironment({
+      BOT_POOL_SIZE: String(this.settings.botPoolSize),
+      POOL_QUEUE_URL: this.queue.queueUrl,
+      CONTROL_QUEUE_URL: controlQueue.queueUrl,
+    });
     join.role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
     );
@@ -329,9 +332,11 @@ export class BotPool extends Construct {
    * pool at their moment, with a wake-up on the pool queue (core/bots/scheduled-joins.ts).
    */
   wireControl(control: ServiceFunction): void {
-    control.function.addEnvironment('BOT_POOL_SERVICE', this.service.serviceName);
-    control.function.addEnvironment('BOT_POOL_MAX', String(this.settings.botPoolMax));
-    control.function.addEnvironment('POOL_QUEUE_URL', this.queue.queueUrl);
+    control.addEnvironment({
+      BOT_POOL_SERVICE: this.service.serviceName,
+      BOT_POOL_MAX: String(this.settings.botPoolMax),
+      POOL_QUEUE_URL: this.queue.queueUrl,
+    });
     control.role.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
     );

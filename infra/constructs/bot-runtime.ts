@@ -12,6 +12,7 @@ import { Construct } from 'constructs';
 import type { MeetingBotSettings } from '../settings';
 import type { ControlPlane } from './control-plane';
 import type { BotData } from './data';
+import { addEnvironment } from './environment';
 import { type BedrockModel, bedrockModel, grantBedrockInvoke, grantSpeechSynthesis } from './model-access';
 import { repoRoot } from './service-function';
 import { metricsEnvironment } from './service-metrics';
@@ -132,8 +133,6 @@ export class BotRuntime extends Construct {
       environment: {
         AWS_REGION: stack.region,
         TABLE_NAME: data.table.tableName,
-        RESULTS_QUEUE_URL: resultsQueue.queueUrl,
-        ...controlPlane.environment(['control', 'botEvents']),
         LOG_LEVEL: settings.logLevel,
         // Metrics are EMF lines on stdout: the awslogs driver above carries them to CloudWatch (no PutMetricData).
         ...metricsEnvironment(settings),
@@ -141,6 +140,10 @@ export class BotRuntime extends Construct {
       },
       // Secrets are resolved by ECS at start from Secrets Manager, never passed in RunTask overrides.
       secrets: { DAILY_API_KEY: ecs.Secret.fromSecretsManager(dailyApiKey) },
+    });
+    addEnvironment(this.container, {
+      RESULTS_QUEUE_URL: resultsQueue.queueUrl,
+      ...controlPlane.environment(['control', 'botEvents']),
     });
 
     const taskRole = this.taskDefinition.taskRole;
@@ -156,7 +159,7 @@ export class BotRuntime extends Construct {
     grantSpeechSynthesis(taskRole, stack);
   }
 
-  /** The environment functions/runtime.ts reads to build its EcsTaskRunner. */
+  /** What the functions that start and stop bots read to build their EcsTaskRunner (BOT_RUNTIME: environment.ts). */
   runnerEnvironment(): Record<string, string> {
     return {
       BOT_CLUSTER_ARN: this.cluster.clusterArn,

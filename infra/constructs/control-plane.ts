@@ -5,7 +5,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { eventSourceLimits, functionLimits, queueLimits, runTaskCallsPerSecond } from '../limits';
+import { eventSourceLimits, functionLimits, queueLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotData } from './data';
 import { consumedQueue, type Delivery, eventSourceOf, queue } from './delivery';
@@ -66,13 +66,9 @@ export class ControlPlane extends Construct {
       },
     });
     // Cold starts and replacements: at most `controlConcurrency` instances at once, each pacing RunTask at its share
-    // (RUN_TASK_CALLS_PER_SECOND below), so together they keep within ECS's 20/s per account and region.
+    // (functions/control/handler.ts), so together they keep within ECS's 20/s per account and region.
     this.function.function.addEventSource(eventSourceOf(this.controlQueue, eventSourceLimits.control));
     this.function.function.addEventSource(eventSourceOf(this.botEventsQueue, eventSourceLimits.botEvents));
-    this.function.function.addEnvironment(
-      'RUN_TASK_CALLS_PER_SECOND',
-      String(runTaskCallsPerSecond / eventSourceLimits.control.maxConcurrency),
-    );
     data.grantItems(this.function.role, [
       'dynamodb:GetItem',
       'dynamodb:PutItem',

@@ -326,18 +326,17 @@ export class Operations extends Construct {
     if (join) {
       data.grantItems(join.role, ['dynamodb:DeleteItem']);
       controlPlane.grantSend(join.role, ['control', 'botEvents']);
-      for (const [name, value] of Object.entries(controlPlane.environment(['control', 'botEvents'])))
-        join.function.addEnvironment(name, value);
+      join.addEnvironment(controlPlane.environment(['control', 'botEvents']));
     }
     const leave = api.functions.get('leave');
     if (leave) {
       data.grantItems(leave.role, ['dynamodb:DeleteItem']);
       delivery.resultsQueue.grantSendMessages(leave.role);
-      leave.function.addEnvironment('RESULTS_QUEUE_URL', delivery.resultsQueue.queueUrl);
+      leave.addEnvironment({ RESULTS_QUEUE_URL: delivery.resultsQueue.queueUrl });
     }
     const control = controlPlane.function;
     controlPlane.grantSend(control.role, ['control']);
-    control.function.addEnvironment('BOT_POOL_SIZE', String(pool ? settings.botPoolSize : 0));
+    control.addEnvironment({ BOT_POOL_SIZE: String(pool ? settings.botPoolSize : 0) });
   }
 
   /** An alarm to the topic; by default it fires on one period at or above the threshold, missing data is fine. */

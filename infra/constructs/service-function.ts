@@ -10,6 +10,7 @@ import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-n
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import type { MeetingBotSettings } from '../settings';
+import { addEnvironment } from './environment';
 import { metricsEnvironment } from './service-metrics';
 
 /** The repository root: entries, the lock file and the Docker build context are resolved from here. */
@@ -73,12 +74,6 @@ export class ServiceFunction extends Construct {
       description: props.description,
       role: this.role,
       logGroup: this.logGroup,
-      environment: {
-        LOG_LEVEL: settings.logLevel,
-        POWERTOOLS_SERVICE_NAME: serviceName,
-        ...metricsEnvironment(settings),
-        ...props.environment,
-      },
       // X-Ray: Lambda's segment per invocation, functions/tracing.ts's subsegments and SDK calls beneath it.
       tracing: lambda.Tracing.ACTIVE,
       bundling: {
@@ -98,5 +93,16 @@ export class ServiceFunction extends Construct {
         logLevel: LogLevel.WARNING,
       },
     });
+    this.addEnvironment({
+      LOG_LEVEL: settings.logLevel,
+      POWERTOOLS_SERVICE_NAME: serviceName,
+      ...metricsEnvironment(settings),
+      ...props.environment,
+    });
+  }
+
+  /** Adds to the function's environment, each queue URL and ECS runtime name into its JSON variable. */
+  addEnvironment(env: Record<string, string>): void {
+    addEnvironment(this.function, env);
   }
 }

@@ -9,7 +9,6 @@ export const metricsNamespace = (stage: string) => `MeetingBot/${stage}`;
 
 /** What the Lambdas and the bot task read (core/config.ts) to write their metrics as EMF to their log groups. */
 export const metricsEnvironment = (settings: Pick<MeetingBotSettings, 'stage'>) => ({
-  METRICS_EMF: 'true',
   METRICS_NAMESPACE: metricsNamespace(settings.stage),
 });
 

@@ -29,13 +29,10 @@ describe.skipIf(skip)("a meeting's data deleted from moto's table and bucket", (
 
   beforeAll(async () => {
     moto = await startMoto();
-    const config = loadConfig({
-      AWS_REGION: motoRegion,
-      TABLE_NAME: 'meeting-bot-deletion',
-      DYNAMODB_ENDPOINT: moto.endpoint,
-      S3_ENDPOINT: moto.endpoint,
-      RECORDINGS_BUCKET: bucket,
-    });
+    const config = loadConfig(
+      { AWS_REGION: motoRegion, TABLE_NAME: 'meeting-bot-deletion', RECORDINGS_BUCKET: bucket },
+      { DYNAMODB_ENDPOINT: moto.endpoint, S3_ENDPOINT: moto.endpoint },
+    );
     adapters = wireAdapters(config, createLogger('silent'));
     await ensureTable(adapters.table);
     const client = s3();

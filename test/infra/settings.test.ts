@@ -11,7 +11,7 @@ import { configSchema } from '../../core/config';
 import { BotData } from '../../infra/constructs/data';
 import { repoRoot } from '../../infra/constructs/service-function';
 import { parseSettings, settingKeys, settingsFromContext, settingsIssues } from '../../infra/settings';
-import { refTarget, resourcesOfType, type Synthesized, synthStack } from './synth-stack';
+import { envOf, refTarget, resourcesOfType, type Synthesized, synthStack } from './synth-stack';
 
 describe('settings from CDK context', () => {
   it('default to a dev stage that synthesizes with no context at all', () => {
@@ -189,7 +189,7 @@ describe('a production stack in private subnets with an inference profile, no wa
   it('runs tasks in private subnets behind one NAT gateway, on Fargate only, ARM64, 2 vCPU / 4 GiB', () => {
     s.template.resourceCountIs('AWS::EC2::NatGateway', 1);
     const joinFunction = s.stack.api.functions.get('join')!;
-    const env = s.json.Resources[logicalId(joinFunction.function)]!.Properties!.Environment.Variables;
+    const env = envOf(s.json.Resources[logicalId(joinFunction.function)]!.Properties!.Environment.Variables);
     expect(env.BOT_ASSIGN_PUBLIC_IP).toBe('false');
     expect(env.BOT_CAPACITY_PROVIDERS).toBe('FARGATE');
     expect(JSON.stringify(env.BOT_SUBNET_IDS)).toMatch(/tasksSubnet1.*tasksSubnet2/);
@@ -227,14 +227,15 @@ describe('a production stack in private subnets with an inference profile, no wa
     s.template.resourceCountIs('AWS::ECS::Service', 0);
     s.template.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
     expect(resourcesOfType(s.json, 'AWS::SQS::Queue').filter(([id]) => id.startsWith('BotPool'))).toEqual([]);
-    const env =
+    const env = envOf(
       s.json.Resources[logicalId(s.stack.api.functions.get('join')!.function)]!.Properties!.Environment
-        .Variables;
+        .Variables,
+    );
     expect(env.BOT_POOL_SIZE).toBe('0');
     expect(env.POOL_QUEUE_URL).toBeUndefined();
     const [container] = resourcesOfType(s.json, 'AWS::ECS::TaskDefinition')[0]![1].Properties!
       .ContainerDefinitions;
-    expect(container.Environment.map((e: { Name: string }) => e.Name)).not.toContain('POOL_QUEUE_URL');
+    expect(envOf(container.Environment).POOL_QUEUE_URL).toBeUndefined();
     const alarms = resourcesOfType(s.json, 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!.AlarmName);
     expect(alarms).not.toContain('MeetingBot-prod-PoolEmpty');
   });

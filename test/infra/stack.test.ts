@@ -16,6 +16,7 @@ import { queueLimits } from '../../infra/limits';
 import {
   asArray,
   type CfnResource,
+  envOf,
   refTarget,
   resourcesOfType,
   type Synthesized,
@@ -697,7 +698,7 @@ describe('the bot runtime', () => {
     s.template.hasResourceProperties('AWS::ECS::ClusterCapacityProviderAssociations', {
       CapacityProviders: Match.arrayWith(['FARGATE', 'FARGATE_SPOT']),
     });
-    const env = props(fnId(s.stack.api.functions.get('join')!)).Environment.Variables;
+    const env = envOf(props(fnId(s.stack.api.functions.get('join')!)).Environment.Variables);
     expect(env).toMatchObject({
       BOT_CONTAINER_NAME: botContainerName,
       BOT_ASSIGN_PUBLIC_IP: 'true',
@@ -760,7 +761,7 @@ describe('operations', () => {
     expect(rule.Targets).toHaveLength(1);
     expect(refTarget(rule.Targets[0].Arn)).toBe(fnId(s.stack.operations.taskStopped));
     expect(refTarget(rule.Targets[0].DeadLetterConfig.Arn)).toBe(logicalId(s.stack.operations.eventsDlq));
-    expect(props(fnId(s.stack.operations.taskStopped)).Environment.Variables.BOT_CONTAINER_NAME).toBe(
+    expect(envOf(props(fnId(s.stack.operations.taskStopped)).Environment.Variables).BOT_CONTAINER_NAME).toBe(
       botContainerName,
     );
   });
@@ -851,7 +852,7 @@ describe('operations', () => {
   });
 
   it('has the Lambdas and the bot task write EMF metrics in the stage namespace', () => {
-    const expected = { METRICS_EMF: 'true', METRICS_NAMESPACE: 'MeetingBot/dev' };
+    const expected = { METRICS_NAMESPACE: 'MeetingBot/dev' };
     for (const [, fn] of resourcesOfType(s.json, 'AWS::Lambda::Function').filter(
       ([id]) => !cdkHelperFunction(id),
     ))
@@ -911,7 +912,7 @@ describe('the warm pool', () => {
       DeploymentCircuitBreaker: { Enable: true, Rollback: true },
     });
     // Where RunTask puts a cold task: the same subnets, security group and public IP.
-    const runner = props(fnId(s.stack.api.functions.get('join')!)).Environment.Variables;
+    const runner = envOf(props(fnId(s.stack.api.functions.get('join')!)).Environment.Variables);
     const net = service.NetworkConfiguration.AwsvpcConfiguration;
     expect(net.Subnets).toEqual(runner.BOT_SUBNET_IDS['Fn::Join'][1].filter((x: unknown) => x !== ','));
     expect(net.SecurityGroups).toEqual([
@@ -958,12 +959,10 @@ describe('the warm pool', () => {
 
   it('starts its tasks pooled (no BOT_ID) with the pool queue; the join offers to it and schedules the fallback', () => {
     const [container] = props(logicalId(s.stack.runtime.taskDefinition)).ContainerDefinitions;
-    const env = Object.fromEntries(
-      (container.Environment as { Name: string; Value: unknown }[]).map((e) => [e.Name, e.Value]),
-    );
+    const env = envOf(container.Environment);
     expect(env.BOT_ID).toBeUndefined();
     expect(env.POOL_QUEUE_URL).toEqual({ Ref: poolQueueId() });
-    const join = props(fnId(s.stack.api.functions.get('join')!)).Environment.Variables;
+    const join = envOf(props(fnId(s.stack.api.functions.get('join')!)).Environment.Variables);
     expect(join).toMatchObject({
       BOT_POOL_SIZE: '2',
       POOL_QUEUE_URL: { Ref: poolQueueId() },

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { groupNames } from '../../core/config';
 import { parseSettings, type SettingsInput } from '../../infra/settings';
 import { MeetingBotStack, stackName } from '../../infra/stack';
 
@@ -88,4 +89,33 @@ export function sdkCallOf(
 ): { service: string; action: string; parameters: Record<string, unknown> } {
   const parts = resource.Properties![event]['Fn::Join'][1] as unknown[];
   return JSON.parse(parts.map((p) => (typeof p === 'string' ? p : resolve(refTarget(p)!))).join(''));
+}
+
+/**
+ * A function's environment variables (or a container's, as name/value pairs) with each JSON variable of
+ * core/config.ts (QUEUE_URLS, BOT_RUNTIME) read back into its names: CDK renders such a variable as a `Fn::Join` of
+ * JSON text and references. A value with references is the reference, or a `Fn::Join` of its parts.
+ */
+export function envOf(
+  // biome-ignore lint/suspicious/noExplicitAny: CloudFormation properties are schemaless JSON, read by the tests.
+  variables: Record<string, any> | { Name: string; Value: unknown }[],
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+): Record<string, any> {
+  const env = Array.isArray(variables)
+    ? Object.fromEntries(variables.map((e) => [e.Name, e.Value]))
+    : { ...variables };
+  for (const group of Object.keys(groupNames)) {
+    const value = env[group];
+    if (value === undefined) continue;
+    delete env[group];
+    const parts: unknown[] = typeof value === 'string' ? [value] : value['Fn::Join'][1];
+    const refs: unknown[] = [];
+    const text = parts.map((p) => (typeof p === 'string' ? p : `@@${refs.push(p) - 1}@@`)).join('');
+    for (const [name, v] of Object.entries(JSON.parse(text) as Record<string, string>)) {
+      const pieces = v.split(/@@(\d+)@@/).map((s, i) => (i % 2 ? refs[Number(s)] : s));
+      const kept = pieces.filter((p) => p !== '');
+      env[name] = kept.length <= 1 ? (kept[0] ?? '') : { 'Fn::Join': ['', kept] };
+    }
+  }
+  return env;
 }

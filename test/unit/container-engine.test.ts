@@ -11,7 +11,7 @@ const env = {
   HOME: '/root',
   NODE_OPTIONS: '--inspect',
   TABLE_NAME: 'meeting-bot',
-  DYNAMODB_ENDPOINT: 'http://127.0.0.1:4567',
+  LOCAL_STACK: JSON.stringify({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:4567' }),
   DAILY_API_KEY: 'secret-daily-key',
   AWS_ACCESS_KEY_ID: 'stub',
   AWS_ENDPOINT_URL_POLLY: 'http://127.0.0.1:1',
@@ -35,7 +35,7 @@ describe('botContainerArgs', () => {
         'BOT_ID',
         'DAILY_API_KEY',
         'DAILY_JS_MODULE_PATH',
-        'DYNAMODB_ENDPOINT',
+        'LOCAL_STACK',
         'TABLE_NAME',
       ].sort(),
     );

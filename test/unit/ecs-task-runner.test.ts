@@ -60,6 +60,7 @@ afterAll(() => {
 });
 
 const cluster = 'arn:aws:ecs:eu-west-1:111122223333:cluster/meeting-bot-test';
+const controlQueueUrl = 'https://sqs.eu-west-1.amazonaws.com/111122223333/control';
 const taskDefinition = 'arn:aws:ecs:eu-west-1:111122223333:task-definition/meeting-bot-test-bot:7';
 const botId = '6f1c2d3e-4b5a-4c6d-8e7f-0a1b2c3d4e5f';
 const taskArn = (id = 'abc123') => `arn:aws:ecs:eu-west-1:111122223333:task/meeting-bot-test/${id}`;
@@ -338,13 +339,15 @@ describe('join and leave Lambdas on ECS', () => {
     Object.assign(process.env, {
       AWS_REGION: 'eu-west-1',
       TABLE_NAME: 'meeting-bot-test',
-      BOT_CLUSTER_ARN: cluster,
-      BOT_TASK_DEFINITION_ARN: taskDefinition,
-      BOT_CONTAINER_NAME: 'bot',
-      BOT_SUBNET_IDS: 'subnet-a,subnet-b',
-      BOT_SECURITY_GROUP_IDS: 'sg-1',
-      BOT_ASSIGN_PUBLIC_IP: 'true',
-      BOT_CAPACITY_PROVIDERS: 'FARGATE_SPOT,FARGATE',
+      BOT_RUNTIME: JSON.stringify({
+        BOT_CLUSTER_ARN: cluster,
+        BOT_TASK_DEFINITION_ARN: taskDefinition,
+        BOT_CONTAINER_NAME: 'bot',
+        BOT_SUBNET_IDS: 'subnet-a,subnet-b',
+        BOT_SECURITY_GROUP_IDS: 'sg-1',
+        BOT_ASSIGN_PUBLIC_IP: 'true',
+        BOT_CAPACITY_PROVIDERS: 'FARGATE_SPOT,FARGATE',
+      }),
       MEETING_BOT_TEST_TUNABLES: JSON.stringify({
         KEY_CACHE_TTL_MS: 0,
         RUN_TASK_RETRY_BUDGET_MS: 1000,
@@ -599,10 +602,11 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
     Object.assign(process.env, {
       AWS_REGION: 'eu-west-1',
       TABLE_NAME: 'meeting-bot-test',
-      RESULTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/results',
-      CONTROL_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/control',
-      BOT_EVENTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/bot-events.fifo',
-      BOT_CONTAINER_NAME: 'bot',
+      QUEUE_URLS: JSON.stringify({
+        RESULTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/results',
+        CONTROL_QUEUE_URL: controlQueueUrl,
+        BOT_EVENTS_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/111122223333/bot-events.fifo',
+      }),
     });
     // Each Lambda is its own process: a fresh module graph, so the function builds its adapters from this env.
     vi.resetModules();
@@ -663,7 +667,7 @@ describe('task-stopped Lambda (EventBridge "ECS Task State Change")', () => {
     const sent = sqs.commandCalls(SendMessageCommand).map((c) => c.args[0].input);
     expect(sent).toHaveLength(1);
     // A decision about the task: the control queue, not results.
-    expect(sent[0]!.QueueUrl).toBe(process.env.CONTROL_QUEUE_URL);
+    expect(sent[0]!.QueueUrl).toBe(controlQueueUrl);
     expect(JSON.parse(sent[0]!.MessageBody!)).toMatchObject({
       kind: 'replace_bot',
       bot_id: died,

@@ -200,9 +200,9 @@ describe('EMF metrics (Powertools)', () => {
     ).toEqual(['BotReplacements']);
   });
 
-  it('METRICS_EMF off (the local stack): nothing is written', () => {
+  it('no METRICS_NAMESPACE (the local stack): nothing is written', () => {
     const docs = emfWrittenBy(() => {
-      useEmfMetrics({ METRICS_EMF: false, METRICS_NAMESPACE: namespace }, false);
+      useEmfMetrics({ METRICS_NAMESPACE: '' }, false);
       metrics.join('started');
       flushMetrics();
     });

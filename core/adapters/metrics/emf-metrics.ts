@@ -38,12 +38,9 @@ export class EmfMetrics implements MetricsSink {
   }
 }
 
-/** Sends this process's metrics to EMF when the configuration asks for it (METRICS_EMF), else nowhere. */
-export function useEmfMetrics(
-  config: Pick<Config, 'METRICS_EMF' | 'METRICS_NAMESPACE'>,
-  buffered: boolean,
-): void {
+/** Sends this process's metrics to EMF under METRICS_NAMESPACE when it is set, else nowhere. */
+export function useEmfMetrics(config: Pick<Config, 'METRICS_NAMESPACE'>, buffered: boolean): void {
   useMetricsSink(
-    config.METRICS_EMF ? new EmfMetrics({ namespace: config.METRICS_NAMESPACE, buffered }) : undefined,
+    config.METRICS_NAMESPACE ? new EmfMetrics({ namespace: config.METRICS_NAMESPACE, buffered }) : undefined,
   );
 }

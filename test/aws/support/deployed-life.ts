@@ -90,20 +90,23 @@ export async function startDeployedLife(settings: SettingsInput = {}): Promise<D
     (fn): Record<string, string> =>
       // The receiver is on loopback over http, which only ALLOW_INSECURE_WEBHOOKS admits (a public https host
       // cannot be reached offline); join validates the URL and delivery posts to it.
-      /Join|Deliver/.test(fn.logicalId) ? { ALLOW_INSECURE_WEBHOOKS: 'true' } : {},
+      /Join|Deliver/.test(fn.logicalId)
+        ? { LOCAL_STACK: JSON.stringify({ ALLOW_INSECURE_WEBHOOKS: true }) }
+        : {},
   );
   const ecs = new ECSClient(clientConfig(moto.endpoint));
   const sqs = new SQSClient(clientConfig(moto.endpoint));
   const operator = wireAdapters(
-    loadConfig({
-      AWS_REGION: motoRegion,
-      TABLE_NAME: stack.tableName,
-      DYNAMODB_ENDPOINT: moto.endpoint,
-      SQS_ENDPOINT: moto.endpoint,
-      RESULTS_QUEUE_URL: stack.queues.results.url,
-      CONTROL_QUEUE_URL: stack.queues.control.url,
-      BOT_EVENTS_QUEUE_URL: stack.queues.botEvents.url,
-    }),
+    loadConfig(
+      { AWS_REGION: motoRegion, TABLE_NAME: stack.tableName },
+      {
+        DYNAMODB_ENDPOINT: moto.endpoint,
+        SQS_ENDPOINT: moto.endpoint,
+        RESULTS_QUEUE_URL: stack.queues.results.url,
+        CONTROL_QUEUE_URL: stack.queues.control.url,
+        BOT_EVENTS_QUEUE_URL: stack.queues.botEvents.url,
+      },
+    ),
     createLogger('silent'),
   );
   const { account: a, apiKey } = await operator.stores.accounts.create('Acme');
