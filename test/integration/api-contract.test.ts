@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRunner } from '../../core/ports/task-runner';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { elapse, until } from '../support/until';
 
 let stack: TestStack;
 let key: string;
@@ -373,7 +374,8 @@ describe('authentication (every endpoint)', () => {
       const path = `/api/bot/${randomUUID()}/status`;
       expect((await cached.request('GET', path, { key: acct.apiKey })).status).toBe(404);
       await cached.deps.accounts.revokeKey(acct.accountId, acct.keyId);
-      await new Promise((r) => setTimeout(r, 350));
+      // The key cache's entry expires.
+      await elapse(350);
       expectError(await cached.request('GET', path, { key: acct.apiKey }), 401, 'authentication_error');
     } finally {
       await cached.close();
@@ -612,13 +614,18 @@ describe('Idempotency-Key on join', () => {
     const gate = new Promise<void>((r) => {
       release = r;
     });
+    let starting = false;
     stack.deps.runner = {
-      start: async (id) => gate.then(() => ({ taskRef: `slow:${id}` })),
+      start: async (id) => {
+        starting = true;
+        return gate.then(() => ({ taskRef: `slow:${id}` }));
+      },
       stop: runner.stop,
     };
     try {
       const first = join({ provider: 'local', room_url: roomUrl }, { headers });
-      await new Promise((r) => setTimeout(r, 200));
+      // The first request holds the key: it is starting its bot.
+      await until(() => starting, 10_000);
       const dup = await join({ provider: 'local', room_url: roomUrl }, { headers });
       expectError(dup, 409, 'idempotency_in_progress');
       expect(dup.headers.get('retry-after')).toBe('1');
@@ -644,7 +651,8 @@ describe('Idempotency-Key on join', () => {
         status: 201,
         body: { status: 'started', bot_id: ghost, room_url: body.room_url },
       });
-      await new Promise((r) => setTimeout(r, 5));
+      // Past the in-flight limit (1 ms here).
+      await elapse(5);
       const res = await stale.request('POST', '/api/bot/join', {
         key: acct.apiKey,
         body,

@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addParticipant, joinBotInRoom } from '../support/local-meeting';
 import { meetingTestEnv, startTestStack, type TestStack } from '../support/local-stack';
-import { until } from '../support/until';
+import { quietFor, until } from '../support/until';
 import { type ReceivedWebhook as Received, webhookReceiver as receiver } from '../support/webhook-receiver';
 
 let stack: TestStack;
@@ -159,7 +159,8 @@ describe('lifecycle events (webhook_events)', () => {
           (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body.status === 'completed',
         30_000,
       );
-      await new Promise((r) => setTimeout(r, 1000));
+      // Nothing else comes after it.
+      await quietFor(1000);
       expect(hook.received.map((r) => nameOf(verified(r)))).toEqual(['session_complete']);
       expect('seq' in JSON.parse(hook.received[0]!.body)).toBe(false);
       const status = (await stack.request('GET', `/api/bot/${botId}/status`, { key })).body;
