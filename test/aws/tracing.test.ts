@@ -59,7 +59,8 @@ describe('tracing in Lambda', () => {
         AWS_ACCESS_KEY_ID: 'test',
         AWS_SECRET_ACCESS_KEY: 'test',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        DYNAMODB_ENDPOINT: 'http://127.0.0.1:9',
+        // The local-stack wiring (core/config.ts): a table endpoint nothing answers, so the request fails fast.
+        LOCAL_STACK: JSON.stringify({ DYNAMODB_ENDPOINT: 'http://127.0.0.1:9' }),
         POWERTOOLS_SERVICE_NAME: 'meeting-bot',
       },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
