@@ -11,7 +11,7 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { SignatureV4 } from '@smithy/signature-v4';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type {
   ListedPiece,
   PieceKey,
@@ -22,7 +22,6 @@ import type {
 } from '../../ports/recordings';
 import { recordingContentType } from '../../ports/recordings';
 import { uploadStreamed } from './multipart-upload';
-import { NodeSha256 } from './sha256';
 
 const prefix = (botId: string) => `recordings/${botId}/`;
 const fileKey = (botId: string) => `${prefix(botId)}recording.webm`;
@@ -131,55 +130,26 @@ export class S3RecordingStore implements RecordingStore {
   }
 
   /**
-   * A SigV4 query-signed GET (what @aws-sdk/s3-request-presigner does), signed with the caller's credentials. S3
-   * refuses a presigned request once the credentials that signed it expired, whatever X-Amz-Expires says: a Lambda
-   * role's session credentials may end before the hour, so the link lasts no longer than they do.
+   * A presigned GET signed with the client's credentials. S3 refuses a presigned request once the credentials that
+   * signed it expired, whatever X-Amz-Expires says: a Lambda role's session credentials may end before the hour, so
+   * the link lasts no longer than they do. The credentials are read before signing from the same memoised provider
+   * the presigner asks: it hands back these or, if it refreshed in between, later-expiring ones, so the cut holds.
+   * In Lambda the client's X-Ray middleware sees the presigning as an S3 GetObject (a subsegment with no request
+   * sent); the trace header it adds is never signed (SigV4 leaves X-Amzn-Trace-Id out), so the link needs none.
    * https://docs.aws.amazon.com/AmazonS3/latest/userguide/ShareObjectPreSignedURL.html
    */
   async link(botId: string, ttlSeconds: number, now: Date): Promise<RecordingLink> {
-    const endpoint = await this.objectUrl(botId);
-    // Read once and signed with that very identity, so the expiry checked is the signature's.
     const credentials = await this.s3.config.credentials();
     const expiresIn = linkSeconds(ttlSeconds, now, credentials.expiration);
-    const signer = new SignatureV4({
-      service: 's3',
-      region: await this.s3.config.region(),
-      credentials,
-      sha256: NodeSha256,
-      uriEscapePath: false,
-    });
-    const signed = await signer.presign(
+    const url = await getSignedUrl(
+      this.s3,
+      new GetObjectCommand({ Bucket: this.bucket, Key: fileKey(botId) }),
       {
-        method: 'GET',
-        protocol: endpoint.protocol,
-        hostname: endpoint.hostname,
-        port: endpoint.port ? Number(endpoint.port) : undefined,
-        path: endpoint.pathname,
-        query: {},
-        headers: { host: endpoint.host },
+        expiresIn,
+        signingDate: now,
       },
-      { expiresIn, signingDate: now },
     );
-    const url = new URL(endpoint.toString());
-    for (const [k, v] of Object.entries(signed.query ?? {}))
-      if (typeof v === 'string') url.searchParams.set(k, v);
-    return { url: url.toString(), expiresAt: new Date(now.getTime() + expiresIn * 1000) };
-  }
-
-  private async objectUrl(botId: string): Promise<URL> {
-    const key = fileKey(botId)
-      .split('/')
-      .map((p) => encodeURIComponent(p))
-      .join('/');
-    const custom = this.s3.config.endpoint ? await this.s3.config.endpoint() : undefined;
-    if (custom) {
-      const port = custom.port ? `:${custom.port}` : '';
-      return new URL(
-        `${custom.protocol}//${custom.hostname}${port}${custom.path.replace(/\/$/, '')}/${this.bucket}/${key}`,
-      );
-    }
-    const region = await this.s3.config.region();
-    return new URL(`https://${this.bucket}.s3.${region}.amazonaws.com/${key}`);
+    return { url, expiresAt: new Date(now.getTime() + expiresIn * 1000) };
   }
 
   async deleteFile(botId: string): Promise<void> {
