@@ -70,7 +70,7 @@ export const metricNames = {
   poolGrowth: 'PoolGrowth',
   /** A resize of the pool service that failed (the storm's cold starts still serve the sessions). */
   poolGrowthFailures: 'PoolGrowthFailures',
-  /** A session warning raised (a bot carrying on without a failed dependency), by `code` (core/schemas/api.ts). */
+  /** A session warning raised (a bot carrying on without a failed dependency), by `code` (core/schemas/bot-views.ts). */
   sessionWarnings: 'SessionWarnings',
   /** A conversation turn the model failed (after its own retries of a busy model), by `error` code. */
   conversationModelFailures: 'ConversationModelFailures',

@@ -3,21 +3,17 @@ import { z } from 'zod';
 import type { errorStatus } from './errors';
 import { eventNames, eventRegistry, liveUtteranceSchema } from './events/registry';
 import { withExamples } from './openapi-examples';
+import { errorBodySchema } from './schemas/api';
+import { botConfigSchema } from './schemas/bot-config';
 import {
-  botConfigSchema,
-  botListViewSchema,
   dataDeletionSchema,
-  deliveriesViewSchema,
-  errorBodySchema,
-  insightsSchema,
   leaveResponseSchema,
-  listBotsQuerySchema,
-  qaPairSchema,
   recordingViewSchema,
-  startResponseSchema,
   statusViewSchema,
-} from './schemas/api';
-import { startRequestSchema } from './schemas/start-request';
+} from './schemas/bot-views';
+import { botListViewSchema, deliveriesViewSchema, listBotsQuerySchema } from './schemas/list-views';
+import { insightsSchema, qaPairSchema } from './schemas/results';
+import { startRequestSchema, startResponseSchema } from './schemas/start-request';
 import { transcriptPageQuerySchema, transcriptPageSchema } from './schemas/transcript-page';
 
 /** Component names that the rule below would give twice: bot_failed and bot.failed are both "BotFailedEvent". */

@@ -1,6 +1,6 @@
 // A bot's leave settings: bot_config.automatic_leave with the deployment's defaults filled in.
 import type { Config } from '../config';
-import type { AutomaticLeave, BotConfig, BotConfigRequest } from '../schemas/api';
+import type { AutomaticLeave, BotConfig, BotConfigRequest } from '../schemas/bot-config';
 
 export type LeaveDefaults = Pick<
   Config,

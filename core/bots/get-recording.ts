@@ -2,7 +2,7 @@
 import type { Caller } from '../accounts/authenticate';
 import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
-import type { RecordingView } from '../schemas/api';
+import type { RecordingView } from '../schemas/bot-views';
 import { findOwnSession } from './get-status';
 import { recordsAudio } from './session';
 

@@ -5,7 +5,9 @@ import { ApiError, notFound } from '../errors';
 import { eventNameOfDeliveryKey } from '../events/emit';
 import { JsonText } from '../json-text';
 import type { Delivery } from '../ports/deliveries-store';
-import { botIdSchema, type DeliveriesView, type StatusView } from '../schemas/api';
+import { botIdSchema } from '../schemas/api';
+import type { StatusView } from '../schemas/bot-views';
+import type { DeliveriesView } from '../schemas/list-views';
 import { type BotSession, toStatusView } from './session';
 
 function parseBotId(rawBotId: string | undefined): string {

@@ -3,7 +3,8 @@
 // (bot-task/bot.ts), the warm pool's claim and its cold fallback, the leave, a replacement, task-stopped, the sweeper
 // and the results stage. The store's conditional writes (core/ports/sessions-store.ts) keep two writers from both
 // winning a race; this module keeps any one writer from taking a step its bot's state does not allow.
-import type { ExitReason, Insights, QaPair, SessionErrorCode } from '../schemas/api';
+import type { ExitReason, SessionErrorCode } from '../schemas/api';
+import type { Insights, QaPair } from '../schemas/results';
 import type { BotSession, RecordingFileInfo, Replacement, SessionClaim } from './session';
 
 export const botStates = [

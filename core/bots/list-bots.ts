@@ -2,7 +2,7 @@
 import type { Caller } from '../accounts/authenticate';
 import type { ServiceDeps } from '../deps';
 import { ApiError } from '../errors';
-import { type BotListView, listBotsQuerySchema } from '../schemas/api';
+import { type BotListView, listBotsQuerySchema } from '../schemas/list-views';
 import { parseOrThrow } from '../schemas/validate';
 import { toBotSummary } from './session';
 

@@ -1,19 +1,11 @@
 // The bot session as the domain sees it, and its public status view.
-import type {
-  BotConfig,
-  BotStatus,
-  BotSummary,
-  ExitReason,
-  Insights,
-  Provider,
-  QaPair,
-  RecordingRequest,
-  RecordingSummary,
-  ReplacementView,
-  SessionErrorCode,
-  SessionWarningView,
-  StatusView,
-} from '../schemas/api';
+
+import type { BotStatus, ExitReason, Provider, SessionErrorCode } from '../schemas/api';
+import type { BotConfig } from '../schemas/bot-config';
+import type { RecordingSummary, ReplacementView, SessionWarningView, StatusView } from '../schemas/bot-views';
+import type { BotSummary } from '../schemas/list-views';
+import type { Insights, QaPair } from '../schemas/results';
+import type { RecordingRequest } from '../schemas/start-request';
 
 export interface BotSession {
   botId: string;
@@ -113,7 +105,7 @@ export function recordingSummary(s: Pick<BotSession, 'recordingFile'>): Recordin
   return f ? { duration_seconds: f.durationSeconds, size_bytes: f.sizeBytes } : null;
 }
 
-/** A degradation the customer is told about; the codes are the schema's (core/schemas/api.ts `warningCodes`). */
+/** A degradation the customer is told about; the codes are the schema's (core/schemas/bot-views.ts `warningCodes`). */
 export type SessionWarning = SessionWarningView;
 
 export type StartPath = 'pool' | 'cold';

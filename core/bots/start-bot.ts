@@ -12,8 +12,13 @@ import { metrics } from '../metrics';
 import type { CreditHold } from '../ports/credit-ledger';
 import type { StoredResponse } from '../ports/idempotency-store';
 import { TaskCapacityError } from '../ports/task-runner';
-import { dailyHostAllowed, idempotencyKeySchema, roomNameOf } from '../schemas/api';
-import { type StartRequest, startRequestSchema } from '../schemas/start-request';
+import {
+  dailyHostAllowed,
+  idempotencyKeySchema,
+  roomNameOf,
+  type StartRequest,
+  startRequestSchema,
+} from '../schemas/start-request';
 import { parseOrThrow } from '../schemas/validate';
 import { normalizeBotConfig } from './automatic-leave';
 import { newBotId } from './bot-id';

@@ -9,7 +9,7 @@ import { ApiError, notFound } from '../errors';
 import type { Logger } from '../log';
 import type { PendingDeletion, PurgeCursor } from '../ports/data-deletions';
 import type { RecordingStore } from '../ports/recordings';
-import type { DataDeletion } from '../schemas/api';
+import type { DataDeletion } from '../schemas/bot-views';
 
 /**
  * One place a meeting's content lives. Deletion purges every store of the list, in order, one bounded step at a time;

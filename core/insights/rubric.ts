@@ -1,7 +1,7 @@
 // The evaluation rubric both insights engines follow: what overall_score means and how each question is rated.
 // The local engine applies it with measurable rules (evaluation.ts), the model engines get it in their prompt
 // (rubricText); README.md in this folder shows the same tables.
-import type { answeredLevels, scoreBases } from '../schemas/api';
+import type { answeredLevels, scoreBases } from '../schemas/results';
 
 export type ScoreBasis = (typeof scoreBases)[number];
 export type Answered = (typeof answeredLevels)[number];

@@ -1,6 +1,8 @@
 // The results e-mail: subject with room and date; HTML and plain-text bodies with summary, evaluation, Q&A pairs
 // and transcript. Everything from the meeting is escaped, so transcript text cannot inject markup.
-import type { Insights, QaPair, SessionWarningView } from '../schemas/api';
+
+import type { SessionWarningView } from '../schemas/bot-views';
+import type { Insights, QaPair } from '../schemas/results';
 import { escapeHtml } from './html';
 
 export interface ResultsEmailInput {

@@ -1,7 +1,7 @@
 // Port: turns a finished session's transcript into Q&A pairs and insights (Bedrock in AWS, rules locally).
 import { z } from 'zod';
 import type { Utterance } from '../bots/transcript';
-import { type Insights, insightsSchema, type QaPair, qaPairSchema } from '../schemas/api';
+import { type Insights, insightsSchema, type QaPair, qaPairSchema } from '../schemas/results';
 
 export interface InsightsRequest {
   utterances: Utterance[];

@@ -1,14 +1,9 @@
 // Zod schemas of the webhook payloads (the interface's two plus our additions: bot_id, qa_pairs, started_at,
 // completed_at, bot_failed; docs/webhooks.md).
 import { z } from 'zod';
-import {
-  exitReasons,
-  insightsSchema,
-  qaPairSchema,
-  recordingSummarySchema,
-  replacementSchema,
-  warningSchema,
-} from './api';
+import { exitReasons } from './api';
+import { recordingSummarySchema, replacementSchema, warningSchema } from './bot-views';
+import { insightsSchema, qaPairSchema } from './results';
 
 const dateTime = z.iso.datetime({ offset: true });
 

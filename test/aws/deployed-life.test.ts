@@ -15,7 +15,7 @@ import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sessionEnded } from '../../core/results/messages';
-import type { DeliveriesView } from '../../core/schemas/api';
+import type { DeliveriesView } from '../../core/schemas/list-views';
 import type { TemplateJson } from '../infra/synth-stack';
 import { requires, skipReason } from '../support/requirements';
 import { until } from '../support/until';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { automaticLeaveOf, normalizeBotConfig } from '../../core/bots/automatic-leave';
 import { loadConfig } from '../../core/config';
-import { type BotConfig, botConfigSchema } from '../../core/schemas/api';
+import { type BotConfig, botConfigSchema } from '../../core/schemas/bot-config';
 import { describeIssues } from '../../core/schemas/validate';
 
 /** The 400's detail for a start request with this bot_config (its other members valid), or null when accepted. */

@@ -6,7 +6,7 @@ import type { BotSession } from '../../core/bots/session';
 import { loadConfig } from '../../core/config';
 import { createLogger } from '../../core/log';
 import type { RoomProvider } from '../../core/ports/room-provider';
-import { botConfigSchema } from '../../core/schemas/api';
+import { botConfigSchema } from '../../core/schemas/bot-config';
 import { FakeRoom } from '../support/fake-room';
 import { until } from '../support/until';
 

@@ -6,7 +6,7 @@ import { reduceTool, singlePassTool, systemPrompt } from '../../core/adapters/ll
 import { openAIClient } from '../../core/adapters/openai/client';
 import { type OpenAIInsightsConfig, OpenAIInsightsEngine } from '../../core/adapters/openai/insights-engine';
 import { InsightsError } from '../../core/ports/insights-engine';
-import { insightsSchema, qaPairSchema } from '../../core/schemas/api';
+import { insightsSchema, qaPairSchema } from '../../core/schemas/results';
 import { converseFixture, interview, toolInputOf } from '../fixtures/insights/fixtures';
 import { syntheticMeeting } from '../fixtures/insights/synthetic';
 import {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../core/config';
-import { dailyHostAllowed, roomNameOf, webhookUrlProblem } from '../../core/schemas/api';
-import { startRequestSchema } from '../../core/schemas/start-request';
+import {
+  dailyHostAllowed,
+  roomNameOf,
+  startRequestSchema,
+  webhookUrlProblem,
+} from '../../core/schemas/start-request';
 import { describeIssues } from '../../core/schemas/validate';
 
 const strict = { allowInsecureWebhooks: false };

@@ -4,7 +4,7 @@
 // joins with the caller's meeting_token as given. A Daily REST failure never fails the join: it falls back too.
 
 import type { Logger } from '../../../core/log';
-import { roomNameOf } from '../../../core/schemas/api';
+import { roomNameOf } from '../../../core/schemas/start-request';
 
 export interface DailyApiSettings {
   /** The service's Daily REST API key; without it the caller's token is used as given. */

@@ -15,7 +15,7 @@ import {
   type QaPair,
   type QuestionAssessment,
   scoreBases,
-} from '../../schemas/api';
+} from '../../schemas/results';
 
 /** Answer length asked of the model per Q&A pair, unless the output budget calls for shorter (outputBudget). */
 export const defaultAnswerWords = 120;

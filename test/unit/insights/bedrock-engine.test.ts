@@ -16,7 +16,7 @@ import {
 } from '../../../core/adapters/bedrock/insights-engine';
 import { rubricText } from '../../../core/insights/rubric';
 import { InsightsError } from '../../../core/ports/insights-engine';
-import { insightsSchema, qaPairSchema } from '../../../core/schemas/api';
+import { insightsSchema, qaPairSchema } from '../../../core/schemas/results';
 import { converseFixture, interview, toolInputOf } from '../../fixtures/insights/fixtures';
 import { countWords, syntheticMeeting } from '../../fixtures/insights/synthetic';
 

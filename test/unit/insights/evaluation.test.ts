@@ -6,7 +6,7 @@ import { analyseLocally } from '../../../core/engines/rules/insights/local-engin
 import { extractQaPairs } from '../../../core/engines/rules/insights/qa-pairs';
 import { buildTurns } from '../../../core/engines/rules/insights/text';
 import { interviewAnchors, meetingAnchors, rubricText } from '../../../core/insights/rubric';
-import type { Insights } from '../../../core/schemas/api';
+import type { Insights } from '../../../core/schemas/results';
 import {
   type Persona,
   personaCandidate,

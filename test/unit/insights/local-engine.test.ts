@@ -5,7 +5,7 @@ import { weightsFor } from '../../../core/engines/rules/insights/evaluation';
 import { analyseLocally, LocalInsightsEngine } from '../../../core/engines/rules/insights/local-engine';
 import { parseSummaryFormat, summaryParts } from '../../../core/engines/rules/insights/summary';
 import { InsightsError, validatedResult } from '../../../core/ports/insights-engine';
-import { insightsSchema, qaPairSchema } from '../../../core/schemas/api';
+import { insightsSchema, qaPairSchema } from '../../../core/schemas/results';
 import { interview } from '../../fixtures/insights/fixtures';
 import { countWords, syntheticMeeting } from '../../fixtures/insights/synthetic';
 import { summarySentences } from './helpers';

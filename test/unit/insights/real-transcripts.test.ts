@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyseLocally } from '../../../core/engines/rules/insights/local-engine';
 import { defaultQaOptions } from '../../../core/engines/rules/insights/qa-pairs';
-import { insightsSchema, qaPairSchema } from '../../../core/schemas/api';
+import { insightsSchema, qaPairSchema } from '../../../core/schemas/results';
 import { loadRealTranscripts, toUtterances } from '../../fixtures/insights/transcripts';
 import { isFromTranscript } from './helpers';
 

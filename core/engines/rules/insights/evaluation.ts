@@ -15,7 +15,7 @@ import {
   questionPoints,
   type ScoreBasis,
 } from '../../../insights/rubric';
-import type { QuestionAssessment } from '../../../schemas/api';
+import type { QuestionAssessment } from '../../../schemas/results';
 import { factKind, givesFact } from '../conversation/fact-questions';
 import {
   type AnswerSignals,

@@ -11,7 +11,7 @@ import {
   silentSessionInsights,
   validatedResult,
 } from '../../../ports/insights-engine';
-import type { QaPair } from '../../../schemas/api';
+import type { QaPair } from '../../../schemas/results';
 import { greetingPlan } from '../conversation/greeting';
 import { type Evaluation, evaluate } from './evaluation';
 import {
