@@ -11,6 +11,7 @@ import { Delivery } from './constructs/delivery';
 import { addEnvironment } from './constructs/environment';
 import { Operations } from './constructs/operations';
 import { Recordings } from './constructs/recordings';
+import { grantPermissions } from './grants';
 import { applyNagSuppressions } from './nag-suppressions';
 import { doctorOutputKeys } from './outputs';
 import type { MeetingBotSettings } from './settings';
@@ -59,47 +60,33 @@ export class MeetingBotStack extends Stack {
     // A lost bot's replacement and the warm pool's cold fallback are ECS tasks the control function starts.
     const control = this.controlPlane.function;
     control.addEnvironment(this.runtime.runnerEnvironment());
-    this.runtime.grantRunTask(control.role);
     // The results stage hands bot.done and session_complete to the bot's ordered events.
     const results = this.delivery.resultsFunction;
     results.addEnvironment(this.controlPlane.environment(['botEvents']));
-    this.controlPlane.grantSend(results.role, ['botEvents']);
     // A recorded session's second step, the recording's assembly, is a message of its own on the results queue.
     results.addEnvironment({ RESULTS_QUEUE_URL: this.delivery.resultsQueue.queueUrl });
-    this.delivery.resultsQueue.grantSendMessages(results.role);
     // Recordings: the bot uploads pieces, the results stage assembles them, the status function signs downloads.
     const recordingsEnv = this.recordings.environment();
     addEnvironment(this.runtime.container, recordingsEnv);
     results.addEnvironment(recordingsEnv);
-    this.recordings.grantUploadPieces(this.runtime.taskDefinition.taskRole);
-    this.recordings.grantAssemble(results.role);
     this.api = new Api(this, 'Api', { settings, data: this.data, runtime: this.runtime });
-    const status = this.api.functions.get('status');
-    if (status) {
-      status.addEnvironment(recordingsEnv);
-      this.recordings.grantReadFile(status.role);
-    }
+    this.api.functions.get('status')?.addEnvironment(recordingsEnv);
     const join = this.api.functions.get('join');
     if (join && settings.maxBots > 0) {
       // The join counts the cluster's tasks (one DescribeClusters, cached per instance) against the maximum.
       join.addEnvironment({ MAX_BOTS: String(settings.maxBots) });
-      this.runtime.grantDescribeCluster(join.role);
     }
     // The data deletion tells the bot's webhook (bot.data_deleted) through the bot's ordered events.
     const dataFn = this.api.functions.get('data');
     if (dataFn) {
       dataFn.addEnvironment(this.controlPlane.environment(['botEvents']));
-      this.controlPlane.grantSend(dataFn.role, ['botEvents']);
       // It deletes the recording's objects with the rest of the meeting's content.
       dataFn.addEnvironment(recordingsEnv);
-      this.recordings.grantDelete(dataFn.role);
     }
     if (settings.botPoolSize > 0) {
-      this.pool = new BotPool(this, 'BotPool', { settings, data: this.data, runtime: this.runtime });
+      this.pool = new BotPool(this, 'BotPool', { settings, runtime: this.runtime });
       if (join) this.pool.wireJoin(join, this.controlPlane.controlQueue);
       this.pool.wireControl(control);
-      // The control plane's cold fallback withdraws the offer it took over (sessions-store.ts claim).
-      this.data.grantItems(control.role, ['dynamodb:DeleteItem']);
     } else {
       join?.addEnvironment({ BOT_POOL_SIZE: '0' });
     }
@@ -114,7 +101,18 @@ export class MeetingBotStack extends Stack {
     });
     // The retention sweep deletes recordings with the rest of a meeting's content.
     this.operations.sweeper.addEnvironment(recordingsEnv);
-    this.recordings.grantDelete(this.operations.sweeper.role);
+    // Every role's permissions, each in one place.
+    grantPermissions({
+      settings,
+      data: this.data,
+      recordings: this.recordings,
+      delivery: this.delivery,
+      controlPlane: this.controlPlane,
+      runtime: this.runtime,
+      api: this.api,
+      operations: this.operations,
+      pool: this.pool,
+    });
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
       settings,

@@ -10,7 +10,7 @@ import { type RouteSpec, routeTable } from '../../functions/http/route-table';
 import { functionLimits, routeLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotRuntime } from './bot-runtime';
-import { type BotData, type ItemAction, readWriteItems } from './data';
+import type { BotData } from './data';
 import { entryExists, ServiceFunction } from './service-function';
 
 /** The deliveries route: added when the route table does not list it yet. */
@@ -20,32 +20,13 @@ export const deliveriesRoute = {
   name: 'deliveries',
 } as const;
 
-type FunctionName = RouteSpec['name'] | typeof deliveriesRoute.name;
+export type FunctionName = RouteSpec['name'] | typeof deliveriesRoute.name;
 
 export interface DeployedRoute {
   method: RouteSpec['method'];
   path: string;
   name: FunctionName;
 }
-
-/** An authenticated route that reads: the API-key lookup, the rate-limit window (an update) and its records. */
-const readRoute: ItemAction[] = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:Query'];
-
-/** What each route function may do with the table (the core/ use case behind it, plus authentication). */
-const tableAccess: Partial<Record<FunctionName, ItemAction[]>> = {
-  // BatchWriteItem: the session and the hold's ledger entry in one request.
-  join: [...readWriteItems, 'dynamodb:BatchWriteItem'],
-  // PutItem: the stop request's own small item, which the running bot polls.
-  leave: ['dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
-  status: readRoute,
-  deliveries: readRoute,
-  // The account's list entries (Query), then the sessions' summary attributes (BatchGetItem).
-  list: [...readRoute, 'dynamodb:BatchGetItem'],
-  // The pending-deletion entry, the tombstone and the deliveries' payloads (UpdateItem), the segments and the entry
-  // (Query, then BatchWriteItem deletes): no PutItem or DeleteItem (core/adapters/dynamodb/data-deletions.ts).
-  data: [...readRoute, 'dynamodb:BatchWriteItem'],
-  openapi: [],
-};
 
 /**
  * The routes to deploy: the route table (plus deliveries), each only when its entry file exists, so synthesis
@@ -141,10 +122,6 @@ export class Api extends Construct {
           ...(route.name === 'join' || route.name === 'leave' ? runtime.runnerEnvironment() : {}),
           ...(route.name === 'join' ? { DAILY_ROOM_DOMAINS: settings.dailyRoomDomains.join(',') } : {}),
         });
-        const actions = tableAccess[route.name] ?? readRoute;
-        if (actions.length > 0) data.grantItems(fn.role, actions);
-        if (route.name === 'join') runtime.grantRunTask(fn.role);
-        if (route.name === 'leave') runtime.grantStopTask(fn.role);
         this.functions.set(route.name, fn);
         integrations.set(route.name, new HttpLambdaIntegration(`${route.name}-integration`, fn.function));
       }

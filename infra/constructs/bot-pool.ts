@@ -12,7 +12,6 @@ import { Construct } from 'constructs';
 import { queueLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotRuntime } from './bot-runtime';
-import type { BotData } from './data';
 import { addEnvironment } from './environment';
 import type { ServiceFunction } from './service-function';
 import { serviceMetric } from './service-metrics';
@@ -65,7 +64,6 @@ export function gapSteps(largest: number): number[] {
 
 export interface BotPoolProps {
   settings: MeetingBotSettings;
-  data: BotData;
   runtime: BotRuntime;
 }
 
@@ -89,7 +87,7 @@ export class BotPool extends Construct {
 
   constructor(scope: Construct, id: string, props: BotPoolProps) {
     super(scope, id);
-    const { settings, data, runtime } = props;
+    const { settings, runtime } = props;
     this.settings = settings;
     const size = settings.botPoolSize;
 
@@ -112,32 +110,6 @@ export class BotPool extends Construct {
     });
 
     addEnvironment(runtime.container, { POOL_QUEUE_URL: this.queue.queueUrl });
-    const taskRole = runtime.taskDefinition.taskRole;
-    taskRole.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage'],
-        resources: [this.queue.queueArn],
-      }),
-    );
-    // The winner of a claim withdraws the session's offer (core/adapters/dynamodb/sessions-store.ts claim).
-    data.grantItems(taskRole, ['dynamodb:DeleteItem']);
-    grantWithWildcard(
-      taskRole,
-      new iam.PolicyStatement({
-        actions: ['ecs:UpdateTaskProtection'],
-        resources: [
-          Stack.of(this).formatArn({
-            service: 'ecs',
-            resource: 'task',
-            resourceName: `${runtime.cluster.clusterName}/*`,
-          }),
-        ],
-      }),
-      'A pooled bot protects its own task from scale-in once it holds a session (bot-task/ecs-task.ts, through the ' +
-        'ECS agent, which calls UpdateTaskProtection with the task role); its task id is known only at run time: ' +
-        'tasks of this cluster only (`task/<cluster>/*`).',
-    );
-
     this.service = new ecs.FargateService(this, 'Service', {
       cluster: runtime.cluster,
       taskDefinition: runtime.taskDefinition,
@@ -312,7 +284,8 @@ export class BotPool extends Construct {
 
   /**
    * The join offers each session to the pool: its size (BOT_POOL_SIZE turns the offer on), a wake-up on the pool
-   * queue, and the delayed cold-start fallback on the control queue (core/bots/start-bot.ts).
+   * queue, and the delayed cold-start fallback on the control queue (core/bots/start-bot.ts). Its permissions for
+   * them: infra/grants.ts.
    */
   wireJoin(join: ServiceFunction, controlQueue: sqs.IQueue): void {
     join.addEnvironment({
@@ -320,16 +293,12 @@ export class BotPool extends Construct {
       POOL_QUEUE_URL: this.queue.queueUrl,
       CONTROL_QUEUE_URL: controlQueue.queueUrl,
     });
-    join.role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
-    );
-    controlQueue.grantSendMessages(join.role);
   }
 
   /**
    * The control function grows the pool in a storm (core/bots/pool-growth.ts): it reads and raises this service's
-   * desired count, up to the scaling's maximum, and may touch no other service. It offers scheduled sessions to the
-   * pool at their moment, with a wake-up on the pool queue (core/bots/scheduled-joins.ts).
+   * desired count, up to the scaling's maximum. It offers scheduled sessions to the pool at their moment, with a
+   * wake-up on the pool queue (core/bots/scheduled-joins.ts). Its permissions for them: infra/grants.ts.
    */
   wireControl(control: ServiceFunction): void {
     control.addEnvironment({
@@ -337,10 +306,47 @@ export class BotPool extends Construct {
       BOT_POOL_MAX: String(this.settings.botPoolMax),
       POOL_QUEUE_URL: this.queue.queueUrl,
     });
-    control.role.addToPrincipalPolicy(
+  }
+
+  /**
+   * A pooled bot takes its wake-ups from the pool queue and protects its own task from scale-in once it holds a
+   * session (bot-task/ecs-task.ts).
+   */
+  grantTakeOffers(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage'],
+        resources: [this.queue.queueArn],
+      }),
+    );
+    grantWithWildcard(
+      grantee,
+      new iam.PolicyStatement({
+        actions: ['ecs:UpdateTaskProtection'],
+        resources: [
+          Stack.of(this).formatArn({
+            service: 'ecs',
+            resource: 'task',
+            resourceName: `${this.service.cluster.clusterName}/*`,
+          }),
+        ],
+      }),
+      'A pooled bot protects its own task from scale-in once it holds a session (bot-task/ecs-task.ts, through the ' +
+        'ECS agent, which calls UpdateTaskProtection with the task role); its task id is known only at run time: ' +
+        'tasks of this cluster only (`task/<cluster>/*`).',
+    );
+  }
+
+  /** A wake-up on the pool queue for an offered session: SendMessage only. */
+  grantOffer(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
     );
-    control.role.addToPrincipalPolicy(
+  }
+
+  /** Reads and raises this service's desired count (core/bots/pool-growth.ts), and may touch no other service. */
+  grantResize(grantee: iam.IGrantable): void {
+    grantee.grantPrincipal.addToPrincipalPolicy(
       new iam.PolicyStatement({
         actions: ['ecs:DescribeServices', 'ecs:UpdateService'],
         resources: [this.service.serviceArn],

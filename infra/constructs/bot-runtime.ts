@@ -13,7 +13,7 @@ import type { MeetingBotSettings } from '../settings';
 import type { ControlPlane } from './control-plane';
 import type { BotData } from './data';
 import { addEnvironment } from './environment';
-import { type BedrockModel, bedrockModel, grantBedrockInvoke, grantSpeechSynthesis } from './model-access';
+import { type BedrockModel, bedrockModel } from './model-access';
 import { repoRoot } from './service-function';
 import { metricsEnvironment } from './service-metrics';
 import { grantWithWildcard } from './wildcard-grant';
@@ -145,18 +145,6 @@ export class BotRuntime extends Construct {
       RESULTS_QUEUE_URL: resultsQueue.queueUrl,
       ...controlPlane.environment(['control', 'botEvents']),
     });
-
-    const taskRole = this.taskDefinition.taskRole;
-    data.grantItems(taskRole, [
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:Query',
-    ]);
-    resultsQueue.grantSendMessages(taskRole);
-    controlPlane.grantSend(taskRole, ['control', 'botEvents']);
-    grantBedrockInvoke(taskRole, this.conversationModel);
-    grantSpeechSynthesis(taskRole, stack);
   }
 
   /** What the functions that start and stop bots read to build their EcsTaskRunner (BOT_RUNTIME: environment.ts). */

@@ -69,16 +69,6 @@ export class ControlPlane extends Construct {
     // (functions/control/handler.ts), so together they keep within ECS's 20/s per account and region.
     this.function.function.addEventSource(eventSourceOf(this.controlQueue, eventSourceLimits.control));
     this.function.function.addEventSource(eventSourceOf(this.botEventsQueue, eventSourceLimits.botEvents));
-    data.grantItems(this.function.role, [
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:Query',
-    ]);
-    // What a decision leads to: a failure or bot.replaced (bot events), a session that ends (results), webhooks.
-    this.botEventsQueue.grantSendMessages(this.function.role);
-    delivery.resultsQueue.grantSendMessages(this.function.role);
-    delivery.deliveryQueue.grantSendMessages(this.function.role);
   }
 
   /** What a bot's process, the join and the operations functions send: decisions and events, never results. */

@@ -1,7 +1,6 @@
 // Results and delivery: the results queue (bot-task → insights) and the delivery queue (one job per channel → SES
 // e-mail and webhooks), each with a DLQ, and the Lambda consumers that report partial batch failures.
-import { Duration, Stack } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import { Duration } from 'aws-cdk-lib';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -15,7 +14,7 @@ import {
 } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotData } from './data';
-import { type BedrockModel, bedrockModel, grantBedrockInvoke } from './model-access';
+import { type BedrockModel, bedrockModel } from './model-access';
 import { entryExists, ServiceFunction } from './service-function';
 
 export const resultsEntry = 'functions/results/handler.ts';
@@ -82,7 +81,6 @@ export class Delivery extends Construct {
   constructor(scope: Construct, id: string, props: DeliveryProps) {
     super(scope, id);
     const { settings, data } = props;
-    const stack = Stack.of(this);
     this.insightsModel = bedrockModel(this, settings.insightsModelId, 'insights');
 
     // Every number here is infra/limits.ts's: the local stack enforces the same ones.
@@ -104,14 +102,6 @@ export class Delivery extends Construct {
       },
     });
     this.resultsFunction.function.addEventSource(eventSourceOf(this.resultsQueue, eventSourceLimits.results));
-    data.grantItems(this.resultsFunction.role, [
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:Query',
-    ]);
-    this.deliveryQueue.grantSendMessages(this.resultsFunction.role);
-    grantBedrockInvoke(this.resultsFunction.role, this.insightsModel);
 
     if (entryExists(deliveryEntry)) {
       const fn = new ServiceFunction(this, 'Deliver', {
@@ -128,29 +118,6 @@ export class Delivery extends Construct {
         },
       });
       fn.function.addEventSource(eventSourceOf(this.deliveryQueue, eventSourceLimits.delivery));
-      data.grantItems(fn.role, [
-        'dynamodb:GetItem',
-        'dynamodb:PutItem',
-        'dynamodb:UpdateItem',
-        'dynamodb:Query',
-        // A live transcript's delivery is stored in a TransactWriteItems (the put, authorized as PutItem) that checks
-        // the session's data is not deleted (core/adapters/dynamodb/deliveries-store.ts).
-        'dynamodb:ConditionCheckItem',
-      ]);
-      // Retries change the message's visibility (granted with the event source); a retry due past SQS's 12-hour
-      // visibility budget continues in a fresh copy sent to the delivery queue itself (functions/delivery/handler.ts;
-      // found by the IAM simulation of the moto run, test/aws); a job that gives up is moved to the DLQ.
-      this.deliveryQueue.grantSendMessages(fn.role);
-      this.deliveryDlq.grantSendMessages(fn.role);
-      fn.role.addToPolicy(
-        new iam.PolicyStatement({
-          actions: ['ses:SendEmail'],
-          resources: [
-            stack.formatArn({ service: 'ses', resource: 'identity', resourceName: settings.sesIdentity }),
-          ],
-          conditions: { StringEquals: { 'ses:FromAddress': settings.mailFrom } },
-        }),
-      );
       this.deliveryFunction = fn;
     }
   }

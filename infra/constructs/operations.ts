@@ -66,12 +66,6 @@ export class Operations extends Construct {
       RESULTS_QUEUE_URL: delivery.resultsQueue.queueUrl,
       ...controlPlane.environment(['control', 'botEvents']),
     };
-    const sessionActions = [
-      'dynamodb:GetItem',
-      'dynamodb:PutItem',
-      'dynamodb:UpdateItem',
-      'dynamodb:Query',
-    ] as const;
 
     this.eventsDlq = new sqs.Queue(this, 'EventsDlq', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
@@ -89,9 +83,6 @@ export class Operations extends Construct {
       environment: { ...opsEnv, BOT_CONTAINER_NAME: botContainerName },
     });
     this.taskStopped.function.configureAsyncInvoke(asyncFailures);
-    data.grantItems(this.taskStopped.role, [...sessionActions]);
-    delivery.resultsQueue.grantSendMessages(this.taskStopped.role);
-    controlPlane.grantSend(this.taskStopped.role, ['control', 'botEvents']);
 
     this.taskStateRule = new events.Rule(this, 'TaskStoppedRule', {
       description: 'Bot tasks of this cluster that stopped',
@@ -118,16 +109,6 @@ export class Operations extends Construct {
       environment: opsEnv,
     });
     this.sweeper.function.configureAsyncInvoke(asyncFailures);
-    // The retention sweep: its due entries (DeleteItem) and the content it deletes (segments: BatchWriteItem).
-    data.grantItems(
-      this.sweeper.role,
-      [...sessionActions, 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'],
-      {
-        runningIndex: true,
-      },
-    );
-    delivery.resultsQueue.grantSendMessages(this.sweeper.role);
-    controlPlane.grantSend(this.sweeper.role, ['control', 'botEvents']);
     this.sweepRule = new events.Rule(this, 'SweepSchedule', {
       description: 'Sweeps stale bot heartbeats',
       schedule: events.Schedule.rate(sweepInterval),
@@ -157,17 +138,6 @@ export class Operations extends Construct {
       },
     });
     this.scheduler.function.configureAsyncInvoke(asyncFailures);
-    // Query: the scheduled-join entries of the minutes ahead; DeleteItem: an entry once its start is queued.
-    data.grantItems(this.scheduler.role, ['dynamodb:Query', 'dynamodb:DeleteItem']);
-    controlPlane.grantSend(this.scheduler.role, ['control']);
-    if (pool) {
-      this.scheduler.role.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['ecs:DescribeServices', 'ecs:UpdateService'],
-          resources: [pool.service.serviceArn],
-        }),
-      );
-    }
     // Every minute, as the sweep: a minute's query plus delayed queue messages (docs/scheduled-joins.md for why).
     this.scheduleRule = new events.Rule(this, 'SchedulerSchedule', {
       description: 'Queues the starts of scheduled joins due soon',
@@ -315,28 +285,15 @@ export class Operations extends Construct {
   }
 
   /**
-   * What scheduled joins add to the route and control functions: the join lists the session and takes it off the
-   * list when it queues the start itself (DeleteItem, the control queue) and sends bot.scheduled (bot events); a
-   * leave before join_at ends the session (DeleteItem, the results queue); the control function hands it out, with
-   * the pool's cold fallback on its own queue.
+   * What scheduled joins add to the route and control functions' environment (their permissions: infra/grants.ts):
+   * the join queues a start itself (the control queue) and sends bot.scheduled (bot events); a leave before join_at
+   * ends the session (the results queue); the control function hands it out.
    */
   private wireScheduledJoins(props: OperationsProps): void {
-    const { settings, data, controlPlane, delivery, api, pool } = props;
-    const join = api.functions.get('join');
-    if (join) {
-      data.grantItems(join.role, ['dynamodb:DeleteItem']);
-      controlPlane.grantSend(join.role, ['control', 'botEvents']);
-      join.addEnvironment(controlPlane.environment(['control', 'botEvents']));
-    }
-    const leave = api.functions.get('leave');
-    if (leave) {
-      data.grantItems(leave.role, ['dynamodb:DeleteItem']);
-      delivery.resultsQueue.grantSendMessages(leave.role);
-      leave.addEnvironment({ RESULTS_QUEUE_URL: delivery.resultsQueue.queueUrl });
-    }
-    const control = controlPlane.function;
-    controlPlane.grantSend(control.role, ['control']);
-    control.addEnvironment({ BOT_POOL_SIZE: String(pool ? settings.botPoolSize : 0) });
+    const { settings, controlPlane, delivery, api, pool } = props;
+    api.functions.get('join')?.addEnvironment(controlPlane.environment(['control', 'botEvents']));
+    api.functions.get('leave')?.addEnvironment({ RESULTS_QUEUE_URL: delivery.resultsQueue.queueUrl });
+    controlPlane.function.addEnvironment({ BOT_POOL_SIZE: String(pool ? settings.botPoolSize : 0) });
   }
 
   /** An alarm to the topic; by default it fires on one period at or above the threshold, missing data is fine. */
