@@ -40,7 +40,8 @@ export function captureClientsWith(fn: CaptureClient): void {
  * time, the stand-in in another process), `npx tsx bench/sdk-client-cpu.ts 24 250`, 2026-11-28 on the loaded 2-core
  * VM (load about 20): with it our process's CPU per call is 0.88× of that without for DynamoDB (Get/Put through
  * DocumentClient, 565 µs without; middle half of 24 paired rounds 0.83–0.96×) and 0.91× for SQS SendMessage (668 µs
- * without; 0.86–0.96×).
+ * without; 0.86–0.96×). On that machine identical clients measured alike read 1.04–1.11× of each other, so this is
+ * a saving of about a tenth, not a precise figure; measure it again after an SDK upgrade.
  */
 export function fastConfig<T extends { config: object }>(client: T): T {
   const probe = Object.create(client.config) as { region?: unknown };
