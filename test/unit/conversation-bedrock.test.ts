@@ -461,7 +461,7 @@ describe('Bedrock conversation engine in the ConversationController', () => {
   });
 });
 
-describe('Bedrock conversation engine: the bot keeps track of its own questions (issue #12)', () => {
+describe('Bedrock conversation engine: the bot keeps track of its own questions', () => {
   /** A meeting whose first part (the bot's first two questions) falls out of a 2000-character window. */
   function longInterview(): Utterance[] {
     const transcript = [
@@ -543,7 +543,7 @@ describe('Bedrock conversation engine: the bot keeps track of its own questions 
   });
 });
 
-describe('Bedrock conversation engine: a turn has a time budget (issue #12)', () => {
+describe('Bedrock conversation engine: a turn has a time budget', () => {
   const never = new Promise<void>(() => {});
 
   it('abandons a turn whose model does not answer in time: no text, the stream aborted, the next turn works', async () => {
@@ -602,7 +602,7 @@ describe('Bedrock conversation engine: a turn has a time budget (issue #12)', ()
   });
 });
 
-describe('Bedrock conversation engine: questions its instructions do not answer (issue #12)', () => {
+describe('Bedrock conversation engine: questions its instructions do not answer', () => {
   it('has a rule: the closing or next steps from the prompt if stated, else a neutral line, never invented', async () => {
     bedrock.on(ConverseStreamCommand).callsFake(() => streamOutput('reply'));
     await collect(engine().reply(ctx([...interview(), line('Great. So what are the next steps?')])));

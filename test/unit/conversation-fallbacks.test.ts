@@ -1,6 +1,6 @@
-// The bot never goes mute (issue 20 §2): a failing conversation model gets one holding line and retries with backoff,
+// The bot never goes mute: a failing conversation model gets one holding line and retries with backoff,
 // then the local engine after three failures in a row; a line the voice cannot speak is retried once, then the bot goes
-// on in text only. Each fallback is a warning, a metric and a log line. Fake timers: the backoffs are asserted exactly.
+// on in text only. Each fallback is a warning, a metric and a log line. Fake timers, and the backoff's jitter at its longest: the waits are asserted exactly.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ConversationController, holdingLine } from '../../bot-task/conversation';
 import { SessionWarnings } from '../../bot-task/session-warnings';

@@ -140,18 +140,6 @@ describe('the docs', () => {
   });
 });
 
-/**
- * Files other work is rewriting right now, whose issue numbers go with that work; the check reads every other test
- * and benchmark.
- */
-const beingRewritten = [
-  'bench/turn-taking',
-  'test/unit/turn-taking.test.ts',
-  'test/unit/insights/',
-  'test/unit/conversation',
-  'test/integration/agenda.test.ts',
-];
-
 describe('the tests and benchmarks', () => {
   it('name no internal issue numbers: a comment says what a test proves, not which issue asked for it', () => {
     const files = [
@@ -163,7 +151,7 @@ describe('the tests and benchmarks', () => {
         (f) => /\.(ts|mjs|js)$/.test(f) && (!f.startsWith(join(repoRoot, 'core')) || f.endsWith('.test.ts')),
       )
       .map(rel)
-      .filter((f) => f !== 'test/unit/docs.test.ts' && !beingRewritten.some((p) => f.startsWith(p)));
+      .filter((f) => f !== 'test/unit/docs.test.ts');
     expect(files.length).toBeGreaterThan(100);
     const hits = files.flatMap((f) =>
       readFileSync(join(repoRoot, f), 'utf8')

@@ -1,4 +1,4 @@
-// End of turn (issue 22 §2): a finished sentence is answered sooner than before, and a person who pauses mid-sentence is
+// End of turn: a finished sentence is answered sooner than before, and a person who pauses mid-sentence is
 // not interrupted more often than under the old fixed 700 ms rule. These are pauses inside a sentence only: between two
 // sentences of a longer answer the shorter wait speaks sooner, which the last case here shows and the turn-taking
 // benchmark measures on real answers (`npm run bench -- turn-taking`, docs/benchmarks.md).

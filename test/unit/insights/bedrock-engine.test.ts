@@ -218,7 +218,7 @@ describe('Bedrock insights engine', () => {
     expect(calls()).toHaveLength(0);
   });
 
-  describe('defects of issue #12', () => {
+  describe('the request: rubric, evidence and limits a model answer is held to', () => {
     it('states the rubric for overall_score and the assessments in the prompt', async () => {
       bedrock.on(ConverseCommand).resolves(converseFixture('analysis'));
       await engine().analyse({ utterances: interview('good'), processInsights: true });

@@ -5,6 +5,7 @@ import { analyseLocally } from '../../../core/engines/rules/insights/local-engin
 import { defaultQaOptions } from '../../../core/engines/rules/insights/qa-pairs';
 import { insightsSchema, qaPairSchema } from '../../../core/schemas/results';
 import { loadRealTranscripts, toUtterances } from '../../fixtures/insights/transcripts';
+import { requires, skipReason } from '../../support/requirements';
 import { isFromTranscript } from './helpers';
 
 const transcripts = loadRealTranscripts();
@@ -29,7 +30,17 @@ const interrogative = new RegExp(
 /** Words as the README counts them: whitespace-separated tokens with a letter or digit. */
 const wordsIn = (text: string) => text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
 
-describe.skipIf(transcripts.length === 0)('local engine on real transcripts', () => {
+const skip = skipReason(
+  requires.other(
+    '../shared data',
+    transcripts.length === 0
+      ? 'the real transcripts of ../shared/data/transcripts are not on this machine'
+      : undefined,
+    false,
+  ),
+);
+
+describe.skipIf(skip)('local engine on real transcripts', () => {
   for (const t of transcripts) {
     describe(t.name, () => {
       const utterances = toUtterances(t.turns);

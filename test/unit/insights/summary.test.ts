@@ -12,6 +12,7 @@ import { cleanSpoken, reportedSpeech, withSubject } from '../../../core/engines/
 import { buildTurns } from '../../../core/engines/rules/insights/text';
 import { syntheticMeeting } from '../../fixtures/insights/synthetic';
 import { loadRealTranscripts, toUtterances } from '../../fixtures/insights/transcripts';
+import { requires, skipReason } from '../../support/requirements';
 
 function talk(lines: [speaker: string, text: string][], bot?: string): Utterance[] {
   return lines.map(([speaker, text], i) => ({
@@ -281,7 +282,17 @@ describe('an answer in the third person, as a reader would write it', () => {
 
 const realMeeting = loadRealTranscripts().find((t) => t.name === 'meeting_ami_ES2004d');
 
-describe.skipIf(!realMeeting)('structured summary of a real meeting (AMI ES2004d, ../shared)', () => {
+const noRealMeeting = skipReason(
+  requires.other(
+    '../shared data',
+    realMeeting
+      ? undefined
+      : 'the AMI ES2004d transcript of ../shared/data/transcripts is not on this machine',
+    false,
+  ),
+);
+
+describe.skipIf(noRealMeeting)('structured summary of a real meeting (AMI ES2004d, ../shared)', () => {
   it('names the four roles, a decision and a next step with its owner, in the third person', () => {
     const speakers = [...new Set(realMeeting!.turns.map((t) => t.speaker))];
     const s = summary(toUtterances(realMeeting!.turns));
