@@ -20,6 +20,7 @@ import type { Logger } from '../../core/log';
 import { type ConversationContext, sentences } from '../../core/ports/conversation-engine';
 import { streamEvents, streamOutput, streamText, textEvents } from '../fixtures/conversation/fixtures';
 import { FakeRoom } from '../support/fake-room';
+import { elapse } from '../support/until';
 
 const modelId = 'anthropic.claude-3-5-haiku-20241022-v1:0';
 const bedrock = mockClient(BedrockRuntimeClient);
@@ -586,7 +587,7 @@ describe('Bedrock conversation engine: a turn has a time budget', () => {
     const spoken: string[] = [];
     for await (const s of sentences(engine({ turnTimeoutMs: 100 }).reply(ctx(interview())))) {
       spoken.push(s);
-      await new Promise((r) => setTimeout(r, 80)); // speaking: 3 × 80 ms > the 100 ms budget
+      await elapse(80); // the voice's speaking time, the scenario: 3 × 80 ms > the 100 ms budget
     }
     expect(spoken).toHaveLength(3);
   });

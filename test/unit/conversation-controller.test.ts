@@ -9,7 +9,7 @@ import type { ConversationContext, ConversationEngine } from '../../core/ports/c
 import type { RoomConnection } from '../../core/ports/room-provider';
 import type { SayOptions, SpeechOutcome } from '../../core/ports/speech';
 import { FakeRoom } from '../support/fake-room';
-import { until } from '../support/until';
+import { quietFor, until } from '../support/until';
 
 /** A room whose bot voice plays until the test ends it or someone talks over it. */
 function slowSpeechRoom() {
@@ -308,7 +308,8 @@ describe('conversation controller', () => {
     // An interim that ends a sentence: the model is asked at once, on the interim words; nothing is heard yet.
     ann('I built a billing system.', false);
     await until(async () => asked === 1, 1000);
-    await new Promise((r) => setTimeout(r, 50));
+    // The reply is held: nothing may be heard while no final words came.
+    await quietFor(50);
     expect(fake.spoken).toEqual([]);
     // She goes on: the held reply is dropped unheard.
     ann('I built a billing system. It', false);

@@ -470,6 +470,7 @@ describe('Bedrock insights engine', () => {
       bedrock.on(ConverseCommand).callsFake(async (input: ConverseCommandInput) => {
         inFlight++;
         peak = Math.max(peak, inFlight);
+        // The model's work, so that calls overlap and the peak counts them.
         await new Promise((r) => setTimeout(r, 5));
         inFlight--;
         if (toolName(input) === 'record_part_analysis' && throttles < 2) {
