@@ -46,7 +46,8 @@ describe.skipIf(skip)('doctor --aws against moto', () => {
       AWS_SECRET_ACCESS_KEY: 'moto',
       AWS_ENDPOINT_URL: moto.endpoint,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      DAILY_API_URL: dailyApiUrl,
+      // Daily's REST API, an internal tunable: a local stand-in, never api.daily.co.
+      MEETING_BOT_TEST_TUNABLES: JSON.stringify({ DAILY_API_URL: dailyApiUrl }),
     });
   }
 
