@@ -187,8 +187,8 @@ export async function startDeployedLife(settings: SettingsInput = {}): Promise<D
       env: {
         ...awsProcessEnv(stack.task.role, proxy.endpoint, stack.task.environment),
         CHROMIUM_PATH: chromiumPath,
-        // Daily's hosts do not answer offline: the bot would wait up to this long to join.
-        JOIN_TIMEOUT_MS: '60000',
+        // Daily's hosts do not answer offline: the bot would wait up to this long to join (an internal tunable).
+        MEETING_BOT_TEST_TUNABLES: JSON.stringify({ JOIN_TIMEOUT_MS: 60_000 }),
         ...env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
