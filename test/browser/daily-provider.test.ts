@@ -925,9 +925,13 @@ describe.skipIf(skip)('Daily provider in Chromium (stubbed daily-js)', () => {
     });
 
     it('the join timeout ends at the lobby: a wait longer than timeoutMs is not cut short', async () => {
-      const k = await knocking({ timeoutMs: 800, waitingRoomTimeoutMs: 30_000 });
-      // Longer than timeoutMs in the lobby.
-      await elapse(1500);
+      // The join's own deadline is long enough to reach the lobby on a loaded machine (the page starts Chromium's
+      // renderer and daily-js first); the bot then stays in the lobby past it.
+      const timeoutMs = 6_000;
+      const started = Date.now();
+      const k = await knocking({ timeoutMs, waitingRoomTimeoutMs: 30_000 });
+      // Longer than timeoutMs since the join began, all of it after the bot asked to be let in.
+      await elapse(Math.max(0, started + timeoutMs + 1_500 - Date.now()));
       await k.h.page().evaluate(() => window.__dailyStub!.admit());
       expect(await k.joining).toHaveProperty('selfId', 'bot-session');
     });
