@@ -14,6 +14,7 @@ import { turnContextOf } from '../core/conversation/answer-completeness';
 import {
   endingOf,
   endOfTurnWaitMs,
+  readsMeaning,
   type TurnTakingSettings,
   turnTakingDefaults,
 } from '../core/conversation/turn-taking';
@@ -196,18 +197,14 @@ export class ConversationController {
     this.room.on('utterance', (u) => {
       if (u.participantId === this.room.selfId || this.stopped) return;
       // Words decide: "sure", "mm-hmm" over the bot let it finish; anything else stops it.
-      clearTimeout(this.wordlessAudio);
-      this.wordlessAudio = undefined;
-      if (!isAcknowledgement(u.text)) this.bargeIn();
+      if (isAcknowledgement(u.text)) this.forgetWordlessAudio();
+      else this.bargeIn();
       this.heardWords(u);
     });
     this.room.on('audio-activity', (a) => {
       if (a.participantId === this.room.selfId || !a.active || this.stopped) return;
       if (this.voice.speaking && !this.wordlessAudio)
-        this.wordlessAudio = setTimeout(() => {
-          this.wordlessAudio = undefined;
-          this.bargeIn();
-        }, wordlessBargeInMs);
+        this.wordlessAudio = setTimeout(() => this.bargeIn(), wordlessBargeInMs);
       // Someone is talking: a reply held for their silence waits longer (their words, if any, drop it when they come).
       const turn = this.pending;
       if (turn?.gate.state === 'waiting') {
@@ -252,12 +249,12 @@ export class ConversationController {
    * counts. The transcription's own latency does not: it is unknown, so the person gets that much more silence.
    */
   private silenceStillToWait(u: RoomEvents['utterance']): number {
-    // What was asked and the answer so far: an answer that has not yet answered waits the long silence.
-    const waitMs = endOfTurnWaitMs(
-      u.text,
-      this.turnTaking,
-      turnContextOf(this.context().transcript, u.text, u.participantId),
-    );
+    // What was asked and the answer so far (built only for a rule that reads it): an answer that has not yet
+    // answered waits the long silence.
+    const context = readsMeaning(this.turnTaking)
+      ? turnContextOf(this.context().transcript, u.text, u.participantId)
+      : undefined;
+    const waitMs = endOfTurnWaitMs(u.text, this.turnTaking, context);
     // The transcription heard the speaker go on (speech_final false): their silence is not one yet.
     if (u.speechFinal === false) return Math.max(waitMs, this.turnTaking.unclearMs);
     if (u.speechFinal === true) return Math.max(0, waitMs - (this.settings.heardSilenceMs ?? 0));
@@ -324,16 +321,21 @@ export class ConversationController {
   stop(): void {
     this.stopped = true;
     clearTimeout(this.stableTimer);
-    clearTimeout(this.wordlessAudio);
+    this.forgetWordlessAudio();
     this.cancelPending();
     for (const end of this.waits) end();
     this.room.speech.stop();
   }
 
   private bargeIn(): void {
+    this.forgetWordlessAudio();
+    if (this.voice.interrupt()) this.log.info('barge-in: stopped speaking');
+  }
+
+  /** Words came (or the bot stops): audio no longer waits to be judged without them. */
+  private forgetWordlessAudio(): void {
     clearTimeout(this.wordlessAudio);
     this.wordlessAudio = undefined;
-    if (this.voice.interrupt()) this.log.info('barge-in: stopped speaking');
   }
 
   /**

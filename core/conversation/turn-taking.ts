@@ -79,6 +79,11 @@ export function endingOf(text: string): Ending {
   return period ? 'complete' : 'unclear';
 }
 
+/** The rule reads the answer's meaning: only then is the context (turnContextOf) worth building for it. */
+export function readsMeaning(settings: TurnTakingSettings): boolean {
+  return settings.mode !== 'fixed' && settings.meaning !== false;
+}
+
 /**
  * The silence (ms) to wait after `text`, the last words heard, before the bot answers; `context` is what was asked
  * and the answer so far (read unless settings.meaning is false).
@@ -87,7 +92,7 @@ export function endOfTurnWaitMs(text: string, settings: TurnTakingSettings, cont
   if (settings.mode === 'fixed') return settings.unclearMs;
   const ending = endingOf(text);
   // Words that cannot end a thought wait the long silence whatever the answer means.
-  if (context && settings.meaning !== false && ending !== 'incomplete')
+  if (context && readsMeaning(settings) && ending !== 'incomplete')
     switch (answerState(context)) {
       case 'open':
         return settings.incompleteMs;
