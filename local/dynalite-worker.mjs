@@ -2,12 +2,7 @@
 import { readlinkSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import dynalite from 'dynalite';
-import { skipUnchangedIndexEntries } from './dynalite-indexes.mjs';
-import { keepTableDescriptions } from './dynalite-tables.mjs';
 import { withTransactions } from './dynalite-transactions.mjs';
-
-skipUnchangedIndexEntries();
-keepTableDescriptions();
 
 const server = withTransactions(() =>
   dynalite({ path: workerData.path, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }),
