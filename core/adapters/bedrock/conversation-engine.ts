@@ -31,21 +31,15 @@ const streamExceptions = {
   validationException: 'ValidationException',
 } as const;
 
-export class BedrockConversationEngine extends ModelConversationEngine<ConverseStreamCommandInput> {
-  private readonly modelId: string;
-
-  constructor(
-    private readonly client: BedrockRuntimeClient,
-    config: BedrockConversationConfig,
-  ) {
-    super(config);
-    this.modelId = config.modelId;
-  }
-
+export class BedrockConversationEngine extends ModelConversationEngine<
+  BedrockRuntimeClient,
+  BedrockConversationConfig,
+  ConverseStreamCommandInput
+> {
   request(kind: ConversationTurn, ctx: ConversationContext): ConverseStreamCommandInput {
     const { system, turns } = this.prompt(kind, ctx);
     return {
-      modelId: this.modelId,
+      modelId: this.config.modelId,
       system: [{ text: system }],
       messages: turns.map((t) => ({ role: t.role, content: [{ text: t.text }] })),
       inferenceConfig: { maxTokens: this.settings.maxTokens, temperature: this.settings.temperature },

@@ -7,17 +7,9 @@ import {
   type ConverseCommandOutput,
 } from '@aws-sdk/client-bedrock-runtime';
 import {
-  type InsightsEngine,
-  type InsightsRequest,
-  type InsightsResult,
-  namedBy,
-} from '../../ports/insights-engine';
-import { realClock } from '../../retry';
-import { definedOnly } from '../llm/defined-only';
-import {
-  analyseWithModel,
   callWithinDeadline,
   type Deadline,
+  ModelInsightsEngine,
   type ModelInsightsSettings,
   type ModelUsage,
   modelCallError,
@@ -47,30 +39,18 @@ export const bedrockDefaults = {
   backoffBaseMs: 1000,
   backoffMaxMs: 20_000,
   mapConcurrency: 2,
+  strictToolUse: false,
 } as const;
 
 /** Faults a later attempt (a queue redelivery) may not see again. */
 const transientErrors = new Set(['InternalServerException', 'ModelTimeoutException', 'ModelErrorException']);
 
-export class BedrockInsightsEngine implements InsightsEngine {
-  private readonly config: Required<Omit<BedrockInsightsConfig, 'log' | 'strictToolUse'>> &
-    Pick<BedrockInsightsConfig, 'log' | 'strictToolUse'>;
-
-  constructor(
-    private readonly client: BedrockRuntimeClient,
-    config: BedrockInsightsConfig,
-  ) {
-    this.config = { ...bedrockDefaults, ...realClock, ...definedOnly(config) };
+export class BedrockInsightsEngine extends ModelInsightsEngine<BedrockRuntimeClient, BedrockInsightsConfig> {
+  constructor(client: BedrockRuntimeClient, config: BedrockInsightsConfig) {
+    super(client, config, bedrockDefaults, `bedrock:${config.modelId}`);
   }
 
-  async analyse(req: InsightsRequest): Promise<InsightsResult> {
-    const { result } = await analyseWithModel(req, this.config, (call, deadline, usage) =>
-      this.callTool(call, deadline, usage),
-    );
-    return namedBy(`bedrock:${this.config.modelId}`, result);
-  }
-
-  private async callTool(call: ToolCall, deadline: Deadline, usage: ModelUsage): Promise<ToolAnswer> {
+  protected async callTool(call: ToolCall, deadline: Deadline, usage: ModelUsage): Promise<ToolAnswer> {
     const out = await this.converse(this.request(call), deadline, usage);
     return { ...toolInput(out, call.tool.name), cutOff: out.stopReason === 'max_tokens' };
   }

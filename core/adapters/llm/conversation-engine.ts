@@ -6,33 +6,24 @@
 // Failures: every error leaves greet()/reply() as a thrown ConversationError. The ConversationController
 // (bot-task/conversation.ts) decides what the bot does about it: a holding line, retries with backoff, and after
 // repeated failures the local engine, so a failing model never leaves the bot mute.
-import type { Logger } from '../../log';
 import type { ConversationContext, ConversationEngine } from '../../ports/conversation-engine';
-import { backoffMs, type RetryVerdict, realClock } from '../../retry';
+import { backoffMs, type RetryVerdict } from '../../retry';
 import { type ConversationPrompt, type ConversationTurn, conversationPrompt } from './conversation-prompt';
-import { definedOnly } from './defined-only';
+import { type Filled, type ModelCallSettings, withDefaults } from './model-settings';
 import { SpokenText } from './spoken-text';
 
-export interface ModelConversationConfig {
+export interface ModelConversationConfig extends ModelCallSettings {
   /** Character budget of the transcript sent with each call; the oldest lines are dropped first. */
   maxContextChars?: number;
   /** The model's output budget: spoken replies are a few sentences. */
   maxTokens?: number;
-  temperature?: number;
   /** Retries of a busy or unavailable model, as long as nothing of the reply was said yet. */
   maxThrottleRetries?: number;
-  /** Backoff before retry n: min(max, base·2ⁿ), with jitter in [50%, 100%] of it. */
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
   /**
    * Time budget of one turn spent waiting on the model: connecting, backing off, generating (not the time the
    * bot spends speaking what it already has). Past it the turn is abandoned as failed (model_timeout).
    */
   turnTimeoutMs?: number;
-  /** Injected for tests; defaults to a real timer and Math.random. */
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-  log?: Logger;
 }
 
 export const conversationDefaults = {
@@ -71,13 +62,17 @@ export class ConversationError extends Error {
   }
 }
 
-type Settings = Required<Omit<ModelConversationConfig, 'log'>> & Pick<ModelConversationConfig, 'log'>;
+/** `Config` adds the model the vendor's `Request` names; the vendor's SDK is `Client`. */
+export abstract class ModelConversationEngine<Client, Config extends ModelConversationConfig, Request>
+  implements ConversationEngine
+{
+  protected readonly settings: Filled<ModelConversationConfig>;
 
-export abstract class ModelConversationEngine<Request> implements ConversationEngine {
-  protected readonly settings: Settings;
-
-  constructor(config: ModelConversationConfig) {
-    this.settings = { ...conversationDefaults, ...realClock, ...definedOnly(config) };
+  constructor(
+    protected readonly client: Client,
+    protected readonly config: Config,
+  ) {
+    this.settings = withDefaults(conversationDefaults, config);
   }
 
   greet(ctx: ConversationContext): AsyncIterable<string> {

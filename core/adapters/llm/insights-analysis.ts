@@ -7,9 +7,11 @@ import { z } from 'zod';
 import type { Logger } from '../../log';
 import {
   hasSpeech,
+  type InsightsEngine,
   InsightsError,
   type InsightsRequest,
   type InsightsResult,
+  namedBy,
   silentSessionInsights,
   validatedResult,
 } from '../../ports/insights-engine';
@@ -42,6 +44,7 @@ import {
   systemPrompt,
   type ToolSpec,
 } from './insights-prompts';
+import { type Filled, type ModelCallSettings, withDefaults } from './model-settings';
 
 export interface ToolCall {
   tool: ToolSpec<unknown>;
@@ -87,7 +90,7 @@ export interface AnalysisSettings {
 }
 
 /** The settings every model insights engine takes; each adds its model and its own kind of retries. */
-export interface ModelInsightsSettings {
+export interface ModelInsightsSettings extends ModelCallSettings {
   /**
    * Character budget of one call's transcript. A longer transcript is cut into parts of at most this size,
    * each analysed on its own (map), then one call writes the insights from their notes (reduce).
@@ -102,17 +105,38 @@ export interface ModelInsightsSettings {
   maxOutputTokens?: number;
   /** Time budget of the whole analysis (every call, retry and backoff); past it, InsightsError deadline_exceeded. */
   deadlineMs?: number;
-  temperature?: number;
-  /** Backoff before retry n: min(max, base·2ⁿ), with jitter in [50%, 100%] of it (at least a Retry-After). */
-  backoffBaseMs?: number;
-  backoffMaxMs?: number;
   /** Map calls in flight at once. */
   mapConcurrency?: number;
-  /** Injected for tests; default to a real timer, Math.random and Date.now. */
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
+  /** Injected for tests; defaults to Date.now. */
   now?: () => number;
-  log?: Logger;
+}
+
+/**
+ * An insights engine on a model: its defaults under the given settings, the analysis above, the result named
+ * `vendor:model`. The adapter makes one forced tool call to its model (`callTool`, a ModelCaller).
+ */
+export abstract class ModelInsightsEngine<Client, Config extends ModelInsightsSettings>
+  implements InsightsEngine
+{
+  protected readonly config: Filled<Config> & AnalysisSettings;
+
+  constructor(
+    protected readonly client: Client,
+    config: Config,
+    defaults: Omit<Required<Config>, 'log' | 'sleep' | 'random' | 'now' | 'model' | 'modelId'>,
+    private readonly name: string,
+  ) {
+    this.config = withDefaults(defaults, config) as Filled<Config> & AnalysisSettings;
+  }
+
+  async analyse(req: InsightsRequest): Promise<InsightsResult> {
+    const { result } = await analyseWithModel(req, this.config, (call, deadline, usage) =>
+      this.callTool(call, deadline, usage),
+    );
+    return namedBy(this.name, result);
+  }
+
+  protected abstract callTool(call: ToolCall, deadline: Deadline, usage: ModelUsage): Promise<ToolAnswer>;
 }
 
 export class DeadlineExceeded extends InsightsError {

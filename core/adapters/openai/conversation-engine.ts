@@ -21,21 +21,15 @@ export interface OpenAIConversationConfig extends ModelConversationConfig {
   model: string;
 }
 
-export class OpenAIConversationEngine extends ModelConversationEngine<ChatCompletionCreateParamsStreaming> {
-  private readonly model: string;
-
-  constructor(
-    private readonly client: OpenAI,
-    config: OpenAIConversationConfig,
-  ) {
-    super(config);
-    this.model = config.model;
-  }
-
+export class OpenAIConversationEngine extends ModelConversationEngine<
+  OpenAI,
+  OpenAIConversationConfig,
+  ChatCompletionCreateParamsStreaming
+> {
   request(kind: ConversationTurn, ctx: ConversationContext): ChatCompletionCreateParamsStreaming {
     const { system, turns } = this.prompt(kind, ctx);
     return {
-      model: this.model,
+      model: this.config.model,
       messages: [
         { role: 'system', content: system },
         ...turns.map((t) => ({ role: t.role, content: t.text })),

@@ -7,19 +7,11 @@ import type {
   ChatCompletion,
   ChatCompletionCreateParamsNonStreaming,
 } from 'openai/resources/chat/completions';
+import { InsightsError } from '../../ports/insights-engine';
 import {
-  type InsightsEngine,
-  InsightsError,
-  type InsightsRequest,
-  type InsightsResult,
-  namedBy,
-} from '../../ports/insights-engine';
-import { realClock } from '../../retry';
-import { definedOnly } from '../llm/defined-only';
-import {
-  analyseWithModel,
   callWithinDeadline,
   type Deadline,
+  ModelInsightsEngine,
   type ModelInsightsSettings,
   type ModelUsage,
   modelCallError,
@@ -50,27 +42,16 @@ export const openAIInsightsDefaults = {
   mapConcurrency: 2,
 } as const;
 
-export class OpenAIInsightsEngine implements InsightsEngine {
-  private readonly config: Required<Omit<OpenAIInsightsConfig, 'log'>> & Pick<OpenAIInsightsConfig, 'log'>;
+export class OpenAIInsightsEngine extends ModelInsightsEngine<OpenAI, OpenAIInsightsConfig> {
   /** Cleared for good once the server refuses `response_format`: the schema then travels in the prompt only. */
   private responseFormat = true;
 
-  constructor(
-    private readonly client: OpenAI,
-    config: OpenAIInsightsConfig,
-  ) {
-    this.config = { ...openAIInsightsDefaults, ...realClock, ...definedOnly(config) };
-  }
-
-  async analyse(req: InsightsRequest): Promise<InsightsResult> {
-    const { result } = await analyseWithModel(req, this.config, (call, deadline, usage) =>
-      this.callTool(call, deadline, usage),
-    );
-    return namedBy(`openai:${this.config.model}`, result);
+  constructor(client: OpenAI, config: OpenAIInsightsConfig) {
+    super(client, config, openAIInsightsDefaults, `openai:${config.model}`);
   }
 
   /** One "tool call": the tool's input as the JSON of the answer (validated against the schema by the caller). */
-  private async callTool(call: ToolCall, deadline: Deadline, usage: ModelUsage): Promise<ToolAnswer> {
+  protected async callTool(call: ToolCall, deadline: Deadline, usage: ModelUsage): Promise<ToolAnswer> {
     const res = await this.complete(call, deadline, usage);
     const choice = res.choices[0];
     const cutOff = choice?.finish_reason === 'length';
