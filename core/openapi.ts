@@ -36,30 +36,32 @@ for (const n of eventNames) {
   taken.set(component, n);
 }
 
-const components: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> = {
-  StartRequest: { schema: startRequestSchema({ allowInsecureWebhooks: false }), io: 'input' },
-  BotConfig: { schema: botConfigSchema, io: 'input' },
-  StartResponse: { schema: startResponseSchema, io: 'output' },
-  LeaveResponse: { schema: leaveResponseSchema, io: 'output' },
-  DataDeletion: { schema: dataDeletionSchema, io: 'output' },
-  StatusView: { schema: statusViewSchema, io: 'output' },
-  DeliveriesView: { schema: deliveriesViewSchema, io: 'output' },
-  BotListView: { schema: botListViewSchema, io: 'output' },
-  TranscriptPage: { schema: transcriptPageSchema, io: 'output' },
-  RecordingView: { schema: recordingViewSchema, io: 'output' },
-  // One utterance as both the transcript pages and transcript.data carry it (a reference in each).
-  Utterance: { schema: liveUtteranceSchema, io: 'output' },
-  QaPair: { schema: qaPairSchema, io: 'output' },
-  Insights: { schema: insightsSchema, io: 'output' },
-  ErrorBody: { schema: errorBodySchema, io: 'output' },
-  // Every webhook event, from the one registry.
-  ...Object.fromEntries(
-    eventNames.map((n) => [
-      eventComponent(n),
-      { schema: eventRegistry[n].schema as z.ZodType, io: 'output' },
-    ]),
-  ),
-};
+/** Named schemas, each read as the side of the exchange it is on (a request body, or what we send). */
+const named = (io: 'input' | 'output', schemas: Record<string, z.ZodType>) =>
+  Object.entries(schemas).map(([name, schema]) => [name, { schema, io }] as const);
+const components = Object.fromEntries([
+  ...named('input', {
+    StartRequest: startRequestSchema({ allowInsecureWebhooks: false }),
+    BotConfig: botConfigSchema,
+  }),
+  ...named('output', {
+    StartResponse: startResponseSchema,
+    LeaveResponse: leaveResponseSchema,
+    DataDeletion: dataDeletionSchema,
+    StatusView: statusViewSchema,
+    DeliveriesView: deliveriesViewSchema,
+    BotListView: botListViewSchema,
+    TranscriptPage: transcriptPageSchema,
+    RecordingView: recordingViewSchema,
+    // One utterance as both the transcript pages and transcript.data carry it (a reference in each).
+    Utterance: liveUtteranceSchema,
+    QaPair: qaPairSchema,
+    Insights: insightsSchema,
+    ErrorBody: errorBodySchema,
+    // Every webhook event, from the one registry.
+    ...Object.fromEntries(eventNames.map((n) => [eventComponent(n), eventRegistry[n].schema as z.ZodType])),
+  }),
+]);
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -84,15 +86,13 @@ function schemas(): Record<string, unknown> {
   return out;
 }
 
-const errorResponse = (codes: (keyof typeof errorStatus)[], description: string) => ({
-  description: `${description} (error: ${codes.join(', ')})`,
-  content: { 'application/json': { schema: ref('ErrorBody') } },
-});
-
 const json = (name: string, description: string) => ({
   description,
   content: { 'application/json': { schema: ref(name) } },
 });
+
+const errorResponse = (codes: (keyof typeof errorStatus)[], description: string) =>
+  json('ErrorBody', `${description} (error: ${codes.join(', ')})`);
 
 /**
  * A query's parameters from its schema. The output side, so a whole number parsed from the query string is
@@ -127,6 +127,8 @@ const dependencyUnavailable =
   'every operation is safe to repeat, and a join refused this way started and charged nothing (its credit hold is ' +
   'returned, its Idempotency-Key freed)';
 
+const noSuchBot = errorResponse(['not_found'], 'No bot session with that id for this account');
+
 const commonErrors = {
   '400': errorResponse(['validation_error'], 'The request or a path parameter is not valid'),
   '401': errorResponse(['authentication_error'], 'Missing, malformed, unknown or revoked API key'),
@@ -144,22 +146,34 @@ const commonErrors = {
   },
 };
 
-export function buildOpenApiDocument() {
-  const stop = (alias: boolean) => ({
-    operationId: alias ? 'stopBotAlias' : 'stopBot',
-    summary: alias ? "Stop a bot (alias the interface's webhook text cites)" : 'Stop a bot',
-    description:
-      'Records the stop request; the bot leaves the room (typically within 1 s) and runs the full exit pipeline.',
+/** An operation on one bot (path parameter bot_id): its own responses over the common errors and the 404. */
+type BotOp = { operationId: string; summary: string; description?: string; security?: unknown[] };
+function botOp({ query, security, responses, ...head }: BotOp & { query?: z.ZodObject; responses: object }) {
+  return {
+    ...head,
     tags: ['bots'],
-    security: [{ bearerAuth: [] }],
-    parameters: [botIdParam],
-    responses: {
-      '202': json('LeaveResponse', 'Leave requested (also for a repeated request while the bot is leaving)'),
-      ...commonErrors,
-      '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
-      '409': errorResponse(['bot_not_running'], 'The bot already completed or failed'),
-    },
-  });
+    ...(security && { security }),
+    parameters: [botIdParam, ...(query ? queryParameters(query) : [])],
+    responses: { ...commonErrors, '404': noSuchBot, ...responses },
+  };
+}
+
+export function buildOpenApiDocument() {
+  const stop = (alias: boolean) =>
+    botOp({
+      operationId: alias ? 'stopBotAlias' : 'stopBot',
+      summary: alias ? "Stop a bot (alias the interface's webhook text cites)" : 'Stop a bot',
+      description:
+        'Records the stop request; the bot leaves the room (typically within 1 s) and runs the full exit pipeline.',
+      security: [{ bearerAuth: [] }],
+      responses: {
+        '202': json(
+          'LeaveResponse',
+          'Leave requested (also for a repeated request while the bot is leaving)',
+        ),
+        '409': errorResponse(['bot_not_running'], 'The bot already completed or failed'),
+      },
+    });
   return {
     openapi: '3.1.0',
     info: {
@@ -236,51 +250,39 @@ export function buildOpenApiDocument() {
         },
       },
       '/api/bot/{bot_id}/status': {
-        get: {
+        get: botOp({
           operationId: 'getBotStatus',
           summary: 'Status and results of a bot',
-          tags: ['bots'],
-          parameters: [botIdParam],
-          responses: {
-            '200': json('StatusView', 'The session'),
-            ...commonErrors,
-            '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
-          },
-        },
+          responses: { '200': json('StatusView', 'The session') },
+        }),
       },
       '/api/bot/{bot_id}/transcript': {
-        get: {
+        get: botOp({
           operationId: 'getBotTranscript',
           summary: "A bot's transcript a page at a time, while it runs and after",
           description:
             'The utterances after after_seq, in order, numbered by seq from 1 as transcript.data numbers them. ' +
             'Follow next_after_seq until it is null; while the bot runs, poll again with the last seq received.',
-          tags: ['bots'],
-          parameters: [botIdParam, ...queryParameters(transcriptPageQuerySchema)],
+          query: transcriptPageQuerySchema,
           responses: {
             '200': json('TranscriptPage', 'One page of utterances'),
-            ...commonErrors,
             '400': errorResponse(
               ['validation_error'],
               'bot_id is not a UUID, after_seq or limit is not a whole number in range, or an unknown parameter',
             ),
-            '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
           },
-        },
+        }),
       },
       '/api/bot/{bot_id}/recording': {
-        get: {
+        get: botOp({
           operationId: 'getBotRecording',
           summary: "A recorded session's audio: a download address valid for at most an hour",
           description:
             'For a session started with recording.audio. The file (Opus in WebM, mono) is assembled after the bot ' +
             'left; until the session completes this answers 409 recording_not_ready. Ask again for a fresh address ' +
             'when one expired (docs/recording.md).',
-          tags: ['bots'],
-          parameters: [botIdParam],
           responses: {
             '200': json('RecordingView', 'Where to download the recording, and what it is'),
-            ...commonErrors,
             '404': errorResponse(
               ['not_found'],
               'No bot session with that id for this account, or the session was not recorded or ended without a recording',
@@ -294,23 +296,17 @@ export function buildOpenApiDocument() {
               "The meeting's content, its recording included, was deleted",
             ),
           },
-        },
+        }),
       },
       '/api/bot/{bot_id}/deliveries': {
-        get: {
+        get: botOp({
           operationId: 'getBotDeliveries',
           summary: 'Webhook and e-mail deliveries of a bot, with every attempt',
-          tags: ['bots'],
-          parameters: [botIdParam],
-          responses: {
-            '200': json('DeliveriesView', 'The deliveries'),
-            ...commonErrors,
-            '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
-          },
-        },
+          responses: { '200': json('DeliveriesView', 'The deliveries') },
+        }),
       },
       '/api/bot/{bot_id}/data': {
-        delete: {
+        delete: botOp({
           operationId: 'deleteBotData',
           summary: "Delete a meeting's content, keeping its tombstone",
           description:
@@ -322,19 +318,15 @@ export function buildOpenApiDocument() {
             'served from a cache show the tombstone within 60 s. A deletion that does not finish within the request ' +
             '(a very long meeting) answers 202 with status deleting: the tombstone is set and nothing is served any ' +
             'more, and the service finishes the purge within minutes (docs/data-retention.md).',
-          tags: ['bots'],
-          parameters: [botIdParam],
           responses: {
             '200': json('DataDeletion', 'The content is deleted (now, or by an earlier request)'),
             '202': json(
               'DataDeletion',
               'The tombstone is set and the purge goes on: status deleting, finished by the service within minutes',
             ),
-            ...commonErrors,
-            '404': errorResponse(['not_found'], 'No bot session with that id for this account'),
             '409': errorResponse(['bot_running'], 'The bot is still running: stop it first'),
           },
-        },
+        }),
       },
       '/api/bots': {
         get: {
