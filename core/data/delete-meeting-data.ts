@@ -3,6 +3,7 @@
 // deletion works in bounded steps up to a deadline; one cut off (its deadline, a timeout, a crash) stays listed as
 // pending and the sweeper finishes it (finishPendingDeletions).
 import { type BotSession, recordsAudio } from '../bots/session';
+import { lifecycleEvent } from '../control/messages';
 import type { Outbox } from '../control/outbox';
 import type { Stores } from '../deps';
 import { ApiError, notFound } from '../errors';
@@ -133,18 +134,14 @@ export async function deleteMeetingData(
   const deletedAt = mark.dataDeletedAt;
   const log = deps.log.child({ bot_id: session.botId, account_id: session.accountId });
   if (mark.outcome === 'marked') {
-    await deps.outbox.send({
-      kind: 'bot_event',
-      bot_id: session.botId,
-      account_id: session.accountId,
-      webhook: session.webhookUrl
-        ? { url: session.webhookUrl, ...(session.webhookEvents && { events: session.webhookEvents }) }
-        : null,
-      event: 'bot.data_deleted',
-      at: deletedAt,
-      detail: reason,
-      data: { reason, data_deleted_at: deletedAt },
-    });
+    await deps.outbox.send(
+      lifecycleEvent(session, {
+        event: 'bot.data_deleted',
+        at: deletedAt,
+        detail: reason,
+        data: { reason, data_deleted_at: deletedAt },
+      }),
+    );
   }
   const done = await purgeMeetingContent(deps, session, now);
   // Its own entry, and a repeat's also the first deletion's (keyed by the tombstone's time): every purge is done.
