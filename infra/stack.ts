@@ -123,58 +123,45 @@ export class MeetingBotStack extends Stack {
       pool: this.pool,
     });
 
-    new CfnOutput(this, 'ApiUrl', { value: this.api.stage.url, description: 'Base URL of the API' });
-    new CfnOutput(this, 'TableName', {
-      value: this.data.table.tableName,
-      description: 'TABLE_NAME for the admin CLI (npm run admin -- … --aws)',
-    });
-    new CfnOutput(this, 'DeliveryQueueUrl', {
-      value: this.delivery.deliveryQueue.queueUrl,
-      description: 'DELIVERY_QUEUE_URL of QUEUE_URLS for the admin CLI (deliveries redrive --aws)',
-    });
-    new CfnOutput(this, 'DeliveryDlqUrl', {
-      value: this.delivery.deliveryDlq.queueUrl,
-      description: 'DELIVERY_DLQ_URL of QUEUE_URLS for the admin CLI (deliveries redrive --aws)',
-    });
-    new CfnOutput(this, 'RecordingsBucketName', {
-      value: this.recordings.bucket.bucketName,
-      description: 'RECORDINGS_BUCKET for the admin CLI (data delete --aws)',
-    });
-    new CfnOutput(this, 'AlarmTopicArn', { value: this.operations.alarmTopic.topicArn });
-    new CfnOutput(this, 'BotClusterName', { value: this.runtime.cluster.clusterName });
+    const output = (key: string, value: string, description?: string) =>
+      new CfnOutput(this, key, { value, description });
+    const cli = (what: string, command: string) => `${what} for the admin CLI (${command})`;
+    output('ApiUrl', this.api.stage.url, 'Base URL of the API');
+    output('TableName', this.data.table.tableName, cli('TABLE_NAME', 'npm run admin -- … --aws'));
+    const redrive = 'deliveries redrive --aws';
+    output(
+      'DeliveryQueueUrl',
+      this.delivery.deliveryQueue.queueUrl,
+      cli('DELIVERY_QUEUE_URL of QUEUE_URLS', redrive),
+    );
+    output(
+      'DeliveryDlqUrl',
+      this.delivery.deliveryDlq.queueUrl,
+      cli('DELIVERY_DLQ_URL of QUEUE_URLS', redrive),
+    );
+    output(
+      'RecordingsBucketName',
+      this.recordings.bucket.bucketName,
+      cli('RECORDINGS_BUCKET', 'data delete --aws'),
+    );
+    output('AlarmTopicArn', this.operations.alarmTopic.topicArn);
+    output('BotClusterName', this.runtime.cluster.clusterName);
     if (this.pool) {
-      new CfnOutput(this, 'BotPoolServiceName', {
-        value: this.pool.service.serviceName,
-        description: 'The warm pool\'s ECS service (docs/operations.md "Warm pool empty")',
-      });
+      const runbook = 'docs/operations.md "Warm pool empty"';
+      output('BotPoolServiceName', this.pool.service.serviceName, `The warm pool's ECS service (${runbook})`);
     }
-
     // What `npm run admin -- doctor --aws` checks a deployed stage against (admin/doctor.ts, docs/deploy.md).
-    const doctorOutputs: [string, string, string][] = [
-      [
-        doctorOutputKeys.conversationModel,
-        this.runtime.conversationModel.id,
-        'CONVERSATION_MODEL_ID of the bot task',
-      ],
-      [
-        doctorOutputKeys.insightsModel,
-        this.delivery.insightsModel.id,
-        'INSIGHTS_MODEL_ID of the results function',
-      ],
-      [doctorOutputKeys.sesIdentity, settings.sesIdentity, 'The SES identity results are sent as'],
-      [
-        doctorOutputKeys.dailySecret,
-        settings.dailyApiKeySecretName,
-        'Secrets Manager secret of the Daily API key',
-      ],
-      [
-        doctorOutputKeys.poolMax,
-        String(settings.botPoolSize > 0 ? settings.botPoolMax : 0),
-        'Most warm pool tasks',
-      ],
-      [doctorOutputKeys.taskCpu, String(settings.botTaskCpu), 'Fargate CPU units of a bot task'],
-    ];
-    for (const [key, value, description] of doctorOutputs) new CfnOutput(this, key, { value, description });
+    const keys = doctorOutputKeys;
+    output(
+      keys.conversationModel,
+      this.runtime.conversationModel.id,
+      'CONVERSATION_MODEL_ID of the bot task',
+    );
+    output(keys.insightsModel, this.delivery.insightsModel.id, 'INSIGHTS_MODEL_ID of the results function');
+    output(keys.sesIdentity, settings.sesIdentity, 'The SES identity results are sent as');
+    output(keys.dailySecret, settings.dailyApiKeySecretName, 'Secrets Manager secret of the Daily API key');
+    output(keys.poolMax, String(settings.botPoolSize > 0 ? settings.botPoolMax : 0), 'Most warm pool tasks');
+    output(keys.taskCpu, String(settings.botTaskCpu), 'Fargate CPU units of a bot task');
 
     applyNagSuppressions(this);
   }

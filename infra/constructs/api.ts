@@ -138,8 +138,7 @@ export class Api extends Construct {
       settings,
       environment: {},
       description: 'HTTP API $default route: 404 not_found in the service error body',
-      timeout: Duration.seconds(functionLimits.notFound.timeoutSeconds),
-      memorySize: functionLimits.notFound.memoryMiB,
+      limits: functionLimits.notFound,
     });
     // Under the HTTP API, with its routes (and their cdk-nag acknowledgement: authentication is in the handlers).
     new apigw.HttpRoute(this.httpApi, 'DefaultRoute', {
@@ -159,8 +158,7 @@ export class Api extends Construct {
       settings,
       environment,
       description: `HTTP route function: ${name}`,
-      timeout: Duration.seconds(routeLimits(name).timeoutSeconds),
-      memorySize: routeLimits(name).memoryMiB,
+      limits: routeLimits(name),
     });
   }
 }

@@ -30,7 +30,6 @@ export class ControlPlane extends Construct {
     super(scope, id);
     const { settings, data, delivery } = props;
     // Every number here is infra/limits.ts's: the local stack enforces the same ones.
-    const limits = functionLimits.control;
 
     this.controlDlq = queue(this, 'ControlDlq');
     this.controlQueue = consumedQueue(this, 'ControlQueue', queueLimits.control, this.controlDlq);
@@ -54,8 +53,7 @@ export class ControlPlane extends Construct {
       entry: controlEntry,
       settings,
       description: 'Control plane: cold starts, replacements, and the ordered events of each bot',
-      timeout: Duration.seconds(limits.timeoutSeconds),
-      memorySize: limits.memoryMiB,
+      limits: functionLimits.control,
       environment: {
         TABLE_NAME: data.table.tableName,
         CONTROL_QUEUE_URL: this.controlQueue.queueUrl,

@@ -93,8 +93,7 @@ export class Delivery extends Construct {
       entry: resultsEntry,
       settings,
       description: 'Results queue consumer: transcript, insights, status completed, credits, the e-mail',
-      timeout: Duration.seconds(functionLimits.results.timeoutSeconds),
-      memorySize: functionLimits.results.memoryMiB,
+      limits: functionLimits.results,
       environment: {
         TABLE_NAME: data.table.tableName,
         DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,
@@ -108,8 +107,7 @@ export class Delivery extends Construct {
         entry: deliveryEntry,
         settings,
         description: 'Delivery queue consumer: result e-mails (SES) and signed webhooks with retries',
-        timeout: Duration.seconds(functionLimits.delivery.timeoutSeconds),
-        memorySize: functionLimits.delivery.memoryMiB,
+        limits: functionLimits.delivery,
         environment: {
           TABLE_NAME: data.table.tableName,
           DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,

@@ -21,7 +21,7 @@ import { type BotRuntime, botContainerName } from './bot-runtime';
 import type { ControlPlane } from './control-plane';
 import type { BotData } from './data';
 import type { Delivery } from './delivery';
-import { ServiceFunction } from './service-function';
+import { ServiceFunction, type ServiceFunctionProps } from './service-function';
 import { serviceMetric } from './service-metrics';
 
 /** How often stale heartbeats are swept (core HEARTBEAT_STALE_MS defaults to 60 s). */
@@ -54,12 +54,12 @@ export class Operations extends Construct {
   readonly alarms: cloudwatch.Alarm[] = [];
   /** Every function of the stack with its alarm's name stem (the dashboard graphs them all). */
   readonly functions: [string, ServiceFunction][];
-  private readonly stage: string;
+  private readonly settings: MeetingBotSettings;
 
   constructor(scope: Construct, id: string, props: OperationsProps) {
     super(scope, id);
     const { settings, data, runtime, delivery, controlPlane, api, pool } = props;
-    this.stage = settings.stage;
+    this.settings = settings;
     // A stopped task leads to a replacement or cold start (control), a failure (bot events) or a hand-over (results).
     const opsEnv = {
       TABLE_NAME: data.table.tableName,
@@ -72,83 +72,63 @@ export class Operations extends Construct {
       enforceSSL: true,
       retentionPeriod: Duration.days(14),
     });
-    const asyncFailures = { retryAttempts: 2, onFailure: new SqsDestination(this.eventsDlq) };
-
-    this.taskStopped = new ServiceFunction(this, 'TaskStopped', {
-      entry: 'functions/ops/task-stopped.ts',
-      settings,
-      description: 'ECS task stopped: fails the session of a bot that died before finishing',
-      timeout: Duration.seconds(functionLimits.taskStopped.timeoutSeconds),
-      memorySize: functionLimits.taskStopped.memoryMiB,
-      environment: { ...opsEnv, BOT_CONTAINER_NAME: botContainerName },
-    });
-    this.taskStopped.function.configureAsyncInvoke(asyncFailures);
-
-    this.taskStateRule = new events.Rule(this, 'TaskStoppedRule', {
-      description: 'Bot tasks of this cluster that stopped',
-      eventPattern: {
-        source: ['aws.ecs'],
-        detailType: ['ECS Task State Change'],
-        detail: { clusterArn: [runtime.cluster.clusterArn], lastStatus: ['STOPPED'] },
+    [this.taskStopped, this.taskStateRule] = this.ruledFunction(
+      'TaskStopped',
+      {
+        entry: 'functions/ops/task-stopped.ts',
+        description: 'ECS task stopped: fails the session of a bot that died before finishing',
+        limits: functionLimits.taskStopped,
+        environment: { ...opsEnv, BOT_CONTAINER_NAME: botContainerName },
       },
-      targets: [
-        new targets.LambdaFunction(this.taskStopped.function, {
-          retryAttempts: 8,
-          maxEventAge: Duration.hours(2),
-          deadLetterQueue: this.eventsDlq,
-        }),
-      ],
-    });
-
-    this.sweeper = new ServiceFunction(this, 'Sweeper', {
-      entry: 'functions/ops/sweep-heartbeats.ts',
-      settings,
-      description: 'Heartbeat sweeper: fails running sessions whose bot stopped beating',
-      timeout: Duration.seconds(functionLimits.sweeper.timeoutSeconds),
-      memorySize: functionLimits.sweeper.memoryMiB,
-      environment: opsEnv,
-    });
-    this.sweeper.function.configureAsyncInvoke(asyncFailures);
-    this.sweepRule = new events.Rule(this, 'SweepSchedule', {
-      description: 'Sweeps stale bot heartbeats',
-      schedule: events.Schedule.rate(sweepInterval),
-      targets: [
-        new targets.LambdaFunction(this.sweeper.function, {
-          retryAttempts: 0,
-          deadLetterQueue: this.eventsDlq,
-        }),
-      ],
-    });
-
-    this.scheduler = new ServiceFunction(this, 'Scheduler', {
-      entry: 'functions/ops/run-scheduler.ts',
-      settings,
-      description: 'Scheduled joins: queues the starts due soon, raises the warm pool for them',
-      timeout: Duration.seconds(functionLimits.scheduler.timeoutSeconds),
-      memorySize: functionLimits.scheduler.memoryMiB,
-      environment: {
-        TABLE_NAME: data.table.tableName,
-        ...controlPlane.environment(['control']),
-        BOT_POOL_SIZE: String(pool ? settings.botPoolSize : 0),
-        ...(pool && {
-          BOT_CLUSTER_ARN: runtime.cluster.clusterArn,
-          BOT_POOL_SERVICE: pool.service.serviceArn,
-          BOT_POOL_MAX: String(settings.botPoolMax),
-        }),
+      {
+        id: 'TaskStoppedRule',
+        description: 'Bot tasks of this cluster that stopped',
+        eventPattern: {
+          source: ['aws.ecs'],
+          detailType: ['ECS Task State Change'],
+          detail: { clusterArn: [runtime.cluster.clusterArn], lastStatus: ['STOPPED'] },
+        },
       },
-    });
-    this.scheduler.function.configureAsyncInvoke(asyncFailures);
+      { retryAttempts: 8, maxEventAge: Duration.hours(2) },
+    );
+    [this.sweeper, this.sweepRule] = this.ruledFunction(
+      'Sweeper',
+      {
+        entry: 'functions/ops/sweep-heartbeats.ts',
+        description: 'Heartbeat sweeper: fails running sessions whose bot stopped beating',
+        limits: functionLimits.sweeper,
+        environment: opsEnv,
+      },
+      {
+        id: 'SweepSchedule',
+        description: 'Sweeps stale bot heartbeats',
+        schedule: events.Schedule.rate(sweepInterval),
+      },
+    );
     // Every minute, as the sweep: a minute's query plus delayed queue messages (docs/scheduled-joins.md for why).
-    this.scheduleRule = new events.Rule(this, 'SchedulerSchedule', {
-      description: 'Queues the starts of scheduled joins due soon',
-      schedule: events.Schedule.rate(Duration.minutes(1)),
-      targets: [
-        new targets.LambdaFunction(this.scheduler.function, {
-          retryAttempts: 0,
-          deadLetterQueue: this.eventsDlq,
-        }),
-      ],
-    });
+    [this.scheduler, this.scheduleRule] = this.ruledFunction(
+      'Scheduler',
+      {
+        entry: 'functions/ops/run-scheduler.ts',
+        description: 'Scheduled joins: queues the starts due soon, raises the warm pool for them',
+        limits: functionLimits.scheduler,
+        environment: {
+          TABLE_NAME: data.table.tableName,
+          ...controlPlane.environment(['control']),
+          BOT_POOL_SIZE: String(pool ? settings.botPoolSize : 0),
+          ...(pool && {
+            BOT_CLUSTER_ARN: runtime.cluster.clusterArn,
+            BOT_POOL_SERVICE: pool.service.serviceArn,
+            BOT_POOL_MAX: String(settings.botPoolMax),
+          }),
+        },
+      },
+      {
+        id: 'SchedulerSchedule',
+        description: 'Queues the starts of scheduled joins due soon',
+        schedule: events.Schedule.rate(Duration.minutes(1)),
+      },
+    );
     this.wireScheduledJoins(props);
 
     // Alarm notifications are encrypted at rest; CloudWatch needs the key to publish.
@@ -296,6 +276,25 @@ export class Operations extends Construct {
     controlPlane.function.addEnvironment({ BOT_POOL_SIZE: String(pool ? settings.botPoolSize : 0) });
   }
 
+  /**
+   * An operations function and the EventBridge rule that invokes it; events the rule cannot deliver and async
+   * invocations that fail (after 2 retries) go to the events DLQ.
+   */
+  private ruledFunction(
+    id: string,
+    fn: Omit<ServiceFunctionProps, 'settings'>,
+    {
+      id: ruleId,
+      ...rule
+    }: { id: string } & Pick<events.RuleProps, 'description' | 'eventPattern' | 'schedule'>,
+    target: Omit<targets.LambdaFunctionProps, 'deadLetterQueue'> = { retryAttempts: 0 },
+  ): [ServiceFunction, events.Rule] {
+    const f = new ServiceFunction(this, id, { settings: this.settings, ...fn });
+    f.function.configureAsyncInvoke({ retryAttempts: 2, onFailure: new SqsDestination(this.eventsDlq) });
+    const invoke = new targets.LambdaFunction(f.function, { ...target, deadLetterQueue: this.eventsDlq });
+    return [f, new events.Rule(this, ruleId, { ...rule, targets: [invoke] })];
+  }
+
   /** An alarm to the topic; by default it fires on one period at or above the threshold, missing data is fine. */
   private alarm(
     id: string,
@@ -309,7 +308,7 @@ export class Operations extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       ...props,
       // The name the notification carries is the runbook's section (docs/operations.md).
-      alarmName: alarmName(this.stage, id),
+      alarmName: alarmName(this.settings.stage, id),
     });
     alarm.addAlarmAction(new actions.SnsAction(this.alarmTopic));
     this.alarms.push(alarm);

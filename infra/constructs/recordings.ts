@@ -51,8 +51,7 @@ export class Recordings extends Construct {
 
   /** The bot task: PutObject of its pieces only. */
   grantUploadPieces(grantee: iam.IGrantable): void {
-    this.allow(grantee, ['s3:PutObject'], 'recordings/*/pieces/*');
-    this.key.grant(grantee, 'kms:GenerateDataKey');
+    this.allow(grantee, ['s3:PutObject'], 'recordings/*/pieces/*', 'kms:GenerateDataKey');
   }
 
   /**
@@ -67,14 +66,14 @@ export class Recordings extends Construct {
       grantee,
       ['s3:PutObject', 's3:AbortMultipartUpload', 's3:GetObject', 's3:DeleteObject'],
       'recordings/*/recording.webm',
+      'kms:Decrypt',
+      'kms:GenerateDataKey',
     );
-    this.key.grant(grantee, 'kms:Decrypt', 'kms:GenerateDataKey');
   }
 
   /** Signs download addresses of the assembled file (the recording endpoint). */
   grantReadFile(grantee: iam.IGrantable): void {
-    this.allow(grantee, ['s3:GetObject'], 'recordings/*/recording.webm');
-    this.key.grant(grantee, 'kms:Decrypt');
+    this.allow(grantee, ['s3:GetObject'], 'recordings/*/recording.webm', 'kms:Decrypt');
   }
 
   /** Deletes a session's recording (RecordingStore.deleteAll): lists its prefix and deletes what is there. */
@@ -83,13 +82,15 @@ export class Recordings extends Construct {
     this.allow(grantee, ['s3:DeleteObject'], 'recordings/*');
   }
 
-  private allow(grantee: iam.IGrantable, actions: string[], keys: string): void {
+  /** `actions` on the objects under `keys`, and `keyActions` on the bucket's key (to write or read them). */
+  private allow(grantee: iam.IGrantable, actions: string[], keys: string, ...keyActions: string[]): void {
     grantWithWildcard(
       grantee,
       new iam.PolicyStatement({ actions, resources: [this.bucket.arnForObjects(keys)] }),
       'Recordings are keyed by bot id (recordings/<bot_id>/…), known only at run time: the grant is to that ' +
         'layout in this one bucket (pieces, or the assembled file), never to the whole bucket.',
     );
+    if (keyActions.length > 0) this.key.grant(grantee, ...keyActions);
   }
 
   private allowList(grantee: iam.IGrantable): void {

@@ -9,6 +9,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { FunctionLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import { addEnvironment } from './environment';
 import { metricsEnvironment } from './service-metrics';
@@ -30,9 +31,8 @@ export interface ServiceFunctionProps {
   entry: string;
   settings: MeetingBotSettings;
   environment?: Record<string, string>;
-  /** ≥ 512 MB: Lambda CPU scales with memory, and cold starts with CPU. */
-  memorySize?: number;
-  timeout?: Duration;
+  /** Timeout and memory (infra/limits.ts); ≥ 512 MB: Lambda CPU scales with memory, and cold starts with CPU. */
+  limits: FunctionLimits;
   description: string;
 }
 
@@ -69,8 +69,8 @@ export class ServiceFunction extends Construct {
       depsLockFilePath: join(repoRoot, 'package-lock.json'),
       runtime: lambdaRuntime,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      memorySize: props.limits.memoryMiB,
+      timeout: Duration.seconds(props.limits.timeoutSeconds),
       description: props.description,
       role: this.role,
       logGroup: this.logGroup,
