@@ -1,6 +1,6 @@
 // The agenda of a bot_prompt as people write it: the topics to cover, in order, each with a natural question,
 // and the closing words the customer wants said. Pure and total: any text gives an agenda (maybe empty).
-import { splitSentences } from '../insights/text';
+import { endsAsking, splitSentences } from '../insights/text';
 
 export interface AgendaTopic {
   /** What to cover, addressed to the participant: "your last project", "how you test code". */
@@ -126,7 +126,7 @@ function readItem(text: string, raw: RawTopic[], onClosing: (c: string) => void)
     return;
   }
   if (instruction.test(first) || /^if\b/i.test(first)) return;
-  if (/\?\s*["”']?$/.test(first)) {
+  if (endsAsking(first)) {
     readQuestions(first, raw, true);
     return;
   }
@@ -174,13 +174,13 @@ function readSentence(sentence: string, raw: RawTopic[], onClosing: (c: string) 
   }
   // Conditionals are instructions for a case, not topics ("If they ask about salary, say …"); "When could you
   // start?" is a question.
-  if (/^(?:if|when|whenever|unless|in case)\b/i.test(s) && !(/\?\s*$/.test(s) && directQuestion(s))) return;
+  if (/^(?:if|when|whenever|unless|in case)\b/i.test(s) && !(endsAsking(s) && directQuestion(s))) return;
   // A question written out ("Ask: Do you need a visa?") is asked as written, whatever words it holds ("you need").
   const written = s.replace(
     /^(?:(?:then|and|also|next|finally)\s+)?ask(?:\s+(?:them|the\s+candidate))?\s*[:—–-]\s*/i,
     '',
   );
-  if (/\?\s*$/.test(s) && directQuestion(written)) {
+  if (endsAsking(s) && directQuestion(written)) {
     readQuestions(s, raw, false);
     return;
   }
@@ -197,7 +197,7 @@ function readSentence(sentence: string, raw: RawTopic[], onClosing: (c: string) 
     const groups = m.groups ?? {};
     const kind: Kind | null = groups.askto ? 'verb' : groups.askwh ? 'wh' : null;
     const span = cutClause(s.slice(start, end));
-    if (/\?\s*$/.test(span) && !groups.askwh && directQuestion(span)) {
+    if (endsAsking(span) && !groups.askwh && directQuestion(span)) {
       readQuestions(span, raw, false);
       continue;
     }

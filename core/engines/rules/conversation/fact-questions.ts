@@ -1,6 +1,7 @@
 // Questions that ask for one fact (a name, yes or no, a number, a date, a place): a short answer is a whole answer.
 // The conversation engine does not follow it up, and the evaluation does not call it thin.
 import { isYesNoQuestion } from '../insights/questions';
+import { endsAsking } from '../insights/text';
 
 export type FactKind = 'name' | 'yes-no' | 'number' | 'date' | 'place';
 
@@ -33,10 +34,7 @@ const patterns: [FactKind, RegExp][] = [
  * learn?" and "Tell me about a time when…" ask for a story.
  */
 export function factKind(question: string): FactKind | null {
-  const asks = question
-    .split(/(?<=[.!?])\s+/)
-    .map((s) => s.trim())
-    .filter((s) => /\?["')\]]*$/.test(s));
+  const asks = question.split(/(?<=[.!?])\s+/).filter(endsAsking);
   const last = (asks.at(-1) ?? question).replace(/[?!.\s"')\]]+$/, '');
   const core = last.replace(wrapper, '').trim();
   if (!core) return null;

@@ -6,7 +6,7 @@
 import type { Utterance } from '../../../bots/transcript';
 import { wasCutOff } from '../../../conversation/cut-off';
 import type { ConversationContext, ConversationEngine } from '../../../ports/conversation-engine';
-import { contentStems, isAcknowledgement, splitSentences, words } from '../insights/text';
+import { contentStems, endsAsking, isAcknowledgement, splitSentences, words } from '../insights/text';
 import { type Agenda, agendaOf, normalised } from './agenda';
 import { factKind } from './fact-questions';
 import { callName, greetingPlan } from './greeting';
@@ -205,7 +205,7 @@ function botEvents(agenda: Agenda, p: Phrases, turn: readonly Utterance[], curre
   // naming every content word of a topic asks it.
   if (asked.size === 0) {
     for (const sentence of splitSentences(text)) {
-      if (!/\?["'”’)]*$/.test(sentence)) continue;
+      if (!endsAsking(sentence)) continue;
       const k = topicNamedIn(agenda, sentence, current);
       if (k !== -1) events.push({ at: whole.indexOf(normalised(sentence)), e: { kind: 'ask', topic: k } });
     }

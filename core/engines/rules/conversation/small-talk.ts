@@ -1,7 +1,7 @@
 // What a participant's words are when they are not an answer: greetings, back-channels, "could you repeat
 // that?", asides, fragments, questions to the bot. The local engine and the Q&A extraction both read them so.
 import { isYesNoQuestion, questionKind } from '../insights/questions';
-import { isAcknowledgement, splitSentences, words } from '../insights/text';
+import { endsAsking, endsSentence, isAcknowledgement, splitSentences, words } from '../insights/text';
 
 export type LineKind =
   /** Broken off ("So my last project was", "um"): more is coming. */
@@ -103,7 +103,7 @@ export function isFragment(text: string): boolean {
   if (ws.length === 0) return true;
   if (ws.every((w) => hesitation.test(w))) return true;
   if (/(?:\.\.\.|…|[-–—,;:])$/.test(t)) return true;
-  if (/[.!?]["'”’)\]]*$/.test(t)) return false;
+  if (endsSentence(t)) return false;
   const last = ws.at(-1)!;
   if (danglingWord.has(last)) return true;
   // "So my last project was" stops before its point; "that's what it was" does not.
@@ -118,9 +118,7 @@ export function isFragment(text: string): boolean {
   );
 }
 
-function isAsking(sentence: string): boolean {
-  return /\?["'”’)\]]*$/.test(sentence.trim()) || questionKind(sentence) === 'question';
-}
+const isAsking = (sentence: string) => endsAsking(sentence) || questionKind(sentence) === 'question';
 
 function isGreetingWord(w: string): boolean {
   return /^(?:hi|hello|hey|sorry|oh|ok|okay|so|well|um|uh|thanks|thank|you|yes|yeah)$/.test(w);

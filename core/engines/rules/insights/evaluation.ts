@@ -28,6 +28,7 @@ import { isAside, type PosedQuestion, posedQuestion, type QaExtraction } from '.
 import { asRequested, isYesNoQuestion, questionKind } from './questions';
 import { type RoleWords, roleWords } from './role-words';
 import {
+  endsAsking,
   fillerCount,
   isAcknowledgement,
   isBotUtterance,
@@ -398,7 +399,7 @@ const quote = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
 const quoteEnd = (text: string) => (/[.!?…]$/.test(text.trim()) ? quote(text.trim()) : `${quote(text)}.`);
 /** A question as the sentences name it: its last sentence that asks ("Thanks. How do you test?"), 14 words at most. */
 function shortQuestion(question: string): string {
-  const asks = splitSentences(question.replace(/^…/, '').trim()).filter((x) => /\?["')\]]*$/.test(x));
+  const asks = splitSentences(question.replace(/^…/, '').trim()).filter(endsAsking);
   const ws = (asks.at(-1) ?? question.replace(/^…/, '')).trim().split(/\s+/);
   const text = ws.length > 14 ? `…${ws.slice(-14).join(' ')}` : ws.join(' ');
   return quote(asRequested(text));
@@ -596,7 +597,7 @@ function meeting(c: Conversation, assessed: Assessed[]): Judged {
   const sentences: Quoted[] = input.turns
     .filter((t) => !t.isBot)
     .flatMap((t) => t.sentences.map((s) => ({ speaker: t.speaker, text: s.text })));
-  const decisions = sentences.filter((s) => decision.test(s.text) && !/\?\s*$/.test(s.text));
+  const decisions = sentences.filter((s) => decision.test(s.text) && !endsAsking(s.text));
   const actionItems = input.actionItems.map((item) => {
     const at = item.indexOf(': ');
     return { speaker: item.slice(0, at), text: item.slice(at + 2) };

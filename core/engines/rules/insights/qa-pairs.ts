@@ -7,6 +7,7 @@ import { isSmallTalk, lineKind } from '../conversation/small-talk';
 import { isYesNoQuestion, questionKind } from './questions';
 import {
   contentStems,
+  endsSentence,
   isAcknowledgement,
   stem,
   type Turn,
@@ -389,7 +390,7 @@ function findAnswer(
   }
   const all = parts.join(' ');
   // "Alth", "Like a c": an answer broken off after a word or two is an interruption, not an answer.
-  const interrupted = total < 3 && !/[.!?…]["'”’)\]]*$/.test(all);
+  const interrupted = total < 3 && !endsSentence(all);
   if (answerer && total > 0 && !interrupted) {
     return {
       text: truncateWords(all, options.maxAnswerWords),

@@ -7,7 +7,7 @@ import { answerSignals, namedThings } from './answer-signals';
 import type { ExtractedPair, QaExtraction } from './qa-pairs';
 import { asRequested } from './questions';
 import { asSentence, cleanSpoken, isFragment, reportedSpeech, withSubject } from './summary-voice';
-import { splitSentences, type Turn, tidySentence, truncateWords, wordCount } from './text';
+import { endsSentence, splitSentences, type Turn, tidySentence, truncateWords, wordCount } from './text';
 
 /** A line of the summary as summary.ts selects and renders it (lower rank is kept first under a limit). */
 export interface DigestLine {
@@ -40,7 +40,7 @@ const shortName = (label: string) => label.replace(/\s*\(.*\)\s*$/, '').trim() |
 const firstName = (label: string) => shortName(label).split(/\s+/)[0] ?? label;
 const quoted = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
 /** Closed with a period unless a quote's own mark closes it. */
-const closed = (text: string) => (/[.!?…]["”)]*$/.test(text) ? text : `${text}.`);
+const closed = (text: string) => (endsSentence(text) ? text : `${text}.`);
 
 function questionLabel(question: string): string {
   const q = question.replace(/^…/, '').trim();

@@ -2,7 +2,15 @@
 import { questionKind } from './questions';
 import type { SpokenSentence } from './summary-points';
 import { cleanSpoken, hasVerbForm, thirdPerson } from './summary-voice';
-import { contentStems, fillerCount, isAcknowledgement, type Turn, turnText, words } from './text';
+import {
+  contentStems,
+  endsSentence,
+  fillerCount,
+  isAcknowledgement,
+  type Turn,
+  turnText,
+  words,
+} from './text';
 
 /** A decision, as the clause the summary puts after "decided" ("to go with a yellow case", "that …"). */
 export interface Decision {
@@ -75,7 +83,7 @@ const aboutTheMeeting =
 
 /** A sentence that broke off or is too full of fillers to hold a decision or a task. */
 function broken(s: SpokenSentence): boolean {
-  return !/[.!?…]["'”’)\]]*$/.test(s.text) || tooManyFillers(s);
+  return !endsSentence(s.text) || tooManyFillers(s);
 }
 
 function tooManyFillers(s: SpokenSentence, share = 0.12): boolean {

@@ -36,38 +36,16 @@ const hesitations = new Set(['um', 'uh', 'er', 'erm', 'uhm', 'hmm', 'hm', 'mm', 
 /** Verbal fillers of more than one word, counted by the filler rate (their words count once each). */
 const fillerPhrases = /\b(?:you know|i mean|kind of|sort of)\b/g;
 
-const abbreviations = new Set([
-  'mr',
-  'mrs',
-  'ms',
-  'dr',
-  'prof',
-  'st',
-  'vs',
-  'etc',
-  'e.g',
-  'i.e',
-  'inc',
-  'ltd',
-  'jr',
-  'sr',
-  'no',
-  'approx',
-]);
+const abbreviations = new Set('mr mrs ms dr prof st vs etc e.g i.e inc ltd jr sr no approx'.split(' '));
 
 /** Lower-case words of a text: letters and digits, with inner apostrophes kept (it's, don't). */
-export function words(text: string): string[] {
-  return (
-    text
-      .toLowerCase()
-      .replace(/[’‘]/g, "'")
-      .match(/[a-z0-9]+(?:'[a-z]+)*/g) ?? []
-  );
-}
+export const words = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .replace(/[’‘]/g, "'")
+    .match(/[a-z0-9]+(?:'[a-z]+)*/g) ?? [];
 
-export function wordCount(text: string): number {
-  return words(text).length;
-}
+export const wordCount = (text: string): number => words(text).length;
 
 /** A light stem (plural endings only) so "controls" and "control" count as one term. */
 export function stem(word: string): string {
@@ -78,22 +56,26 @@ export function stem(word: string): string {
   return word;
 }
 
-export function isContentWord(word: string): boolean {
-  return word.length > 2 && !stopWords.has(word) && !/^\d+$/.test(word);
-}
+export const isContentWord = (word: string): boolean =>
+  word.length > 2 && !stopWords.has(word) && !/^\d+$/.test(word);
 
 /** Stems of the content words of a text. */
-export function contentStems(text: string): string[] {
-  return words(text).filter(isContentWord).map(stem);
-}
+export const contentStems = (text: string): string[] => words(text).filter(isContentWord).map(stem);
 
 /** Fillers (hesitations and filler phrases) in a text, as a count of filler words. */
 export function fillerCount(text: string): number {
   const ws = words(text);
-  let n = ws.filter((w) => hesitations.has(w)).length;
-  n += (ws.join(' ').match(fillerPhrases) ?? []).length;
-  return n;
+  return ws.filter((w) => hesitations.has(w)).length + (ws.join(' ').match(fillerPhrases) ?? []).length;
 }
+
+/** Closing quotes and brackets that may follow the mark ending a sentence ('…done."', "(…right?)"). */
+const closers = `["'”’)\\]]*\\s*$`;
+const sentenceEnd = new RegExp(`[.!?…]${closers}`);
+const questionEnd = new RegExp(`\\?${closers}`);
+/** The text ends a sentence: . ! ? or …, then maybe closing quotes or brackets. */
+export const endsSentence = (text: string): boolean => sentenceEnd.test(text);
+/** The text ends with a question mark, maybe inside closing quotes or brackets. */
+export const endsAsking = (text: string): boolean => questionEnd.test(text);
 
 /**
  * Sentences of a text. Splits after . ! ? and … when the next word starts a sentence, and at blank lines;
@@ -182,12 +164,11 @@ export interface Turn {
   utterance: number;
 }
 
-export function turnText(turn: Turn, from = 0, to = turn.sentences.length): string {
-  return turn.sentences
+export const turnText = (turn: Turn, from = 0, to = turn.sentences.length): string =>
+  turn.sentences
     .slice(from, to)
     .map((s) => s.text)
     .join(' ');
-}
 
 /** Words that only acknowledge ("yeah", "mm-hmm", "that's cool") and answer nothing by themselves. */
 const acknowledgements = new Set(
@@ -203,9 +184,8 @@ export function isAcknowledgement(text: string): boolean {
   return ws.length <= 5 && ws.every((w) => acknowledgements.has(w));
 }
 
-export function isBotUtterance(u: Utterance, botName?: string): boolean {
-  return u.is_bot === true || (botName !== undefined && botName !== '' && u.speaker === botName);
-}
+export const isBotUtterance = (u: Utterance, botName?: string): boolean =>
+  u.is_bot === true || (botName !== undefined && botName !== '' && u.speaker === botName);
 
 /**
  * Speaker turns: consecutive utterances of one speaker become one turn. A turn that breaks off mid-sentence
@@ -244,8 +224,7 @@ function resumableTurn(turns: Turn[], speaker: string): number {
     if (i < 0 || !gap.every((t) => t.speaker !== speaker && isAcknowledgement(turnText(t)))) return -1;
     const turn = turns[i]!;
     if (turn.speaker === speaker) {
-      const lastSentence = turn.sentences.at(-1)?.text ?? '';
-      return /[.!?…]["'”’)\]]*$/.test(lastSentence) ? -1 : i;
+      return endsSentence(turn.sentences.at(-1)?.text ?? '') ? -1 : i;
     }
   }
   return -1;

@@ -1,6 +1,15 @@
 // Topics (recurring key phrases) and action items (commitments and next steps) of a conversation.
 import { questionKind } from './questions';
-import { fillerCount, isContentWord, stem, type Turn, tidySentence, wordCount, words } from './text';
+import {
+  endsSentence,
+  fillerCount,
+  isContentWord,
+  stem,
+  type Turn,
+  tidySentence,
+  wordCount,
+  words,
+} from './text';
 
 /** How many topics and action items the insights carry at most. */
 export const maxTopics = 8;
@@ -255,7 +264,7 @@ export function extractActionItems(turns: readonly Turn[], limit = maxActionItem
       const key = words(text).join(' ');
       if (seen.has(key)) continue;
       seen.add(key);
-      found.push({ text: item, strong, closed: /[.!…]["'”’)\]]*$/.test(text), order });
+      found.push({ text: item, strong, closed: endsSentence(text), order });
     }
   }
   // Explicit markers first, then complete sentences before broken-off ones ("we're going to look at these crite").
