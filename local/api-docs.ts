@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { errorBody, send, sendJson } from './http';
 
 const distDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
@@ -58,28 +59,12 @@ export function apiDocs() {
         'cache-control': 'public, max-age=3600',
       });
     } else {
-      send(
+      sendJson(
         res,
         404,
-        'application/json',
-        JSON.stringify({
-          error: 'not_found',
-          detail: `no ${pathname}: the API reference is at /docs`,
-          message: 'Not found.',
-        }),
+        errorBody('not_found', `no ${pathname}: the API reference is at /docs`, 'Not found.'),
       );
     }
     return true;
   };
-}
-
-function send(
-  res: ServerResponse,
-  status: number,
-  type: string,
-  body: string | Buffer,
-  headers: Record<string, string> = {},
-) {
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', ...headers });
-  res.end(res.req.method === 'HEAD' ? undefined : body);
 }

@@ -3,6 +3,7 @@
 // part. The mail's own HTML is shown in a sandboxed frame: no script of it runs, nothing of it reaches this page.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { escapeHtml } from '../core/mail/html';
+import { errorBody, send, sendJson } from './http';
 
 export interface LocalMail {
   messageId: string;
@@ -23,24 +24,18 @@ export function mailViewer(mails: () => readonly LocalMail[]) {
     const newestFirst = [...mails()].reverse();
     if (parts.length === 1) {
       if (String(req.headers.accept ?? '').includes('application/json')) {
-        return reply(res, 200, 'application/json', JSON.stringify({ mails: newestFirst.map(summary) }));
+        return sendJson(res, 200, { mails: newestFirst.map(summary) });
       }
-      return reply(res, 200, 'text/html; charset=utf-8', listPage(newestFirst));
+      return send(res, 200, 'text/html; charset=utf-8', listPage(newestFirst));
     }
     const mail = newestFirst.find((m) => m.messageId === decodeURIComponent(parts[1]!));
-    if (!mail) {
-      return reply(
+    if (!mail)
+      return sendJson(
         res,
         404,
-        'application/json',
-        JSON.stringify({
-          error: 'not_found',
-          detail: `no mail ${parts[1]} in the local store`,
-          message: 'Not found.',
-        }),
+        errorBody('not_found', `no mail ${parts[1]} in the local store`, 'Not found.'),
       );
-    }
-    return reply(res, 200, 'text/html; charset=utf-8', mailPage(mail));
+    return send(res, 200, 'text/html; charset=utf-8', mailPage(mail));
   };
 }
 
@@ -54,12 +49,6 @@ const summary = (m: LocalMail) => ({
   sent_at: sentAt(m),
   url: `/mail/${encodeURIComponent(m.messageId)}`,
 });
-
-function reply(res: ServerResponse, status: number, type: string, body: string): true {
-  res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store' });
-  res.end(body);
-  return true;
-}
 
 const page = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title>

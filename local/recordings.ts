@@ -5,6 +5,7 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type FileRecordingStore, verifyLink } from '../core/adapters/files/recording-store';
 import { recordingContentType } from '../core/ports/recordings';
+import { errorBody, sendJson } from './http';
 
 const path = /^\/recordings\/([0-9a-f-]{36})\.webm$/;
 
@@ -14,11 +15,8 @@ export function recordingDownloads(store: FileRecordingStore, key: string) {
     const m = path.exec(url.pathname);
     if (!m || req.method !== 'GET') return false;
     const botId = m[1] as string;
-    const refuse = (status: number, detail: string) => {
-      res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: status === 403 ? 'forbidden' : 'not_found', detail, message: detail }));
-      return true;
-    };
+    const refuse = (status: number, detail: string) =>
+      sendJson(res, status, errorBody(status === 403 ? 'forbidden' : 'not_found', detail));
     if (
       !verifyLink(key, botId, url.searchParams.get('expires'), url.searchParams.get('signature'), new Date())
     )

@@ -5,6 +5,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { describeIssues } from '../../core/schemas/validate';
 import { decodePathSegment } from '../api-server';
+import { errorBody, readJson, send, sendJson } from '../http';
 import { type ParticipantKind, Room, type RoomEvent } from './room';
 import { roomPageHtml } from './room-page';
 
@@ -241,10 +242,11 @@ export function createRoomServer(options: {
     if (req.method === 'POST' && parts.length === 1) {
       const body = await readJson(req);
       const parsed = createRoomSchema.safeParse(body);
-      if (!parsed.success) return reply(res, 400, error('validation_error', describeIssues(parsed.error)));
+      if (!parsed.success)
+        return sendJson(res, 400, errorBody('validation_error', describeIssues(parsed.error)));
       sweep();
       if (rooms.has(parsed.data.name))
-        return reply(res, 409, error('room_exists', `room ${parsed.data.name} already exists`));
+        return sendJson(res, 409, errorBody('room_exists', `room ${parsed.data.name} already exists`));
       let created: Room;
       try {
         created = createRoom(parsed.data.name, parsed.data.private, {
@@ -252,10 +254,11 @@ export function createRoomServer(options: {
           transcriptionError: parsed.data.transcription_error,
         });
       } catch (err) {
-        if (err instanceof TooManyRoomsError) return reply(res, 429, error('too_many_rooms', err.message));
+        if (err instanceof TooManyRoomsError)
+          return sendJson(res, 429, errorBody('too_many_rooms', err.message));
         throw err;
       }
-      return reply(res, 201, {
+      return sendJson(res, 201, {
         name: created.name,
         room_url: roomUrl(created.name),
         private: created.isPrivate,
@@ -265,7 +268,7 @@ export function createRoomServer(options: {
       });
     }
     if (req.method === 'GET' && parts.length === 1) {
-      return reply(res, 200, {
+      return sendJson(res, 200, {
         rooms: [...rooms.values()].map((r) => ({
           name: r.name,
           room_url: roomUrl(r.name),
@@ -277,27 +280,26 @@ export function createRoomServer(options: {
       });
     }
     if (req.method === 'GET' && parts.length === 2) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(roomPageHtml(name!));
-      return true;
+      return send(res, 200, 'text/html; charset=utf-8', roomPageHtml(name!));
     }
-    if (!room) return reply(res, 404, error('not_found', `room ${name} does not exist`));
+    if (!room) return sendJson(res, 404, errorBody('not_found', `room ${name} does not exist`));
     if (req.method === 'GET' && parts[2] === 'state' && parts.length === 3)
-      return reply(res, 200, room.state());
+      return sendJson(res, 200, room.state());
     if (req.method === 'POST' && parts[2] === 'participants' && parts.length === 3) {
       const parsed = scriptedSchema.safeParse(await readJson(req));
-      if (!parsed.success) return reply(res, 400, error('validation_error', describeIssues(parsed.error)));
+      if (!parsed.success)
+        return sendJson(res, 400, errorBody('validation_error', describeIssues(parsed.error)));
       const refusal = room.admits(parsed.data.token);
-      if (refusal) return reply(res, 403, error(refusal.error_type, refusal.message));
-      return reply(res, 201, { participant_id: addScripted(room, parsed.data) });
+      if (refusal) return sendJson(res, 403, errorBody(refusal.error_type, refusal.message));
+      return sendJson(res, 201, { participant_id: addScripted(room, parsed.data) });
     }
     // The owner's powers over a running meeting, as Daily's REST API has them (POST /rooms/:name/eject, DELETE
     // /rooms/:name): the bot's provider sees them as an ejection and as the meeting ending.
     if (req.method === 'POST' && parts[2] === 'participants' && parts[4] === 'eject' && parts.length === 5) {
       const id = decodePathSegment(parts[3]!);
       if (!room.eject(id))
-        return reply(res, 404, error('not_found', `participant ${id} is not in room ${room.name}`));
-      return reply(res, 200, { participant_id: id, ejected: true });
+        return sendJson(res, 404, errorBody('not_found', `participant ${id} is not in room ${room.name}`));
+      return sendJson(res, 200, { participant_id: id, ejected: true });
     }
     // A network failure on demand: the participant's socket is cut without a word, as a lost connection looks to it
     // (the bot treats it as connection_lost and is replaced). Scripted participants have no socket.
@@ -305,9 +307,13 @@ export function createRoomServer(options: {
       const id = decodePathSegment(parts[3]!);
       const socket = sockets.get(id);
       if (!socket || !room.participants.some((p) => p.id === id))
-        return reply(res, 404, error('not_found', `no connected participant ${id} in room ${room.name}`));
+        return sendJson(
+          res,
+          404,
+          errorBody('not_found', `no connected participant ${id} in room ${room.name}`),
+        );
       socket.terminate();
-      return reply(res, 200, { participant_id: id, dropped: true });
+      return sendJson(res, 200, { participant_id: id, dropped: true });
     }
     // A knocking room's host answers whoever asks to join, as Daily's updateWaitingParticipant does (the room page's
     // Admit / Deny buttons): admitted, the participant is in the room; denied, it is told not-allowed and is out.
@@ -315,29 +321,30 @@ export function createRoomServer(options: {
       const id = decodePathSegment(parts[3]!);
       const answer = parts[4];
       if (answer !== 'admit' && answer !== 'deny')
-        return reply(res, 404, error('not_found', `no route ${req.method} ${url.pathname}`));
+        return sendJson(res, 404, errorBody('not_found', `no route ${req.method} ${url.pathname}`));
       if (!(answer === 'admit' ? room.admit(id) : room.deny(id)))
-        return reply(
+        return sendJson(
           res,
           404,
-          error('not_found', `nobody with id ${id} is asking to join room ${room.name}`),
+          errorBody('not_found', `nobody with id ${id} is asking to join room ${room.name}`),
         );
-      return reply(res, 200, { participant_id: id, [answer === 'admit' ? 'admitted' : 'denied']: true });
+      return sendJson(res, 200, { participant_id: id, [answer === 'admit' ? 'admitted' : 'denied']: true });
     }
     // Fault injection: the room's transcription fails from now on, as Daily's transcription-error, or
     // works again; the bots in the room are told, and hear nothing while it has failed.
     if (req.method === 'POST' && parts[2] === 'transcription' && parts.length === 3) {
       const parsed = transcriptionFaultSchema.safeParse(await readJson(req));
-      if (!parsed.success) return reply(res, 400, error('validation_error', describeIssues(parsed.error)));
+      if (!parsed.success)
+        return sendJson(res, 400, errorBody('validation_error', describeIssues(parsed.error)));
       room.failTranscription(parsed.data.error ?? undefined);
-      return reply(res, 200, { name: room.name, transcription_error: room.transcriptionError ?? null });
+      return sendJson(res, 200, { name: room.name, transcription_error: room.transcriptionError ?? null });
     }
     if (req.method === 'DELETE' && parts.length === 2) {
       rooms.delete(room.name);
       room.close();
-      return reply(res, 200, { name: room.name, deleted: true });
+      return sendJson(res, 200, { name: room.name, deleted: true });
     }
-    return reply(res, 404, error('not_found', `no route ${req.method} ${url.pathname}`));
+    return sendJson(res, 404, errorBody('not_found', `no route ${req.method} ${url.pathname}`));
   }
 
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
@@ -463,33 +470,4 @@ export function createRoomServer(options: {
 function asBuffer(data: WebSocket.RawData): Buffer {
   if (Buffer.isBuffer(data)) return data;
   return Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
-}
-
-function error(code: string, detail: string) {
-  return { error: code, detail, message: detail };
-}
-
-function reply(res: ServerResponse, status: number, body: unknown): true {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
-  return true;
-}
-
-async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > 256 * 1024) return undefined;
-    chunks.push(chunk as Buffer);
-  }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
