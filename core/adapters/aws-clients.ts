@@ -30,6 +30,9 @@ export function captureClientsWith(fn: CaptureClient): void {
   capture = fn;
 }
 
+/** A client as every one is handed out: its configuration made fast, then captured. */
+const ready = <T extends { config: object }>(client: T): T => capture(fastConfig(client));
+
 /**
  * The SDK builds a client's configuration by adding its fields one at a time, and V8 keeps an object given that many
  * fields in dictionary mode, where copying it is slow. The endpoint, serializer and deserializer middleware copy the
@@ -89,7 +92,7 @@ export function dynamoDocumentClient(config: Pick<Config, 'AWS_REGION' | 'DYNAMO
   // No SDK logger is configured, yet its middleware walks every request and response against the operation's
   // schema to mask sensitive fields for a log line nobody receives: about a third of this client's CPU per call.
   client.middlewareStack.remove('loggerMiddleware');
-  return new DocumentClient(capture(fastConfig(client)));
+  return new DocumentClient(ready(client));
 }
 
 /**
@@ -101,15 +104,11 @@ export function longPollOptions(waitSeconds: number, abortSignal: AbortSignal) {
 }
 
 export function sqsClient(config: Pick<Config, 'AWS_REGION' | 'SQS_ENDPOINT'>) {
-  return capture(
-    fastConfig(new SQSClient({ region: config.AWS_REGION, ...connectionOptions(config.SQS_ENDPOINT) })),
-  );
+  return ready(new SQSClient({ region: config.AWS_REGION, ...connectionOptions(config.SQS_ENDPOINT) }));
 }
 
 export function sesClient(config: Pick<Config, 'AWS_REGION' | 'SES_ENDPOINT'>) {
-  return capture(
-    fastConfig(new SESv2Client({ region: config.AWS_REGION, ...connectionOptions(config.SES_ENDPOINT) })),
-  );
+  return ready(new SESv2Client({ region: config.AWS_REGION, ...connectionOptions(config.SES_ENDPOINT) }));
 }
 
 /**
@@ -123,33 +122,29 @@ export function s3Client(config: Pick<Config, 'AWS_REGION' | 'S3_ENDPOINT'>) {
     30_000,
     false,
   ) as ReturnType<typeof connectionOptions> & { endpointProvider?: unknown };
-  return capture(
-    fastConfig(
-      new S3Client({ region: config.AWS_REGION, forcePathStyle: Boolean(config.S3_ENDPOINT), ...options }),
-    ),
+  return ready(
+    new S3Client({ region: config.AWS_REGION, forcePathStyle: Boolean(config.S3_ENDPOINT), ...options }),
   );
 }
 
 export function bedrockClient(config: Pick<Config, 'AWS_REGION'>) {
   // A Converse call can take a minute; the insights engine does its own throttling retries (so one SDK attempt).
-  return capture(
-    fastConfig(
-      new BedrockRuntimeClient({
-        region: config.AWS_REGION,
-        maxAttempts: 1,
-        requestHandler: new NodeHttpHandler({
-          httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
-          connectionTimeout: 5_000,
-          requestTimeout: 180_000,
-          throwOnRequestTimeout: true,
-        }),
+  return ready(
+    new BedrockRuntimeClient({
+      region: config.AWS_REGION,
+      maxAttempts: 1,
+      requestHandler: new NodeHttpHandler({
+        httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 16 }),
+        connectionTimeout: 5_000,
+        requestTimeout: 180_000,
+        throwOnRequestTimeout: true,
       }),
-    ),
+    }),
   );
 }
 
 export function ecsClient(config: Pick<Config, 'AWS_REGION'>) {
-  return capture(fastConfig(new ECSClient({ region: config.AWS_REGION, ...connectionOptions(undefined) })));
+  return ready(new ECSClient({ region: config.AWS_REGION, ...connectionOptions(undefined) }));
 }
 
 /**
@@ -158,14 +153,8 @@ export function ecsClient(config: Pick<Config, 'AWS_REGION'>) {
  * meeting seconds of silence, not the SDK's three 10-second tries.
  */
 export function pollyClient(config: Pick<Config, 'AWS_REGION'>) {
-  return capture(
-    fastConfig(
-      new PollyClient({
-        region: config.AWS_REGION,
-        maxAttempts: 1,
-        ...connectionOptions(undefined, 5_000),
-      }),
-    ),
+  return ready(
+    new PollyClient({ region: config.AWS_REGION, maxAttempts: 1, ...connectionOptions(undefined, 5_000) }),
   );
 }
 

@@ -90,48 +90,44 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
     if (!built.has(key)) built.set(key, make());
     return built.get(key) as T;
   };
-  const client = <T extends { destroy(): void }>(key: string, make: () => T): T =>
+  const own = <T>(key: string, make: () => T): T =>
     once(key, () => {
-      const c = make();
-      destroyers.push(() => c.destroy());
-      return c;
+      const made = make();
+      const d = (made as { destroy?: unknown }).destroy;
+      if (typeof d === 'function') destroyers.push(() => d.call(made));
+      return made;
     });
+  const ecs = () => own('ecs', () => ecsClient(config));
+  const queue = (key: string, url: string) => once(key, () => new SqsQueue(adapters.sqs, url));
 
   const adapters: Adapters = {
     config,
     log,
     get table() {
-      return once<TableHandle>('table', () => ({
-        doc: client('dynamodb', () => dynamoDocumentClient(config)),
-        tableName: config.TABLE_NAME,
-      }));
+      const doc = () => own('dynamodb', () => dynamoDocumentClient(config));
+      return once<TableHandle>('table', () => ({ doc: doc(), tableName: config.TABLE_NAME }));
     },
     get stores() {
       return once('stores', () => buildStores(adapters.table, config));
     },
     get sqs() {
-      return client('sqs', () => sqsClient(config));
+      return own('sqs', () => sqsClient(config));
     },
     get resultsQueue() {
-      return once('resultsQueue', () => new SqsQueue(adapters.sqs, config.RESULTS_QUEUE_URL));
+      return queue('resultsQueue', config.RESULTS_QUEUE_URL);
     },
     get controlQueue() {
-      return once('controlQueue', () => new SqsQueue(adapters.sqs, config.CONTROL_QUEUE_URL));
+      return queue('controlQueue', config.CONTROL_QUEUE_URL);
     },
     get botEventsQueue() {
-      return once('botEventsQueue', () => new SqsQueue(adapters.sqs, config.BOT_EVENTS_QUEUE_URL));
+      return queue('botEventsQueue', config.BOT_EVENTS_QUEUE_URL);
     },
     get outbox() {
-      return once('outbox', () =>
-        routedOutbox({
-          control: adapters.controlQueue,
-          botEvents: adapters.botEventsQueue,
-          results: adapters.resultsQueue,
-        }),
-      );
+      const { controlQueue: control, botEventsQueue: botEvents, resultsQueue: results } = adapters;
+      return once('outbox', () => routedOutbox({ control, botEvents, results }));
     },
     get deliveryQueue() {
-      return once('deliveryQueue', () => new SqsQueue(adapters.sqs, config.DELIVERY_QUEUE_URL));
+      return queue('deliveryQueue', config.DELIVERY_QUEUE_URL);
     },
     get poolQueue() {
       if (!config.POOL_QUEUE_URL) return undefined;
@@ -141,16 +137,11 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
       return { sqs: adapters.sqs, queueUrl: config.DELIVERY_QUEUE_URL, dlqUrl: config.DELIVERY_DLQ_URL };
     },
     get mailer() {
-      return once(
-        'mailer',
-        () =>
-          new SesMailer(
-            client('ses', () => sesClient(config)),
-            config.SES_FROM_ADDRESS,
-          ),
-      );
+      const ses = () => own('ses', () => sesClient(config));
+      return once('mailer', () => new SesMailer(ses(), config.SES_FROM_ADDRESS));
     },
     get recordings() {
+      const s3 = () => own('s3', () => s3Client(config));
       return once<RecordingStore>('recordings', () =>
         config.RECORDINGS_DIR
           ? new FileRecordingStore(config.RECORDINGS_DIR, {
@@ -158,27 +149,14 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
               baseUrl: () => '',
               key: config.RECORDINGS_URL_KEY,
             })
-          : new S3RecordingStore(
-              client('s3', () => s3Client(config)),
-              config.RECORDINGS_BUCKET,
-            ),
+          : new S3RecordingStore(s3(), config.RECORDINGS_BUCKET),
       );
     },
     get poolScaler() {
-      if (!config.BOT_POOL_SERVICE) return undefined;
       const service = config.BOT_POOL_SERVICE;
-      return once<PoolScaler>(
-        'poolScaler',
-        () =>
-          new EcsPoolScaler(
-            client('ecs', () => ecsClient(config)),
-            {
-              cluster: config.BOT_CLUSTER_ARN,
-              service,
-              max: config.BOT_POOL_MAX,
-            },
-          ),
-      );
+      if (!service) return undefined;
+      const pool = { cluster: config.BOT_CLUSTER_ARN, service, max: config.BOT_POOL_MAX };
+      return once<PoolScaler>('poolScaler', () => new EcsPoolScaler(ecs(), pool));
     },
     get poolGrowth() {
       const scaler = adapters.poolScaler;
@@ -189,36 +167,23 @@ export function wireAdapters(config: Config, log: Logger): Adapters {
       return adapters.ecsRunnerAt(runTaskCallsPerSecond);
     },
     ecsRunnerAt(callsPerSecond) {
-      return once(
-        `ecsRunner@${callsPerSecond}`,
-        () =>
-          new EcsTaskRunner(
-            client('ecs', () => ecsClient(config)),
-            {
-              cluster: config.BOT_CLUSTER_ARN,
-              taskDefinition: config.BOT_TASK_DEFINITION_ARN,
-              containerName: config.BOT_CONTAINER_NAME,
-              subnets: config.BOT_SUBNET_IDS,
-              securityGroups: config.BOT_SECURITY_GROUP_IDS,
-              assignPublicIp: config.BOT_ASSIGN_PUBLIC_IP,
-              capacityProviders: config.BOT_CAPACITY_PROVIDERS,
-              retryBudgetMs: config.RUN_TASK_RETRY_BUDGET_MS,
-              retryBaseMs: config.RUN_TASK_RETRY_BASE_MS,
-              retryAfterSeconds: config.CAPACITY_RETRY_AFTER_SECONDS,
-              callsPerSecond,
-            },
-            {},
-            log,
-          ),
-      );
+      const c = config;
+      const settings = {
+        cluster: c.BOT_CLUSTER_ARN,
+        taskDefinition: c.BOT_TASK_DEFINITION_ARN,
+        containerName: c.BOT_CONTAINER_NAME,
+        subnets: c.BOT_SUBNET_IDS,
+        securityGroups: c.BOT_SECURITY_GROUP_IDS,
+        assignPublicIp: c.BOT_ASSIGN_PUBLIC_IP,
+        capacityProviders: c.BOT_CAPACITY_PROVIDERS,
+        retryBudgetMs: c.RUN_TASK_RETRY_BUDGET_MS,
+        retryBaseMs: c.RUN_TASK_RETRY_BASE_MS,
+        retryAfterSeconds: c.CAPACITY_RETRY_AFTER_SECONDS,
+        callsPerSecond,
+      };
+      return once(`ecsRunner@${callsPerSecond}`, () => new EcsTaskRunner(ecs(), settings, {}, log));
     },
-    own: (key, make) =>
-      once(key, () => {
-        const made = make();
-        const d = (made as { destroy?: unknown }).destroy;
-        if (typeof d === 'function') destroyers.push(() => d.call(made));
-        return made;
-      }),
+    own,
     serviceDeps(parts = {}) {
       return buildServiceDeps(config, {
         stores: adapters.stores,
