@@ -1,6 +1,6 @@
 // The agenda of a bot_prompt as people write it: the topics to cover, in order, each with a natural question,
 // and the closing words the customer wants said. Pure and total: any text gives an agenda (maybe empty).
-import { endsAsking, splitSentences } from '../insights/text';
+import { endsAsking, splitSentences, wordMap } from '../insights/text';
 
 export interface AgendaTopic {
   /** What to cover, addressed to the participant: "your last project", "how you test code". */
@@ -350,9 +350,9 @@ function addTopic(
  * Prose instructions speak to the bot: its "you" becomes "me" in a question to the participant ("have them
  * walk you through …" → "walk me through …"), and "your product" is "our product".
  */
+const toUs = wordMap('you:me your:our yours:ours yourself:myself');
 function toParticipant(span: string): string {
-  const map: Record<string, string> = { you: 'me', your: 'our', yours: 'ours', yourself: 'myself' };
-  return span.replace(/\b(?:you|your|yours|yourself)\b/gi, (w) => map[w.toLowerCase()] ?? w);
+  return span.replace(/\b(?:you|your|yours|yourself)\b/gi, (w) => toUs[w.toLowerCase()] ?? w);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -424,18 +424,11 @@ function lowerStart(s: string): string {
 // ---------------------------------------------------------------------------------------------------------
 // Pronouns
 
-const personMap: Record<string, string> = {
-  their: 'your',
-  theirs: 'yours',
-  them: 'you',
-  themselves: 'yourself',
-  themself: 'yourself',
-  they: 'you',
-  "they're": "you're",
-  "they've": "you've",
-  "they'd": "you'd",
-  "they'll": "you'll",
-};
+const personMap = wordMap(`their:your theirs:yours them:you themselves:yourself themself:yourself they:you
+  they're:you're they've:you've they'd:you'd they'll:you'll`);
+const verbAfterYou = wordMap(
+  `has:have is:are was:were does:do doesn't:don't isn't:aren't wasn't:weren't hasn't:haven't`,
+);
 
 /** Speaks to the participant: "their last project" → "your last project", "the candidate has" → "you have". */
 export function secondPerson(text: string): string {
@@ -452,19 +445,10 @@ export function secondPerson(text: string): string {
       const to = personMap[w.toLowerCase().replace(/’/g, "'")] ?? w;
       return w.charAt(0) === w.charAt(0).toUpperCase() ? capitalise(to) : to;
     })
-    .replace(/\byou\s+(has|is|was|does|doesn't|isn't|wasn't|hasn't)\b/gi, (_m, verb: string) => {
-      const fixed: Record<string, string> = {
-        has: 'have',
-        is: 'are',
-        was: 'were',
-        does: 'do',
-        "doesn't": "don't",
-        "isn't": "aren't",
-        "wasn't": "weren't",
-        "hasn't": "haven't",
-      };
-      return `you ${fixed[verb.toLowerCase()] ?? verb}`;
-    });
+    .replace(
+      /\byou\s+(has|is|was|does|doesn't|isn't|wasn't|hasn't)\b/gi,
+      (_m, verb: string) => `you ${verbAfterYou[verb.toLowerCase()] ?? verb}`,
+    );
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // as far as rules can when it is an instruction to the bot (a role, warmth, thanks, what to tell them), with the
 // person's name when the room has one person and "everyone" only when it has more. What rules cannot follow is kept
 // (GreetingPlan.unfollowed), so the results can say so (engine_notes) instead of dropping it silently.
+import { wordMap, wordSet } from '../insights/text';
 import { secondPerson } from './agenda';
 
 /**
@@ -115,11 +116,10 @@ export function addressed(people: readonly string[] | undefined, hello = 'Hello'
 
 const warmWords =
   /\b(?:warm(?:ly|th)?|friendl(?:y|ier)|cheerful(?:ly)?|enthusiastic(?:ally)?|welcom(?:e|ing)|upbeat|kind(?:ly)?|feel (?:welcome|at ease|comfortable)|put (?:them|the \w+) at ease)\b/i;
-const mannerWords = new Set(
-  'short brief briefly friendly warm warmly professional professionally upbeat positive polite politely kind concise cheerful welcoming relaxed calm casual quick quickly simple and but yet very really quite keep it be sound stay a an the tone in manner way not too formal enthusiastic do don t overly stiff'.split(
-    ' ',
-  ),
-);
+const mannerWords = wordSet(`short brief briefly friendly warm warmly professional professionally upbeat
+  positive polite politely kind concise cheerful welcoming relaxed calm casual quick quickly simple and but
+  yet very really quite keep it be sound stay a an the tone in manner way not too formal enthusiastic do
+  don t overly stiff`);
 /** A clause with a finite verb is something to say ("the call is recorded"); without, a subject to talk about. */
 const statementVerb =
   /\b(?:is|are|was|were|will|would|can|could|may|might|should|must|takes?|lasts?|works?|has|have|includes?|runs?|gets?|goes|need|needs|'s|'re|'ll)\b/i;
@@ -250,17 +250,9 @@ function roleOf(text: string): string {
   return r;
 }
 
+const self = wordMap(`you:I your:my yours:mine yourself:myself you're:I'm you've:I've you'll:I'll`);
 /** What the instruction says to tell them, said by the bot: you → I (the bot), they → you (the room). */
 function spokenClause(text: string): string {
-  const self: Record<string, string> = {
-    you: 'I',
-    your: 'my',
-    yours: 'mine',
-    yourself: 'myself',
-    "you're": "I'm",
-    "you've": "I've",
-    "you'll": "I'll",
-  };
   const swapped = text
     .trim()
     .replace(/[.!]+$/, '')

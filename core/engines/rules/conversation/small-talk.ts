@@ -1,7 +1,14 @@
 // What a participant's words are when they are not an answer: greetings, back-channels, "could you repeat
 // that?", asides, fragments, questions to the bot. The local engine and the Q&A extraction both read them so.
 import { isYesNoQuestion, questionKind } from '../insights/questions';
-import { endsAsking, endsSentence, isAcknowledgement, splitSentences, words } from '../insights/text';
+import {
+  endsAsking,
+  endsSentence,
+  isAcknowledgement,
+  splitSentences,
+  wordSet,
+  words,
+} from '../insights/text';
 
 export type LineKind =
   /** Broken off ("So my last project was", "um"): more is coming. */
@@ -26,11 +33,8 @@ const hesitation = /^(?:um+|uh+|er+m?|uhm|hmm+|hm+|mm+|ah+|eh|well|so|and|but|li
  * Words a finished sentence does not end on; a line ending on one without punctuation was cut short. Kept
  * small on purpose: a complete answer mistaken for a fragment leaves the bot silent.
  */
-const danglingWord = new Set(
-  'a an the and or but so because of my our your their his her its um uh er erm uhm i we than if whether'.split(
-    ' ',
-  ),
-);
+const danglingWord = wordSet(`a an the and or but so because of my our your their his her its um uh er erm
+  uhm i we than if whether`);
 
 const asidePattern =
   /^(?:(?:oh|ok(?:ay)?|sorry|um+|uh+|hmm+|so|well),?\s+)*(?:hold on|hang on|wait|one (?:sec(?:ond)?|moment|minute)|just a (?:sec(?:ond)?|moment|minute)|give me a (?:sec(?:ond)?|moment|minute)|let me (?:think|see|remember)|good question|that's a good question|that is a good question|bear with me|excuse me a moment|sorry,? (?:my )?(?:dog|door|phone|internet|connection)\b.*)[.!…,]*(?:\s+(?:let me (?:think|see)|hmm+|um+)[.!…]*)?$/i;

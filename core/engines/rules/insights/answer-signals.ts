@@ -1,7 +1,7 @@
 // What the local engine can measure in one answer: its specifics, its vagueness, its hedges and dodges.
 // These feed the per-question assessment of the rubric (rubric.ts); README.md "Evaluation" lists the words.
 import { nameAbbreviation } from './summary-voice';
-import { contentStems, fillerCount, splitSentences, truncateWords, wordCount } from './text';
+import { contentStems, fillerCount, splitSentences, truncateWords, wordCount, wordSet } from './text';
 
 /** Figures: digits, number words, currency and percent. ("one" is left out: "one of the things".) */
 const figure =
@@ -29,51 +29,14 @@ const isVague = new RegExp(vagueWords.source, 'i');
 const evasionPatterns =
   /\b(?:i'?d rather not|i would rather not|i'?d prefer not|prefer not to|(?:can'?t|cannot) (?:really )?(?:go into|get into|talk about|share|discuss|say)|not at liberty|not (?:able|allowed) to (?:share|say|discuss)|no comment|pass on that|let'?s move on|next question|(?:that'?s|it'?s) confidential|under (?:an )?nda|i (?:do ?n[o']t|don'?t) (?:really )?(?:remember|recall|know)|i (?:can'?t|cannot) (?:remember|recall)|no idea|not sure|hard to say|difficult to say|(?:it|that) (?:all |really )?depends|case by case)\b/gi;
 
-/** Capitalised words that are not names: sentence openers and the vague capitalised words of buzz talk. */
-const notNames = new Set([
-  'I',
-  "I'm",
-  'Oh',
-  'Okay',
-  'Ok',
-  'Yeah',
-  'Yes',
-  'No',
-  'Well',
-  'So',
-  'And',
-  'But',
-  'Like',
-  'Hey',
-  'Wow',
-  'Right',
-  'Sure',
-  'Thanks',
-  'Anything',
-  'Everything',
-  'Nothing',
-  'Something',
-  'We',
-  'You',
-  'They',
-  'It',
-  "I'd",
-  "I've",
-  "I'll",
-  'OK',
-  'AI',
-  'Agile',
-  'Cloud',
-  'DNA',
-  'DevOps',
-  'Scrum',
-  'CEO',
-  'CTO',
-  // Days and months are dates, not named tools or places.
-  ...'Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December'.split(
-    ' ',
-  ),
-]);
+/**
+ * Capitalised words that are not names: sentence openers, the vague capitalised words of buzz talk, and days and
+ * months (dates, not named tools or places).
+ */
+const notNames = wordSet(`I I'm Oh Okay Ok Yeah Yes No Well So And But Like Hey Wow Right Sure Thanks Anything
+  Everything Nothing Something We You They It I'd I've I'll OK AI Agile Cloud DNA DevOps Scrum CEO CTO
+  Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August
+  September October November December`);
 
 export interface AnswerSignals {
   words: number;

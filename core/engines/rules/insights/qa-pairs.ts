@@ -15,6 +15,7 @@ import {
   truncateWords,
   turnText,
   wordCount,
+  wordSet,
   words,
 } from './text';
 
@@ -85,11 +86,8 @@ const presenceCheck =
 /** A follow-up asks for more on the answer just given, and names nothing new ("Could you give me an example?"). */
 const followUpCue =
   /\b(?:example|instance|more detail|details?|a (?:bit|little) more|say more|tell me more|elaborate|expand|specific(?:ally|s)?|concrete(?:ly)?|go deeper|dig deeper|what happened (?:next|then|after that)|how did (?:that|it) (?:go|turn out|work out|end)|what was the (?:result|outcome|impact))\b/i;
-const followUpWords = new Set(
-  'example instance concrete specific specifically detail elaborate expand bit little small deeper dig result outcome impact share further fine happened turn end give'.split(
-    ' ',
-  ),
-);
+const followUpWords = wordSet(`example instance concrete specific specifically detail elaborate expand bit
+  little small deeper dig result outcome impact share further fine happened turn end give`);
 
 export function isFollowUp(question: string): boolean {
   return (
@@ -100,11 +98,8 @@ export function isFollowUp(question: string): boolean {
 }
 
 /** Words of the asking, not of the subject: "walk me through X" and "explain X" ask about the same X. */
-const askingWords = new Set(
-  'tell walk explain describe share give talk ask hear understand other word repeat again let finish sorry'.split(
-    ' ',
-  ),
-);
+const askingWords = wordSet(`tell walk explain describe share give talk ask hear understand other word
+  repeat again let finish sorry`);
 
 /** Two wordings of one question: the words of their subject mostly agree. */
 function sameQuestion(a: string, b: string): boolean {
@@ -120,11 +115,8 @@ function sameQuestion(a: string, b: string): boolean {
   return shared / (x.size + y.size - shared) >= 0.6;
 }
 
-const templateWords = new Set(
-  'could can would will you me i in so sure now what about through please like to let my question that is a the'.split(
-    ' ',
-  ),
-);
+const templateWords = wordSet(`could can would will you me i in so sure now what about through please like
+  to let my question that is a the`);
 
 function subjectWords(question: string, contentOnly: boolean): Set<string> {
   const ws = contentOnly ? contentStems(question) : words(question).map(stem);

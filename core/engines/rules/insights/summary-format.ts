@@ -1,4 +1,5 @@
 // The free-text summary_format_prompt read by the local engine: what it can honour, and what it must say it did not.
+import { wordSet } from './text';
 
 export type SummaryStyle = 'prose' | 'bullets' | 'numbered';
 export type SummarySection = 'participants' | 'topics' | 'decisions' | 'actions';
@@ -22,20 +23,11 @@ export interface SummaryFormat {
   paragraph?: boolean;
 }
 
-const numberWords: Record<string, number> = {
-  one: 1,
-  two: 2,
-  three: 3,
-  four: 4,
-  five: 5,
-  six: 6,
-  seven: 7,
-  eight: 8,
-  nine: 9,
-  ten: 10,
-  a: 1,
-  single: 1,
-};
+const numberWords = new Map(
+  'a single one two three four five six seven eight nine ten'
+    .split(' ')
+    .map((w, i) => [w, Math.max(1, i - 1)]),
+);
 const count = '(\\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|a|single)';
 const itemCount = new RegExp(
   `\\b${count}[\\s-]+(?:short\\s+|bullet\\s+|key\\s+|main\\s+)?(?:sentences?|bullets?|points?|items?|lines?|paragraph)\\b`,
@@ -77,7 +69,7 @@ export function parseSummaryFormat(prompt?: string): SummaryFormat {
     speakers: honoured.speakers.test(p),
   };
   const n = itemCount.exec(p);
-  if (n?.[1]) format.sentences = numberWords[n[1]] ?? Number(n[1]);
+  if (n?.[1]) format.sentences = numberWords.get(n[1]) ?? Number(n[1]);
   else if (honoured.oneLine.test(p)) format.sentences = 1;
   else if (honoured.brief.test(p)) format.sentences = 3;
   else if (honoured.detailed.test(p)) {
@@ -133,18 +125,17 @@ const unsupported: { pattern: RegExp; reason: string }[] = [
 ];
 
 /** Words of a prompt that ask for nothing in particular ("Please write a summary of the meeting"). */
-const neutral = new Set(
-  `a an the of and or to in on for with as at by from into about this that these those it its is are be been
-  please summary summaries summarise summarize summarising summarizing summarised summarized recap overview
-  meeting meetings call calls conversation session discussion transcript write give make create provide produce
-  generate return output keep use using make include including mention mentioning list listing highlight
-  highlighting cover covering focus focusing focused show showing add with should must can could would will
-  me us we our i you your my them they their what who how which clear clearly simple nice good well also
-  each every all any some main key important most very more less than under over below above at most least
-  no not max maximum up limit limited within around about approx approximately style format formatted
-  form way text sentences sentence words word bullets bullet points point items item lines line paragraph
-  paragraphs numbered list lists then there here so`.split(/\s+/),
-);
+const neutral = wordSet(`a an the of and or to in on for with as at by from into about this that these
+  those it its is are be been please summary summaries summarise summarize summarising summarizing
+  summarised summarized recap overview meeting meetings call calls conversation session discussion
+  transcript write give make create provide produce generate return output keep use using make include
+  including mention mentioning list listing highlight highlighting cover covering focus focusing focused
+  show showing add with should must can could would will me us we our i you your my them they their what
+  who how which clear clearly simple nice good well also each every all any some main key important most
+  very more less than under over below above at most least no not max maximum up limit limited within
+  around about approx approximately style format formatted form way text sentences sentence words word
+  bullets bullet points point items item lines line paragraph paragraphs numbered list lists then there
+  here so`);
 
 /**
  * The instructions of a summary_format_prompt that the local engine did not follow, each as the words of the

@@ -9,6 +9,7 @@ import {
   isAcknowledgement,
   type Turn,
   turnText,
+  wordSet,
   words,
 } from './text';
 
@@ -60,22 +61,17 @@ const deadline =
 const taskMarker = /\b(?:action items?|follow[- ]?up|next steps?|to-?do|homework|assignment|deadline)\b/i;
 
 /** Verbs of work someone can be held to; a task must start with one. */
-const workVerbs = new Set(
-  `send email mail write prepare check draft update fix finish make build review test share schedule set organise
-  organize work bring circulate read design research investigate implement run record download install upload
-  evaluate compare contact call meet order buy book plan report summarise summarize find present take do look
-  collect create distribute post print arrange confirm measure sort ask talk try get put give produce transcribe
-  develop deliver provide analyse analyze study explore draw add change adapt train rerun
-  submit finalise finalize complete fill introduce announce launch publish release hire recruit visit`.split(
-    /\s+/,
-  ),
-);
+const workVerbs = wordSet(`send email mail write prepare check draft update fix finish make build review
+  test share schedule set organise organize work bring circulate read design research investigate implement
+  run record download install upload evaluate compare contact call meet order buy book plan report
+  summarise summarize find present take do look collect create distribute post print arrange confirm
+  measure sort ask talk try get put give produce transcribe develop deliver provide analyse analyze study
+  explore draw add change adapt train rerun submit finalise finalize complete fill introduce announce
+  launch publish release hire recruit visit`);
 /** Verbs of work a group statement ("we need to…") must have to count as a next step. */
-const firmVerbs = new Set(
-  `send email mail write prepare check draft fix finish review test share schedule book order buy contact call
-  circulate investigate implement update evaluate record install train present submit complete publish organise
-  organize arrange confirm`.split(/\s+/),
-);
+const firmVerbs = wordSet(`send email mail write prepare check draft fix finish review test share schedule
+  book order buy contact call circulate investigate implement update evaluate record install train present
+  submit complete publish organise organize arrange confirm`);
 
 /** Talk about running the meeting itself ("let's finish this meeting"). */
 const aboutTheMeeting =

@@ -1,5 +1,5 @@
 // The topics a summary names: recurring key phrases that read as nouns ("the remote control", "Switchboard").
-import { isContentWord, stem, type Turn, words } from './text';
+import { isContentWord, stem, type Turn, wordSet, words } from './text';
 import { extractTopics } from './topics';
 
 /** A topic: its key (lower-case words) and how the summary writes it ("the scroll wheel", "Switchboard"). */
@@ -9,18 +9,13 @@ export interface Topic {
 }
 
 /** Words before a noun: "the", "a", "our"… */
-const determiners = new Set(
-  'the a an this that these those our your their my its his her some any each every no new one which what'.split(
-    ' ',
-  ),
-);
+const determiners = wordSet(`the a an this that these those our your their my its his her some any each
+  every no new one which what`);
 
 /** Words that recur in any meeting without being what it was about. */
-const notTopics = new Set(
-  `meeting meetings group member members everyone chair item items issue issues bit lot problem problems stuff
-  discussion number numbers piece side part parts role previous additional type level area place moment stage
-  other next last`.split(' '),
-);
+const notTopics = wordSet(`meeting meetings group member members everyone chair item items issue issues bit
+  lot problem problems stuff discussion number numbers piece side part parts role previous additional type
+  level area place moment stage other next last`);
 const numberWords =
   /^(?:zero|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|first|second|third|fourth|fifth|half|dozen)$/;
 

@@ -1,6 +1,6 @@
 // Spoken sentences rewritten for a written summary: disfluencies out, and first person turned into third
 // ("I'll send the notes" by Bob → "Bob will send the notes"; "we should use rubber" → "they should use rubber").
-import { stopWords, words } from './text';
+import { stopWords, wordMap, wordSet, words } from './text';
 
 /** Hesitation sounds, bracketed stage notes and filler phrases: never part of a summary. */
 const noise = [
@@ -28,17 +28,14 @@ const falseStartI =
   /^I\s+(?=(?:this|that|the|a|an|it|there|we|you|they|so|and|but|what|how|if|my|our|these|those)\b)/;
 
 /** Two-letter words of English; any other short lower-case token in speech is a cut-off start ("th", "wi"). */
-const twoLetterWords = new Set(
-  'ad am an as at ax be by do ex go he hi if in is it ma me my no of oh on or ox pa so to up us we yo ok tv pc id'.split(
-    ' ',
-  ),
-);
+const twoLetterWords = wordSet(`ad am an as at ax be by do ex go he hi if in is it ma me my no of oh on or
+  ox pa so to up us we yo ok tv pc id`);
 /** Titles and company endings written with a period ("St. Mary's", "Dr. Patel", "Hargreaves & Co."): part of a name. */
 export const nameAbbreviation = /^(?:St|Dr|Mr|Mrs|Ms|Mt|Ft|Co|Jr|Sr|Prof|Rev|Capt|Sgt|Lt)\.$/;
 /** Words after which a capitalised "The" or "It" starts a name, not a restart ("at The Ivy"). */
 const beforeName = /^(?:at|in|on|of|from|to|for|with|by|into|about|called|named|joined|left|visit|visited)$/i;
 /** Words that legitimately stand between two of the same word ("one by one", "more and more"). */
-const linking = new Set(['by', 'and', 'to', 'or', 'after', 'for', 'upon', 'over', 'in', 'on', 'at', 'from']);
+const linking = wordSet(`by and to or after for upon over in on at from`);
 /** A capitalised function word inside a sentence: the speaker started again ("We will We use titanium"). */
 const restart =
   /\s(?:We|It|The|This|That|So|And|But|You|They|There|What|How|Well|Okay|OK|Yeah|Yes|Or|If|My|Our|Then|Because|Now|First|Also|Just|Maybe|Actually|Basically|Anyway)[\s,]/g;
@@ -179,48 +176,19 @@ export function thirdPerson(text: string): string {
 }
 
 /** Verbs that keep their form after "he", "she" or a name. */
-const modals = new Set(['can', 'could', 'will', 'would', 'should', 'shall', 'must', 'might', 'may']);
-const irregular: Record<string, string> = {
-  am: 'is',
-  "'m": 'is',
-  have: 'has',
-  "'ve": 'has',
-  do: 'does',
-  "don't": "doesn't",
-  go: 'goes',
-  "'ll": 'will',
-  "'d": 'would',
-};
+const modals = wordSet(`can could will would should shall must might may`);
+const irregular = wordMap(`am:is 'm:is have:has 've:has do:does don't:doesn't go:goes 'll:will 'd:would`);
 /** Adverbs between "I" and its verb ("I just want"). */
-const adverbs = new Set([
-  'just',
-  'also',
-  'really',
-  'actually',
-  'still',
-  'already',
-  'always',
-  'never',
-  'probably',
-  'definitely',
-  'only',
-  'even',
-  'then',
-  'now',
-  'usually',
-  'personally',
-]);
+const adverbs = wordSet(`just also really actually still already always never probably definitely only even
+  then now usually personally`);
 /** Irregular past forms: they read the same after a name ("I sat with him" → "Maria sat with him", not "sats"). */
-const pastForms = new Set(
-  `was were did had said thought found made got took saw came gave knew told wrote sent put set ran went brought
-  bought felt kept left meant met paid read heard held built spent understood sat stood began drove ate fed taught
-  caught sought fought won lost led slept swept wept spoke broke chose froze woke wore tore swore rode rose shook
-  became overcame sang rang sprang drank sank shrank swam grew threw flew drew blew fell dealt lent bent lit quit
-  split let cut shut hurt cost bled fled sped sold bound ground wound struck stuck dug hung swung stung spun shone
-  forgot hid slid bit laid withdrew oversaw undertook mistook misled rebuilt rewrote reran upheld forgave`.split(
-    /\s+/,
-  ),
-);
+const pastForms = wordSet(`was were did had said thought found made got took saw came gave knew told wrote
+  sent put set ran went brought bought felt kept left meant met paid read heard held built spent understood
+  sat stood began drove ate fed taught caught sought fought won lost led slept swept wept spoke broke chose
+  froze woke wore tore swore rode rose shook became overcame sang rang sprang drank sank shrank swam grew
+  threw flew drew blew fell dealt lent bent lit quit split let cut shut hurt cost bled fled sped sold bound
+  ground wound struck stuck dug hung swung stung spun shone forgot hid slid bit laid withdrew oversaw
+  undertook mistook misled rebuilt rewrote reran upheld forgave`);
 
 /** The verb after a third-person subject: "want" → "wants", "have" → "has", "will"/"found" unchanged. */
 export function thirdPersonVerb(verb: string): string {
@@ -248,9 +216,7 @@ const ownSubject = /^(?:I|I'm|I've|I'll|I'd|we|we're|we've|they|they're|he|she|i
 const otherSubject = /^(?:we|our|us|you|your|they|their|he|she|it|my|me|and|or|nor)$/i;
 
 /** Past forms that are also present ones: "I cost every dish and use the trim" is present, "I set up … and met" past. */
-const sameInPast = new Set(
-  'cost put set cut let hit quit shut hurt split read spread bet cast burst'.split(' '),
-);
+const sameInPast = wordSet(`cost put set cut let hit quit shut hurt split read spread bet cast burst`);
 
 /** A verb with the third person's "-s": "wants", "fixes", "carries". */
 function withS(verb: string): string {

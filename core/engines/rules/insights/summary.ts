@@ -12,7 +12,7 @@ import {
 import { type MeetingPart, meetingParts, participantSentences, type SpokenSentence } from './summary-points';
 import { keyNounPhrases, meetingTopics } from './summary-topics';
 import { asSentence } from './summary-voice';
-import { type Turn, truncateWords, wordCount } from './text';
+import { type Turn, truncateWords, wordCount, wordSet } from './text';
 
 export {
   parseSummaryFormat,
@@ -118,11 +118,8 @@ function displayNames(speakers: readonly string[]): Map<string, string> {
 }
 
 /** Words of labels that may address someone mid-sentence ("…the gaps, David, and…"): names, not titles or roles. */
-const notNames = new Set(
-  'The Hon Right Mr Mrs Ms Dr Prof Professor Chair Acting Minister Prime Leader Member Grad PhD Postdoc Project Manager Marketing User Interface Industrial Designer Speaker Host Guest'.split(
-    ' ',
-  ),
-);
+const notNames = wordSet(`The Hon Right Mr Mrs Ms Dr Prof Professor Chair Acting Minister Prime Leader
+  Member Grad PhD Postdoc Project Manager Marketing User Interface Industrial Designer Speaker Host Guest`);
 
 function vocatives(labels: Iterable<string>): Set<string> {
   const out = new Set<string>();

@@ -1,6 +1,12 @@
 // Text helpers of the local insights engine: sentences, words, stop words, fillers and speaker turns.
 import type { Utterance } from '../../../bots/transcript';
 
+/** The words of a list written as text ("a an the"), as a set. */
+export const wordSet = (list: string): Set<string> => new Set(list.split(/\s+/).filter(Boolean));
+/** Word pairs written as text ("am:is have:has"), as a map from the first word to the second. */
+export const wordMap = (pairs: string): Record<string, string> =>
+  Object.fromEntries([...wordSet(pairs)].map((p) => p.split(':') as [string, string]));
+
 /** Words that carry no topic: English function words plus the small talk of spoken conversation. */
 const stopWordList = `a about above after again against all almost along already also although always am among an
 and another any anybody anyone anything anyway anyways are aren't around as ask asked at away back be became because
@@ -29,14 +35,14 @@ end able kinds everybody course certain call called later question questions ans
 worked sorry true wait guys anymore whatever wonder wondering couldn ain't would've could've should've
 week weeks month months hour hours minute minutes second seconds tomorrow yesterday tonight morning`;
 
-export const stopWords: ReadonlySet<string> = new Set(stopWordList.split(/\s+/).filter(Boolean));
+export const stopWords: ReadonlySet<string> = wordSet(stopWordList);
 
 /** Hesitation sounds; counted by the filler rate and dropped from summary sentences. */
-const hesitations = new Set(['um', 'uh', 'er', 'erm', 'uhm', 'hmm', 'hm', 'mm', 'mmm', 'ah', 'eh']);
+const hesitations = wordSet(`um uh er erm uhm hmm hm mm mmm ah eh`);
 /** Verbal fillers of more than one word, counted by the filler rate (their words count once each). */
 const fillerPhrases = /\b(?:you know|i mean|kind of|sort of)\b/g;
 
-const abbreviations = new Set('mr mrs ms dr prof st vs etc e.g i.e inc ltd jr sr no approx'.split(' '));
+const abbreviations = wordSet(`mr mrs ms dr prof st vs etc e.g i.e inc ltd jr sr no approx`);
 
 /** Lower-case words of a text: letters and digits, with inner apostrophes kept (it's, don't). */
 export const words = (text: string): string[] =>
@@ -171,12 +177,11 @@ export const turnText = (turn: Turn, from = 0, to = turn.sentences.length): stri
     .join(' ');
 
 /** Words that only acknowledge ("yeah", "mm-hmm", "that's cool") and answer nothing by themselves. */
-const acknowledgements = new Set(
-  `yeah yes yep yup yea ya no nope nah okay ok kay 'kay alright all right sure mm hmm mhm mmm hm uh um huh oh ah
-  wow cool nice great awesome exactly totally absolutely true indeed interesting really i see got it thanks thank
-  you that's that is so well good fine agreed correct definitely of course perfect fair enough laughs right
-  uh-huh sounds makes sense me too too pretty very just and yay oops sorry excellent`.split(/\s+/),
-);
+const acknowledgements = wordSet(`yeah yes yep yup yea ya no nope nah okay ok kay 'kay alright all right
+  sure mm hmm mhm mmm hm uh um huh oh ah wow cool nice great awesome exactly totally absolutely true indeed
+  interesting really i see got it thanks thank you that's that is so well good fine agreed correct
+  definitely of course perfect fair enough laughs right uh-huh sounds makes sense me too too pretty very
+  just and yay oops sorry excellent`);
 
 /** A back-channel: at most five words, all of them acknowledgements. */
 export function isAcknowledgement(text: string): boolean {

@@ -8,6 +8,7 @@ import {
   type Turn,
   tidySentence,
   wordCount,
+  wordSet,
   words,
 } from './text';
 
@@ -200,35 +201,8 @@ const strongAction =
 const commitment =
   /(?<!\b(?:that|which|who|what)\s)\b(?:(?:we|i)(?:'ll| will| shall| need to| should| are going to|'re going to|'re gonna| are gonna|'m going to|'m gonna| am going to)|let's)\s+(?:just\s+|also\s+|then\s+|all\s+)?(\w+)/i;
 /** Words after "let's" or "we'll" that make no task: managing the talk ("let's see"), negation, hedging. */
-const talkVerbs = new Set([
-  'see',
-  'say',
-  'go',
-  'hope',
-  'talk',
-  'just',
-  'be',
-  'face',
-  'start',
-  'move',
-  'get',
-  'have',
-  'find',
-  'think',
-  'know',
-  'leave',
-  'wait',
-  'show',
-  'back',
-  'tell',
-  'explain',
-  'give',
-  'try',
-  'never',
-  'not',
-  'let',
-  'probably',
-]);
+const talkVerbs = wordSet(`see say go hope talk just be face start move get have find think know leave wait
+  show back tell explain give try never not let probably`);
 /**
  * Reported, past or conditional speech is not a commitment of this meeting ("I said we need to…", "we were
  * going to", "if we…"), nor is anything quoted.
