@@ -4,7 +4,7 @@
 // each function's role writes its own log group and traces (service-function.ts) and consumes the queues it is an
 // event source of; the task execution role is CDK's (the image, the log group, the Daily secret).
 import { Stack } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { Api, FunctionName } from './constructs/api';
 import type { BotPool } from './constructs/bot-pool';
 import type { BotRuntime } from './constructs/bot-runtime';
@@ -14,6 +14,7 @@ import type { Delivery } from './constructs/delivery';
 import { grantBedrockInvoke, grantSpeechSynthesis } from './constructs/model-access';
 import type { Operations } from './constructs/operations';
 import type { Recordings } from './constructs/recordings';
+import { allow } from './constructs/wildcard-grant';
 import type { MeetingBotSettings } from './settings';
 
 /** Everything a grant may name: the stack's constructs, their resources and grant helpers. */
@@ -126,19 +127,17 @@ const deliver: Grant = (role, { settings, data, delivery }) => {
   // found by the IAM simulation of the moto run, test/aws); a job that gives up is moved to the DLQ.
   delivery.deliveryQueue.grantSendMessages(role);
   delivery.deliveryDlq.grantSendMessages(role);
-  role.grantPrincipal.addToPrincipalPolicy(
-    new iam.PolicyStatement({
-      actions: ['ses:SendEmail'],
-      resources: [
-        Stack.of(delivery).formatArn({
-          service: 'ses',
-          resource: 'identity',
-          resourceName: settings.sesIdentity,
-        }),
-      ],
-      conditions: { StringEquals: { 'ses:FromAddress': settings.mailFrom } },
-    }),
-  );
+  allow(role, {
+    actions: ['ses:SendEmail'],
+    resources: [
+      Stack.of(delivery).formatArn({
+        service: 'ses',
+        resource: 'identity',
+        resourceName: settings.sesIdentity,
+      }),
+    ],
+    conditions: { StringEquals: { 'ses:FromAddress': settings.mailFrom } },
+  });
 };
 
 /** The control plane: cold starts, replacements, scheduled joins handed out, and the ordered events of each bot. */

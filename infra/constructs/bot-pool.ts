@@ -15,7 +15,7 @@ import type { BotRuntime } from './bot-runtime';
 import { addEnvironment } from './environment';
 import type { ServiceFunction } from './service-function';
 import { serviceMetric } from './service-metrics';
-import { grantWithWildcard } from './wildcard-grant';
+import { allow, grantWithWildcard } from './wildcard-grant';
 
 /** How the pool's idle count is read: each idle pooled bot records 1 per minute (core/metrics.ts poolIdleBots). */
 export const poolIdlePeriod = Duration.minutes(1);
@@ -259,9 +259,7 @@ export class BotPool extends Construct {
       description: `Warm pool rollout to a new task definition revision (${settings.stage})`,
     });
     logGroup.grantWrite(role);
-    role.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['ecs:UpdateService'], resources: [this.service.serviceArn] }),
-    );
+    allow(role, { actions: ['ecs:UpdateService'], resources: [this.service.serviceArn] });
     return new cr.AwsCustomResource(this, 'Rollout', {
       onUpdate: {
         service: 'ECS',
@@ -313,12 +311,10 @@ export class BotPool extends Construct {
    * session (bot-task/ecs-task.ts).
    */
   grantTakeOffers(grantee: iam.IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage'],
-        resources: [this.queue.queueArn],
-      }),
-    );
+    allow(grantee, {
+      actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage'],
+      resources: [this.queue.queueArn],
+    });
     grantWithWildcard(
       grantee,
       new iam.PolicyStatement({
@@ -339,19 +335,15 @@ export class BotPool extends Construct {
 
   /** A wake-up on the pool queue for an offered session: SendMessage only. */
   grantOffer(grantee: iam.IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] }),
-    );
+    allow(grantee, { actions: ['sqs:SendMessage'], resources: [this.queue.queueArn] });
   }
 
   /** Reads and raises this service's desired count (core/bots/pool-growth.ts), and may touch no other service. */
   grantResize(grantee: iam.IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['ecs:DescribeServices', 'ecs:UpdateService'],
-        resources: [this.service.serviceArn],
-      }),
-    );
+    allow(grantee, {
+      actions: ['ecs:DescribeServices', 'ecs:UpdateService'],
+      resources: [this.service.serviceArn],
+    });
   }
 
   /** ECS Container Insights' task counts of the pool's service (idle and busy bots together). */

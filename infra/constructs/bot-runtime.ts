@@ -16,7 +16,7 @@ import { addEnvironment } from './environment';
 import { type BedrockModel, bedrockModel } from './model-access';
 import { repoRoot } from './service-function';
 import { metricsEnvironment } from './service-metrics';
-import { grantWithWildcard } from './wildcard-grant';
+import { allow, grantWithWildcard } from './wildcard-grant';
 
 /** The container's name: RunTask overrides and the task-stopped handler find it by this name. */
 export const botContainerName = 'bot';
@@ -198,20 +198,16 @@ export class BotRuntime extends Construct {
       'RunTask with tags (bot_id) needs ecs:TagResource on the task it creates, whose id does not exist before the ' +
         'call: tasks of this cluster only (`task/<cluster>/*`), and only while creating them (ecs:CreateAction).',
     );
-    principal.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['iam:PassRole'],
-        resources: [this.taskDefinition.taskRole.roleArn, this.taskDefinition.obtainExecutionRole().roleArn],
-        conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
-      }),
-    );
+    allow(principal, {
+      actions: ['iam:PassRole'],
+      resources: [this.taskDefinition.taskRole.roleArn, this.taskDefinition.obtainExecutionRole().roleArn],
+      conditions: { StringEquals: { 'iam:PassedToService': 'ecs-tasks.amazonaws.com' } },
+    });
   }
 
   /** DescribeClusters of this cluster only: its running and pending task count (MAX_BOTS). */
   grantDescribeCluster(grantee: iam.IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({ actions: ['ecs:DescribeClusters'], resources: [this.cluster.clusterArn] }),
-    );
+    allow(grantee, { actions: ['ecs:DescribeClusters'], resources: [this.cluster.clusterArn] });
   }
 
   /** StopTask on this cluster's tasks only (leave's backstop signal), and ListTasks to find a bot's task. */

@@ -1,10 +1,11 @@
 // The data layer: the one DynamoDB table, with the key schema, TTL attribute and index that core/ builds keys for.
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import { runningIndex, ttlAttribute } from '../../core/adapters/dynamodb/table';
 import type { MeetingBotSettings } from '../settings';
+import { allow } from './wildcard-grant';
 
 /** The item-level actions the service uses (core/adapters/dynamodb): no scans, no table management. */
 export type ItemAction =
@@ -64,14 +65,12 @@ export class BotData extends Construct {
    */
   grantItems(grantee: iam.IGrantable, actions: ItemAction[], options: { runningIndex?: boolean } = {}) {
     const principal = grantee.grantPrincipal;
-    principal.addToPrincipalPolicy(new iam.PolicyStatement({ actions, resources: [this.table.tableArn] }));
+    allow(principal, { actions, resources: [this.table.tableArn] });
     if (options.runningIndex) {
-      principal.addToPrincipalPolicy(
-        new iam.PolicyStatement({
-          actions: ['dynamodb:Query'],
-          resources: [`${this.table.tableArn}/index/${runningIndex.name}`],
-        }),
-      );
+      allow(principal, {
+        actions: ['dynamodb:Query'],
+        resources: [`${this.table.tableArn}/index/${runningIndex.name}`],
+      });
     }
   }
 }

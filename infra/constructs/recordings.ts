@@ -9,7 +9,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { MeetingBotSettings } from '../settings';
-import { grantWithWildcard } from './wildcard-grant';
+import { allow, grantWithWildcard } from './wildcard-grant';
 
 export class Recordings extends Construct {
   readonly key: kms.Key;
@@ -94,12 +94,10 @@ export class Recordings extends Construct {
   }
 
   private allowList(grantee: iam.IGrantable): void {
-    grantee.grantPrincipal.addToPrincipalPolicy(
-      new iam.PolicyStatement({
-        actions: ['s3:ListBucket'],
-        resources: [this.bucket.bucketArn],
-        conditions: { StringLike: { 's3:prefix': ['recordings/*'] } },
-      }),
-    );
+    allow(grantee, {
+      actions: ['s3:ListBucket'],
+      resources: [this.bucket.bucketArn],
+      conditions: { StringLike: { 's3:prefix': ['recordings/*'] } },
+    });
   }
 }

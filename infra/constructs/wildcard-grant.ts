@@ -1,7 +1,8 @@
-// The one way this stack grants a permission whose resource needs a wildcard: the statement and the reason travel
-// together, and the reason becomes the cdk-nag acknowledgement of exactly that finding (AwsSolutions-IAM5).
+// How this stack adds a statement to a role (`allow`), and the one way it grants a permission whose resource needs a
+// wildcard: the statement and the reason travel together, and the reason becomes the cdk-nag acknowledgement of
+// exactly that finding (AwsSolutions-IAM5).
 import { Stack, Validations } from 'aws-cdk-lib';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference';
 import { Construct } from 'constructs';
 
@@ -27,4 +28,9 @@ export function grantWithWildcard(
     throw new Error('a wildcard grant needs a principal defined in this app');
   const stack = Stack.of(principal);
   for (const id of wildcardFindings(stack, statement)) Validations.of(principal).acknowledge({ id, reason });
+}
+
+/** Adds a statement of `props` (actions on resources, under conditions) to the grantee's policy. */
+export function allow(grantee: iam.IGrantable, props: iam.PolicyStatementProps): void {
+  grantee.grantPrincipal.addToPrincipalPolicy(new iam.PolicyStatement(props));
 }
