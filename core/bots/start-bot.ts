@@ -53,19 +53,13 @@ export async function startBot(
     startRequestSchema({ allowInsecureWebhooks: deps.config.ALLOW_INSECURE_WEBHOOKS }),
     body,
   );
-  if (request.provider === 'local' && !deps.config.ALLOW_LOCAL_ROOMS) {
-    // A local room URL may name any host: outside the local stack it would let the bot probe internal networks.
-    throw new ApiError(
-      'validation_error',
-      'provider: "local" rooms exist only on the local stack; use "daily"',
-    );
-  }
-  if (request.provider === 'daily' && !dailyHostAllowed(request.room_url, deps.config.DAILY_ROOM_DOMAINS)) {
-    throw new ApiError(
-      'validation_error',
+  // A local room URL may name any host: outside the local stack it would let the bot probe internal networks.
+  if (request.provider === 'local' && !deps.config.ALLOW_LOCAL_ROOMS)
+    throw invalid('provider: "local" rooms exist only on the local stack; use "daily"');
+  if (request.provider === 'daily' && !dailyHostAllowed(request.room_url, deps.config.DAILY_ROOM_DOMAINS))
+    throw invalid(
       `room_url: must be a room on a Daily domain this service accepts (${deps.config.DAILY_ROOM_DOMAINS.map((d) => `*.${d}`).join(', ')})`,
     );
-  }
   const joinAt = request.join_at === undefined ? undefined : checkJoinAt(request.join_at, deps);
   // The id carries the join's time, which the hold then need not record (bot-id.ts).
   const requestedAt = deps.now();
@@ -78,26 +72,41 @@ export async function startBot(
   let idempotencyKey: string | undefined;
   if (idempotencyKeyHeader !== undefined) {
     const parsed = idempotencyKeySchema.safeParse(idempotencyKeyHeader);
-    if (!parsed.success)
-      throw new ApiError(
-        'validation_error',
-        'Idempotency-Key header: must be 1 to 255 printable ASCII characters',
-      );
+    if (!parsed.success) throw invalid('Idempotency-Key header: must be 1 to 255 printable ASCII characters');
     idempotencyKey = parsed.data;
     const replay = await claimIdempotencyKey(deps, caller, idempotencyKey, request, response);
     if (replay) return { ...replay, replayed: true };
   }
-
   const log = correlatedLog(deps.log.child({ bot_id: botId, account_id: caller.accountId }), requestId);
-  // A bot starting now must fit under MAX_BOTS (a scheduled one is counted when its moment comes: the fallback).
-  if (!joinAt) {
-    try {
-      await refuseBeyondBotMaximum({ runner: deps.runner, config: deps.config, log });
-    } catch (err) {
-      if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
-      throw err;
-    }
+  try {
+    await startClaimed(deps, { caller, request, botId, requestedAt, joinAt, requestId }, log);
+  } catch (err) {
+    // Nothing was started or charged: the key is freed, so the same request may be sent again.
+    if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
+    throw err;
   }
+  if (idempotencyKey) await completeIdempotencyKey(deps, caller, idempotencyKey, response, log);
+  if (joinAt) log.info('bot scheduled', { provider: request.provider, join_at: joinAt });
+  else log.info('bot started', { provider: request.provider });
+  return { ...response, replayed: false };
+}
+
+/** The join once its Idempotency-Key (if any) is claimed: the hold, the session, then its bot or its schedule. */
+async function startClaimed(
+  deps: ServiceDeps,
+  j: {
+    caller: Caller;
+    request: StartRequest;
+    botId: string;
+    requestedAt: Date;
+    joinAt: string | undefined;
+    requestId: string | undefined;
+  },
+  log: ReturnType<typeof correlatedLog>,
+): Promise<void> {
+  const { caller, request, botId, joinAt, requestId } = j;
+  // A bot starting now must fit under MAX_BOTS (a scheduled one is counted when its moment comes: the fallback).
+  if (!joinAt) await refuseBeyondBotMaximum({ runner: deps.runner, config: deps.config, log });
   // Two requests to DynamoDB in all: the conditional hold on the account item, then the session and the hold's
   // ledger entry in one batch. The task's id is not written back: ECS finds it by startedBy = bot id.
   let hold: CreditHold;
@@ -107,17 +116,14 @@ export async function startBot(
       botId,
       deps.config.JOIN_HOLD_CREDITS,
       deps.config.MAX_RUNNING_BOTS_PER_ACCOUNT,
-      requestedAt,
+      j.requestedAt,
     );
   } catch (err) {
-    if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
     if (err instanceof TooManyRunningBotsError) {
       throw new ApiError(
         'rate_limited',
         `this account already runs ${err.limit} bots at once; stop one or retry later`,
-        {
-          retryAfter: 30,
-        },
+        { retryAfter: 30 },
       );
     }
     if (err instanceof InsufficientCreditsError) {
@@ -140,17 +146,13 @@ export async function startBot(
       hold,
     );
   } catch (err) {
-    await undo(deps, caller, botId, hold, idempotencyKey);
+    // The hold's entry may not have been written with the session: write it, so hold and release both show.
+    await deps.ledger.writeEntry(hold);
+    await deps.ledger.releaseHold(caller.accountId, botId, deps.now());
     throw err;
   }
 
-  if (joinAt) {
-    await schedule(deps, { botId, accountId: caller.accountId, request, joinAt }, log);
-    if (idempotencyKey) await completeIdempotencyKey(deps, caller, idempotencyKey, response, log);
-    log.info('bot scheduled', { provider: request.provider, join_at: joinAt });
-    return { ...response, replayed: false };
-  }
-
+  if (joinAt) return schedule(deps, { botId, accountId: caller.accountId, request, joinAt }, log);
   try {
     await startServing(deps, botId, pooled, log);
   } catch (err) {
@@ -164,7 +166,6 @@ export async function startBot(
       { err },
     );
     await failSession(deps, botId, { error, chargeUsage: false, errorCode: code }, deps.now());
-    if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
     if (err instanceof TaskCapacityError) {
       // Throttling or capacity is ours to absorb, not a fault to report as a 500: the caller is told to come back,
       // holding nothing (the hold is returned, the Idempotency-Key freed; the session stays failed, unseen).
@@ -191,11 +192,9 @@ export async function startBot(
       },
     );
   }
-
-  if (idempotencyKey) await completeIdempotencyKey(deps, caller, idempotencyKey, response, log);
-  log.info('bot started', { provider: request.provider });
-  return { ...response, replayed: false };
 }
+
+const invalid = (detail: string) => new ApiError('validation_error', detail);
 
 /** join_at as the session keeps it (UTC), once it is known to lie within the deployment's bounds. */
 function checkJoinAt(joinAt: string, deps: ServiceDeps): string {
@@ -203,8 +202,7 @@ function checkJoinAt(joinAt: string, deps: ServiceDeps): string {
   const ahead = at.getTime() - deps.now().getTime();
   const { JOIN_AT_MIN_LEAD_MS: min, JOIN_AT_MAX_LEAD_MS: max } = deps.config;
   if (ahead < min || ahead > max)
-    throw new ApiError(
-      'validation_error',
+    throw invalid(
       `join_at: must be at least ${formatSpan(min)} and at most ${formatSpan(max)} ahead (it is ${ahead < 0 ? `${formatSpan(-ahead)} in the past` : `${formatSpan(ahead)} ahead`})`,
     );
   return at.toISOString();
@@ -343,19 +341,6 @@ async function claimIdempotencyKey(
   throw new ApiError('idempotency_in_progress', 'a request with this Idempotency-Key is still in progress', {
     retryAfter: 1,
   });
-}
-
-async function undo(
-  deps: ServiceDeps,
-  caller: Caller,
-  botId: string,
-  hold: CreditHold,
-  idempotencyKey: string | undefined,
-) {
-  // The hold's entry may not have been written with the session: write it, so hold and release both show.
-  await deps.ledger.writeEntry(hold);
-  await deps.ledger.releaseHold(caller.accountId, botId, deps.now());
-  if (idempotencyKey) await deps.idempotency.release(caller.accountId, idempotencyKey);
 }
 
 function newSession(
