@@ -17,9 +17,9 @@ import {
   joinMs,
   seeded,
   startStormWorld,
-  VirtualTime,
 } from './storm-sim';
 import { percentile } from './support';
+import { VirtualTime } from './virtual-clock';
 
 /** The scheduler runs every minute (an EventBridge rule). */
 const schedulerEveryMs = 60_000;

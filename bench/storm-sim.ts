@@ -1,6 +1,6 @@
-// The storm benchmark's simulated world: a virtual clock that the code under test sleeps on, an ECS + Fargate that
-// obeys AWS's published launch quotas (RunTask calls and Fargate task launches as token buckets, the account's
-// concurrency quota) and answers refusals shaped as the SDK throws them, the warm pool's service and wake-up queue,
+// The storm benchmark's simulated world, on the virtual clock the code under test sleeps on (bench/virtual-clock.ts):
+// an ECS + Fargate that obeys AWS's published launch quotas (RunTask calls and Fargate task launches as token buckets,
+// the account's concurrency quota) and answers refusals shaped as the SDK throws them, the warm pool's service and wake-up queue,
 // and the delayed control queue; and the world both storms run in (startStormWorld). Only the platform is simulated:
 // joins, offers, claims, pacing, retries, fallbacks and pool growth are the service's own code (bench/storm.ts),
 // against a real DynamoDB stand-in (dynalite).
@@ -24,113 +24,10 @@ import { eventSourceLimits, functionLimits, queueLimits, runTaskCallsPerSecond }
 import { parseSettings } from '../infra/settings';
 import { startLocalStack } from '../local/stack';
 import { mulberry32 } from './random';
+import type { VirtualTime } from './virtual-clock';
 
 /** The control function's own sends go through the handled code's outbox; the consumer's are not used here. */
 const noSend = { send: async () => {} };
-
-/**
- * Virtual time: `sleep` resolves when the clock gets there, and the clock jumps to the next timer only once no
- * real work is in flight (every store call is tracked), so the code's own timers follow it and a 10-minute storm runs
- * in the time its DynamoDB calls take.
- */
-export class VirtualTime {
-  private t: number;
-  private seq = 0;
-  private readonly heap: { at: number; seq: number; fire: () => void }[] = [];
-  private inFlight = 0;
-
-  constructor(readonly epochMs: number) {
-    this.t = epochMs;
-  }
-
-  now = (): number => this.t;
-  date = (): Date => new Date(this.t);
-
-  sleep = (ms: number): Promise<void> => new Promise((resolve) => this.at(this.t + Math.max(0, ms), resolve));
-
-  /** Runs `fire` at virtual time `at` (never earlier than now). */
-  at(at: number, fire: () => void): void {
-    this.push({ at: Math.max(at, this.t), seq: this.seq++, fire });
-  }
-
-  /** Counts a real asynchronous call (a store's), so the clock waits for it before moving. */
-  track<T>(work: Promise<T>): Promise<T> {
-    this.inFlight++;
-    return work.finally(() => {
-      this.inFlight--;
-    });
-  }
-
-  /** Wraps every method of `target` with track(). */
-  tracked<T extends object>(target: T): T {
-    return new Proxy(target, {
-      get: (obj, key) => {
-        const value = Reflect.get(obj, key);
-        if (typeof value !== 'function') return value;
-        return (...args: unknown[]) => {
-          const out = value.apply(obj, args);
-          return out instanceof Promise ? this.track(out) : out;
-        };
-      },
-    });
-  }
-
-  /** Advances time, event by event, until `done()` or no timer is left or `limitMs` of virtual time passed. */
-  async runUntil(done: () => boolean, limitMs: number): Promise<void> {
-    const end = this.t + limitMs;
-    for (;;) {
-      await this.settle();
-      if (done() || this.heap.length === 0 || this.heap[0]!.at > end) return;
-      const at = this.heap[0]!.at;
-      this.t = at;
-      while (this.heap.length > 0 && this.heap[0]!.at === at) this.pop().fire();
-    }
-  }
-
-  private async settle(): Promise<void> {
-    for (let quiet = 0; quiet < 3; ) {
-      await new Promise((r) => setImmediate(r));
-      if (this.inFlight > 0) {
-        quiet = 0;
-        await new Promise((r) => setTimeout(r, 1));
-      } else quiet++;
-    }
-  }
-
-  private push(item: { at: number; seq: number; fire: () => void }) {
-    const h = this.heap;
-    h.push(item);
-    for (let i = h.length - 1; i > 0; ) {
-      const p = (i - 1) >> 1;
-      if (!before(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
-      i = p;
-    }
-  }
-
-  private pop() {
-    const h = this.heap;
-    const top = h[0]!;
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
-      for (let i = 0; ; ) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && before(h[l]!, h[m]!)) m = l;
-        if (r < h.length && before(h[r]!, h[m]!)) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m]!, h[i]!];
-        i = m;
-      }
-    }
-    return top;
-  }
-}
-
-const before = (a: { at: number; seq: number }, b: { at: number; seq: number }) =>
-  a.at < b.at || (a.at === b.at && a.seq < b.seq);
 
 /** A seeded generator (mulberry32): the same run gives the same figures. */
 export const seeded = mulberry32;

@@ -23,9 +23,9 @@ import {
   joinMs,
   seeded,
   startStormWorld,
-  VirtualTime,
 } from './storm-sim';
 import { type BenchOptions, percentile, verdict } from './support';
+import { VirtualTime } from './virtual-clock';
 
 /** Join Lambda instances busy at once in the storm (each has its own RunTask pacer). */
 const joinInstances = 25;

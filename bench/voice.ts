@@ -22,7 +22,7 @@ import type { RoomConnection, RoomEventName, RoomEvents } from '../core/ports/ro
 import { type Dist, rng, sample } from './random';
 import type { Table } from './run';
 import { type BenchOptions, percentile, verdict } from './support';
-import { installVirtualClock } from './virtual-clock';
+import { realNow, VirtualTime } from './virtual-clock';
 import { measuredLine, measureVoicePath, type VoicePathFigures, voicePathMissing } from './voice-path';
 
 /** The targets: the whole way to the listener, and our own Node code on it. */
@@ -86,8 +86,6 @@ interface Stamp {
   r: number;
 }
 
-/** The real clock (the virtual clock's, while the bench runs). */
-let realNow = () => performance.now();
 const stamp = (): Stamp => ({ v: performance.now(), r: realNow() });
 
 /** Timestamps of one turn, taken by the stand-ins and the page recorder. */
@@ -423,8 +421,8 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
   let pass = path !== undefined;
   // One turn at a time on the virtual clock: the stand-ins' latencies cost no wall-clock time and the machine's load
   // cannot stretch them; only our own code's time is real.
-  const clock = installVirtualClock();
-  realNow = clock.realNow;
+  const clock = new VirtualTime(realNow());
+  const uninstall = clock.install();
   try {
     for (const model of Object.keys(services.models) as ModelName[]) {
       const all: Figures[] = [];
@@ -472,8 +470,7 @@ export async function run(options: BenchOptions): Promise<Record<string, unknown
       results[model] = r;
     }
   } finally {
-    clock.uninstall();
-    realNow = () => performance.now();
+    uninstall();
   }
   return {
     models: results,
