@@ -351,9 +351,8 @@ function addTopic(
  * walk you through …" → "walk me through …"), and "your product" is "our product".
  */
 const toUs = wordMap('you:me your:our yours:ours yourself:myself');
-function toParticipant(span: string): string {
-  return span.replace(/\b(?:you|your|yours|yourself)\b/gi, (w) => toUs[w.toLowerCase()] ?? w);
-}
+const toParticipant = (span: string): string =>
+  span.replace(/\b(?:you|your|yours|yourself)\b/gi, (w) => toUs[w.toLowerCase()] ?? w);
 
 // ---------------------------------------------------------------------------------------------------------
 // Questions
@@ -411,9 +410,7 @@ function buildTopic(r: RawTopic, index: number): AgendaTopic {
   };
 }
 
-function capitalise(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
+const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** Lower-cases the first letter unless the word is an acronym, a camel-cased name or "I" ("API", "GitHub"). */
 function lowerStart(s: string): string {

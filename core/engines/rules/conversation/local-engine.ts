@@ -334,9 +334,7 @@ export function nextLine(s: InterviewState, people?: readonly string[]): string 
   return advance(s, true, people);
 }
 
-function isFiller(kind: LineKind): boolean {
-  return kind === 'back-channel' || kind === 'aside';
-}
+const isFiller = (kind: LineKind): boolean => kind === 'back-channel' || kind === 'aside';
 
 /** Too little to count as an answer: under five words besides back-channels, or no word with content. */
 function isThin(text: string): boolean {
@@ -404,6 +402,4 @@ function nameGiven(s: InterviewState): string | null {
   return callName(said?.[1] ?? answer.replace(/[.!]+$/, ''));
 }
 
-function nextSteps(s: InterviewState): string {
-  return s.agenda.closing ?? neutralNextSteps;
-}
+const nextSteps = (s: InterviewState): string => s.agenda.closing ?? neutralNextSteps;

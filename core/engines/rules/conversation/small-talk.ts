@@ -124,9 +124,8 @@ export function isFragment(text: string): boolean {
 
 const isAsking = (sentence: string) => endsAsking(sentence) || questionKind(sentence) === 'question';
 
-function isGreetingWord(w: string): boolean {
-  return /^(?:hi|hello|hey|sorry|oh|ok|okay|so|well|um|uh|thanks|thank|you|yes|yeah)$/.test(w);
-}
+const isGreetingWord = (w: string): boolean =>
+  /^(?:hi|hello|hey|sorry|oh|ok|okay|so|well|um|uh|thanks|thank|you|yes|yeah)$/.test(w);
 
 /** Greeting phrases, names and thanks only ("Hi Iris!", "Hello, I'm Casey, happy to be here"). */
 function isGreeting(text: string): boolean {
@@ -142,16 +141,12 @@ function isGreeting(text: string): boolean {
 const backChannelPhrases =
   /^(?:(?:ok(?:ay)?|sure|yes|yeah|yep|alright|all right|right|great|cool|perfect|fine|sounds good|got it|mm-hmm|uh-huh|mhm|go ahead|go on|please go ahead|ready|i'm ready|i am ready|let's go|let's do it|let's start|shoot|fire away|absolutely|of course|no problem|happy to|sure thing|understood|i see|sorry|oops|my bad|no worries|sorry about that|sorry to (?:cut in|interrupt|jump in|butt in|cut you off))[,.!\s]*)+$/i;
 
-function isBackChannel(text: string): boolean {
-  return isAcknowledgement(text) || backChannelPhrases.test(text.trim());
-}
+const isBackChannel = (text: string): boolean =>
+  isAcknowledgement(text) || backChannelPhrases.test(text.trim());
 
 /** A dodge: "I don't know", "no idea", "I'd rather not say", "pass". */
-export function isDodge(text: string): boolean {
-  return (
-    words(text).length <= 14 &&
-    /\b(?:i (?:don't|do not) know|(?:i )?(?:have )?no idea|not sure|(?:can't|cannot|don't) (?:remember|recall|think of)|(?:i'd|i would) rather not|prefer not|no comment|pass|skip (?:this|that|it)|next question|nothing comes to mind|(?:i )?(?:don't|do not) have (?:one|any|an example)|never (?:had|done) (?:one|that|it))\b/i.test(
-      text,
-    )
+export const isDodge = (text: string): boolean =>
+  words(text).length <= 14 &&
+  /\b(?:i (?:don't|do not) know|(?:i )?(?:have )?no idea|not sure|(?:can't|cannot|don't) (?:remember|recall|think of)|(?:i'd|i would) rather not|prefer not|no comment|pass|skip (?:this|that|it)|next question|nothing comes to mind|(?:i )?(?:don't|do not) have (?:one|any|an example)|never (?:had|done) (?:one|that|it))\b/i.test(
+    text,
   );
-}

@@ -173,9 +173,9 @@ export function namedThings(text: string): string[] {
   return found;
 }
 
-function matches(text: string, pattern: RegExp): string[] {
-  return [...new Set((text.match(pattern) ?? []).map((m) => m.toLowerCase()))];
-}
+const matches = (text: string, pattern: RegExp): string[] => [
+  ...new Set((text.match(pattern) ?? []).map((m) => m.toLowerCase())),
+];
 
 /** The signals of an answer to `question` (the answer as collected; `words` may be given when it was cut). */
 export function answerSignals(answer: string, question: string, words = wordCount(answer)): AnswerSignals {
@@ -207,15 +207,12 @@ export function answerSignals(answer: string, question: string, words = wordCoun
 }
 
 /** How many specifics a sentence holds (figures, names, an outcome verb, own actions): evidence ranks by it. */
-function specificWeight(sentence: string): number {
-  return (
-    (figure.test(sentence) ? 2 : 0) +
-    namesIn(sentence).length +
-    (outcomeVerb.test(sentence) ? 1 : 0) +
-    (ownAction.test(sentence) ? 1 : 0) +
-    (exampleMarker.test(sentence) ? 1 : 0)
-  );
-}
+const specificWeight = (sentence: string): number =>
+  (figure.test(sentence) ? 2 : 0) +
+  namesIn(sentence).length +
+  (outcomeVerb.test(sentence) ? 1 : 0) +
+  (ownAction.test(sentence) ? 1 : 0) +
+  (exampleMarker.test(sentence) ? 1 : 0);
 
 export type EvidenceKind = 'specific' | 'evasive' | 'vague' | 'filler';
 

@@ -152,12 +152,10 @@ export function evaluate(input: EvaluationInput): Evaluation {
     };
   }
   const agenda = interviewAgenda(c);
-  const basis: ScoreBasis = agenda ? 'interview' : 'meeting';
+  const basis = agenda ? ('interview' as const) : ('meeting' as const);
   const assessed = (agenda ?? c.posed).map((q) => assess(c, q));
   const judged = agenda ? interview(c, assessed) : meeting(c, assessed);
-  const weights = baseWeights(basis);
-  const prompt = followPrompt(input.analysisPrompt, Object.keys(weights) as Component[]);
-  for (const k of prompt.doubled) weights[k]! *= 2;
+  const weights = weightsFor(basis, input.analysisPrompt);
   let sum = 0;
   let total = 0;
   for (const [k, v] of Object.entries(judged.components) as [Component, number][]) {
@@ -171,7 +169,7 @@ export function evaluate(input: EvaluationInput): Evaluation {
     weaknesses: judged.weaknesses.slice(0, thresholds.maxWeaknesses),
     question_assessments: assessed.map(({ points: _p, signals: _s, reasons: _r, ...a }) => a),
     unanswered: assessed.filter((a) => a.answered === 'no').map((a) => a.question),
-    engine_notes: prompt.notes,
+    engine_notes: followPrompt(input.analysisPrompt, Object.keys(weights) as Component[]).notes,
     components: judged.components,
     words: c.role,
   };
@@ -260,86 +258,66 @@ function replyTurn(c: Conversation, q: Conversation['posed'][number]): Turn | nu
 const invitesQuestions =
   /\b(?:any|other|more) questions? for (?:me|us)\b|\banything (?:you(?:'d| would) like|else) to ask\b|\bwhat (?:would|do) you (?:like|want) to (?:ask|know)\b/i;
 
-/** A question the answerer turned back on the asker ("What does your team do?"). */
-function deflection(turn: Turn | null): string | null {
-  if (!turn) return null;
-  const back = posedQuestion(turn);
-  return back && /\byou(?:r|rs)?\b/i.test(back.text) ? back.text : null;
-}
-
 function assess(c: Conversation, q: Conversation['posed'][number]): Assessed {
   const pair = c.input.qa.pairs.find(
     (p) => p.utterance === q.utterance && !p.answeredByBot && p.answer.trim() !== '',
   );
   const reply = replyTurn(c, q);
-  const base = { question: q.text, asked_by: q.asker };
   const counter = reply ? posedQuestion(reply) : null;
-  if (!pair && counter && invitesQuestions.test(q.text)) {
-    // "Do you have any questions for me?" is answered by asking one.
-    const evidence = truncateWords(counter.text, evidenceWords);
-    return {
-      ...base,
-      answered_by: reply!.speaker,
-      answered: 'yes',
-      quality: 3,
-      evidence,
-      points: questionPoints('yes', 3),
-      signals: null,
-      reasons: [],
-    };
-  }
-  const deflected = deflection(reply);
+  // A question the answerer turned back on the asker ("What does your team do?").
+  const deflected = counter && /\byou(?:r|rs)?\b/i.test(counter.text) ? counter.text : null;
+  const rated = (
+    answered_by: string | null,
+    answered: Answered,
+    quality: Quality,
+    evidence: string,
+    more: Partial<Assessed> = {},
+  ): Assessed => ({
+    question: q.text,
+    asked_by: q.asker,
+    answered_by,
+    answered,
+    quality,
+    evidence,
+    points: questionPoints(answered, quality),
+    signals: null,
+    reasons: [],
+    ...more,
+  });
+  // "Do you have any questions for me?" is answered by asking one.
+  if (!pair && counter && invitesQuestions.test(q.text))
+    return rated(reply!.speaker, 'yes', 3, truncateWords(counter.text, evidenceWords));
   if (!pair) {
-    return {
-      ...base,
-      answered_by: deflected ? reply!.speaker : null,
-      answered: 'no',
-      quality: 1,
-      evidence: deflected ? truncateWords(deflected, evidenceWords) : '',
-      points: 0,
-      signals: null,
+    const evidence = deflected ? truncateWords(deflected, evidenceWords) : '';
+    return rated(deflected ? reply!.speaker : null, 'no', 1, evidence, {
       reasons: [deflected ? 'dodged' : 'unanswered'],
-    };
+    });
   }
   const s = answerSignals(pair.answer, q.text, pair.answerWords);
   const fact = factKind(q.text);
   if (fact && s.evasions.length === 0 && deflected === null && givesFact(fact, pair.answer)) {
     // "What is your name?" – "Sam Carter." is the whole answer: nothing more was asked for.
-    return {
-      ...base,
-      answered_by: pair.answeredBy,
-      answered: 'yes',
-      quality: 3,
-      evidence: evidenceQuote(pair.answer, 'specific', evidenceWords),
-      points: questionPoints('yes', 3),
-      signals: s,
-      reasons: [],
-      fact: true,
-      answer: pair.answer,
-    };
+    const evidence = evidenceQuote(pair.answer, 'specific', evidenceWords);
+    return rated(pair.answeredBy, 'yes', 3, evidence, { signals: s, fact: true, answer: pair.answer });
   }
   const asked = splitSentences(q.text).filter((x) => questionKind(x) === 'question');
   const bareYesNo = asked.length > 0 && asked.every(isYesNoQuestion) && s.words <= 3;
   const thin = !bareYesNo && s.words < Math.max(8, 0.6 * wordCount(q.text));
   const evasive = s.evasions.length > 0 || deflected !== null;
-  const reasons: Reason[] = [];
-
-  let answered: Answered = 'yes';
-  if (evasive && s.kinds === 0) {
-    answered = 'no';
-    reasons.push('dodged');
-  } else if (evasive && s.kinds === 1) {
-    answered = 'partly';
-    reasons.push('hedged');
-  } else if (bareYesNo) {
-    // "Is that correct?" – "Yes." is a whole answer.
-  } else if (thin && s.kinds === 0) {
-    answered = 'partly';
-    reasons.push('thin');
-  } else if (!s.onTopic && s.kinds === 0) {
-    answered = 'partly';
-    reasons.push('off-topic');
-  }
+  // "Is that correct?" – "Yes." is a whole answer.
+  const [answered, reason]: [Answered, Reason | null] =
+    evasive && s.kinds === 0
+      ? ['no', 'dodged']
+      : evasive && s.kinds === 1
+        ? ['partly', 'hedged']
+        : bareYesNo
+          ? ['yes', null]
+          : thin && s.kinds === 0
+            ? ['partly', 'thin']
+            : !s.onTopic && s.kinds === 0
+              ? ['partly', 'off-topic']
+              : ['yes', null];
+  const reasons: Reason[] = reason ? [reason] : [];
 
   let quality = bareYesNo ? 3 : ([2, 3, 4][s.kinds] ?? 5);
   if (!bareYesNo && s.vague.length >= 2 && s.kinds <= 1) {
@@ -371,17 +349,7 @@ function assess(c: Conversation, q: Conversation['posed'][number]): Assessed {
     answered === 'no' && !s.evasions.length && deflected
       ? truncateWords(deflected, evidenceWords)
       : evidenceQuote(pair.answer, kind, evidenceWords);
-  return {
-    ...base,
-    answered_by: pair.answeredBy,
-    answered,
-    quality: q5,
-    evidence,
-    points: questionPoints(answered, q5),
-    signals: s,
-    reasons,
-    answer: pair.answer,
-  };
+  return rated(pair.answeredBy, answered, q5, evidence, { signals: s, reasons, answer: pair.answer });
 }
 
 interface Judged {
@@ -727,12 +695,9 @@ export function followPrompt(prompt: string | undefined, components: readonly Co
   return { doubled: [...doubled], notes };
 }
 
-const baseWeights = (basis: ScoreBasis): Record<string, number> =>
-  basis === 'interview' ? { ...interviewWeights } : { ...meetingWeights };
-
 /** Component weights after an analysis prompt, for one basis. */
 export function weightsFor(basis: 'interview' | 'meeting', analysisPrompt?: string): Record<string, number> {
-  const weights = baseWeights(basis);
+  const weights: Record<string, number> = { ...(basis === 'interview' ? interviewWeights : meetingWeights) };
   for (const k of followPrompt(analysisPrompt, Object.keys(weights) as Component[]).doubled) weights[k]! *= 2;
   return weights;
 }

@@ -89,13 +89,10 @@ const followUpCue =
 const followUpWords = wordSet(`example instance concrete specific specifically detail elaborate expand bit
   little small deeper dig result outcome impact share further fine happened turn end give`);
 
-export function isFollowUp(question: string): boolean {
-  return (
-    wordCount(question) <= 14 &&
-    followUpCue.test(question) &&
-    contentStems(question).every((w) => followUpWords.has(w))
-  );
-}
+export const isFollowUp = (question: string): boolean =>
+  wordCount(question) <= 14 &&
+  followUpCue.test(question) &&
+  contentStems(question).every((w) => followUpWords.has(w));
 
 /** Words of the asking, not of the subject: "walk me through X" and "explain X" ask about the same X. */
 const askingWords = wordSet(`tell walk explain describe share give talk ask hear understand other word
@@ -135,14 +132,11 @@ const farewell =
   /^(?:(?:that\s+was\s+(?:my|the)\s+last\s+question|thank(?:s|\s+you)(?:\s+all)?(?:\s+(?:so|very)\s+much)?(?:\s+for\s+(?:your\s+time|the\s+time|joining|coming|talking(?:\s+(?:with|to)\s+(?:me|us))?))?(?:,\s*[A-Z][\w'-]*)?|all\s+the\s+best(?:,\s*[A-Z][\w'-]*)?|(?:good)?bye|see\s+you(?:\s+(?:soon|later))?|have\s+a\s+(?:great|good|nice|lovely)\s+(?:day|one|evening|weekend))[,.!\s]*)+$/i;
 
 /** A sentence that only leads into a question: "Thank you.", "Let me start with my first question.". */
-function isLeadIn(sentence: string): boolean {
-  return (
-    contentStems(sentence).length === 0 ||
-    isAcknowledgement(sentence) ||
-    praise.test(sentence.trim()) ||
-    isSmallTalk(sentence)
-  );
-}
+const isLeadIn = (sentence: string): boolean =>
+  contentStems(sentence).length === 0 ||
+  isAcknowledgement(sentence) ||
+  praise.test(sentence.trim()) ||
+  isSmallTalk(sentence);
 
 /** How a question opens: a wh-word, an auxiliary, a request ("Which kitchens…", "Are you…", "Tell me about…"). */
 const asksOpening =

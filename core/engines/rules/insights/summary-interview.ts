@@ -28,13 +28,8 @@ const outcome =
   /\b(?:reduc\w*|cut|dropp?\w*|fell|increas\w*|improv\w*|sav(?:e|ed|es|ing)|shipp?\w*|launch\w*|fix(?:ed|es)?|resolv\w*|caught|prevent\w*|faster|fewer|went from|to zero|grew|led|built|designed|migrated|automated)\b/i;
 
 /** How many facts a sentence holds: figures and durations, named things (whole), an outcome. */
-function factWeight(sentence: string): number {
-  return (
-    (durationOrFigure.test(sentence) ? 2 : 0) +
-    namedThings(sentence).length +
-    (outcome.test(sentence) ? 1 : 0)
-  );
-}
+const factWeight = (sentence: string): number =>
+  (durationOrFigure.test(sentence) ? 2 : 0) + namedThings(sentence).length + (outcome.test(sentence) ? 1 : 0);
 
 const shortName = (label: string) => label.replace(/\s*\(.*\)\s*$/, '').trim() || label;
 const firstName = (label: string) => shortName(label).split(/\s+/)[0] ?? label;

@@ -78,13 +78,9 @@ const aboutTheMeeting =
   /\b(?:finish|end|close|wrap|start|stop|adjourn|begin)\w*\b.*\b(?:meeting|call|session)\b/i;
 
 /** A sentence that broke off or is too full of fillers to hold a decision or a task. */
-function broken(s: SpokenSentence): boolean {
-  return !endsSentence(s.text) || tooManyFillers(s);
-}
+const broken = (s: SpokenSentence): boolean => !endsSentence(s.text) || tooManyFillers(s);
 
-function tooManyFillers(s: SpokenSentence, share = 0.12): boolean {
-  return fillerCount(s.text) / s.words > share;
-}
+const tooManyFillers = (s: SpokenSentence, share = 0.12): boolean => fillerCount(s.text) / s.words > share;
 
 /** "take a look", "look into", "talk to Dan": these verbs make a task only with such a complement. */
 const needsComplement: Record<string, RegExp> = {
@@ -109,9 +105,7 @@ const subjectModal =
   /(?:^|[,;]\s*|\b(?:and|so|then|but|now|okay|yes|yeah)\s+)(I|we|you)(?:'ll| will| shall| am going to|'m going to|'m gonna| are going to|'re going to|'re gonna| need to| have to| must| can| should)\s+(?:(?:also|just|then|all|definitely|now|first|still|quickly)\s+)*/i;
 const request = /\b(?:can|could|would|will) you\s+(?:please\s+)?(?:also\s+)?(?:just\s+)?/i;
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Finds the participant a sentence names: the full label, or the first word of a label of several words. */
 function participantMatcher(

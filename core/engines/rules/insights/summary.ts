@@ -152,9 +152,8 @@ function overview(people: readonly string[], topics: readonly string[]): string 
 
 const openers = ['First', 'Then', 'After that', 'Next', 'Later'];
 
-function opener(index: number, count: number): string {
-  return index === count - 1 ? 'Finally' : (openers[index] ?? 'Then');
-}
+const opener = (index: number, count: number): string =>
+  index === count - 1 ? 'Finally' : (openers[index] ?? 'Then');
 
 function partLines(
   part: MeetingPart,

@@ -175,9 +175,8 @@ function contentRuns(sentence: string, exclude: ReadonlySet<string>): string[][]
   return runs;
 }
 
-function contains(longer: string, shorter: string): boolean {
-  return longer !== shorter && ` ${longer} `.includes(` ${shorter} `);
-}
+const contains = (longer: string, shorter: string): boolean =>
+  longer !== shorter && ` ${longer} `.includes(` ${shorter} `);
 
 function mostFrequentForm(forms: Map<string, number>): string {
   let best = '';
