@@ -55,6 +55,23 @@ export function lambdaEntry<E, R>(
   };
 }
 
+/**
+ * A queue or event consumer's entry: its handler is made from this function's adapters on the first invocation,
+ * then reused; metrics are flushed after each invocation.
+ */
+export function builtEntry<E, R>(
+  name: string,
+  make: (adapters: Adapters) => (event: E, context?: Context) => Promise<R>,
+  botIdOf?: (event: E, result?: R) => string | undefined,
+): (event: E, context?: Context) => Promise<R> {
+  let built: ((event: E, context?: Context) => Promise<R>) | undefined;
+  const run = (event: E, context?: Context) => {
+    built ??= make(lambdaAdapters(name));
+    return built(event, context);
+  };
+  return lambdaEntry(name, flushingMetrics(run), botIdOf);
+}
+
 /** A Lambda handler that writes its buffered metrics when the invocation ends, also when it throws. */
 export function flushingMetrics<E, R, C = Context>(
   handler: (event: E, context?: C) => Promise<R>,

@@ -42,14 +42,18 @@ function correlated<D extends CorrelatedDeps>(deps: D, id: string | undefined): 
   };
 }
 
-/** The bot a standard queue's record is about (its body's `bot_id`), so one bot's messages stay in order. */
-function botOf(record: SQSRecord): string {
-  try {
-    const body = JSON.parse(record.body) as { bot_id?: unknown };
-    return typeof body.bot_id === 'string' ? body.bot_id : record.messageId;
-  } catch {
-    return record.messageId;
+/** The batch's records of each bot (its body's `bot_id`), in the order the queue handed them over. */
+export function byBot(records: SQSRecord[]): SQSRecord[][] {
+  const groups = new Map<string, SQSRecord[]>();
+  for (const record of records) {
+    let bot = record.messageId;
+    try {
+      const id = (JSON.parse(record.body) as { bot_id?: unknown }).bot_id;
+      if (typeof id === 'string') bot = id;
+    } catch {}
+    groups.set(bot, [...(groups.get(bot) ?? []), record]);
   }
+  return [...groups.values()];
 }
 
 export function sqsBatchHandler<D extends CorrelatedDeps, M>(
@@ -98,17 +102,12 @@ export function sqsBatchHandler<D extends CorrelatedDeps, M>(
         }
       }
     } else {
-      const runInOrder = async (records: SQSRecord[]) => {
-        for (const record of records) await one(record);
-      };
-      const byBot = new Map<string, SQSRecord[]>();
-      for (const record of event.Records) {
-        const bot = botOf(record);
-        const own = byBot.get(bot);
-        if (own) own.push(record);
-        else byBot.set(bot, [record]);
-      }
-      await Promise.all([...byBot.values()].map(runInOrder));
+      // One bot's messages one after another, so they stay in order; bots side by side.
+      await Promise.all(
+        byBot(event.Records).map(async (records) => {
+          for (const record of records) await one(record);
+        }),
+      );
     }
     if (postponed > 0) {
       deps.log.warn(

@@ -1,11 +1,10 @@
 // Lambda entry: the control plane's consumer of two queues (SQS event sources with ReportBatchItemFailures): the
 // control queue (cold starts, replacements) and the bot-events queue (FIFO per bot: lifecycle and failure events).
-import type { Context, SQSEvent } from 'aws-lambda';
 import type { Config } from '../../core/config';
 import { controlPlaneMessageSchema } from '../../core/control/messages';
 import { type ControlDeps, processControl } from '../../core/control/process-control';
 import { eventSourceLimits, runTaskCallsPerSecond } from '../../infra/limits';
-import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
+import { builtEntry } from '../runtime';
 import { sqsBatchHandler } from '../sqs-batch';
 import { botIdOfBatch } from '../tracing';
 
@@ -22,28 +21,21 @@ export function makeControlHandler(
   });
 }
 
-let handlerInstance: ReturnType<typeof makeControlHandler> | undefined;
-
-export const handler = lambdaEntry(
+export const handler = builtEntry(
   'control',
-  flushingMetrics(async (event: SQSEvent, context?: Context) => {
-    if (!handlerInstance) {
-      const a = lambdaAdapters('control');
-      handlerInstance = makeControlHandler({
-        stores: a.stores,
-        config: a.config,
-        // Cold starts and replacements are ECS tasks like any bot; the queue runs `maxConcurrency` of this function at
-        // once, each pacing RunTask at its share of ECS's rate.
-        runner: a.ecsRunnerAt(runTaskCallsPerSecond / eventSourceLimits.control.maxConcurrency),
-        ...(a.poolGrowth && { poolDemand: (n: number) => a.poolGrowth!.demand(n) }),
-        ...(a.poolQueue && { poolQueue: a.poolQueue }),
-        outbox: a.outbox,
-        deliveryQueue: a.deliveryQueue,
-        log: a.log,
-        now: () => new Date(),
-      });
-    }
-    return handlerInstance(event, context);
-  }),
+  (a) =>
+    makeControlHandler({
+      stores: a.stores,
+      config: a.config,
+      // Cold starts and replacements are ECS tasks like any bot; the queue runs `maxConcurrency` of this function at
+      // once, each pacing RunTask at its share of ECS's rate.
+      runner: a.ecsRunnerAt(runTaskCallsPerSecond / eventSourceLimits.control.maxConcurrency),
+      ...(a.poolGrowth && { poolDemand: (n: number) => a.poolGrowth!.demand(n) }),
+      ...(a.poolQueue && { poolQueue: a.poolQueue }),
+      outbox: a.outbox,
+      deliveryQueue: a.deliveryQueue,
+      log: a.log,
+      now: () => new Date(),
+    }),
   botIdOfBatch,
 );

@@ -7,7 +7,8 @@ import type { DeliveryQueues } from '../../core/adapters/wiring';
 import { correlatedLog, correlationOf } from '../../core/correlation';
 import { type DeliveryDeps, deliver } from '../../core/delivery/deliver';
 import { metrics } from '../../core/metrics';
-import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
+import { builtEntry } from '../runtime';
+import { byBot } from '../sqs-batch';
 import { botIdOfBatch } from '../tracing';
 
 /** SQS limits: visibility up to 12 h from the first receipt; a message delay up to 15 min. */
@@ -31,19 +32,6 @@ const jobSchema = z.object({
     })
     .optional(),
 });
-
-/** The batch's records of each bot, in the order the queue handed them over. */
-function byBot(records: SQSEvent['Records']): SQSEvent['Records'][] {
-  const groups = new Map<string, SQSEvent['Records']>();
-  for (const r of records) {
-    let bot = r.messageId;
-    try {
-      bot = String((JSON.parse(r.body) as { bot_id?: unknown }).bot_id ?? r.messageId);
-    } catch {}
-    groups.set(bot, [...(groups.get(bot) ?? []), r]);
-  }
-  return [...groups.values()];
-}
 
 export function makeDeliveryHandler(deps: DeliveryDeps, queues: DeliveryQueues) {
   return async (event: SQSEvent): Promise<SQSBatchResponse> => {
@@ -105,19 +93,12 @@ export function makeDeliveryHandler(deps: DeliveryDeps, queues: DeliveryQueues) 
   };
 }
 
-let instance: ReturnType<typeof makeDeliveryHandler> | undefined;
-
-export const handler = lambdaEntry(
+export const handler = builtEntry(
   'delivery',
-  flushingMetrics(async (event: SQSEvent) => {
-    if (!instance) {
-      const a = lambdaAdapters('delivery');
-      instance = makeDeliveryHandler(
-        { stores: a.stores, mailer: a.mailer, config: a.config, log: a.log, now: () => new Date() },
-        a.deliveryQueues,
-      );
-    }
-    return instance(event);
-  }),
+  (a) =>
+    makeDeliveryHandler(
+      { stores: a.stores, mailer: a.mailer, config: a.config, log: a.log, now: () => new Date() },
+      a.deliveryQueues,
+    ),
   botIdOfBatch,
 );

@@ -2,7 +2,7 @@
 // a pooled bot lost before it joined, its session falls back to a cold start).
 import type { EventBridgeEvent } from 'aws-lambda';
 import { onTaskStopped, type TaskStoppedDeps } from '../../core/bots/task-stopped';
-import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
+import { builtEntry } from '../runtime';
 
 export interface EcsTaskStateDetail {
   taskArn: string;
@@ -59,19 +59,12 @@ export function makeTaskStoppedHandler(deps: TaskStoppedDeps, containerName: str
   };
 }
 
-let instance: ReturnType<typeof makeTaskStoppedHandler> | undefined;
-
-export const handler = lambdaEntry(
+export const handler = builtEntry(
   'task-stopped',
-  flushingMetrics(async (event: EventBridgeEvent<'ECS Task State Change', EcsTaskStateDetail>) => {
-    if (!instance) {
-      const a = lambdaAdapters('task-stopped');
-      instance = makeTaskStoppedHandler(
-        { stores: a.stores, config: a.config, outbox: a.outbox, log: a.log },
-        a.config.BOT_CONTAINER_NAME,
-      );
-    }
-    return instance(event);
-  }),
+  (a) =>
+    makeTaskStoppedHandler(
+      { stores: a.stores, config: a.config, outbox: a.outbox, log: a.log },
+      a.config.BOT_CONTAINER_NAME,
+    ),
   (event) => event.detail.startedBy,
 );

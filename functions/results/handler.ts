@@ -1,9 +1,8 @@
 // Lambda entry: the results queue consumer (SQS event source with ReportBatchItemFailures).
-import type { SQSEvent } from 'aws-lambda';
 import { languageEngines } from '../../core/adapters/language-engines';
 import { resultsMessageSchema } from '../../core/results/messages';
 import { processResults, type ResultsDeps } from '../../core/results/process-results';
-import { flushingMetrics, lambdaAdapters, lambdaEntry } from '../runtime';
+import { builtEntry } from '../runtime';
 import { sqsBatchHandler } from '../sqs-batch';
 import { botIdOfBatch } from '../tracing';
 
@@ -11,25 +10,18 @@ export function makeResultsHandler(deps: ResultsDeps) {
   return sqsBatchHandler(deps, 'results', (body) => resultsMessageSchema.parse(body), processResults);
 }
 
-let handlerInstance: ReturnType<typeof makeResultsHandler> | undefined;
-
-export const handler = lambdaEntry(
+export const handler = builtEntry(
   'results',
-  flushingMetrics(async (event: SQSEvent) => {
-    if (!handlerInstance) {
-      const a = lambdaAdapters('results');
-      handlerInstance = makeResultsHandler({
-        stores: a.stores,
-        config: a.config,
-        outbox: a.outbox,
-        insights: languageEngines(a).insights,
-        recordings: a.recordings,
-        deliveryQueue: a.deliveryQueue,
-        log: a.log,
-        now: () => new Date(),
-      });
-    }
-    return handlerInstance(event);
-  }),
+  (a) =>
+    makeResultsHandler({
+      stores: a.stores,
+      config: a.config,
+      outbox: a.outbox,
+      insights: languageEngines(a).insights,
+      recordings: a.recordings,
+      deliveryQueue: a.deliveryQueue,
+      log: a.log,
+      now: () => new Date(),
+    }),
   botIdOfBatch,
 );
