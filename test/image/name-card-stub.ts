@@ -3,7 +3,7 @@
 // outside the container can tell a drawn name from a blank card or a row of missing-glyph boxes.
 import type { DailyCall, DailyFactoryOptions } from '@daily-co/daily-js';
 // For its declaration of window.__botEvent, the channel the page logs through.
-import type {} from '../../bot-task/providers/daily/page/harness';
+import type {} from '../../bot-task/providers/daily/page/node-channel';
 import stub from '../browser/daily-stub';
 import { type NameCardReport, nameCardReportPrefix } from './name-card-report';
 
