@@ -27,7 +27,10 @@ export function backoffMs(retry: number, b: Backoff, afterMs?: number): number {
 /** What a failed attempt means: give up, or try again (no sooner than `afterMs` when the server said so). */
 export type RetryVerdict = { retry: false } | { retry: true; afterMs?: number };
 
-/** Time as a retry sees it: real by default, virtual in tests and simulations. */
+/**
+ * Time as the service's code sees it, the one clock port (retries, the RunTask pacer, the pool's growth): real by
+ * default, virtual in tests and in the simulations (bench/virtual-clock.ts).
+ */
 export interface RetryClock {
   now(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;

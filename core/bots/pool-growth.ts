@@ -4,10 +4,7 @@
 // into one resize, so the pool service sees one call per window, not one per session.
 import { metrics } from '../metrics';
 import type { PoolScaler } from '../ports/pool-scaler';
-
-export interface PoolGrowthClock {
-  sleep(ms: number): Promise<void>;
-}
+import { type RetryClock, realClock } from '../retry';
 
 /** How long demand is gathered before one resize. */
 export const poolGrowthWindowMs = 250;
@@ -18,9 +15,7 @@ export class PoolGrowth {
 
   constructor(
     private readonly scaler: PoolScaler,
-    private readonly clock: PoolGrowthClock = {
-      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    },
+    private readonly clock: Pick<RetryClock, 'sleep'> = realClock,
     private readonly windowMs = poolGrowthWindowMs,
   ) {}
 

@@ -38,10 +38,10 @@ export interface EcsRunnerSettings {
   callsPerSecond?: number;
 }
 
-/** Time as the runner sees it: real by default, virtual in tests. */
-export type RunnerClock = RetryClock;
-
-/** ECS's sustained RunTask rate per account and region (calls per second), the launcher's default pace. */
+/**
+ * ECS's sustained RunTask rate per account and region (calls per second), the launcher's default pace; the control
+ * instances share it (infra/limits.ts reads it from here: the bot task's image holds core/, not infra/).
+ */
 export const runTaskCallsPerSecond = 20;
 
 /**
@@ -52,17 +52,16 @@ export const botCountTtlMs = 5_000;
 
 export class EcsTaskRunner implements TaskRunner, TaskPlatform {
   private readonly launcher: TaskLauncher;
-  private readonly clock: RunnerClock;
+  private readonly clock: RetryClock;
   private counted: { at: number; count: Promise<number> } | undefined;
 
   constructor(
     private readonly ecs: ECSClient,
     private readonly settings: EcsRunnerSettings,
-    clock: Partial<RunnerClock> = {},
+    clock: Partial<RetryClock> = {},
     log?: Logger,
   ) {
-    const fullClock = { ...realClock, ...clock };
-    this.clock = fullClock;
+    this.clock = { ...realClock, ...clock };
     const perSecond = settings.callsPerSecond ?? runTaskCallsPerSecond;
     this.launcher = new TaskLauncher(
       this,
@@ -72,8 +71,8 @@ export class EcsTaskRunner implements TaskRunner, TaskPlatform {
         baseMs: settings.retryBaseMs ?? 200,
         retryAfterSeconds: settings.retryAfterSeconds ?? 15,
       },
-      new TokenBucket(perSecond, perSecond, fullClock),
-      fullClock,
+      new TokenBucket(perSecond, perSecond, this.clock),
+      this.clock,
       log,
     );
   }
