@@ -107,7 +107,7 @@ export function joinedRoom(ctx: BotContext, life: BotLife, recorder: TranscriptR
   // From now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt). If this write fails,
   // the heartbeat (heartbeat.ts) carries the join time on every beat until it is written.
   joinTimes.joined(botId, joinedAt);
-  const written = retryStep(() => stores.sessions.updateRunning(botId, step.changes), 3, log);
+  const written = retryStep(() => stores.sessions.writeStep(botId, step), 3, log);
   // The same write marks the session's transcript (`transcriptAt`): the recorder's first save waits for it, and
   // saves its first segment without a mark of its own; if it failed, that save marks the session first.
   recorder.sessionMarked(written);
@@ -259,7 +259,7 @@ async function handOver(
     data: { exit_reason: exitReason },
   });
   // The transcript is saved even if recording the exit fails; the task-stopped path then hands over instead.
-  const recorded = retryStep(() => stores.sessions.updateRunning(botId, step.changes), 5, log);
+  const recorded = retryStep(() => stores.sessions.writeStep(botId, step), 5, log);
   if (recorder) await retryStep(() => recorder.stop(), 5, log);
   await recorded;
   await left;

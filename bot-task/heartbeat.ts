@@ -1,5 +1,7 @@
-// The bot task's heartbeat: every beat writes `heartbeatAt`, and until the join time is written it carries
-// `joinedAt` too, so a bot that was in the room is always charged even when the write at join failed.
+// The bot task's heartbeat: every beat writes `heartbeatAt` (no transition: it moves no bot), and until the join time
+// is written it carries the bot's `admit` step too, so a bot that was in the room is charged even when the write at
+// join failed.
+import { stepWrite } from '../core/bots/lifecycle';
 import type { Logger } from '../core/log';
 import type { SessionsStore } from '../core/ports/sessions-store';
 
@@ -30,26 +32,32 @@ export class JoinTimes {
 export const joinTimes = new JoinTimes();
 
 /**
- * One beat: the heartbeat, with the join time while it is not yet written. Never throws. Returns false when the
- * session is no longer running (someone else ended it: the bot then leaves as if asked to), true otherwise.
+ * One beat: the heartbeat, with the admit step while the join time is not yet written. Never throws. Returns false when
+ * the session is no longer running (someone else ended it: the bot then leaves as if asked to), true otherwise.
  */
 export async function beat(
-  deps: { sessions: Pick<SessionsStore, 'updateRunning'>; log: Logger; joinTimes: JoinTimes },
+  deps: { sessions: Pick<SessionsStore, 'updateRunning' | 'writeStep'>; log: Logger; joinTimes: JoinTimes },
   botId: string,
   now = new Date(),
 ): Promise<boolean> {
   const joinedAt = deps.joinTimes.pending(botId);
+  const heartbeatAt = now.toISOString();
   try {
-    const running = await deps.sessions.updateRunning(botId, { heartbeatAt: now.toISOString(), joinedAt });
-    if (running && joinedAt) deps.joinTimes.recorded(botId, joinedAt);
-    return running;
+    if (joinedAt) {
+      const admit = stepWrite('admit', { joinedAt });
+      const admitted = await deps.sessions.writeStep(botId, {
+        ...admit,
+        changes: { ...admit.changes, heartbeatAt },
+      });
+      // Refused: the session left the states admit leaves (its write landed after all, the bot was asked to stop, or
+      // the session ended), so the join time is not carried again; the beat alone says whether it still runs.
+      deps.joinTimes.recorded(botId, joinedAt);
+      if (admitted) return true;
+    }
+    return await deps.sessions.updateRunning(botId, { heartbeatAt });
   } catch (err) {
-    deps.log.warn(
-      joinedAt ? 'heartbeat failed; the join time is retried on the next beat' : 'heartbeat failed',
-      {
-        err,
-      },
-    );
+    const retried = joinedAt ? '; the join time is retried on the next beat' : '';
+    deps.log.warn(`heartbeat failed${retried}`, { err });
     return true;
   }
 }

@@ -65,9 +65,9 @@ export async function completeSession(
     deps.ledger.settle(session.accountId, botId, charge, now),
     listForRetention({ stores: deps, config: deps.config }, session, completedAt),
   ]);
-  const completed = await deps.sessions.updateRunning(botId, {
-    ...(!session.leftAt && result.endedAt && { leftAt: result.endedAt }),
-    ...completion.changes,
+  const completed = await deps.sessions.writeStep(botId, {
+    leaves: (left ?? completion).leaves,
+    changes: { ...(!session.leftAt && result.endedAt && { leftAt: result.endedAt }), ...completion.changes },
   });
   if (completed)
     metrics.sessionEnded(result.exitReason, minutesInRoom(session.joinedAt, result.endedAt ?? completedAt));
@@ -92,7 +92,7 @@ export async function failSession(
   const session = await deps.sessions.get(botId);
   if (!session || !can(stateOf(session), 'fail')) return false;
   const completedAt = now.toISOString();
-  const { changes } = plan(stateOf(session), 'fail', { completedAt, ...failure }, botId);
+  const step = plan(stateOf(session), 'fail', { completedAt, ...failure }, botId);
   const charge = failure.chargeUsage
     ? usageCharge(session.startedAt ?? session.createdAt, completedAt, deps.config.CREDITS_PER_MINUTE)
     : 0;
@@ -101,7 +101,7 @@ export async function failSession(
     deps.ledger.settle(session.accountId, botId, charge, now),
     listForRetention({ stores: deps, config: deps.config }, session, completedAt),
   ]);
-  return deps.sessions.updateRunning(botId, changes);
+  return deps.sessions.writeStep(botId, step);
 }
 
 /**

@@ -1,8 +1,10 @@
 // The bot's life as one state machine: its states, the transitions allowed between them, and what each transition
-// writes on the session and emits. Every path that moves a bot asks here before it writes: the bot itself
+// writes on the session and emits. Every path that moves a bot takes its step here before it writes: the bot itself
 // (bot-task/bot.ts), the warm pool's claim and its cold fallback, the leave, a replacement, task-stopped, the sweeper
-// and the results stage. The store's conditional writes (core/ports/sessions-store.ts) keep two writers from both
-// winning a race; this module keeps any one writer from taking a step its bot's state does not allow.
+// and the results stage. This module keeps a writer from planning a step its bot's state does not allow; the store
+// (core/ports/sessions-store.ts writeStep) writes a step only while the session is still in a state the step leaves
+// (`storedAs`), so a writer that read an older state, or lost a race, writes nothing. The heartbeat's beat is no
+// transition (it moves no bot): it writes only `heartbeatAt`, in any running state (bot-task/heartbeat.ts).
 import type { ExitReason, SessionErrorCode } from '../schemas/api';
 import type { Insights, QaPair } from '../schemas/results';
 import type { BotSession, RecordingFileInfo, Replacement, SessionClaim } from './session';
@@ -63,6 +65,45 @@ export function stateOf(
   return s.statusChanges?.at(-1)?.code === 'in_waiting_room' ? 'waiting_room' : 'joining';
 }
 
+/** A test a store's write can make of a stored session: its status, and which fields stateOf reads are set. */
+export type StoredTest = { status: BotSession['status'] } & {
+  [F in 'joinedAt' | 'leftAt' | 'stopRequestedAt' | 'joinAt' | 'dispatchedAt']?: boolean;
+};
+const unleft = { status: 'running', leftAt: false, stopRequestedAt: false } as const;
+/**
+ * Each state as the store can test it, alternatives of which one holds. The last replacement and the last status
+ * change are list elements no condition can pick by position, so in_call and replacing test alike, as do joining and
+ * waiting_room: between those only the writer's plan decides (and the replacement count a loss is conditioned on).
+ */
+const unjoined: readonly StoredTest[] = [
+  { ...unleft, joinedAt: false, joinAt: false },
+  { ...unleft, joinedAt: false, dispatchedAt: true },
+];
+const joined: readonly StoredTest[] = [{ ...unleft, joinedAt: true }];
+export const storedAs: Record<BotState, readonly StoredTest[]> = {
+  scheduled: [{ ...unleft, joinAt: true, dispatchedAt: false }],
+  joining: unjoined,
+  waiting_room: unjoined,
+  in_call: joined,
+  replacing: joined,
+  leaving: [
+    { status: 'running', leftAt: true },
+    { status: 'running', stopRequestedAt: true },
+  ],
+  done: [{ status: 'completed' }],
+  failed: [{ status: 'failed' }],
+};
+
+/** The stored tests of `states`, any one of which holds; all running states is simply `running`. */
+export function storedCondition(states: readonly BotState[]): StoredTest[] {
+  if (runningStates.every((s) => states.includes(s)))
+    return [
+      { status: 'running' },
+      ...states.filter((s) => !runningStates.includes(s)).flatMap((s) => storedAs[s]),
+    ];
+  return [...new Set(states.flatMap((s) => storedAs[s]))];
+}
+
 /** What each transition is given; its writes are made from it. */
 export interface TransitionInputs {
   start: { startedAt: string };
@@ -110,6 +151,8 @@ export type SessionChanges = Partial<Omit<BotSession, 'botId' | 'accountId'>>;
 /** One step: where it leads, what it writes on the session (and on one replacement), what it sends. */
 export interface Step {
   from: BotState;
+  /** The states the transition is allowed from: its write is conditioned on the session being in one of them. */
+  leaves: readonly BotState[];
   to: BotState;
   transition: Transition;
   changes: SessionChanges;
@@ -125,12 +168,14 @@ interface Definition<T extends Transition> {
   /** The session fields it writes (`replacements` for a replacement's entry). */
   fields: readonly (keyof BotSession)[];
   emits: readonly Emitted[] | ((from: BotState) => readonly Emitted[]);
-  /** Who takes the step and the store's condition on its write, which settles races. */
+  /** Who takes the step, and what the store's write checks besides its `from` states. */
   by: string;
   writes: (input: TransitionInputs[T]) => Pick<Step, 'changes' | 'replacement'>;
 }
 
 const live: readonly BotState[] = ['joining', 'waiting_room', 'in_call', 'replacing', 'leaving'];
+/** The states of a running session: what a write that moves no bot (the heartbeat) is conditioned on. */
+export const runningStates: readonly BotState[] = ['scheduled', ...live];
 const none = () => ({ changes: {} });
 
 export const lifecycle: { [T in Transition]: Definition<T> } = {
@@ -139,7 +184,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     to: 'joining',
     fields: ['startedAt'],
     emits: [],
-    by: 'the scheduled join, when its time comes; only while running',
+    by: 'the scheduled join, when its time comes',
     writes: ({ startedAt }) => ({ changes: { startedAt } }),
   },
   cancel: {
@@ -147,7 +192,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     to: 'done',
     fields: ['status', 'completedAt', 'exitReason'],
     emits: ['bot.done', 'session_complete'],
-    by: 'a leave before the join time; only while running; nothing charged',
+    by: 'a leave before the join time; nothing charged',
     writes: ({ completedAt }) => ({
       changes: { status: 'completed', completedAt, exitReason: 'force_leave' },
     }),
@@ -170,7 +215,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     from: ['joining', 'waiting_room', 'replacing'],
     fields: ['taskRef', 'replacements'],
     emits: [],
-    by: 'whoever started the task (the cold fallback, a replacement); only while running',
+    by: 'whoever started the task (the cold fallback, a replacement)',
     writes: ({ taskRef, replacement }) =>
       replacement === undefined
         ? { changes: { taskRef } }
@@ -197,7 +242,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     // The transcript mark too: segments exist only from here on, and the bot's first save waits for this write.
     fields: ['joinedAt', 'transcriptAt'],
     emits: ['bot.in_call'],
-    by: 'the first bot, in the room (charged from now); only while running',
+    by: 'the first bot, in the room (charged from now)',
     writes: ({ joinedAt }) => ({ changes: { joinedAt, transcriptAt: joinedAt } }),
   },
   rejoin: {
@@ -205,7 +250,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     to: 'in_call',
     fields: ['replacements'],
     emits: [],
-    by: 'a replacement, back in the room (the bot it replaces leaves on seeing it); only while running',
+    by: 'a replacement, back in the room (the bot it replaces leaves on seeing it)',
     writes: ({ attempt, joinedAt }) => ({
       changes: {},
       replacement: { index: attempt - 1, set: { joinedAt } },
@@ -216,7 +261,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     to: 'replacing',
     fields: ['replacements'],
     emits: ['bot.replaced'],
-    by: 'the control plane; only while running, not asked to stop, not left, with exactly `attempt` replacements',
+    by: 'the control plane; not asked to stop, not left, with exactly `attempt` replacements',
     writes: ({ attempt, at, reason }) => ({
       changes: {},
       replacement: { index: attempt, set: { at, reason } },
@@ -224,11 +269,11 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
   },
   request_stop: {
     // A stop before a scheduled join is handed out cancels it: no bot can be given a session with a stop request.
-    from: ['scheduled', ...live],
+    from: runningStates,
     to: 'leaving',
     fields: ['stopRequestedAt'],
     emits: [],
-    by: 'the leave endpoint (also the bot’s own stop item); only while running, first request time wins',
+    by: 'the leave endpoint (also the bot’s own stop item); first request time wins',
     writes: ({ at }) => ({ changes: { stopRequestedAt: at } }),
   },
   leave: {
@@ -236,7 +281,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     to: 'leaving',
     fields: ['exitReason', 'leftAt'],
     emits: ['bot.left', 'session_ended'],
-    by: 'the bot, out of the room (or the results stage, when the bot could not write it); only while running',
+    by: 'the bot, out of the room (or the results stage, when the bot could not write it)',
     writes: ({ exitReason, leftAt }) => ({ changes: { exitReason, leftAt } }),
   },
   hand_over: {
@@ -250,14 +295,14 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     from: ['leaving'],
     fields: ['handoverResentAt', 'handoverResends'],
     emits: [],
-    by: 'the sweeper, after handing stuck results over again; only while running',
+    by: 'the sweeper, after handing stuck results over again',
     writes: ({ at, resends }) => ({ changes: { handoverResentAt: at, handoverResends: resends } }),
   },
   save_results: {
     from: ['leaving'],
     fields: ['qaPairs', 'insights', 'insightsError'],
     emits: [],
-    by: 'the results stage, before it assembles the recording (a redelivery finds them saved and runs no model again); only while running',
+    by: 'the results stage, before it assembles the recording (a redelivery finds them saved and runs no model again)',
     writes: ({ qaPairs, insights, insightsError }) => ({ changes: { qaPairs, insights, insightsError } }),
   },
   complete: {
@@ -265,7 +310,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     to: 'done',
     fields: ['status', 'completedAt', 'exitReason', 'qaPairs', 'insights', 'insightsError', 'recordingFile'],
     emits: ['bot.done', 'session_complete'],
-    by: 'the results stage, after settling the credits; only while running',
+    by: 'the results stage, after settling the credits',
     writes: (r) => ({
       changes: {
         status: 'completed',
@@ -283,7 +328,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     to: 'failed',
     fields: ['status', 'completedAt', 'error', 'errorCode'],
     emits: (from) => (beforeRoom(from) ? ['bot_join_failed'] : ['bot_failed']),
-    by: 'the bot, the join, the fallback, a replacement or task-stopped, after settling the credits; only while running',
+    by: 'the bot, the join, the fallback, a replacement or task-stopped, after settling the credits',
     writes: ({ completedAt, error, errorCode }) => ({
       changes: { status: 'failed', completedAt, error, errorCode },
     }),
@@ -324,9 +369,18 @@ export function plan<T extends Transition>(
     from,
     to: d.to ?? from,
     transition,
-    ...d.writes(input),
+    ...stepWrite(transition, input),
     emits: typeof d.emits === 'function' ? d.emits(from) : d.emits,
   };
+}
+
+/** What `transition` writes, for a writer that does not hold the bot's state: the store's condition decides. */
+export function stepWrite<T extends Transition>(
+  transition: T,
+  input: TransitionInputs[T],
+): Pick<Step, 'leaves' | 'changes' | 'replacement'> {
+  const d = lifecycle[transition] as Definition<T>;
+  return { leaves: d.from, ...d.writes(input) };
 }
 
 /** One bot's state as its own process sees it: each step moves it, an illegal one throws. */

@@ -88,7 +88,7 @@ export async function startColdIfUnclaimed(
   try {
     const { taskRef } = await deps.runner.start(session.botId);
     await deps.stores.sessions
-      .updateRunning(session.botId, life.step('record_task', { taskRef }).changes)
+      .writeStep(session.botId, life.step('record_task', { taskRef }))
       .catch((err) => log.warn('could not record the cold task', { err }));
     log.info(poolLogMessages.coldStart, {
       account_id: session.accountId,

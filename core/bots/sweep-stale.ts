@@ -77,14 +77,9 @@ export async function sweepStaleSessions(
     const outcome = await onTaskStopped(deps, { botId, reason, clean: false }, now);
     if (outcome === 'failed') failed.push(botId);
     else if (handsOver && outcome === 'already_ended') {
-      const { changes } = plan(
-        state,
-        'resend_handover',
-        { at: now.toISOString(), resends: resends + 1 },
-        botId,
-      );
+      const step = plan(state, 'resend_handover', { at: now.toISOString(), resends: resends + 1 }, botId);
       await deps.stores.sessions
-        .updateRunning(botId, changes)
+        .writeStep(botId, step)
         .catch((err) => deps.log.warn('could not record the hand-over', { bot_id: botId, err }));
     }
   }

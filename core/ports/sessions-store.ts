@@ -1,4 +1,5 @@
-// Port: bot sessions, one record per bot; state changes apply only while the session is still running.
+// Port: bot sessions, one record per bot; a step of the bot's life is written only from a state it may leave.
+import type { Step } from '../bots/lifecycle';
 import type {
   BotSession,
   RecordingFileInfo,
@@ -52,8 +53,14 @@ export interface SessionsStore {
    */
   stopRequested(botId: string): Promise<boolean>;
   /**
-   * Sets fields of a session that is still running; false when it already ended (first end wins). Ending a
-   * session (status completed or failed) goes through here too.
+   * Writes a step of the bot's life (core/bots/lifecycle.ts): its changes, only while the session is in a state the
+   * step leaves (`leaves`), so a writer that read an older state, or lost a race, writes nothing. False then (or with
+   * no such session). Ending a session (status completed or failed) goes through here too: first end wins.
+   */
+  writeStep(botId: string, step: Pick<Step, 'leaves' | 'changes'>): Promise<boolean>;
+  /**
+   * Sets fields of a running session, whatever its state: for writes that move no bot (the heartbeat's beat) and tests
+   * that arrange a state. Every step of a bot's life is a writeStep (test/unit/lifecycle.test.ts keeps it so).
    */
   updateRunning(botId: string, changes: Partial<Omit<BotSession, 'botId' | 'accountId'>>): Promise<boolean>;
   /**

@@ -137,7 +137,8 @@ async function saveResults(
       ? undefined
       : plan(from, 'leave', { exitReason: handover.exit_reason, leftAt: handover.left_at }, session.botId);
   const step = plan(left?.to ?? from, 'save_results', results, session.botId);
-  if (!(await deps.stores.sessions.updateRunning(session.botId, { ...left?.changes, ...step.changes })))
+  const changes = { ...left?.changes, ...step.changes };
+  if (!(await deps.stores.sessions.writeStep(session.botId, { leaves: (left ?? step).leaves, changes })))
     throw new Error('the session ended while its insights were being saved');
 }
 

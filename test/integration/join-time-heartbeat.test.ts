@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { beat, JoinTimes } from '../../bot-task/heartbeat';
 import { completeSession } from '../../core/bots/finish-session';
+import { stepWrite } from '../../core/bots/lifecycle';
 import { createLogger } from '../../core/log';
 import { startTestStack, type TestStack } from '../support/local-stack';
 
@@ -24,11 +25,19 @@ it('a join time whose write failed is written by a later heartbeat, and the minu
   // The database refuses the next two writes (the bot's own join write and the first beat), then recovers.
   let refusals = 2;
   const sent: Record<string, unknown>[] = [];
-  const sessions = {
-    updateRunning: async (id: string, changes: Parameters<typeof stack.deps.sessions.updateRunning>[1]) => {
-      sent.push(changes);
-      if (refusals-- > 0) throw new Error('ProvisionedThroughputExceededException');
-      return stack.deps.sessions.updateRunning(id, changes);
+  const store = stack.deps.sessions;
+  const refuse = (changes: Record<string, unknown>) => {
+    sent.push(changes);
+    if (refusals-- > 0) throw new Error('ProvisionedThroughputExceededException');
+  };
+  const sessions: Pick<typeof store, 'writeStep' | 'updateRunning'> = {
+    writeStep: async (id, step) => {
+      refuse(step.changes);
+      return store.writeStep(id, step);
+    },
+    updateRunning: async (id, changes) => {
+      refuse(changes);
+      return store.updateRunning(id, changes);
     },
   };
   const joinTimes = new JoinTimes();
@@ -37,7 +46,7 @@ it('a join time whose write failed is written by a later heartbeat, and the minu
   // bot.ts on getting into the room: records the join time, and its write fails.
   const joinedAt = new Date(Date.now() - 150_000).toISOString();
   joinTimes.joined(botId, joinedAt);
-  await expect(sessions.updateRunning(botId, { joinedAt })).rejects.toThrow();
+  await expect(sessions.writeStep(botId, stepWrite('admit', { joinedAt }))).rejects.toThrow();
 
   await beat(deps, botId); // refused too
   expect((await stack.deps.sessions.get(botId))?.joinedAt).toBeUndefined();
@@ -45,6 +54,8 @@ it('a join time whose write failed is written by a later heartbeat, and the minu
   expect((await stack.deps.sessions.get(botId))?.joinedAt).toBe(joinedAt);
   await beat(deps, botId); // written: later beats carry only the heartbeat
   expect(sent.map((c) => c.joinedAt)).toEqual([joinedAt, joinedAt, joinedAt, undefined]);
+  // The admit step is written only from a state it leaves: once in the call, a join time is never written again.
+  expect(await stack.deps.sessions.writeStep(botId, stepWrite('admit', { joinedAt: 'later' }))).toBe(false);
 
   // The bot was in the room for 2.5 minutes: 3 started minutes are charged.
   await stack.deps.sessions.updateRunning(botId, { startedAt: joinedAt });

@@ -268,7 +268,7 @@ describe('retention entries: written by the end, not the join', () => {
     // The completion's final write fails once: the entry is there already, the session still runs.
     const sessions = stack.deps.sessions;
     const failing = Object.create(sessions) as typeof sessions;
-    failing.updateRunning = async () => {
+    failing.writeStep = async () => {
       throw new Error('ProvisionedThroughputExceededException');
     };
     const ended = new Date();

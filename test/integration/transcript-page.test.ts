@@ -172,7 +172,9 @@ describe('a running bot', () => {
     expect((await page(botId, '?after_seq=3')).body).toMatchObject({ utterances: [], next_after_seq: null });
 
     // A replacement's segments join the same numbering: its lines come after the lost bot's. The session
-    // records the replacement before its task starts, so readers know to look for its segments.
+    // records the replacement before its task starts, so readers know to look for its segments. Only a bot that was
+    // in the room is replaced.
+    await stack.deps.sessions.updateRunning(botId, { joinedAt: new Date().toISOString() });
     expect(
       await stack.deps.sessions.addReplacement(botId, 0, { at: new Date().toISOString(), reason: 'test' }),
     ).toBe(true);

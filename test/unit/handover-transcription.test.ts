@@ -39,7 +39,7 @@ async function handOver(replacementJoins: boolean) {
   const sessions = {
     get: async () => ({ ...stored }),
     stopRequested: async () => false,
-    updateRunning: async () => true,
+    writeStep: async () => true,
     updateReplacement: async () => true,
     addWarning: async () => true,
   };

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { completeSession, failSession } from '../../core/bots/finish-session';
 import {
@@ -7,8 +8,11 @@ import {
   IllegalTransitionError,
   lifecycle,
   plan,
+  runningStates,
   type Step,
+  type StoredTest,
   stateOf,
+  storedCondition,
   type Transition,
   type TransitionInputs,
   transitions,
@@ -147,7 +151,7 @@ describe('the bot lifecycle', () => {
       if (expected) {
         it(`${from} → ${t}: allowed, to ${expected.to}, with its writes and events`, () => {
           const step = plan(from, t, inputs[t] as never);
-          expect(step).toEqual({ from, transition: t, ...expected });
+          expect(step).toEqual({ from, transition: t, leaves: lifecycle[t].from, ...expected });
           // Every write is one of the fields the table documents.
           const written = [...Object.keys(step.changes), ...(step.replacement ? ['replacements'] : [])];
           for (const f of written) expect(lifecycle[t].fields).toContain(f);
@@ -217,6 +221,74 @@ describe('the bot lifecycle', () => {
   });
 });
 
+/** Stored sessions in each state, every way the store can see it. */
+const storedSessions: Record<BotState, (Partial<BotSession> & Pick<BotSession, 'status'>)[]> = {
+  scheduled: [{ status: 'running', joinAt: at }],
+  joining: [{ status: 'running' }, { status: 'running', joinAt: at, dispatchedAt: at }],
+  waiting_room: [{ status: 'running', statusChanges: [{ code: 'in_waiting_room', at }] }],
+  in_call: [
+    { status: 'running', joinedAt: at },
+    { status: 'running', joinAt: at, dispatchedAt: at, joinedAt: at },
+    { status: 'running', joinedAt: at, replacements: [{ at, reason: 'x', joinedAt: at }] },
+  ],
+  replacing: [{ status: 'running', joinedAt: at, replacements: [{ at, reason: 'x' }] }],
+  leaving: [
+    { status: 'running', joinedAt: at, leftAt: at },
+    { status: 'running', stopRequestedAt: at },
+    { status: 'running', joinAt: at, stopRequestedAt: at },
+  ],
+  done: [{ status: 'completed', leftAt: at }],
+  failed: [{ status: 'failed', joinedAt: at }],
+};
+/** What DynamoDB makes of a condition (sessions-store inStates): a test of the status and of fields set or not. */
+const holds = (tests: StoredTest[], s: Partial<BotSession>) =>
+  tests.some((test) =>
+    Object.entries(test).every(([f, v]) =>
+      f === 'status' ? s.status === v : (s[f as keyof BotSession] !== undefined) === v,
+    ),
+  );
+/** States the stored session cannot tell apart: a list's last element is beyond a condition (lifecycle.ts storedAs). */
+const twin: Partial<Record<BotState, BotState>> = {
+  joining: 'waiting_room',
+  waiting_room: 'joining',
+  in_call: 'replacing',
+  replacing: 'in_call',
+};
+
+describe('the store writes a step only from a state it leaves', () => {
+  it('the stored sessions are in the states they stand for', () => {
+    for (const state of botStates) for (const s of storedSessions[state]) expect(stateOf(s)).toBe(state);
+  });
+
+  for (const t of transitions) {
+    it(`${t}: its write's condition holds in its from states and no other`, () => {
+      const { from } = lifecycle[t];
+      for (const state of botStates) {
+        const twinAllowed = twin[state] !== undefined && from.includes(twin[state]);
+        for (const s of storedSessions[state])
+          expect([state, holds(storedCondition(from), s)]).toEqual([
+            state,
+            from.includes(state) || twinAllowed,
+          ]);
+      }
+    });
+  }
+
+  it('a write that moves no bot holds in every running state', () => {
+    expect(storedCondition(runningStates)).toEqual([{ status: 'running' }]);
+  });
+
+  it('production code writes a step only through writeStep (updateRunning: the heartbeat alone)', () => {
+    const callers = ['core', 'bot-task', 'functions', 'local', 'admin', 'infra'].flatMap((dir) =>
+      readdirSync(dir, { recursive: true, encoding: 'utf8' })
+        .filter((f) => /\.(ts|mjs)$/.test(f) && !f.endsWith('.test.ts'))
+        .map((f) => `${dir}/${f}`)
+        .filter((f) => /\.updateRunning\(/.test(readFileSync(f, 'utf8'))),
+    );
+    expect(callers).toEqual(['bot-task/heartbeat.ts']);
+  });
+});
+
 const plusDays = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
 
 describe('the writers go through it', () => {
@@ -227,8 +299,8 @@ describe('the writers go through it', () => {
       sessions: {
         get: async () =>
           ({ botId: 'b', accountId: 'a', createdAt: at, startedAt: at, ...session }) as BotSession,
-        updateRunning: async (_id: string, changes: unknown) => {
-          writes.push(changes);
+        writeStep: async (_id: string, step: { changes: unknown }) => {
+          writes.push(step.changes);
           return true;
         },
       },

@@ -162,7 +162,7 @@ describe('the control plane with a start ECS keeps throttling', () => {
             return true;
           },
           get: async () => session,
-          updateRunning: async () => {},
+          writeStep: async () => true,
         },
         ledger: {},
         accounts: { get: async () => null },
