@@ -3,7 +3,6 @@ import WebSocket from 'ws';
 import { joinErrorTypeOf } from '../../core/bots/join-errors';
 import {
   type DisconnectKind,
-  JoinAbortedError,
   type JoinOptions,
   type RecordOptions,
   type RoomConnection,
@@ -15,6 +14,7 @@ import {
   type RoomRecording,
 } from '../../core/ports/room-provider';
 import type { Speech, SpeechOutcome } from '../../core/ports/speech';
+import { joinLimits } from './join-limits';
 import {
   type LocalRecorder,
   type LocalRecorderOptions,
@@ -84,36 +84,22 @@ export class LocalRoomProvider implements RoomProvider {
         ws.once('close', () => {
           if (!selfId) void prepared.close();
         });
-      // Only while joining: once in (or refused), stopping is the exit pipeline's business.
-      const settled = () => {
-        clearTimeout(deadline);
-        options.signal?.removeEventListener('abort', abort);
-        ws.off('close', closedWhileJoining);
-      };
-      // Closing the socket is also how the bot leaves a lobby: the room drops its request to join.
-      const giveUp = (err: Error) => {
-        settled();
-        ws.terminate();
-        reject(err);
-      };
-      const abort = () => giveUp(new JoinAbortedError());
-      // Getting to the room (or its lobby) is bounded by timeoutMs; waiting in the lobby by waitingRoomTimeoutMs.
-      let deadline = setTimeout(
-        () =>
-          giveUp(
-            new RoomJoinError(
-              'unknown',
-              `timed out after ${options.timeoutMs} ms joining ${options.roomUrl}`,
-            ),
-          ),
-        options.timeoutMs,
-      );
       const closedWhileJoining = (code: number, reason: Buffer) => {
         settled();
         reject(new RoomJoinError('unknown', `the room closed the connection (${code} ${String(reason)})`));
       };
-      if (options.signal?.aborted) abort();
-      options.signal?.addEventListener('abort', abort, { once: true });
+      // Closing the socket is also how the bot leaves a lobby: the room drops its request to join.
+      const giveUp = (err: Error) => {
+        ws.off('close', closedWhileJoining);
+        ws.terminate();
+        reject(err);
+      };
+      const limits = joinLimits(options, giveUp, options.roomUrl);
+      // Only while joining: once in (or refused), stopping is the exit pipeline's business.
+      const settled = () => {
+        limits.settled();
+        ws.off('close', closedWhileJoining);
+      };
       ws.on('close', closedWhileJoining);
       ws.once('error', (err) => {
         settled();
@@ -128,19 +114,7 @@ export class LocalRoomProvider implements RoomProvider {
         }
         switch (msg.type) {
           case 'lobby':
-            clearTimeout(deadline);
-            deadline = setTimeout(
-              () =>
-                giveUp(
-                  new RoomJoinError(
-                    'unknown',
-                    `not let in from the waiting room of ${options.roomUrl} within ${options.waitingRoomTimeoutMs / 1000} s`,
-                    'waiting_room_timeout',
-                  ),
-                ),
-              options.waitingRoomTimeoutMs,
-            );
-            options.onWaitingRoom?.();
+            limits.lobby();
             break;
           case 'welcome':
             settled();

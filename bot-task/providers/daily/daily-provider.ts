@@ -16,6 +16,7 @@ import {
 } from '../../../core/ports/room-provider';
 import type { Synthesizer } from '../../../core/ports/synthesizer';
 import { transcriptionLanguageFor } from '../../../core/transcription-languages';
+import { type JoinLimits, joinLimits } from '../join-limits';
 import { RoomEventHub } from '../room-events';
 import { launchChromium } from './chromium';
 import { dailySpeech } from './daily-speech';
@@ -181,68 +182,21 @@ export class DailyRoomProvider implements RoomProvider {
     const emitter = new RoomEventHub();
     const people = new Map<string, RoomParticipant>();
     let closing = false;
-    // Getting to the room (or its lobby) is bounded by timeoutMs, waiting in the lobby by waitingRoomTimeoutMs: the
-    // page says when it is in the lobby, and the deadline starts again.
-    let giveUp: (err: RoomJoinError) => void = () => {};
+    // The join's limits (join-limits.ts) start once the page is ready; the page says when it is in the lobby.
+    let giveUp: (err: Error) => void = () => {};
     const expired = new Promise<never>((_, reject) => {
       giveUp = reject;
     });
-    let deadline: NodeJS.Timeout | undefined;
-    const expireIn = (ms: number, err: RoomJoinError) => {
-      clearTimeout(deadline);
-      deadline = setTimeout(() => giveUp(err), ms);
-    };
-    const waitingRoom = () => {
-      expireIn(
-        options.waitingRoomTimeoutMs,
-        new RoomJoinError(
-          'unknown',
-          `not let in from the waiting room within ${options.waitingRoomTimeoutMs / 1000} s`,
-          'waiting_room_timeout',
-        ),
-      );
-      options.onWaitingRoom?.();
-    };
+    let limits: JoinLimits | undefined;
 
     const onEvent = (e: HarnessEvent) => {
       switch (e.type) {
-        case 'participant-joined':
-          people.set(e.participantId, { participantId: e.participantId, name: e.name });
-          emitter.emit(e.type, { participantId: e.participantId, name: e.name });
-          break;
-        case 'participant-left':
-          people.delete(e.participantId);
-          emitter.emit(e.type, { participantId: e.participantId });
-          break;
-        case 'utterance':
-          emitter.emit(e.type, {
-            participantId: e.participantId,
-            name: e.name,
-            text: e.text,
-            final: e.final,
-            at: e.at,
-            ...(e.speechFinal !== undefined && { speechFinal: e.speechFinal }),
-          });
-          break;
-        case 'audio-activity':
-          emitter.emit(e.type, { participantId: e.participantId, active: e.active });
-          break;
-        case 'audio-levels':
-          emitter.emit(e.type, {});
-          break;
-        case 'transcription':
-          emitter.emit(e.type, {
-            state: e.state,
-            reason: e.reason,
-            ...(e.ours !== undefined && { ours: e.ours }),
-          });
-          break;
         case 'disconnected':
           // Reported once (RoomEventHub): a crashed page and then its browser going away are one disconnection.
           if (!closing) emitter.emit(e.type, { kind: e.kind, reason: e.reason });
           break;
         case 'waiting-room':
-          waitingRoom();
+          limits?.lobby();
           break;
         case 'log':
           log[e.level]('daily page', { detail: e.message });
@@ -250,18 +204,20 @@ export class DailyRoomProvider implements RoomProvider {
         case 'recording-piece':
           onPiece?.({ seq: e.seq, bytes: new Uint8Array(Buffer.from(e.data, 'base64')) });
           break;
+        default: {
+          // The port's own events, in the port's shapes (node-channel.ts).
+          const { type, ...payload } = e;
+          if (e.type === 'participant-joined') people.set(e.participantId, payload as RoomParticipant);
+          if (e.type === 'participant-left') people.delete(e.participantId);
+          emitter.emit(type, payload as RoomEvents[typeof type]);
+        }
       }
     };
     let onPiece: RecordOptions['onPiece'] | undefined;
 
-    // Asked to stop while joining: give up at once (closing the browser drops a half-made call).
-    const aborted = new Promise<null>((resolve) => {
-      if (options.signal?.aborted) resolve(null);
-      options.signal?.addEventListener('abort', () => resolve(null), { once: true });
-    });
     let browser: Browser | undefined;
     let page: Page;
-    let result: HarnessJoinResult | null;
+    let result: HarnessJoinResult;
     try {
       // The tile image and the token (a Daily REST call when the bot mints its own) are fetched while the browser
       // starts; neither throws (each falls back).
@@ -285,35 +241,23 @@ export class DailyRoomProvider implements RoomProvider {
         videoMode: options.videoMode,
         language: options.transcription?.language ?? transcriptionLanguageFor(options.voice),
         transcriptionRetryMs: options.transcription?.retryMs ?? 5000,
-        ...(options.transcription?.endpointingMs !== undefined && {
-          endpointingMs: options.transcription.endpointingMs,
-        }),
-        ...(options.transcription?.interimResults !== undefined && {
-          interimResults: options.transcription.interimResults,
-        }),
-        ...(options.transcription?.stopperLeaveGraceMs !== undefined && {
-          stopperLeaveGraceMs: options.transcription.stopperLeaveGraceMs,
-        }),
+        endpointingMs: options.transcription?.endpointingMs,
+        interimResults: options.transcription?.interimResults,
+        stopperLeaveGraceMs: options.transcription?.stopperLeaveGraceMs,
       };
-      expireIn(
-        options.timeoutMs,
-        new RoomJoinError('unknown', `timed out after ${options.timeoutMs} ms joining the room`),
-      );
-      result = await Promise.race([aborted, page.evaluate((o) => window.bot.join(o), joinOptions), expired]);
+      // Asked to stop while joining: given up at once (closing the browser drops a half-made call).
+      limits = joinLimits(options, giveUp);
+      result = await Promise.race([page.evaluate((o) => window.bot.join(o), joinOptions), expired]);
     } catch (err) {
       // Closing the browser also takes the bot out of a lobby it was waiting in.
       await browser?.close().catch(() => {});
-      if (err instanceof RoomJoinError) throw err;
+      if (err instanceof RoomJoinError || err instanceof JoinAbortedError) throw err;
       throw new RoomJoinError(
         'unknown',
         `the bot browser failed: ${err instanceof Error ? err.message : String(err)}`,
       );
     } finally {
-      clearTimeout(deadline);
-    }
-    if (result === null) {
-      await browser.close().catch(() => {});
-      throw new JoinAbortedError();
+      limits?.settled();
     }
     if (!result.ok) {
       await browser.close().catch(() => {});
