@@ -33,49 +33,32 @@ export const realNow = real.perfNow;
 /** What Node's Timeout offers callers (`unref`, `ref`, `hasRef`, `refresh`), over a virtual timer. */
 class VirtualTimeout {
   constructor(readonly id: number) {}
-  unref() {
-    return this;
-  }
-  ref() {
-    return this;
-  }
-  hasRef() {
-    return true;
-  }
-  refresh() {
-    return this;
-  }
-  [Symbol.toPrimitive]() {
-    return this.id;
-  }
+  unref = () => this;
+  ref = () => this;
+  hasRef = () => true;
+  refresh = () => this;
+  [Symbol.toPrimitive] = () => this.id;
 }
 
 /** Timers fire in the order of their virtual time, those due at the same time in the order they were set. */
 export class VirtualTime {
-  private t: number;
   private seq = 0;
   private readonly heap: Timer[] = [];
   private readonly cancelled = new Set<number>();
   private inFlight = 0;
 
-  constructor(readonly epochMs: number) {
-    this.t = epochMs;
-  }
+  constructor(private t: number) {}
 
   now = (): number => this.t;
   date = (): Date => new Date(this.t);
 
   sleep = (ms: number): Promise<void> => new Promise((resolve) => this.at(this.t + Math.max(0, ms), resolve));
 
-  /** Runs `fire` at virtual time `at` (never earlier than now); the id cancels it. */
+  /** Runs `fire` at virtual time `at` (never earlier than now); returns its id. */
   at(at: number, fire: () => void): number {
     const seq = this.seq++;
     this.push({ at: Math.max(at, this.t), seq, fire });
     return seq;
-  }
-
-  cancel(id: number): void {
-    this.cancelled.add(id);
   }
 
   /** Drops the timers left behind by finished work (a stopped turn's stand-ins). */
@@ -148,7 +131,7 @@ export class VirtualTime {
         this.at(this.t + Math.max(0, Number(ms) || 0), () => fn(...args)),
       )) as unknown as typeof setTimeout;
     globalThis.clearTimeout = ((t: unknown) => {
-      if (t instanceof VirtualTimeout || typeof t === 'number') this.cancel(Number(t));
+      if (t instanceof VirtualTimeout || typeof t === 'number') this.cancelled.add(Number(t));
     }) as typeof clearTimeout;
     Date.now = () => epoch + (this.t - start);
     performance.now = () => this.t;
