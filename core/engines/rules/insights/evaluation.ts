@@ -8,32 +8,23 @@
 // weaknesses quote the transcript or state a fact of it. README.md "Evaluation" has the tables.
 
 import type { Utterance } from '../../../bots/transcript';
-import {
-  type Answered,
-  evidenceWords,
-  type Quality,
-  questionPoints,
-  type ScoreBasis,
-} from '../../../insights/rubric';
+import type { Answered, Quality, ScoreBasis } from '../../../insights/rubric';
+import { evidenceWords, questionPoints } from '../../../insights/rubric';
 import type { QuestionAssessment } from '../../../schemas/results';
 import { factKind, givesFact } from '../conversation/fact-questions';
-import {
-  type AnswerSignals,
-  answerSignals,
-  type EvidenceKind,
-  evidenceQuote,
-  namedThings,
-} from './answer-signals';
+import type { AnswerSignals, EvidenceKind } from './answer-signals';
+import { answerSignals, evidenceQuote, namedThings } from './answer-signals';
 import { isAside, type PosedQuestion, posedQuestion, type QaExtraction } from './qa-pairs';
 import { asRequested, isYesNoQuestion, questionKind } from './questions';
 import { type RoleWords, roleWords } from './role-words';
+import type { Turn } from './text';
 import {
   endsAsking,
   fillerCount,
   isAcknowledgement,
   isBotUtterance,
+  quote,
   splitSentences,
-  type Turn,
   truncateWords,
   turnText,
   wordCount,
@@ -361,8 +352,6 @@ interface Judged {
 const one = (x: number) => (Math.round(x * 10) / 10).toString();
 const pct = (x: number) => `${Math.round(100 * x)}%`;
 const clamp01 = (x: number) => Math.min(1, Math.max(0, x));
-/** A quote inside a sentence: double quotes inside it become single ones. */
-const quote = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
 /** A quote that ends a sentence: its own closing mark ends it ("…: "Testing."", not "…: "Testing."."). */
 const quoteEnd = (text: string) => (/[.!?…]$/.test(text.trim()) ? quote(text.trim()) : `${quote(text)}.`);
 /** A question as the sentences name it: its last sentence that asks ("Thanks. How do you test?"), 14 words at most. */
@@ -417,10 +406,8 @@ function interview(c: Conversation, assessed: Assessed[]): Judged {
   const strengths: string[] = [];
   const weaknesses: string[] = [];
   const byPoints = [...assessed].sort((a, b) => b.points - a.points);
-  for (const a of byPoints) {
-    if (a.answered !== 'yes' || a.quality < 4 || !a.signals || a.fact) continue;
-    strengths.push(strongAnswer(a));
-  }
+  for (const a of byPoints)
+    if (a.answered === 'yes' && a.quality >= 4 && a.signals && !a.fact) strengths.push(strongAnswer(a));
   if (assessed.length >= 2 && assessed.every((a) => a.answered === 'yes' && a.quality >= 3)) {
     strengths.push(`Answered all ${assessed.length} questions directly and with substance; none was dodged.`);
   }
@@ -445,9 +432,8 @@ function interview(c: Conversation, assessed: Assessed[]): Judged {
     }
   };
   if (weakest) blame(weakest, weakness(weakest, c.role));
-  for (const a of assessed) if (a.answered === 'no') blame(a, weakness(a, c.role));
-  for (const a of assessed) if (a.answered === 'partly') blame(a, weakness(a, c.role));
-  for (const a of assessed) if (a.answered === 'yes') blame(a, weakness(a, c.role));
+  for (const level of ['no', 'partly', 'yes'])
+    for (const a of assessed) if (a.answered === level) blame(a, weakness(a, c.role));
   if (fillers.rate > t.weak) {
     weaknesses.push(
       `Used many filler words (about ${Math.round(fillers.rate)} in every 100), e.g. ${quoteEnd(fillerExample(c, answerers))}`,

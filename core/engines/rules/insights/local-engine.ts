@@ -1,12 +1,10 @@
 // The embedded default InsightsEngine: deterministic rules, no model (README.md in this folder explains them).
 
 import type { Utterance } from '../../../bots/transcript';
+import type { InsightsEngine, InsightsRequest, InsightsResult } from '../../../ports/insights-engine';
 import {
   askedAt,
   hasSpeech,
-  type InsightsEngine,
-  type InsightsRequest,
-  type InsightsResult,
   namedBy,
   silentSessionInsights,
   validatedResult,
@@ -14,16 +12,11 @@ import {
 import type { QaPair } from '../../../schemas/results';
 import { greetingPlan } from '../conversation/greeting';
 import { type Evaluation, evaluate } from './evaluation';
-import {
-  defaultQaOptions,
-  type ExtractedPair,
-  extractQaPairs,
-  type QaExtraction,
-  type QaOptions,
-} from './qa-pairs';
+import type { ExtractedPair, QaExtraction, QaOptions } from './qa-pairs';
+import { defaultQaOptions, extractQaPairs } from './qa-pairs';
 import { parseSummaryFormat, summarise, summaryFormatNote } from './summary';
 import type { InterviewDigestInput } from './summary-interview';
-import { buildTurns, isBotUtterance, type Turn } from './text';
+import { buildTurns, isBotUtterance, quote, type Turn } from './text';
 import { extractActionItems, extractTopics, interviewTopics } from './topics';
 
 export type LocalInsightsOptions = Partial<QaOptions>;
@@ -130,11 +123,7 @@ function greetingNote(
   return null;
 }
 
-const quoted = (text: string) =>
-  `"${text
-    .trim()
-    .replace(/["“”]/g, "'")
-    .replace(/[.!]+$/, '')}"`;
+const quoted = (text: string) => quote(text.trim().replace(/[.!]+$/, ''));
 
 /**
  * What an interview the bot led is summarised from: its questions one by one. A conversation people led (a podcast,

@@ -5,13 +5,12 @@
 import { factKind } from '../conversation/fact-questions';
 import { isSmallTalk, lineKind } from '../conversation/small-talk';
 import { isYesNoQuestion, questionKind } from './questions';
+import type { Turn, TurnSentence } from './text';
 import {
   contentStems,
   endsSentence,
   isAcknowledgement,
   stem,
-  type Turn,
-  type TurnSentence,
   truncateWords,
   turnText,
   wordCount,
@@ -253,11 +252,16 @@ function addAnswer(pair: ExtractedPair, answer: FoundAnswer, options: QaOptions)
   pair.answerWords += answer.words;
 }
 
+/** A turn's sentences, utterance by utterance. */
+function byUtterance(turn: Turn): TurnSentence[][] {
+  const groups = new Map<number, TurnSentence[]>();
+  for (const s of turn.sentences) groups.set(s.utterance, [...(groups.get(s.utterance) ?? []), s]);
+  return [...groups.values()];
+}
+
 /** The sentences of a turn's utterances that are more than small talk or back-channels ("Hold on." "Hi!"). */
 function substantive(turn: Turn): TurnSentence[] {
-  const byUtterance = new Map<number, TurnSentence[]>();
-  for (const s of turn.sentences) byUtterance.set(s.utterance, [...(byUtterance.get(s.utterance) ?? []), s]);
-  return [...byUtterance.values()]
+  return byUtterance(turn)
     .filter((ss) => {
       const text = ss.map((s) => s.text).join(' ');
       if (isAcknowledgement(text) || isSmallTalk(text)) return false;
@@ -279,23 +283,16 @@ export const isAside = (text: string) => wordCount(text) <= maxAsideWords && lin
 function withoutAsides(turn: Turn): string {
   let said = spoken.get(turn);
   if (said === undefined) {
-    said = asidesDropped(turn);
+    said = byUtterance(turn)
+      .map((ss) => ss.map((s) => s.text).join(' '))
+      .filter((text) => !isAside(text))
+      .join(' ');
     spoken.set(turn, said);
   }
   return said;
 }
 /** withoutAsides of each turn, read once: an answer is looked for in the same turns for many questions. */
 const spoken = new WeakMap<Turn, string>();
-
-function asidesDropped(turn: Turn): string {
-  const byUtterance = new Map<number, string[]>();
-  for (const s of turn.sentences)
-    byUtterance.set(s.utterance, [...(byUtterance.get(s.utterance) ?? []), s.text]);
-  return [...byUtterance.values()]
-    .map((said) => said.join(' '))
-    .filter((said) => !isAside(said))
-    .join(' ');
-}
 
 interface FoundAnswer {
   text: string;

@@ -7,7 +7,8 @@ import { answerSignals, namedThings } from './answer-signals';
 import type { ExtractedPair, QaExtraction } from './qa-pairs';
 import { asRequested } from './questions';
 import { asSentence, cleanSpoken, isFragment, reportedSpeech, withSubject } from './summary-voice';
-import { endsSentence, splitSentences, type Turn, tidySentence, truncateWords, wordCount } from './text';
+import type { Turn } from './text';
+import { endsSentence, quote, splitSentences, tidySentence, truncateWords, wordCount } from './text';
 
 /** A line of the summary as summary.ts selects and renders it (lower rank is kept first under a limit). */
 export interface DigestLine {
@@ -33,7 +34,6 @@ const factWeight = (sentence: string): number =>
 
 const shortName = (label: string) => label.replace(/\s*\(.*\)\s*$/, '').trim() || label;
 const firstName = (label: string) => shortName(label).split(/\s+/)[0] ?? label;
-const quoted = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
 /** Closed with a period unless a quote's own mark closes it. */
 const closed = (text: string) => (endsSentence(text) ? text : `${text}.`);
 
@@ -41,7 +41,7 @@ function questionLabel(question: string): string {
   const q = question.replace(/^…/, '').trim();
   const last = (splitSentences(q).at(-1) ?? q).replace(/…$/, '?');
   const label = truncateWords(last, 16);
-  return quoted(asRequested(label));
+  return quote(asRequested(label));
 }
 
 /** How a sentence of an answer is reported: "I" becomes the candidate, after an opening phrase too; names keep their capital. */
@@ -59,7 +59,7 @@ function reported(sentence: string, voice: Voice, first: boolean): string {
   });
   if (r) return truncateWords(r, maxSentenceWords);
   const said = truncateWords(tidySentence(sentence), maxSentenceWords);
-  return closed(`${voice.speaker} ${first ? 'answered' : 'added'} ${quoted(said)}`);
+  return closed(`${voice.speaker} ${first ? 'answered' : 'added'} ${quote(said)}`);
 }
 
 /** The facts of one answer, as the reader wants them: reported in the third person, the sentences with most facts. */
@@ -90,7 +90,7 @@ function digestOf(answer: string, voice: Voice): string {
   }
   // No fact in it: the answer as said, so a reader sees how thin it was.
   if (chosen.length === 0)
-    return closed(`${voice.speaker} answered ${quoted(tidySentence(truncateWords(answer, 25)))}`);
+    return closed(`${voice.speaker} answered ${quote(tidySentence(truncateWords(answer, 25)))}`);
   return chosen
     .sort((a, b) => a.i - b.i)
     .map((x, k) => reported(x.s, voice, k === 0))
@@ -178,13 +178,13 @@ export function interviewDigest({
 function questionLine(e: ExtractedPair, voice: Voice, dodged: boolean, back?: string): string {
   const q = questionLabel(e.question);
   const subject = voice.speaker;
-  if (back && !e.answer) return closed(`On ${q}: ${subject} asked ${quoted(back)}`);
+  if (back && !e.answer) return closed(`On ${q}: ${subject} asked ${quote(back)}`);
   if (!e.answer) return `On ${q}: no answer.`;
-  if (dodged) return `On ${q}: ${subject} did not answer (${quoted(truncateWords(e.answer, 14))}).`;
+  if (dodged) return `On ${q}: ${subject} did not answer (${quote(truncateWords(e.answer, 14))}).`;
   // A short answer is the fact itself ("Sam Carter.", "In March."): in the third person, or given as said.
   if (wordCount(e.answer) <= 12 && answerSignals(e.answer, e.question).kinds <= 1) {
     const own = shortAnswer(e.answer, voice);
-    return own ? `On ${q}: ${own}` : closed(`On ${q}: ${subject} answered ${quoted(tidySentence(e.answer))}`);
+    return own ? `On ${q}: ${own}` : closed(`On ${q}: ${subject} answered ${quote(tidySentence(e.answer))}`);
   }
   return `On ${q}: ${digestOf(e.answer, voice)}`;
 }
@@ -210,11 +210,11 @@ function closingLine(
     .filter((t) => t.speaker !== asker)
     .flatMap((t) => t.sentences.map((s) => s.text).filter((s) => /\?$/.test(s.trim())));
   const parts: string[] = [];
-  if (asked.length) parts.push(`${subject} asked ${quoted(truncateWords(asked.join(' '), 25))}`);
+  if (asked.length) parts.push(`${subject} asked ${quote(truncateWords(asked.join(' '), 25))}`);
   const who = shortName(asker ?? 'The interviewer');
   // The acknowledgement before the closing ("Great, thanks.") is not what the close said.
   const content = said.filter((s) => wordCount(s) > 3);
-  if (content.length) parts.push(`${who} said ${quoted(truncateWords(content.join(' '), 40))}`);
+  if (content.length) parts.push(`${who} said ${quote(truncateWords(content.join(' '), 40))}`);
   if (parts.length === 0) return closer ? `${who} closed the interview and thanked ${subject}.` : null;
   const text = `To close, ${parts.join('; ')}`;
   return /[.!?]["”]$/.test(text) ? text : `${text}.`;

@@ -2,16 +2,8 @@
 import { questionKind } from './questions';
 import type { SpokenSentence } from './summary-points';
 import { cleanSpoken, hasVerbForm, thirdPerson } from './summary-voice';
-import {
-  contentStems,
-  endsSentence,
-  fillerCount,
-  isAcknowledgement,
-  type Turn,
-  turnText,
-  wordSet,
-  words,
-} from './text';
+import type { Turn } from './text';
+import { contentStems, endsSentence, fillerCount, isAcknowledgement, turnText, wordSet, words } from './text';
 
 /** A decision, as the clause the summary puts after "decided" ("to go with a yellow case", "that …"). */
 export interface Decision {

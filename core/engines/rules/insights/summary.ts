@@ -2,13 +2,8 @@
 
 import { parseSummaryFormat, type SummaryFormat, type SummarySection } from './summary-format';
 import { type InterviewDigestInput, interviewDigest } from './summary-interview';
-import {
-  type ActionItem,
-  actionText,
-  type Decision,
-  findActionItems,
-  findDecisions,
-} from './summary-outcomes';
+import type { ActionItem, Decision } from './summary-outcomes';
+import { actionText, findActionItems, findDecisions } from './summary-outcomes';
 import { type MeetingPart, meetingParts, participantSentences, type SpokenSentence } from './summary-points';
 import { keyNounPhrases, meetingTopics } from './summary-topics';
 import { asSentence } from './summary-voice';

@@ -183,6 +183,9 @@ const acknowledgements = wordSet(`yeah yes yep yup yea ya no nope nah okay ok ka
   definitely of course perfect fair enough laughs right uh-huh sounds makes sense me too too pretty very
   just and yay oops sorry excellent`);
 
+/** A quote inside a sentence: double quotes inside it become single ones. */
+export const quote = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
+
 /** A back-channel: at most five words, all of them acknowledgements. */
 export function isAcknowledgement(text: string): boolean {
   const ws = words(text.replace(/\[[^\]]*\]/g, ' '));

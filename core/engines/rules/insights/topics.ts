@@ -1,11 +1,11 @@
 // Topics (recurring key phrases) and action items (commitments and next steps) of a conversation.
 import { questionKind } from './questions';
+import type { Turn } from './text';
 import {
   endsSentence,
   fillerCount,
   isContentWord,
   stem,
-  type Turn,
   tidySentence,
   wordCount,
   wordSet,
