@@ -28,7 +28,7 @@ import { type BotContainer, detectEngine } from './container-engine';
 import { startDynalite } from './dynalite';
 import { mailViewer } from './mail-viewer';
 import { type PollerOptions, QueuePoller } from './queue-poller';
-import { type LocalQueue, type LocalQueues, startLocalQueues } from './queues';
+import { type LocalQueues, startLocalQueues } from './queues';
 import { recordingDownloads } from './recordings';
 import { createRoomServer, type RoomServer } from './room/room-server';
 import { startLocalSes } from './ses';
@@ -251,6 +251,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // One process serves every request here, so counting in memory is exact (Lambda counts in DynamoDB).
   const deps = adapters.serviceDeps({ runner, rateLimiter: new MemoryRateLimiter() });
 
+  const now = () => new Date();
   const messagesSeen: OutboxMessage[] = [];
   const seen = (m: OutboxMessage) => {
     messagesSeen.push(m);
@@ -259,12 +260,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   // The Lambda event sources' stand-ins: each long-polls its queue and hands batches of the deployed size to the
   // function's handler, within the function's timeout.
   const eventSources = {} as Record<Consumer, PollerOptions>;
-  const eventSource = (
-    consumer: Consumer,
-    queueUrl: string,
-    queue: LocalQueue,
-    handler: ConstructorParameters<typeof QueuePoller>[2],
-  ) => {
+  const eventSource = (consumer: Consumer, handler: ConstructorParameters<typeof QueuePoller>[2]) => {
+    const queue = queues[consumer];
     eventSources[consumer] = {
       queueArn: queue.arn,
       region: config.AWS_REGION,
@@ -273,90 +270,74 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       timeoutMs: functionLimits[queueConsumers[consumer].function].timeoutSeconds * 1000,
       concurrency: localConcurrency[consumer],
     };
-    return new QueuePoller(sqs, queueUrl, handler, eventSources[consumer], log);
+    const poller = new QueuePoller(sqs, queue.url, handler, eventSources[consumer], log);
+    poller.start();
+    return poller;
+  };
+  const stage = {
+    stores,
+    config,
+    outbox,
+    deliveryQueue: adapters.deliveryQueue,
+    log,
+    now,
+    onProcessed: seen,
   };
   const resultsPoller = eventSource(
     'results',
-    config.RESULTS_QUEUE_URL,
-    queues.results,
     makeResultsHandler({
-      stores,
-      config,
-      outbox,
+      ...stage,
       insights: languageEngines(adapters).insights,
       recordings: adapters.recordings,
-      deliveryQueue: adapters.deliveryQueue,
-      log,
-      now: () => new Date(),
-      onProcessed: seen,
     }),
   );
-  resultsPoller.start();
   // The control function's two event sources: cold starts and replacements (started here as child processes, as the
   // control function starts ECS tasks), and the bots' events, FIFO per bot.
   const control = makeControlHandler({
-    stores,
-    config,
+    ...stage,
     runner,
-    outbox,
     ...(adapters.poolQueue && { poolQueue: adapters.poolQueue }),
-    deliveryQueue: adapters.deliveryQueue,
-    log,
-    now: () => new Date(),
-    onProcessed: seen,
   });
-  const controlPollers = [
-    eventSource('control', config.CONTROL_QUEUE_URL, queues.control, control),
-    eventSource('botEvents', config.BOT_EVENTS_QUEUE_URL, queues.botEvents, control),
-  ];
-  for (const p of controlPollers) p.start();
+  const controlPollers = [eventSource('control', control), eventSource('botEvents', control)];
   const deliveryPoller = eventSource(
     'delivery',
-    config.DELIVERY_QUEUE_URL,
-    queues.delivery,
-    makeDeliveryHandler(
-      { stores, mailer: adapters.mailer, config, log, now: () => new Date() },
-      adapters.deliveryQueues,
-    ),
+    makeDeliveryHandler({ stores, mailer: adapters.mailer, config, log, now }, adapters.deliveryQueues),
   );
-  deliveryPoller.start();
-  const sweeper = setInterval(() => {
-    void sweepStaleSessions({ stores, config, outbox, log }, sweepSettings(config))
-      .catch((err) => log.warn('heartbeat sweep failed', { err }))
-      // With the sweep: holds whose session was never written (a join that died half-way) are released.
-      .then(() => reconcileHolds({ stores, log }, reconcileSettings(config)))
-      .catch((err) => log.warn('hold reconciliation failed', { err }))
-      // Deletions cut off half-way are finished, as the sweeper Lambda does.
-      .then(() =>
-        finishPendingDeletions({
-          stores,
-          recordings,
-          log,
-          now: () => new Date(),
-          deadline: new Date(Date.now() + sweepDeletionBudgetMs),
-        }),
-      )
-      .catch((err) => log.error('finishing pending deletions failed', { err }))
-      // Content past its account's retention is deleted (the tombstone stays).
-      .then(() =>
-        sweepRetention({
-          stores,
-          config,
-          recordings,
-          outbox,
-          log,
-          now: () => new Date(),
-          deadline: retentionDeadline(new Date()),
-        }),
-      )
-      .catch((err) => log.error('retention sweep failed', { err }));
+  // The sweeper Lambda's steps, in its order; each runs even when one before it failed.
+  const failed =
+    (what: string, level: 'warn' | 'error' = 'error') =>
+    (err: unknown) =>
+      log[level](`${what} failed`, { err });
+  const sweeper = setInterval(async () => {
+    await sweepStaleSessions({ stores, config, outbox, log }, sweepSettings(config)).catch(
+      failed('heartbeat sweep', 'warn'),
+    );
+    // Holds whose session was never written (a join that died half-way) are released.
+    await reconcileHolds({ stores, log }, reconcileSettings(config)).catch(
+      failed('hold reconciliation', 'warn'),
+    );
+    // Deletions cut off half-way are finished.
+    const deadline = new Date(Date.now() + sweepDeletionBudgetMs);
+    await finishPendingDeletions({ stores, recordings, log, now, deadline }).catch(
+      failed('finishing pending deletions'),
+    );
+    // Content past its account's retention is deleted (the tombstone stays).
+    await sweepRetention({
+      stores,
+      config,
+      recordings,
+      outbox,
+      log,
+      now,
+      deadline: retentionDeadline(now()),
+    }).catch(failed('retention sweep'));
   }, config.HEARTBEAT_MS);
 
   // The scheduler: EventBridge runs it every minute on AWS; here a timer, often enough that a join's horizon is short.
   const poolScaler = config.BOT_POOL_SIZE > 0 ? runner : undefined;
   const scheduler = setInterval(() => {
-    void runScheduler({ stores, outbox, config, log, ...(poolScaler && { poolScaler }) }, new Date()).catch(
-      (err) => log.warn('scheduler run failed', { err }),
+    void runScheduler({ stores, outbox, config, log, ...(poolScaler && { poolScaler }) }, now()).catch(
+      failed('scheduler run', 'warn'),
     );
   }, config.SCHEDULE_TICK_MS);
 
