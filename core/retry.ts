@@ -27,10 +27,7 @@ export function backoffMs(retry: number, b: Backoff, afterMs?: number): number {
 /** What a failed attempt means: give up, or try again (no sooner than `afterMs` when the server said so). */
 export type RetryVerdict = { retry: false } | { retry: true; afterMs?: number };
 
-/**
- * Time as the service's code sees it, the one clock port (retries, the RunTask pacer, the pool's growth): real by
- * default, virtual in tests and in the simulations (bench/virtual-clock.ts).
- */
+/** The one clock port (retries, RunTask pacing, pool growth): real, or virtual in tests and simulations. */
 export interface RetryClock {
   now(): number;
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
