@@ -117,21 +117,24 @@ export function flushMetrics(): void {
 
 const put = (name: string, unit: MetricUnit, value: number, dimensions?: Record<string, string>) =>
   sink.record(name, unit, value, dimensions);
+/** One occurrence of `metric`. */
+const once = (metric: keyof typeof metricNames, dimensions?: Record<string, string>) =>
+  put(metricNames[metric], 'Count', 1, dimensions);
 
 /** Domain events, named for what happened; each call site is one line. */
 export const metrics = {
-  join: (outcome: JoinOutcome) => put(metricNames.joins, 'Count', 1, { outcome }),
+  join: (outcome: JoinOutcome) => once('joins', { outcome }),
   runningBots: (count: number) => put(metricNames.runningBots, 'Count', count),
-  joinFailed: (errorType: string) => put(metricNames.joinFailures, 'Count', 1, { error_type: errorType }),
+  joinFailed: (errorType: string) => once('joinFailures', { error_type: errorType }),
   botInRoom: (requestedAt: string, now = new Date()) =>
     put(metricNames.joinLatency, 'Milliseconds', Math.max(0, now.getTime() - Date.parse(requestedAt))),
   sessionEnded: (exitReason: string, minutesInRoom: number) => {
-    put(metricNames.sessionsEnded, 'Count', 1, { exit_reason: exitReason });
+    once('sessionsEnded', { exit_reason: exitReason });
     put(metricNames.botMinutes, 'Count', Math.max(0, minutesInRoom));
   },
   botTaskFailed: (count = 1) => count > 0 && put(metricNames.botTaskFailures, 'Count', count),
-  replaced: () => put(metricNames.replacements, 'Count', 1),
-  transcriptionUnavailable: () => put(metricNames.transcriptionUnavailable, 'Count', 1),
+  replaced: () => once('replacements'),
+  transcriptionUnavailable: () => once('transcriptionUnavailable'),
   /** One delivery attempt: a webhook by outcome (and its age when delivered), an e-mail sent or failed. */
   deliveryAttempt: (
     channel: 'webhook' | 'email',
@@ -139,9 +142,8 @@ export const metrics = {
     createdAt: string,
     now = new Date(),
   ) => {
-    if (channel === 'email')
-      return put(metricNames.emails, 'Count', 1, { outcome: outcome === 'delivered' ? 'sent' : 'failed' });
-    put(metricNames.webhookAttempts, 'Count', 1, { outcome });
+    if (channel === 'email') return once('emails', { outcome: outcome === 'delivered' ? 'sent' : 'failed' });
+    once('webhookAttempts', { outcome });
     if (outcome === 'delivered')
       put(
         metricNames.webhookDeliveryAge,
@@ -149,24 +151,20 @@ export const metrics = {
         Math.max(0, (now.getTime() - Date.parse(createdAt)) / 1000),
       );
   },
-  emailRefused: (kind: 'permanent' | 'transient') => put(metricNames.emailRefusals, 'Count', 1, { kind }),
-  runTaskRefused: (refusal: 'throttled' | 'unavailable' | 'capacity') =>
-    put(metricNames.runTaskRefusals, 'Count', 1, { refusal }),
+  emailRefused: (kind: 'permanent' | 'transient') => once('emailRefusals', { kind }),
+  runTaskRefused: (refusal: 'throttled' | 'unavailable' | 'capacity') => once('runTaskRefusals', { refusal }),
   dependencyUnavailable: (kind: 'throttled' | 'timeout' | 'unavailable') =>
-    put(metricNames.dependencyUnavailable, 'Count', 1, { kind }),
-  launchFailed: (stage: 'join' | 'pool_fallback' | 'replacement') =>
-    put(metricNames.launchFailures, 'Count', 1, { stage }),
-  pooledBotIdle: () => put(metricNames.poolIdleBots, 'Count', 1),
+    once('dependencyUnavailable', { kind }),
+  launchFailed: (stage: 'join' | 'pool_fallback' | 'replacement') => once('launchFailures', { stage }),
+  pooledBotIdle: () => once('poolIdleBots'),
   poolGrown: (bots: number) => put(metricNames.poolGrowth, 'Count', bots),
-  poolGrowthFailed: () => put(metricNames.poolGrowthFailures, 'Count', 1),
-  dlqParked: (channel: string) => put(metricNames.dlqParks, 'Count', 1, { channel }),
-  sessionWarning: (code: string) => put(metricNames.sessionWarnings, 'Count', 1, { code }),
-  conversationModelFailed: (error: string) =>
-    put(metricNames.conversationModelFailures, 'Count', 1, { error }),
-  speechFailed: (outcome: 'retried' | 'text_only') =>
-    put(metricNames.speechFailures, 'Count', 1, { outcome }),
+  poolGrowthFailed: () => once('poolGrowthFailures'),
+  dlqParked: (channel: string) => once('dlqParks', { channel }),
+  sessionWarning: (code: string) => once('sessionWarnings', { code }),
+  conversationModelFailed: (error: string) => once('conversationModelFailures', { error }),
+  speechFailed: (outcome: 'retried' | 'text_only') => once('speechFailures', { outcome }),
   insights: (latencyMs: number, ok: boolean) => {
     put(metricNames.insightsLatency, 'Milliseconds', latencyMs);
-    if (!ok) put(metricNames.insightsFailures, 'Count', 1);
+    if (!ok) once('insightsFailures');
   },
 };
