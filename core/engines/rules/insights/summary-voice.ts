@@ -148,31 +148,20 @@ export function asSentence(text: string): string {
 }
 
 /** First person (singular and plural) turned into third: we → they, our → their, me → them… */
-const pronouns: [RegExp, string][] = [
-  [/\bI am\b/g, 'they are'],
-  [/\bI was\b/g, 'they were'],
-  [/\bI'm\b/g, "they're"],
-  [/\bI've\b/g, "they've"],
-  [/\bI'll\b/g, "they'll"],
-  [/\bI'd\b/g, "they'd"],
-  [/\bI\b/g, 'they'],
-  // "we" also in "we're", "we'll": the contraction reads the same after "they".
-  [/\bwe\b/gi, 'they'],
-  [/\bme\b/gi, 'them'],
-  [/\bus\b/g, 'them'], // case-sensitive: not "US"
-  [/\bmy\b/gi, 'their'],
-  [/\bour\b/gi, 'their'],
-  [/\bmine\b/gi, 'theirs'],
-  [/\bours\b/gi, 'theirs'],
-  [/\b(?:myself|ourselves)\b/gi, 'themselves'],
-  [/\blet's\b/gi, 'they should'],
-];
+const third =
+  wordMap(`I:they I'm:they're I've:they've I'll:they'll I'd:they'd us:them we:they me:them my:their
+  our:their mine:theirs ours:theirs myself:themselves ourselves:themselves`);
 
 /** The text with first person turned into third ("we should use our budget" → "they should use their budget"). */
 export function thirdPerson(text: string): string {
-  let s = text;
-  for (const [re, to] of pronouns) s = s.replace(re, to);
-  return s;
+  return (
+    text
+      .replace(/\bI (am|was)\b/g, (_m, verb: string) => (verb === 'am' ? 'they are' : 'they were'))
+      // Case-sensitive: not "US". "we" also in "we're", "we'll": the contraction reads the same after "they".
+      .replace(/\b(?:I(?:'m|'ve|'ll|'d)?|us)\b/g, (w) => third[w]!)
+      .replace(/\b(?:we|me|my|our|mine|ours|myself|ourselves)\b/gi, (w) => third[w.toLowerCase()]!)
+      .replace(/\blet's\b/gi, 'they should')
+  );
 }
 
 /** Verbs that keep their form after "he", "she" or a name. */

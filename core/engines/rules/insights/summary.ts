@@ -29,11 +29,7 @@ export function summaryParts(totalWords: number): number {
 
 /** Named participants at most; more are counted ("and 12 others"). */
 const maxNamed = 5;
-const limits: { topics: number; decisions: number; actions: number; parts?: number } = {
-  topics: 4,
-  decisions: 3,
-  actions: 4,
-};
+const limits = { topics: 4, decisions: 3, actions: 4, parts: undefined as number | undefined };
 /** A "detailed" prompt: more parts, decisions and next steps. */
 const detailedLimits = { ...limits, parts: 5, decisions: 5, actions: 6 };
 
