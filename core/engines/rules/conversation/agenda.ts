@@ -105,11 +105,9 @@ const topicLeadIn =
   /\b(?:questions?|topics?|ask|cover|areas?|agenda|discuss|find out|know|learn|screen|assess|probe|explore|subjects?|points?)\b/i;
 const otherLeadIn =
   /\b(?:rules?|guidelines?|notes?|style|tone|constraints?|don'?t|do not|avoid|never|format|behaviou?r|about (?:you|us|the company)|context|background|persona)\b/i;
-
 /** Instructions to the bot itself that a list may hold among topics ("Be friendly", "Keep it short"). */
 const instruction =
   /^(?:please\s+)?(?:be|keep|stay|use|speak|thank|greet|introduce yourself|end|close|wrap|start|begin|finish|remember|note|take notes|listen|avoid|don'?t|do not|never|always|make sure (?!to ask)|try|wait|let them|allow|respond|reply|answer|say|mention|smile|act|pretend|limit|spend|move on|stop|remain|sound|refer)\b/i;
-
 const requestStart =
   /^(?:please\s+)?(?:tell|walk|describe|explain|share|give|list|name|outline|summari[sz]e|rate|compare|elaborate|present|show|recount)\b/i;
 const whStart = /^(?:what|how|why|when|where|which|who|whom|whose|whether|if)\b/i;
@@ -306,10 +304,8 @@ function splitAnd(item: string, listEnd: boolean): string[] {
 /** "Tell me about …", "Walk me through …", "Describe your …": words put to the participant, not to the bot. */
 const participantRequest =
   /^(?:please\s+)?(?:(?:tell|walk|talk)\s+(?:me|us)\s+(?:about|through)\b|(?:describe|explain|share)\s+(?:your|a|an|the|how|what|why|one)\b)/i;
-
 /** The job being hired for ("screen candidates for a senior data engineer role") is not a topic. */
 const theRole = /^(?:a|an|the|our|this)\s+(?:[\w-]+\s+){0,5}(?:role|position|job|opening|vacancy|post)$/i;
-
 const vague =
   /^(?:it|that|this|these|those|them|things?|stuff|everything|anything|something|the\s+following|a\s+few\s+things|some\s+(?:things|questions|topics)|questions?|topics?|more|others?|etc\.?|the\s+rest|the\s+role|the\s+job|the\s+company|us|you|yourself|the\s+candidate|their\s+answers?)$/i;
 

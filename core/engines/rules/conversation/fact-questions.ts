@@ -8,7 +8,6 @@ export type FactKind = 'name' | 'yes-no' | 'number' | 'date' | 'place';
 /** Lead-ins that wrap a question without changing what it asks ("Could you tell me where you are based?"). */
 const wrapper =
   /^(?:(?:so|and|now|okay|ok|great|thanks|thank you|in other words|first|next|finally|lastly)[,.!]?\s+)*(?:(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:tell|let)\s+(?:me|us)(?:\s+know)?\s+|please\s+tell\s+(?:me|us)\s+|(?:tell|let)\s+(?:me|us)(?:\s+know)?\s+|i(?:'d| would)\s+like\s+to\s+know\s+)?/i;
-
 const patterns: [FactKind, RegExp][] = [
   [
     'name',

@@ -21,7 +21,6 @@ export function greetingSentence(greeting: string | undefined): string | null {
 /** Words said to the room: a greeting word, thanks, or the speaker introducing themselves. */
 const spokenOpening =
   /^(?:hi|hello|hey|hiya|howdy|greetings\b(?!\s+(?:them|the|each|every|our|all)\b)|good (?:morning|afternoon|evening|day)|g'day|thanks|thank you|(?:it's|it is|so|really|very)? ?(?:nice|great|good|glad|lovely|pleased|wonderful|a pleasure) (?:to|that)|i'm|i am|i'll|i will|my name|this is|we're|we are|we'll|let's|let us|how are|how's|ready|shall we|welcome(?=\s*(?:$|[,!.;:—-]|\s(?:to|back|aboard|everyone|everybody|all|folks|friends|in|along|home|and)\b)))\b/i;
-
 /** An instruction to the bot leads with a verb addressed to it (after "please", "warmly", "first", …). */
 const instructionVerb =
   /^(?:greet|say|introduce|welcome|tell|explain|ask|thank|start|begin|open|kick off|lead|be|make|let|mention|describe|inform|use|keep|act|pretend|speak|address|acknowledge|offer|invite|confirm|check|wish|state|announce|express|give|set|help|remind|provide|present|outline|summari[sz]e|smile|sound|stay|respond|reply|answer|do|don't|avoid|never|always|try|ensure|include|call|refer|break the ice|establish|build|put|share|note|read|ease|open up|convey|emphasi[sz]e|highlight|let them|warm up|show|invite|ask)\b/i;
@@ -124,7 +123,6 @@ const mannerWords = wordSet(`short brief briefly friendly warm warmly profession
 const statementVerb =
   /\b(?:is|are|was|were|will|would|can|could|may|might|should|must|takes?|lasts?|works?|has|have|includes?|runs?|gets?|goes|need|needs|'s|'re|'ll)\b/i;
 const whom = '(?:them|him|her|the\\s+\\w+s?|everyone|everybody|all|each\\s+\\w+)';
-
 /** "introduce yourself as X", "tell them you are X", "you are X": the role it names itself by. */
 const roleRules = [
   /\bintroduc\w*\s+yourself(?:\s+(?:briefly|warmly|quickly))?\s+as\s+(.+)$/i,

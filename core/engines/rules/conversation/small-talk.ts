@@ -35,10 +35,8 @@ const hesitation = /^(?:um+|uh+|er+m?|uhm|hmm+|hm+|mm+|ah+|eh|well|so|and|but|li
  */
 const danglingWord = wordSet(`a an the and or but so because of my our your their his her its um uh er erm
   uhm i we than if whether`);
-
 const asidePattern =
   /^(?:(?:oh|ok(?:ay)?|sorry|um+|uh+|hmm+|so|well),?\s+)*(?:hold on|hang on|wait|one (?:sec(?:ond)?|moment|minute)|just a (?:sec(?:ond)?|moment|minute)|give me a (?:sec(?:ond)?|moment|minute)|let me (?:think|see|remember)|good question|that's a good question|that is a good question|bear with me|excuse me a moment|sorry,? (?:my )?(?:dog|door|phone|internet|connection)\b.*)[.!…,]*(?:\s+(?:let me (?:think|see)|hmm+|um+)[.!…]*)?$/i;
-
 /** What makes words a greeting (one of these must be there). */
 const greetingCore =
   /\b(?:hi|hello|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening|day)|(?:nice|great|good|pleased|glad|lovely) to (?:meet|see|talk to) you(?: too)?|(?:thanks|thank you)(?: so much)? for (?:having|inviting) me|(?:thanks|thank you) for the invitation|(?:happy|glad|excited|great|good) to be here|how are you(?: doing)?(?: today)?|how's it going|how are things|i'm (?:good|fine|well|great|doing well)|likewise)\b/gi;
@@ -48,15 +46,12 @@ const introduction =
 /** What may come with a greeting: names, "everyone", an introduction, thanks. */
 const greetingFiller =
   /\b(?:everyone|everybody|all|there|folks|thanks|thank you|you too|too|i'm|i am|my name is|this is|it's|and|so|yes|yeah|ok|okay|well|nice|great|good|very|much|doing|today)\b/gi;
-
 const repeatPattern =
   /\b(?:(?:could|can|would|will) you (?:please )?(?:repeat|rephrase|say (?:that|it|this) again)|repeat (?:that|it|this|the question|yourself|please)|rephrase (?:that|it|the question)|say (?:that|it|this) again|come again|pardon|(?:didn't|did not|couldn't|could not|can't|cannot) (?:catch|hear|understand|get) (?:that|it|this|you|the question|what you said)|what was the question|what's the question|(?:say|ask) (?:it|that|the question) one more time|what did you (?:say|ask)|i missed (?:that|it|the question)|you (?:cut out|broke up|froze)|you're breaking up|you are breaking up|say again)\b/i;
 const bareRepeat =
   /^(?:(?:oh|sorry|um+|uh+|i'm sorry),?\s+)*(?:(?:sorry|what|huh|eh|hmm|excuse me|pardon)\s*\?+|(?:pardon(?: me)?|come again|excuse me)[.!?]*)$/i;
-
 const nextStepsPattern =
   /\b(?:next steps?|what(?:'s| is| happens| comes)? next|what happens (?:now|after(?: this)?|from here)|hear (?:back|from you)|when (?:will|do|can|should|would|might) (?:i|we) (?:hear|know|get|find out)|timeline|how long (?:until|before|will it take|does it take|is the process)|(?:the )?process from here|follow[- ]?up|get back to me|decision)\b/i;
-
 /** Bare yes or no: the answer to a yes/no question, and only a back-channel after any other. */
 const yesNo =
   /^(?:yes|yeah|yep|yup|no|nope|nah|i do|i don't|i did|i didn't|i have|i haven't|sure|of course|definitely|not really)[.!]*$/i;
@@ -123,7 +118,6 @@ export function isFragment(text: string): boolean {
 }
 
 const isAsking = (sentence: string) => endsAsking(sentence) || questionKind(sentence) === 'question';
-
 const isGreetingWord = (w: string): boolean =>
   /^(?:hi|hello|hey|sorry|oh|ok|okay|so|well|um|uh|thanks|thank|you|yes|yeah)$/.test(w);
 
@@ -140,10 +134,8 @@ function isGreeting(text: string): boolean {
 
 const backChannelPhrases =
   /^(?:(?:ok(?:ay)?|sure|yes|yeah|yep|alright|all right|right|great|cool|perfect|fine|sounds good|got it|mm-hmm|uh-huh|mhm|go ahead|go on|please go ahead|ready|i'm ready|i am ready|let's go|let's do it|let's start|shoot|fire away|absolutely|of course|no problem|happy to|sure thing|understood|i see|sorry|oops|my bad|no worries|sorry about that|sorry to (?:cut in|interrupt|jump in|butt in|cut you off))[,.!\s]*)+$/i;
-
 const isBackChannel = (text: string): boolean =>
   isAcknowledgement(text) || backChannelPhrases.test(text.trim());
-
 /** A dodge: "I don't know", "no idea", "I'd rather not say", "pass". */
 export const isDodge = (text: string): boolean =>
   words(text).length <= 14 &&

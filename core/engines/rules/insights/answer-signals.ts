@@ -6,29 +6,22 @@ import { contentStems, fillerCount, splitSentences, truncateWords, wordCount, wo
 /** Figures: digits, number words, currency and percent. ("one" is left out: "one of the things".) */
 const figure =
   /\d|[%$€£]|\b(?:for|in|within|after|every|each|once|twice) (?:an?|one) (?:hour|minute|day|night|week|fortnight|month|year)\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|half|twice|double|triple|percent)\b/i;
-
 /** Outcome verbs; they count when the same sentence carries a figure or a name ("latency went from 900 ms to 240"). */
 const outcomeVerb =
   /\b(?:reduc\w*|cut|cuts|dropp?\w*|fell|increas\w*|improv\w*|sav(?:e|ed|es|ing)|shipp?\w*|launch\w*|fix(?:ed|es)?|resolv\w*|eliminat\w*|doubl\w*|halv\w*|grew|went (?:from|down|up)|caught|prevent\w*|sped up|faster|fewer|lower(?:ed)?|rais\w*|won|closed|stayed|came back|to zero)\b/i;
-
 /** The speaker's own concrete actions: "I wrote", "we rolled it out", "I reproduced it". */
 const ownAction =
   /\b(?:i|we)(?:'ve| have)?\s+(?:\w+ly\s+|also\s+|then\s+|first\s+|just\s+)?(?:wrote|write|built|build|added|add|set up|ran|run|traced|trace|profiled|measured|bisected|found|replaced|rewrote|migrated|moved|split|designed|introduced|automated|debugged|reproduced|tested|deployed|instrumented|benchmarked|reviewed|paired|led|created|implemented|configured|fixed|removed|refactored|used|use|switched|chose|dug|checked|logged|pinned|rolled|shipped|cut|reduced|mocked|stubbed|spun|wrapped|documented|interviewed|hired|trained|negotiated|planned|prototyped|started|founded|launched|sold|raised|hired|sat|sit|explained|explain|called|call|phoned|rang|cleaned|clean|cooked|cook|prepped|prep|costed|cost|train|taught|teach|coached|coach|mentored|mentor|met|meet|visited|visit|calmed|listened|listen|talked|asked|showed|show|organi[sz]ed|organi[sz]e|scheduled|schedule|picked|pick|packed|pack|loaded|load|sent|send|paged|page|handled|handle|prepared|prepare|served|serve|reconciled|reconcile|filed|file|audited|audit|escalated|escalate|recorded|record|monitored|monitor|administered|marked|mark|assessed|assess|closed|close|bundled|bundle|cared|care|dressed|delivered to|stocked|counted|count)\b/i;
-
 /** A worked example or scenario: "for example", "say there's only one…", "in our case". */
 const exampleMarker =
   /\b(?:for example|for instance|such as|e\.g\.|let's say|say (?:there's|there is|you have|we have)|in (?:our|my) case|a case where|one time|imagine)\b/i;
-
 /** Buzzwords and superlatives: confident words that carry no evidence by themselves. */
 const vagueWords =
   /\b(?:synerg\w*|leverag\w*|best practices?|best[- ]in[- ]class|world[- ]class|cutting[- ]edge|state[- ]of[- ]the[- ]art|paradigms?|holistic\w*|game[- ]changer|next level|rock ?star|ninja|passionate|innovative|disruptive|seamless\w*|robust|end[- ]to[- ]end|move the needle|low[- ]hanging fruit|outside the box|value[- ]add|mission[- ]critical|bleeding[- ]edge|thought leader\w*|visionary|excellence|amazing|incredibl\w*|outstanding|exceptional|flawless\w*|perfect(?:ly)?|the best|extremely|tremendous\w*|massive\w*|unparalleled|crush(?:ed)? (?:it|them)|in my dna|huge)\b/gi;
-
 const isVague = new RegExp(vagueWords.source, 'i');
-
 /** Hedges and dodges (README "Evaluation"): refusals, not remembering, "it depends", "hard to say". */
 const evasionPatterns =
   /\b(?:i'?d rather not|i would rather not|i'?d prefer not|prefer not to|(?:can'?t|cannot) (?:really )?(?:go into|get into|talk about|share|discuss|say)|not at liberty|not (?:able|allowed) to (?:share|say|discuss)|no comment|pass on that|let'?s move on|next question|(?:that'?s|it'?s) confidential|under (?:an )?nda|i (?:do ?n[o']t|don'?t) (?:really )?(?:remember|recall|know)|i (?:can'?t|cannot) (?:remember|recall)|no idea|not sure|hard to say|difficult to say|(?:it|that) (?:all |really )?depends|case by case)\b/gi;
-
 /**
  * Capitalised words that are not names: sentence openers, the vague capitalised words of buzz talk, and days and
  * months (dates, not named tools or places).
@@ -78,7 +71,6 @@ function namesIn(text: string): string[] {
 }
 
 const isTechnical = (name: string) => !/^[A-Z][a-z]+$/.test(name);
-
 /** A token that is part of a name: capitalised, an acronym, or technical (PySpark, Node.js, p95). */
 const nameToken = /^(?:[A-Z][A-Za-z0-9]*(?:[.-][A-Za-z0-9]+)*|[a-z]+[A-Z]\w*|[A-Za-z]+\d+\w*)$/;
 /** A word that is a name wherever it stands: an acronym, camel case, digits, a dotted name (AWS, PySpark, p95, Node.js). */

@@ -42,7 +42,6 @@ export const meetingWeights: Readonly<Record<MeetingComponent, number>> = {
   participation: 0.15,
   clarity: 0.15,
 };
-
 /** Words in an analysis prompt that double a component's weight (README "Analysis prompt"). */
 export const promptCues: Readonly<Record<Component, RegExp>> = {
   answers:
@@ -54,7 +53,6 @@ export const promptCues: Readonly<Record<Component, RegExp>> = {
   participation:
     /\b(?:participat\w*|balance\w*|engag\w*|collaborat\w*|inclusiv\w*|everyone|teamwork|dominat\w*)\b/i,
 };
-
 const labels: Record<Component, string> = {
   answers: 'the answers',
   clarity: 'clarity (fillers)',
@@ -63,7 +61,6 @@ const labels: Record<Component, string> = {
   specificity: 'specifics',
   participation: 'participation',
 };
-
 /** Thresholds of the strength and weakness sentences (README "Evaluation"). */
 export const thresholds = {
   fillersPer100: { strong: 1.5, weak: 4 },
@@ -532,7 +529,6 @@ function weakness(a: Assessed, role: RoleWords): string | null {
 
 const tooShort = (words: number) =>
   `The conversation is very short (${words} words), so this evaluation is tentative.`;
-
 /** Decisions stated in the meeting ("we decided", "agreed", "let's go with"). */
 const decision =
   /\b(?:(?<!\b(?:the|a|an|that|what)\s+\w+\s+)we(?:'ve| have)? (?:decided|agreed)|(?:it's|that's|it is) (?:decided|agreed)|agreed (?:on|to|that)|let's go with|we'll go with|we(?:'re| are) going (?:with|for)|the decision is|we settled on)\b/i;

@@ -77,22 +77,18 @@ const answerSearchTurns = 6;
 const minQuestionContentWords = { human: 2, bot: 1 };
 /** A question again within this many turns of the asker's previous one is that question re-asked or followed up. */
 const followUpTurns = 6;
-
 /** Checking the line, not asking about anything: "Are you still there?", "Can you hear me?". */
 const presenceCheck =
   /\b(?:are you (?:still )?(?:there|with (?:me|us))|can (?:you|everyone|everybody) (?:hear|see) (?:me|us)|is my (?:audio|mic|microphone|sound) (?:ok|okay|working)|(?:are you|is everyone) ready(?: to (?:start|begin))?|shall we (?:start|begin)|did you hear (?:me|that))\b/i;
-
 /** A follow-up asks for more on the answer just given, and names nothing new ("Could you give me an example?"). */
 const followUpCue =
   /\b(?:example|instance|more detail|details?|a (?:bit|little) more|say more|tell me more|elaborate|expand|specific(?:ally|s)?|concrete(?:ly)?|go deeper|dig deeper|what happened (?:next|then|after that)|how did (?:that|it) (?:go|turn out|work out|end)|what was the (?:result|outcome|impact))\b/i;
 const followUpWords = wordSet(`example instance concrete specific specifically detail elaborate expand bit
   little small deeper dig result outcome impact share further fine happened turn end give`);
-
 export const isFollowUp = (question: string): boolean =>
   wordCount(question) <= 14 &&
   followUpCue.test(question) &&
   contentStems(question).every((w) => followUpWords.has(w));
-
 /** Words of the asking, not of the subject: "walk me through X" and "explain X" ask about the same X. */
 const askingWords = wordSet(`tell walk explain describe share give talk ask hear understand other word
   repeat again let finish sorry`);
@@ -122,21 +118,18 @@ function subjectWords(question: string, contentOnly: boolean): Set<string> {
 /** Praise or acknowledgement before the next question: "That is helpful, thank you.", "Understood.". */
 const praise =
   /^(?:(?:that|this|it)(?:'s|\s+is|\s+was|\s+sounds)\s+)?(?:(?:very|really|so|super)\s+)?(?:great|good|helpful|interesting|useful|impressive|wonderful|excellent|perfect|nice|fair|clear|fascinating|understood|noted|makes sense|got it|fair enough)\b(?:[,\s]+(?:thanks|thank you|enough|to know|to hear))*[.!]*$/i;
-
 /**
  * A goodbye ("Thank you very much for your time!", "Have a great day.", the interviewer's "That was my last
  * question."): it closes, it answers nothing.
  */
 const farewell =
   /^(?:(?:that\s+was\s+(?:my|the)\s+last\s+question|thank(?:s|\s+you)(?:\s+all)?(?:\s+(?:so|very)\s+much)?(?:\s+for\s+(?:your\s+time|the\s+time|joining|coming|talking(?:\s+(?:with|to)\s+(?:me|us))?))?(?:,\s*[A-Z][\w'-]*)?|all\s+the\s+best(?:,\s*[A-Z][\w'-]*)?|(?:good)?bye|see\s+you(?:\s+(?:soon|later))?|have\s+a\s+(?:great|good|nice|lovely)\s+(?:day|one|evening|weekend))[,.!\s]*)+$/i;
-
 /** A sentence that only leads into a question: "Thank you.", "Let me start with my first question.". */
 const isLeadIn = (sentence: string): boolean =>
   contentStems(sentence).length === 0 ||
   isAcknowledgement(sentence) ||
   praise.test(sentence.trim()) ||
   isSmallTalk(sentence);
-
 /** How a question opens: a wh-word, an auxiliary, a request ("Which kitchens…", "Are you…", "Tell me about…"). */
 const asksOpening =
   /^(?:(?:so|and|now|okay|ok|great|thanks|thank you)[,.!]?\s+)*(?:what|which|whose|why|how|when|where|who|is|are|was|were|do|does|did|would|could|can|should|will|have|has|had|tell|walk|take|talk|describe|explain|share|give)\b/i;

@@ -3,10 +3,8 @@
 /** Discourse openers stripped before looking at how a sentence starts ("So, tell me about…"). */
 const opener =
   /^(?:(?:\[[^\]]*\]|so|and|but|okay|ok|well|now|yeah|yes|alright|all right|um+|uh+|oh|right|cool|great|then|also|anyway|sorry|actually)[,.:;!-]*\s+)+/i;
-
 const auxiliaries =
   "is|are|was|were|do|does|did|would|could|can|should|will|shall|have|has|had|might|may|must|am|isn't|aren't|wasn't|weren't|don't|doesn't|didn't|wouldn't|couldn't|can't|won't|shouldn't|haven't|hasn't";
-
 /**
  * Wh-questions without a question mark: the wh-word followed by an auxiliary or a fixed phrase (not "which":
  * without a question mark "Which was kind of funny." is a relative clause).
@@ -26,7 +24,6 @@ const yesNoOpening = new RegExp(
 /** Requests that invite an answer ("tell me about…", "could you walk us through…"). */
 const promptOpening =
   /^(?:please\s+)?(?:(?:tell|walk|take|talk)\s+(?:me|us)\b|(?:describe|explain|elaborate|share|give\s+(?:me|us)\s+an\s+example)\b|i(?:'d| would) (?:like|love) (?:to hear|you to (?:tell|talk|walk|describe|explain|share))|i(?:'m| am)? (?:curious|wondering|was wondering) (?:about|if|whether|what|how|why|when|where|who)\b|i wonder (?:if|whether|what|how|why)\b)/i;
-
 const pronoun = '(?:it|that|this|they|he|she|you|we|i|there)';
 /** A question tag after a comma or dash: "…, right?", "…, isn't it?", "…, don't you think?". */
 const tagAfterComma = new RegExp(

@@ -33,7 +33,6 @@ const itemCount = new RegExp(
   `\\b${count}[\\s-]+(?:short\\s+|bullet\\s+|key\\s+|main\\s+)?(?:sentences?|bullets?|points?|items?|lines?|paragraph)\\b`,
 );
 const wordLimit = /(\d{1,4})\s+words?\b/;
-
 /** Each honoured instruction: what it looks like in a prompt. Anything else is reported as not followed. */
 const honoured = {
   numbered: /\bnumbered\b/,
@@ -123,7 +122,6 @@ const unsupported: { pattern: RegExp; reason: string }[] = [
     reason: 'the local engine does not analyse that',
   },
 ];
-
 /** Words of a prompt that ask for nothing in particular ("Please write a summary of the meeting"). */
 const neutral = wordSet(`a an the of and or to in on for with as at by from into about this that these
   those it its is are be been please summary summaries summarise summarize summarising summarizing

@@ -22,16 +22,13 @@ const sentencesPerAnswer = 3;
 const wordsPerAnswer = 70;
 /** A run-on spoken sentence is cut here ("…"). */
 const maxSentenceWords = 35;
-
 const durationOrFigure =
   /\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|hundred|thousand|million|half|double|twice|percent)\b/i;
 const outcome =
   /\b(?:reduc\w*|cut|dropp?\w*|fell|increas\w*|improv\w*|sav(?:e|ed|es|ing)|shipp?\w*|launch\w*|fix(?:ed|es)?|resolv\w*|caught|prevent\w*|faster|fewer|went from|to zero|grew|led|built|designed|migrated|automated)\b/i;
-
 /** How many facts a sentence holds: figures and durations, named things (whole), an outcome. */
 const factWeight = (sentence: string): number =>
   (durationOrFigure.test(sentence) ? 2 : 0) + namedThings(sentence).length + (outcome.test(sentence) ? 1 : 0);
-
 const shortName = (label: string) => label.replace(/\s*\(.*\)\s*$/, '').trim() || label;
 const firstName = (label: string) => shortName(label).split(/\s+/)[0] ?? label;
 /** Closed with a period unless a quote's own mark closes it. */

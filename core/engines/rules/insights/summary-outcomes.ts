@@ -28,7 +28,6 @@ const notSettled =
 /** Reported or conditional talk commits no one to anything. */
 const notCommitted =
   /\b(?:said|says|told|was like|were like|would have|used to|wanted to|were going to|was going to|if|unless|whether)\b|["“”]/i;
-
 /** Explicit settling: "we decided/agreed…", "let's go with…", "we'll go for…", "the decision is…". */
 const settled =
   /\b(?:(?:we(?:'ve| have)?|everyone|everybody) (?:decided|agreed)\b|(?:it's|it is|that's|that is) (?:decided|agreed|settled)|(?:the|our|final) decision (?:is|was)|we(?:'re| are) (?:all )?agreed|let's (?:go|stick) (?:with|for)|we(?:'ll| will| are going to|'re going to|'re gonna| are gonna) (?:go|stick) (?:with|for)|(?:so|then) we(?:'ll| will) (?:have|use|keep|take|make|choose|pick)|we go (?:with|for))\b/i;
@@ -41,17 +40,14 @@ const assent =
 /** A reply that objects, or assents only to add a "but". */
 const dissent =
   /^\s*(?:no\b|nope|but\b|i don't think|i'm not sure|not really|hmm)|^\W*\w+\W+(?:\w+\W+)?but\b/i;
-
 /** Words that show a clause is loose talk rather than a settled point. */
 const vague =
   /\b(?:anyway|like|really|whatever|basically|stuff|kind of|sort of|or something|i guess|i think)\b/i;
-
 /** Deadlines a task can name. */
 const deadline =
   /\b(?:by|before|until|for|on)\s+(?:the\s+)?(?:next\s+(?:meeting|week|month|time)|end of (?:the\s+)?(?:day|week|month|year|meeting)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|(?:january|february|march|april|june|july|august|september|october|november|december)(?:\s+\d{1,2})?)\b|\b(?:next (?:week|month|meeting|time)|tomorrow|tonight|this (?:week|afternoon|evening)|as soon as possible|asap)\b/i;
 /** Explicit markers of a task. */
 const taskMarker = /\b(?:action items?|follow[- ]?up|next steps?|to-?do|homework|assignment|deadline)\b/i;
-
 /** Verbs of work someone can be held to; a task must start with one. */
 const workVerbs = wordSet(`send email mail write prepare check draft update fix finish make build review
   test share schedule set organise organize work bring circulate read design research investigate implement
@@ -64,16 +60,12 @@ const workVerbs = wordSet(`send email mail write prepare check draft update fix 
 const firmVerbs = wordSet(`send email mail write prepare check draft fix finish review test share schedule
   book order buy contact call circulate investigate implement update evaluate record install train present
   submit complete publish organise organize arrange confirm`);
-
 /** Talk about running the meeting itself ("let's finish this meeting"). */
 const aboutTheMeeting =
   /\b(?:finish|end|close|wrap|start|stop|adjourn|begin)\w*\b.*\b(?:meeting|call|session)\b/i;
-
 /** A sentence that broke off or is too full of fillers to hold a decision or a task. */
 const broken = (s: SpokenSentence): boolean => !endsSentence(s.text) || tooManyFillers(s);
-
 const tooManyFillers = (s: SpokenSentence, share = 0.12): boolean => fillerCount(s.text) / s.words > share;
-
 /** "take a look", "look into", "talk to Dan": these verbs make a task only with such a complement. */
 const needsComplement: Record<string, RegExp> = {
   look: /^look (?:into|at|for|up|over|through)\b/,
@@ -92,11 +84,9 @@ const needsComplement: Record<string, RegExp> = {
   work: /^work on\b/,
   find: /^find out\b/,
 };
-
 const subjectModal =
   /(?:^|[,;]\s*|\b(?:and|so|then|but|now|okay|yes|yeah)\s+)(I|we|you)(?:'ll| will| shall| am going to|'m going to|'m gonna| are going to|'re going to|'re gonna| need to| have to| must| can| should)\s+(?:(?:also|just|then|all|definitely|now|first|still|quickly)\s+)*/i;
 const request = /\b(?:can|could|would|will) you\s+(?:please\s+)?(?:also\s+)?(?:just\s+)?/i;
-
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Finds the participant a sentence names: the full label, or the first word of a label of several words. */

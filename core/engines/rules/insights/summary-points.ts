@@ -148,7 +148,6 @@ function centrality(stems: string[], weights: Map<string, number>): number {
 
 /** Openers skipped before looking at how a sentence starts ("so, and, yeah…"). */
 const lead = String.raw`^(?:\W*(?:so|and|but|well|yeah|okay|now|um|uh)\W+)*`;
-
 /** What makes a spoken sentence a poor summary point, and the factor it costs. */
 const weaknesses: [RegExp, number][] = [
   // Fragments: lower-case start, broken off, unclosed.

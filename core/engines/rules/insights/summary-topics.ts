@@ -11,7 +11,6 @@ export interface Topic {
 /** Words before a noun: "the", "a", "our"… */
 const determiners = wordSet(`the a an this that these those our your their my its his her some any each
   every no new one which what`);
-
 /** Words that recur in any meeting without being what it was about. */
 const notTopics = wordSet(`meeting meetings group member members everyone chair item items issue issues bit
   lot problem problems stuff discussion number numbers piece side part parts role previous additional type

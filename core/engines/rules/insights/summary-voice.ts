@@ -14,19 +14,15 @@ const noise = [
   // "kind of"/"sort of" as a filler, not as a noun phrase ("what kind of battery").
   /(^|[\s,])(?<!\b(?:what|this|that|the|a|some|any|which|same|every|one|other|that's|what's)\s)(?:kind of|sort of|kinda|sorta)(?=\s)/gi,
 ];
-
 /** Openers that only carry the talk forward ("Yeah, so, basically, …"). */
 const opener =
   /^(?:\s*(?:yeah|yes|yep|no|so|and|or|but|well|okay|ok|oh|right|now|alright|all right|actually|basically|anyway|also|then|like|just|great|good|cool|sure|fine|mm-hmm|uh-huh|i think|i guess|i believe|i suppose|i reckon|i mean|i feel like|i'd say|i would say|i know|personally|obviously)\b[,.:;!-]*)+\s+/i;
-
 /** A question tag or an aside closing a statement: "…, no?", "…, right?", "…, I think." */
 const closer =
   /[,;—–-]\s*(?:no|right|yeah|yes|okay|ok|isn't it|don't you think|you know|i think|i guess|or something(?: like that)?|or whatever|and so on|and stuff|and things like that|et cetera)\s*[?.!]*$/i;
-
 /** "I this is…": an "I" before a word that cannot be its verb was a false start. */
 const falseStartI =
   /^I\s+(?=(?:this|that|the|a|an|it|there|we|you|they|so|and|but|what|how|if|my|our|these|those)\b)/;
-
 /** Two-letter words of English; any other short lower-case token in speech is a cut-off start ("th", "wi"). */
 const twoLetterWords = wordSet(`ad am an as at ax be by do ex go he hi if in is it ma me my no of oh on or
   ox pa so to up us we yo ok tv pc id`);
@@ -203,7 +199,6 @@ const timeWord =
 const ownSubject = /^(?:I|I'm|I've|I'll|I'd|we|we're|we've|they|they're|he|she|it|it's|you|there|there's)$/i;
 /** Words before an "I" that make the clause someone else's, or a compound subject ("Sam and I"). */
 const otherSubject = /^(?:we|our|us|you|your|they|their|he|she|it|my|me|and|or|nor)$/i;
-
 /** Past forms that are also present ones: "I cost every dish and use the trim" is present, "I set up … and met" past. */
 const sameInPast = wordSet(`cost put set cut let hit quit shut hurt split read spread bet cast burst`);
 
@@ -216,7 +211,6 @@ function withS(verb: string): string {
 
 /** A present-tense verb that takes "-s" after a name ("want", not "will", "found" or "have"). */
 const takesS = (verb: string) => thirdPersonVerb(verb) === withS(verb);
-
 /** The token's word replaced, its punctuation kept. */
 const replaceWord = (token: string, to: (word: string) => string) => {
   const word = bareWord(token);

@@ -142,7 +142,6 @@ function overview(people: readonly string[], topics: readonly string[]): string 
 }
 
 const openers = ['First', 'Then', 'After that', 'Next', 'Later'];
-
 const opener = (index: number, count: number): string =>
   index === count - 1 ? 'Finally' : (openers[index] ?? 'Then');
 

@@ -6,7 +6,6 @@ export const wordSet = (list: string): Set<string> => new Set(list.split(/\s+/).
 /** Word pairs written as text ("am:is have:has"), as a map from the first word to the second. */
 export const wordMap = (pairs: string): Record<string, string> =>
   Object.fromEntries([...wordSet(pairs)].map((p) => p.split(':') as [string, string]));
-
 /** Words that carry no topic: English function words plus the small talk of spoken conversation. */
 const stopWordList = `a about above after again against all almost along already also although always am among an
 and another any anybody anyone anything anyway anyways are aren't around as ask asked at away back be became because
@@ -36,21 +35,17 @@ worked sorry true wait guys anymore whatever wonder wondering couldn ain't would
 week weeks month months hour hours minute minutes second seconds tomorrow yesterday tonight morning`;
 
 export const stopWords: ReadonlySet<string> = wordSet(stopWordList);
-
 /** Hesitation sounds; counted by the filler rate and dropped from summary sentences. */
 const hesitations = wordSet(`um uh er erm uhm hmm hm mm mmm ah eh`);
 /** Verbal fillers of more than one word, counted by the filler rate (their words count once each). */
 const fillerPhrases = /\b(?:you know|i mean|kind of|sort of)\b/g;
-
 const abbreviations = wordSet(`mr mrs ms dr prof st vs etc e.g i.e inc ltd jr sr no approx`);
-
 /** Lower-case words of a text: letters and digits, with inner apostrophes kept (it's, don't). */
 export const words = (text: string): string[] =>
   text
     .toLowerCase()
     .replace(/[’‘]/g, "'")
     .match(/[a-z0-9]+(?:'[a-z]+)*/g) ?? [];
-
 export const wordCount = (text: string): number => words(text).length;
 
 /** A light stem (plural endings only) so "controls" and "control" count as one term. */
@@ -64,7 +59,6 @@ export function stem(word: string): string {
 
 export const isContentWord = (word: string): boolean =>
   word.length > 2 && !stopWords.has(word) && !/^\d+$/.test(word);
-
 /** Stems of the content words of a text. */
 export const contentStems = (text: string): string[] => words(text).filter(isContentWord).map(stem);
 
@@ -175,14 +169,12 @@ export const turnText = (turn: Turn, from = 0, to = turn.sentences.length): stri
     .slice(from, to)
     .map((s) => s.text)
     .join(' ');
-
 /** Words that only acknowledge ("yeah", "mm-hmm", "that's cool") and answer nothing by themselves. */
 const acknowledgements = wordSet(`yeah yes yep yup yea ya no nope nah okay ok kay 'kay alright all right
   sure mm hmm mhm mmm hm uh um huh oh ah wow cool nice great awesome exactly totally absolutely true indeed
   interesting really i see got it thanks thank you that's that is so well good fine agreed correct
   definitely of course perfect fair enough laughs right uh-huh sounds makes sense me too too pretty very
   just and yay oops sorry excellent`);
-
 /** A quote inside a sentence: double quotes inside it become single ones. */
 export const quote = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
 
