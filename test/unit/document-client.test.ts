@@ -9,6 +9,7 @@ import {
   GetItemCommand,
   PutItemCommand,
   QueryCommand as QueryItemsCommand,
+  TransactWriteItemsCommand,
   UpdateItemCommand,
 } from '@aws-sdk/client-dynamodb';
 import {
@@ -19,6 +20,7 @@ import {
   PutCommand,
   QueryCommand,
   ScanCommand,
+  TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -186,6 +188,42 @@ describe('DocumentClient', () => {
       ],
     });
     expect(out.UnprocessedItems).toEqual({ [TableName]: [{ PutRequest: { Item: { pk: 'A', n: 1 } } }] });
+  });
+
+  it('TransactWriteItems: each item’s key, item and values marshalled, its kind and expressions kept', async () => {
+    ddb.on(TransactWriteItemsCommand).resolves({});
+    await doc.send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { ConditionCheck: { TableName, Key: { pk: 'S' }, ConditionExpression: 'attribute_not_exists(d)' } },
+          {
+            Put: {
+              TableName,
+              Item: { pk: 'A', n: 1 },
+              ConditionExpression: 'attribute_not_exists(pk) OR n < :n',
+              ExpressionAttributeValues: { ':n': 2 },
+            },
+          },
+        ],
+      }),
+    );
+    expect(ddb.commandCalls(TransactWriteItemsCommand)[0]!.args[0].input.TransactItems).toEqual([
+      {
+        ConditionCheck: {
+          TableName,
+          Key: { pk: { S: 'S' } },
+          ConditionExpression: 'attribute_not_exists(d)',
+        },
+      },
+      {
+        Put: {
+          TableName,
+          Item: { pk: { S: 'A' }, n: { N: '1' } },
+          ConditionExpression: 'attribute_not_exists(pk) OR n < :n',
+          ExpressionAttributeValues: { ':n': { N: '2' } },
+        },
+      },
+    ]);
   });
 
   it('refuses a command it does not translate, sending nothing', async () => {

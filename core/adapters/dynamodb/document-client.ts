@@ -1,7 +1,12 @@
 // DynamoDB with plain JavaScript values: the request shapes of @aws-sdk/lib-dynamodb's commands, marshalled with
 // @aws-sdk/util-dynamodb and sent through one DynamoDBClient whose handler chain is built once per operation
-// (`cacheMiddleware`). DynamoDBDocumentClient cannot cache it (it adds middleware to every command), and
-// rebuilding the chain on each call measured at about twice the client CPU per call (bench/api-latency).
+// (`cacheMiddleware`). lib-dynamodb's DynamoDBDocumentClient refuses that option (it adds its marshalling middleware
+// to every command), so it builds the chain again on every call. Measured on our process's CPU per request of the
+// whole route handler, Lambda-shaped, dynalite in another process (`npx tsx bench/document-client-cpu.ts 16 60`,
+// 2026-11-28, SDK 3.1162, on the loaded 2-core VM): a status read (rate window, session, transcript catch-up) 0.81x
+// of DynamoDBDocumentClient's (medians 5.2 against 6.0 ms; middle half of 16 paired rounds 0.72-0.99x), a join
+// (rate window, hold, batched session write) 0.80x (6.8 against 8.0 ms; 0.71-0.90x). Measure again after an SDK
+// upgrade: at under 5 % of a request, DynamoDBDocumentClient.from(client) should replace this file.
 import {
   type AttributeValue,
   BatchGetItemCommand,
@@ -48,6 +53,40 @@ const toItem = (doc: Doc | undefined): Marshalled | undefined =>
 const fromItem = (item: Marshalled | undefined): Doc | undefined =>
   item === undefined ? undefined : unmarshall(item);
 
+/**
+ * One operation's input on the wire: its key, item, start key and expression values marshalled. The legacy
+ * parameters (Expected, AttributeUpdates, KeyConditions, QueryFilter) are left out: we write expressions only.
+ */
+function toWire(input: Doc): Doc {
+  const { Key, Item, ExclusiveStartKey, ExpressionAttributeValues, ...rest } = input;
+  const { Expected, AttributeUpdates, KeyConditions, QueryFilter, ...kept } = rest;
+  return {
+    ...kept,
+    ...(Key !== undefined && { Key: toItem(Key as Doc) }),
+    ...(Item !== undefined && { Item: toItem(Item as Doc) }),
+    ...(ExclusiveStartKey !== undefined && { ExclusiveStartKey: toItem(ExclusiveStartKey as Doc) }),
+    ...(ExpressionAttributeValues !== undefined && {
+      ExpressionAttributeValues: toItem(ExpressionAttributeValues as Doc),
+    }),
+  };
+}
+
+interface WireOutput {
+  Item?: Marshalled;
+  Attributes?: Marshalled;
+  Items?: Marshalled[];
+  LastEvaluatedKey?: Marshalled;
+}
+
+/** The wire command of each single-item operation and Query: their inputs and outputs convert alike. */
+const singleOperations = new Map<unknown, new (input: never) => GetItemCommand>([
+  [GetCommand, GetItemCommand],
+  [PutCommand, PutItemCommand as never],
+  [UpdateCommand, UpdateItemCommand as never],
+  [DeleteCommand, DeleteItemCommand as never],
+  [QueryCommand, QueryItemsCommand as never],
+]);
+
 export class DocumentClient {
   /** `client` must be built with `cacheMiddleware: true` and no per-command middleware. */
   constructor(readonly client: DynamoDBClient) {}
@@ -71,62 +110,14 @@ export class DocumentClient {
       | BatchGetCommand
       | TransactWriteCommand,
   ): Promise<unknown> {
-    if (command instanceof GetCommand) {
-      const { Key, ...rest } = command.input;
-      const out = await this.client.send(new GetItemCommand({ ...rest, Key: toItem(Key) }));
-      return { ...out, Item: fromItem(out.Item) };
-    }
-    if (command instanceof PutCommand) {
-      const { Item, ExpressionAttributeValues, Expected: _, ...rest } = command.input;
-      const out = await this.client.send(
-        new PutItemCommand({
-          ...rest,
-          Item: toItem(Item)!,
-          ExpressionAttributeValues: toItem(ExpressionAttributeValues),
-        }),
-      );
-      return { ...out, Attributes: fromItem(out.Attributes) };
-    }
-    if (command instanceof UpdateCommand) {
-      const { Key, ExpressionAttributeValues, Expected: _, AttributeUpdates: __, ...rest } = command.input;
-      const out = await this.client.send(
-        new UpdateItemCommand({
-          ...rest,
-          Key: toItem(Key)!,
-          ExpressionAttributeValues: toItem(ExpressionAttributeValues),
-        }),
-      );
-      return { ...out, Attributes: fromItem(out.Attributes) };
-    }
-    if (command instanceof DeleteCommand) {
-      const { Key, ExpressionAttributeValues, Expected: _, ...rest } = command.input;
-      const out = await this.client.send(
-        new DeleteItemCommand({
-          ...rest,
-          Key: toItem(Key)!,
-          ExpressionAttributeValues: toItem(ExpressionAttributeValues),
-        }),
-      );
-      return { ...out, Attributes: fromItem(out.Attributes) };
-    }
-    if (command instanceof QueryCommand) {
-      const {
-        ExclusiveStartKey,
-        ExpressionAttributeValues,
-        KeyConditions: _,
-        QueryFilter: __,
-        ...rest
-      } = command.input;
-      const out = await this.client.send(
-        new QueryItemsCommand({
-          ...rest,
-          ExclusiveStartKey: toItem(ExclusiveStartKey),
-          ExpressionAttributeValues: toItem(ExpressionAttributeValues),
-        }),
-      );
+    const Wire = singleOperations.get(command.constructor);
+    if (Wire) {
+      const out: WireOutput = await this.client.send(new Wire(toWire(command.input) as never));
       return {
         ...out,
-        Items: out.Items?.map((item) => fromItem(item)!),
+        Item: fromItem(out.Item),
+        Attributes: fromItem(out.Attributes),
+        Items: out.Items?.map((item) => unmarshall(item)),
         LastEvaluatedKey: fromItem(out.LastEvaluatedKey),
       };
     }
@@ -168,19 +159,13 @@ export class DocumentClient {
       };
     }
     if (command instanceof TransactWriteCommand) {
-      const items = (command.input.TransactItems ?? []).map((t) => {
-        const [kind, op] = Object.entries(t)[0] as [string, Doc];
-        const { Key, Item, ExpressionAttributeValues, ...rest } = op;
-        return {
-          [kind]: {
-            ...rest,
-            ...(Key !== undefined && { Key: toItem(Key as Doc) }),
-            ...(Item !== undefined && { Item: toItem(Item as Doc) }),
-            ExpressionAttributeValues: toItem(ExpressionAttributeValues as Doc | undefined),
-          },
-        } as TransactWriteItem;
-      });
-      return this.client.send(new TransactWriteItemsCommand({ ...command.input, TransactItems: items }));
+      const TransactItems = (command.input.TransactItems ?? []).map(
+        (t) =>
+          Object.fromEntries(
+            Object.entries(t).map(([kind, op]) => [kind, toWire(op as Doc)]),
+          ) as TransactWriteItem,
+      );
+      return this.client.send(new TransactWriteItemsCommand({ ...command.input, TransactItems }));
     }
     throw new TypeError(`DocumentClient: unsupported command ${(command as object).constructor.name}`);
   }
