@@ -7,7 +7,6 @@
 // moves the balance (see `settle`), so a failure between the two is repaired by the retry, never lost.
 
 import { randomBytes } from 'node:crypto';
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   AccountNotFoundError,
   InsufficientCreditsError,
@@ -16,13 +15,17 @@ import {
 import { botIdTime } from '../../bots/bot-id';
 import type { CreditHold, CreditLedger, LedgerEntry, LedgerKind, OpenHold } from '../../ports/credit-ledger';
 import {
-  isConditionFailure,
+  conditional,
+  getItem,
   keys,
   ledgerPrefix,
+  putItem,
   queryAll,
   runningIndex,
   type TableHandle,
   type TableItem,
+  updateItem,
+  written,
 } from './table';
 
 /**
@@ -54,23 +57,16 @@ export class DynamoCreditLedger implements CreditLedger {
   ): Promise<number> {
     if (!Number.isInteger(amount) || amount === 0) throw new Error('amount must be a non-zero integer');
     if (requestId !== undefined) return this.grantOnce(accountId, amount, note, now, requestId);
-    let balance: number;
-    try {
-      const { Attributes } = await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.account(accountId),
-          UpdateExpression: 'SET balance = balance + :a',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':a': amount },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      balance = Attributes?.balance;
-    } catch (err) {
-      if (isConditionFailure(err)) throw new AccountNotFoundError(accountId);
-      throw err;
-    }
+    const granted = await conditional(
+      updateItem(this.table, {
+        Key: keys.account(accountId),
+        UpdateExpression: 'SET balance = balance + :a',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':a': amount },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    if (!granted) throw new AccountNotFoundError(accountId);
     const stamp = now.toISOString();
     await this.record(accountId, `grant#${stamp}#${randomBytes(4).toString('hex')}`, {
       kind: 'grant',
@@ -78,7 +74,7 @@ export class DynamoCreditLedger implements CreditLedger {
       note,
       createdAt: stamp,
     });
-    return balance;
+    return granted.Attributes?.balance;
   }
 
   /**
@@ -100,70 +96,52 @@ export class DynamoCreditLedger implements CreditLedger {
     if (!(await this.readAccount(accountId))) throw new AccountNotFoundError(accountId);
     const entryKey = keys.ledgerEntry(accountId, `grant#request#${requestId}`);
     const stamp = now.toISOString();
-    try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...entryItem(accountId, `grant#request#${requestId}`, {
-              kind: 'grant',
-              amount,
-              note,
-              createdAt: stamp,
-            }),
-            request_id: requestId,
-            applied: false,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-      const { Item } = await this.table.doc.send(
-        new GetCommand({ TableName: this.table.tableName, Key: entryKey, ConsistentRead: true }),
-      );
+    const entry = entryItem(accountId, `grant#request#${requestId}`, {
+      kind: 'grant',
+      amount,
+      note,
+      createdAt: stamp,
+    });
+    const recorded = await written(
+      putItem(this.table, {
+        Item: { ...entry, request_id: requestId, applied: false },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    if (!recorded) {
+      const Item = await getItem(this.table, entryKey);
       if (Item?.amount !== amount) {
         throw new Error(`request id ${requestId} was already used for a grant of ${Item?.amount}`);
       }
       if (Item.applied === true) return (await this.readAccount(accountId))?.balance ?? 0;
     }
     const marker = { '#g': `grant_request#${requestId}` };
-    let balance: number;
-    try {
-      const { Attributes } = await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.account(accountId),
-          UpdateExpression: 'SET balance = balance + :a, #g = :t',
-          ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#g)',
-          ExpressionAttributeNames: marker,
-          ExpressionAttributeValues: { ':a': amount, ':t': stamp },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      balance = Attributes?.balance;
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
+    const applied = await conditional(
+      updateItem(this.table, {
+        Key: keys.account(accountId),
+        UpdateExpression: 'SET balance = balance + :a, #g = :t',
+        ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(#g)',
+        ExpressionAttributeNames: marker,
+        ExpressionAttributeValues: { ':a': amount, ':t': stamp },
+        ReturnValues: 'UPDATED_NEW',
+      }),
+    );
+    let balance: number = applied?.Attributes?.balance;
+    if (!applied) {
       const account = await this.readAccount(accountId);
       if (!account) throw new AccountNotFoundError(accountId);
       balance = account.balance; // applied by an earlier attempt that failed before marking the entry
     }
-    await this.table.doc.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: entryKey,
-        UpdateExpression: 'SET applied = :t',
-        ExpressionAttributeValues: { ':t': true },
-      }),
-    );
-    await this.table.doc.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.account(accountId),
-        UpdateExpression: 'REMOVE #g',
-        ExpressionAttributeNames: marker,
-      }),
-    );
+    await updateItem(this.table, {
+      Key: entryKey,
+      UpdateExpression: 'SET applied = :t',
+      ExpressionAttributeValues: { ':t': true },
+    });
+    await updateItem(this.table, {
+      Key: keys.account(accountId),
+      UpdateExpression: 'REMOVE #g',
+      ExpressionAttributeNames: marker,
+    });
     return balance;
   }
 
@@ -196,31 +174,28 @@ export class DynamoCreditLedger implements CreditLedger {
     // The hold's time and the account's entry in the held-accounts index go with it (the reconciler's view). A bot id
     // that carries the hold's time (bot-id.ts: every join's) needs no attribute to record it.
     const timed = botIdTime(botId) !== hold.heldAt;
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.account(accountId),
-          UpdateExpression: `SET balance = balance - :a, holds.#bot = :a, #ip = :ip, #is = :is${timed ? ', #at = :now' : ''}`,
-          ConditionExpression:
-            'attribute_exists(pk) AND balance >= :a AND attribute_not_exists(holds.#bot) AND size(holds) < :max',
-          ExpressionAttributeNames: {
-            '#bot': botId,
-            '#ip': runningIndex.pk,
-            '#is': runningIndex.sk,
-            ...(timed && { '#at': holdAtAttribute(botId) }),
-          },
-          ExpressionAttributeValues: {
-            ':a': amount,
-            ':max': maxRunning,
-            ':ip': heldAccountsPartition,
-            ':is': keys.account(accountId).pk,
-            ...(timed && { ':now': hold.heldAt }),
-          },
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
+    const held = await written(
+      updateItem(this.table, {
+        Key: keys.account(accountId),
+        UpdateExpression: `SET balance = balance - :a, holds.#bot = :a, #ip = :ip, #is = :is${timed ? ', #at = :now' : ''}`,
+        ConditionExpression:
+          'attribute_exists(pk) AND balance >= :a AND attribute_not_exists(holds.#bot) AND size(holds) < :max',
+        ExpressionAttributeNames: {
+          '#bot': botId,
+          '#ip': runningIndex.pk,
+          '#is': runningIndex.sk,
+          ...(timed && { '#at': holdAtAttribute(botId) }),
+        },
+        ExpressionAttributeValues: {
+          ':a': amount,
+          ':max': maxRunning,
+          ':ip': heldAccountsPartition,
+          ':is': keys.account(accountId).pk,
+          ...(timed && { ':now': hold.heldAt }),
+        },
+      }),
+    );
+    if (!held) {
       const account = await this.readAccount(accountId);
       if (!account) throw new AccountNotFoundError(accountId);
       // Already held: a retry of the same join; its entry (same id) is written again, harmlessly.
@@ -270,22 +245,16 @@ export class DynamoCreditLedger implements CreditLedger {
       });
     }
     if (hold === undefined) return false; // already applied: only the entries were (re)written
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.account(accountId),
-          UpdateExpression: 'SET balance = balance + :net REMOVE holds.#bot, #at',
-          ConditionExpression: 'holds.#bot = :hold',
-          ExpressionAttributeNames: { '#bot': botId, '#at': holdAtAttribute(botId) },
-          ExpressionAttributeValues: { ':net': decided.hold - decided.charge, ':hold': decided.hold },
-        }),
-      );
-    } catch (err) {
-      if (isConditionFailure(err)) return false; // settled concurrently
-      throw err;
-    }
-    return true;
+    // False when settled concurrently.
+    return written(
+      updateItem(this.table, {
+        Key: keys.account(accountId),
+        UpdateExpression: 'SET balance = balance + :net REMOVE holds.#bot, #at',
+        ConditionExpression: 'holds.#bot = :hold',
+        ExpressionAttributeNames: { '#bot': botId, '#at': holdAtAttribute(botId) },
+        ExpressionAttributeValues: { ':net': decided.hold - decided.charge, ':hold': decided.hold },
+      }),
+    );
   }
 
   /**
@@ -302,30 +271,23 @@ export class DynamoCreditLedger implements CreditLedger {
     const key = keys.ledgerEntry(accountId, `${botId}#release`);
     if (hold !== undefined) {
       const createdAt = now.toISOString();
-      try {
-        await this.table.doc.send(
-          new PutCommand({
-            TableName: this.table.tableName,
-            Item: {
-              ...entryItem(accountId, `${botId}#release`, {
-                kind: 'release',
-                amount: hold,
-                botId,
-                createdAt,
-              }),
-              charge,
-            },
+      const entry = entryItem(accountId, `${botId}#release`, {
+        kind: 'release',
+        amount: hold,
+        botId,
+        createdAt,
+      });
+      if (
+        await written(
+          putItem(this.table, {
+            Item: { ...entry, charge },
             ConditionExpression: 'attribute_not_exists(pk)',
           }),
-        );
+        )
+      )
         return { hold, charge, createdAt };
-      } catch (err) {
-        if (!isConditionFailure(err)) throw err;
-      }
     }
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.tableName, Key: key, ConsistentRead: true }),
-    );
+    const Item = await getItem(this.table, key);
     if (!Item) return null;
     // An entry from before decisions carried the charge: its usage entry was written with it.
     return {
@@ -360,20 +322,16 @@ export class DynamoCreditLedger implements CreditLedger {
 
   /** Records `now` as the time of a hold that has none (placed before times were recorded); keeps any earlier. */
   async stampHold(accountId: string, botId: string, now = new Date()): Promise<void> {
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.account(accountId),
-          UpdateExpression: 'SET #at = if_not_exists(#at, :now)',
-          ConditionExpression: 'attribute_exists(holds.#bot)',
-          ExpressionAttributeNames: { '#bot': botId, '#at': holdAtAttribute(botId) },
-          ExpressionAttributeValues: { ':now': now.toISOString() },
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err; // released meanwhile
-    }
+    // Not written when released meanwhile.
+    await written(
+      updateItem(this.table, {
+        Key: keys.account(accountId),
+        UpdateExpression: 'SET #at = if_not_exists(#at, :now)',
+        ConditionExpression: 'attribute_exists(holds.#bot)',
+        ExpressionAttributeNames: { '#bot': botId, '#at': holdAtAttribute(botId) },
+        ExpressionAttributeValues: { ':now': now.toISOString() },
+      }),
+    );
   }
 
   /**
@@ -383,42 +341,33 @@ export class DynamoCreditLedger implements CreditLedger {
    * this call moved the balance.
    */
   async releaseOrphanedHold(accountId: string, hold: OpenHold, now = new Date()): Promise<boolean> {
-    try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: holdEntryItem({
-            accountId,
-            botId: hold.botId,
-            amount: hold.amount,
-            heldAt: hold.heldAt ?? now.toISOString(),
-          }),
-          ConditionExpression: 'attribute_not_exists(pk)',
+    // Not written when the hold's entry is there already.
+    await written(
+      putItem(this.table, {
+        Item: holdEntryItem({
+          accountId,
+          botId: hold.botId,
+          amount: hold.amount,
+          heldAt: hold.heldAt ?? now.toISOString(),
         }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err; // the hold's entry is there already
-    }
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
     return this.settle(accountId, hold.botId, 0, now);
   }
 
   /** Takes the account out of the held-accounts index if it holds nothing (a new hold puts it back). */
   async unlistIfNoHolds(accountId: string): Promise<void> {
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.account(accountId),
-          UpdateExpression: 'REMOVE #ip, #is',
-          ConditionExpression:
-            'attribute_exists(pk) AND (attribute_not_exists(holds) OR size(holds) = :zero)',
-          ExpressionAttributeNames: { '#ip': runningIndex.pk, '#is': runningIndex.sk },
-          ExpressionAttributeValues: { ':zero': 0 },
-        }),
-      );
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err; // still holding (or a new hold arrived)
-    }
+    // Not written while still holding (or when a new hold arrived).
+    await written(
+      updateItem(this.table, {
+        Key: keys.account(accountId),
+        UpdateExpression: 'REMOVE #ip, #is',
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(holds) OR size(holds) = :zero)',
+        ExpressionAttributeNames: { '#ip': runningIndex.pk, '#is': runningIndex.sk },
+        ExpressionAttributeValues: { ':zero': 0 },
+      }),
+    );
   }
 
   async entries(accountId: string): Promise<LedgerEntry[]> {
@@ -439,10 +388,9 @@ export class DynamoCreditLedger implements CreditLedger {
   }
 
   private async readAccount(accountId: string) {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({ TableName: this.table.tableName, Key: keys.account(accountId), ConsistentRead: true }),
-    );
-    return Item as { balance: number; holds?: Record<string, number> } | undefined;
+    return (await getItem(this.table, keys.account(accountId))) as
+      | { balance: number; holds?: Record<string, number> }
+      | undefined;
   }
 
   private async record(
@@ -453,8 +401,8 @@ export class DynamoCreditLedger implements CreditLedger {
     await this.put(entryItem(accountId, entryId, entry));
   }
 
-  private async put(item: TableItem): Promise<void> {
-    await this.table.doc.send(new PutCommand({ TableName: this.table.tableName, Item: item }));
+  private async put(Item: TableItem): Promise<void> {
+    await putItem(this.table, { Item });
   }
 }
 

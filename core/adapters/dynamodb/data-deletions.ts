@@ -1,13 +1,14 @@
 // The tombstone of a deleted meeting and its pending-deletion entries (docs/data-model.md).
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { DataDeletionMark, DataDeletionsStore, PendingDeletion } from '../../ports/data-deletions';
 import {
   deleteItems,
-  isConditionFailure,
+  getItem,
   keys,
   pendingDeletionsPk,
   queryPage,
   type TableHandle,
+  updateItem,
+  written,
 } from './table';
 
 export class DynamoDataDeletions implements DataDeletionsStore {
@@ -21,39 +22,24 @@ export class DynamoDataDeletions implements DataDeletionsStore {
   async mark(botId: string, at: Date): Promise<DataDeletionMark> {
     const startedAt = at.toISOString();
     const entry = { botId, startedAt };
-    await this.table.doc.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: keys.pendingDeletion(startedAt, botId),
-        UpdateExpression: 'SET #type = :type, bot_id = :bot',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':type': 'pending_deletion', ':bot': botId },
-      }),
-    );
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression: 'SET data_deleted_at = :at',
-          ConditionExpression:
-            'attribute_exists(pk) AND #status <> :running AND attribute_not_exists(data_deleted_at)',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':at': startedAt, ':running': 'running' },
-        }),
-      );
-      return { outcome: 'marked', dataDeletedAt: startedAt };
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.tableName,
+    await updateItem(this.table, {
+      Key: keys.pendingDeletion(startedAt, botId),
+      UpdateExpression: 'SET #type = :type, bot_id = :bot',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':type': 'pending_deletion', ':bot': botId },
+    });
+    const marked = await written(
+      updateItem(this.table, {
         Key: keys.session(botId),
-        ProjectionExpression: 'data_deleted_at',
-        ConsistentRead: true,
+        UpdateExpression: 'SET data_deleted_at = :at',
+        ConditionExpression:
+          'attribute_exists(pk) AND #status <> :running AND attribute_not_exists(data_deleted_at)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':at': startedAt, ':running': 'running' },
       }),
     );
+    if (marked) return { outcome: 'marked', dataDeletedAt: startedAt };
+    const Item = await getItem(this.table, keys.session(botId), { ProjectionExpression: 'data_deleted_at' });
     // Deleted before: this repeat's purges go on under its own entry.
     if (typeof Item?.data_deleted_at === 'string')
       return { outcome: 'already', dataDeletedAt: Item.data_deleted_at };

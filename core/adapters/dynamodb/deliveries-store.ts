@@ -1,5 +1,5 @@
 // Delivery records: one per bot, channel and event, with every attempt (time, status, latency, error).
-import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { PurgeCursor } from '../../ports/data-deletions';
 import type {
   Attempt,
@@ -13,11 +13,15 @@ import type {
 import { packText, unpackText } from './packed-text';
 import {
   cancellationReasons,
-  isConditionFailure,
+  conditional,
+  getItem,
   keys,
+  putItem,
   queryAll,
   queryPage,
   type TableHandle,
+  updateItem,
+  written,
 } from './table';
 
 const prefix = 'DELIVERY#';
@@ -80,32 +84,16 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
 
   /** Creates the record once; a duplicate results message finds it and changes nothing. Returns false then. */
   async create(d: Omit<Delivery, 'status' | 'attempts'>): Promise<boolean> {
-    try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...this.key(d.botId, d.channel, d.event),
-            ...newRecordAttributes(d),
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    return written(
+      putItem(this.table, {
+        Item: { ...this.key(d.botId, d.channel, d.event), ...newRecordAttributes(d) },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   }
 
   async get(botId: string, channel: Channel, event: string): Promise<Delivery | null> {
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: this.key(botId, channel, event),
-        ConsistentRead: true,
-      }),
-    );
+    const Item = await getItem(this.table, this.key(botId, channel, event));
     return Item ? fromItem(Item) : null;
   }
 
@@ -158,23 +146,17 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
     // Not before its next attempt is due: a duplicate or early job must not skip the backoff.
     const claimable =
       '#s = :pending AND (attribute_not_exists(claim_until) OR claim_until < :now) AND (attribute_not_exists(next_attempt_at) OR next_attempt_at <= :nowIso)';
-    try {
-      const { Attributes } = await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: this.key(botId, channel, event),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: create ? `attribute_not_exists(pk) OR (${claimable})` : claimable,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return Attributes ? fromItem(Attributes) : null;
-    } catch (err) {
-      if (isConditionFailure(err)) return null;
-      throw err;
-    }
+    const claimed = await conditional(
+      updateItem(this.table, {
+        Key: this.key(botId, channel, event),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: create ? `attribute_not_exists(pk) OR (${claimable})` : claimable,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return claimed?.Attributes ? fromItem(claimed.Attributes) : null;
   }
 
   /**
@@ -245,42 +227,28 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
       sets.push('next_attempt_at = :next');
       values[':next'] = outcome.nextAttemptAt;
     }
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: this.key(d.botId, d.channel, d.event),
-          UpdateExpression: `SET ${sets.join(', ')}`,
-          ConditionExpression: '#s = :pending',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: values,
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    return written(
+      updateItem(this.table, {
+        Key: this.key(d.botId, d.channel, d.event),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: '#s = :pending',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 
   /** A failed (dead-lettered) delivery goes back to pending for a redrive; its attempts are kept. */
   async reopen(botId: string, channel: Channel, event: string): Promise<boolean> {
-    try {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: this.key(botId, channel, event),
-          UpdateExpression: 'SET #s = :pending, claim_until = :zero',
-          ConditionExpression: '#s = :failed',
-          ExpressionAttributeNames: { '#s': 'status' },
-          ExpressionAttributeValues: { ':pending': 'pending', ':failed': 'failed', ':zero': 0 },
-        }),
-      );
-      return true;
-    } catch (err) {
-      if (isConditionFailure(err)) return false;
-      throw err;
-    }
+    return written(
+      updateItem(this.table, {
+        Key: this.key(botId, channel, event),
+        UpdateExpression: 'SET #s = :pending, claim_until = :zero',
+        ConditionExpression: '#s = :failed',
+        ExpressionAttributeNames: { '#s': 'status' },
+        ExpressionAttributeValues: { ':pending': 'pending', ':failed': 'failed', ':zero': 0 },
+      }),
+    );
   }
 
   /**
@@ -306,16 +274,13 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
         // An e-mail's target is the person's address: it goes with the payload (a webhook's is the customer's own
         // endpoint, not meeting content).
         const email = String(item.sk).startsWith(`${prefix}email#`);
-        return this.table.doc.send(
-          new UpdateCommand({
-            TableName: this.table.tableName,
-            Key: { pk: item.pk, sk: item.sk },
-            // The first deletion's time stays; a repeat only makes sure the payload is gone.
-            UpdateExpression: `SET content_deleted_at = if_not_exists(content_deleted_at, :at)${email ? ', target = :gone' : ''} REMOVE payload`,
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':at': at.toISOString(), ...(email && { ':gone': deletedTarget }) },
-          }),
-        );
+        return updateItem(this.table, {
+          Key: { pk: item.pk, sk: item.sk },
+          // The first deletion's time stays; a repeat only makes sure the payload is gone.
+          UpdateExpression: `SET content_deleted_at = if_not_exists(content_deleted_at, :at)${email ? ', target = :gone' : ''} REMOVE payload`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':at': at.toISOString(), ...(email && { ':gone': deletedTarget }) },
+        });
       }),
     );
     return next;

@@ -1,9 +1,17 @@
 // Idempotency records for POST /api/bot/join (ARCHITECTURE.md): one per account and key, kept 24 h.
 
 import { createHash } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ClaimResult, IdempotencyStore, StoredResponse } from '../../ports/idempotency-store';
-import { isConditionFailure, keys, type TableHandle, ttlAttribute } from './table';
+import {
+  deleteItem,
+  getItem,
+  keys,
+  putItem,
+  type TableHandle,
+  ttlAttribute,
+  updateItem,
+  written,
+} from './table';
 
 export class DynamoIdempotencyStore implements IdempotencyStore {
   constructor(
@@ -26,35 +34,24 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
     now = new Date(),
   ): Promise<ClaimResult> {
     const epoch = Math.floor(now.getTime() / 1000);
-    try {
-      await this.table.doc.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...this.key(accountId, idempotencyKey),
-            type: 'idempotency',
-            fingerprint,
-            state: 'in_flight',
-            response: pending,
-            created_at: now.toISOString(),
-            [ttlAttribute]: epoch + this.ttlSeconds,
-          },
-          ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now',
-          ExpressionAttributeNames: { '#ttl': ttlAttribute },
-          ExpressionAttributeValues: { ':now': epoch },
-        }),
-      );
-      return { claimed: true };
-    } catch (err) {
-      if (!isConditionFailure(err)) throw err;
-    }
-    const { Item } = await this.table.doc.send(
-      new GetCommand({
-        TableName: this.table.tableName,
-        Key: this.key(accountId, idempotencyKey),
-        ConsistentRead: true,
+    const claimed = await written(
+      putItem(this.table, {
+        Item: {
+          ...this.key(accountId, idempotencyKey),
+          type: 'idempotency',
+          fingerprint,
+          state: 'in_flight',
+          response: pending,
+          created_at: now.toISOString(),
+          [ttlAttribute]: epoch + this.ttlSeconds,
+        },
+        ConditionExpression: 'attribute_not_exists(pk) OR #ttl < :now',
+        ExpressionAttributeNames: { '#ttl': ttlAttribute },
+        ExpressionAttributeValues: { ':now': epoch },
       }),
     );
+    if (claimed) return { claimed: true };
+    const Item = await getItem(this.table, this.key(accountId, idempotencyKey));
     if (!Item) return this.claim(accountId, idempotencyKey, fingerprint, pending, now); // released meanwhile
     return {
       claimed: false,
@@ -69,23 +66,16 @@ export class DynamoIdempotencyStore implements IdempotencyStore {
 
   /** Stores the response of a request that succeeded, for replay. */
   async complete(accountId: string, idempotencyKey: string, response: StoredResponse): Promise<void> {
-    await this.table.doc.send(
-      new UpdateCommand({
-        TableName: this.table.tableName,
-        Key: this.key(accountId, idempotencyKey),
-        UpdateExpression: 'SET #state = :done, #response = :r',
-        ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
-        ExpressionAttributeValues: { ':done': 'done', ':r': response },
-      }),
-    );
+    await updateItem(this.table, {
+      Key: this.key(accountId, idempotencyKey),
+      UpdateExpression: 'SET #state = :done, #response = :r',
+      ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
+      ExpressionAttributeValues: { ':done': 'done', ':r': response },
+    });
   }
 
   /** Forgets the key after a request that failed, so the client may retry with it. */
   async release(accountId: string, idempotencyKey: string): Promise<void> {
-    await this.table.doc
-      .send(new DeleteCommand({ TableName: this.table.tableName, Key: this.key(accountId, idempotencyKey) }))
-      .catch((err) => {
-        if (!isConditionFailure(err)) throw err;
-      });
+    await deleteItem(this.table, { Key: this.key(accountId, idempotencyKey) });
   }
 }

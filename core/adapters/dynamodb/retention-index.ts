@@ -1,5 +1,4 @@
 // The retention index in DynamoDB: each ended meeting's entry, at its due time, in one of a few shard partitions.
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import {
   moveRetentionEntry,
   type RetentionEntry,
@@ -9,7 +8,7 @@ import {
   retentionEntryOf,
   retentionShardOf,
 } from '../../ports/retention-index';
-import { keys, queryPage, type TableHandle } from './table';
+import { deleteItem, keys, putItem, queryPage, type TableHandle } from './table';
 
 /**
  * Shards of the index. The sweep reads them side by side, so this is also how many meetings it looks at at once; and
@@ -24,12 +23,9 @@ export class DynamoRetentionIndex implements RetentionIndex {
   constructor(private readonly table: TableHandle) {}
 
   async add(botId: string, due: string): Promise<void> {
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: { ...keyOf({ botId, due, part: retentionShardOf(botId, this.shards) }), type: 'retention_due' },
-      }),
-    );
+    await putItem(this.table, {
+      Item: { ...keyOf({ botId, due, part: retentionShardOf(botId, this.shards) }), type: 'retention_due' },
+    });
   }
 
   async listDue(
@@ -59,7 +55,7 @@ export class DynamoRetentionIndex implements RetentionIndex {
   }
 
   async clear(entry: RetentionEntry): Promise<void> {
-    await this.table.doc.send(new DeleteCommand({ TableName: this.table.tableName, Key: keyOf(entry) }));
+    await deleteItem(this.table, { Key: keyOf(entry) });
   }
 }
 

@@ -9,8 +9,17 @@ import {
 import {
   BatchWriteCommand,
   type BatchWriteCommandInput,
+  DeleteCommand,
+  type DeleteCommandInput,
+  GetCommand,
+  type GetCommandInput,
+  type GetCommandOutput,
+  PutCommand,
+  type PutCommandInput,
   QueryCommand,
   type QueryCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { retry } from '../../retry';
 import { UnprocessedItemsError } from '../sdk-error';
@@ -105,6 +114,42 @@ export interface TableHandle {
   tableName: string;
 }
 
+/** An item as read, its attributes as plain values. */
+export type StoredItem = NonNullable<GetCommandOutput['Item']>;
+
+/** One item by key, strongly consistent unless `options` say otherwise; undefined when there is none. */
+export async function getItem(
+  { doc, tableName }: TableHandle,
+  Key: Record<string, unknown>,
+  options: Omit<GetCommandInput, 'TableName' | 'Key'> = {},
+): Promise<StoredItem | undefined> {
+  return (await doc.send(new GetCommand({ ConsistentRead: true, ...options, TableName: tableName, Key })))
+    .Item;
+}
+
+export const putItem = ({ doc, tableName }: TableHandle, input: Omit<PutCommandInput, 'TableName'>) =>
+  doc.send(new PutCommand({ ...input, TableName: tableName }));
+
+export const updateItem = ({ doc, tableName }: TableHandle, input: Omit<UpdateCommandInput, 'TableName'>) =>
+  doc.send(new UpdateCommand({ ...input, TableName: tableName }));
+
+export const deleteItem = ({ doc, tableName }: TableHandle, input: Omit<DeleteCommandInput, 'TableName'>) =>
+  doc.send(new DeleteCommand({ ...input, TableName: tableName }));
+
+/** A conditional write's output, or undefined when its condition failed; any other error is thrown. */
+export async function conditional<T>(write: Promise<T>): Promise<T | undefined> {
+  try {
+    return await write;
+  } catch (err) {
+    if (isConditionFailure(err)) return undefined;
+    throw err;
+  }
+}
+
+/** Whether a conditional write went through (false when its condition failed). */
+export const written = async (write: Promise<object>): Promise<boolean> =>
+  (await conditional(write)) !== undefined;
+
 /** Where a query's next page starts (its LastEvaluatedKey); absent after the last page. */
 export type PageKey = Record<string, unknown>;
 
@@ -143,6 +188,7 @@ export type TableItem = Record<string, unknown> & { pk: string; sk: string };
 const maxBatchItems = 25;
 
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
+type Sleep = (ms: number) => Promise<void>;
 
 /**
  * Sends write requests in one BatchWriteItem request per 25, resending whatever DynamoDB leaves unprocessed
@@ -154,7 +200,7 @@ async function writeInBatches(
   requests: WriteRequest[],
   what: string,
   attempts: number,
-  sleep?: (ms: number) => Promise<void>,
+  sleep?: Sleep,
 ): Promise<void> {
   for (let i = 0; i < requests.length; i += maxBatchItems) {
     await untilProcessed(
@@ -173,34 +219,28 @@ async function writeInBatches(
 }
 
 /** Puts items (unconditionally), 25 a request, resending what DynamoDB leaves unprocessed (writeInBatches). */
-export function putItems(
+export const putItems = (
   table: TableHandle,
   items: TableItem[],
   attempts = 6,
-  sleep?: (ms: number) => Promise<void>,
-): Promise<void> {
-  return writeInBatches(
+  sleep?: Sleep,
+): Promise<void> =>
+  writeInBatches(
     table,
     items.map((Item) => ({ PutRequest: { Item } })),
     'item(s)',
     attempts,
     sleep,
   );
-}
 
 /** Deletes items by key, 25 a request, resending what DynamoDB leaves unprocessed (writeInBatches). */
-export function deleteItems(
-  table: TableHandle,
-  itemKeys: { pk: string; sk: string }[],
-  attempts = 6,
-): Promise<void> {
-  return writeInBatches(
+export const deleteItems = (table: TableHandle, itemKeys: { pk: string; sk: string }[], attempts = 6) =>
+  writeInBatches(
     table,
     itemKeys.map((Key) => ({ DeleteRequest: { Key } })),
     'deletion(s)',
     attempts,
   );
-}
 
 /**
  * Sends `first`, then whatever each request leaves unprocessed (DynamoDB's batch calls under throttling), with a
@@ -211,7 +251,7 @@ export async function untilProcessed<T>(
   request: (pending: T[]) => Promise<T[]>,
   failure: (left: number) => string,
   attempts = 6,
-  sleep?: (ms: number) => Promise<void>,
+  sleep?: Sleep,
 ): Promise<void> {
   let pending = first;
   if (pending.length === 0) return;
@@ -241,48 +281,43 @@ export function cancellationReasons(err: unknown): string[] | undefined {
   return reasons.map((r) => r.Code ?? 'None');
 }
 
-/** Creates the table when missing (local stack, tests); in AWS the CDK stack owns it with the same key schema. */
-const attributeDefinitions = [
-  { AttributeName: 'pk', AttributeType: 'S' as const },
-  { AttributeName: 'sk', AttributeType: 'S' as const },
-  { AttributeName: runningIndex.pk, AttributeType: 'S' as const },
-  { AttributeName: runningIndex.sk, AttributeType: 'S' as const },
+const attributeDefinitions = ['pk', 'sk', runningIndex.pk, runningIndex.sk].map((AttributeName) => ({
+  AttributeName,
+  AttributeType: 'S' as const,
+}));
+
+const keySchema = (hash: string, range: string) => [
+  { AttributeName: hash, KeyType: 'HASH' as const },
+  { AttributeName: range, KeyType: 'RANGE' as const },
 ];
 
 const runningIndexDefinition = {
   IndexName: runningIndex.name,
-  KeySchema: [
-    { AttributeName: runningIndex.pk, KeyType: 'HASH' as const },
-    { AttributeName: runningIndex.sk, KeyType: 'RANGE' as const },
-  ],
+  KeySchema: keySchema(runningIndex.pk, runningIndex.sk),
   Projection: { ProjectionType: 'KEYS_ONLY' as const },
+};
+
+/** Lets an error named `name` by (the answer a table action gives when there is nothing to do); throws others. */
+const unless = (name: string) => (err: unknown) => {
+  if (!(err instanceof Error) || err.name !== name) throw err;
+  return undefined;
 };
 
 /** Creates the table (or its index) when missing (local stack, tests); in AWS the CDK stack owns it. */
 export async function ensureTable({ doc, tableName }: TableHandle): Promise<void> {
-  let existing: Awaited<ReturnType<typeof describe>> | undefined;
-  try {
-    existing = await describe(doc, tableName);
-  } catch (err) {
-    if (!(err instanceof Error) || err.name !== 'ResourceNotFoundException') throw err;
-  }
+  const existing = await describe(doc, tableName).catch(unless('ResourceNotFoundException'));
   if (!existing) {
-    try {
-      await doc.client.send(
+    await doc.client
+      .send(
         new CreateTableCommand({
           TableName: tableName,
           BillingMode: 'PAY_PER_REQUEST',
           AttributeDefinitions: attributeDefinitions,
-          KeySchema: [
-            { AttributeName: 'pk', KeyType: 'HASH' },
-            { AttributeName: 'sk', KeyType: 'RANGE' },
-          ],
+          KeySchema: keySchema('pk', 'sk'),
           GlobalSecondaryIndexes: [runningIndexDefinition],
         }),
-      );
-    } catch (err) {
-      if (!(err instanceof Error) || err.name !== 'ResourceInUseException') throw err;
-    }
+      )
+      .catch(unless('ResourceInUseException'));
   } else if (!existing.GlobalSecondaryIndexes?.some((i) => i.IndexName === runningIndex.name)) {
     // A data directory made before the index existed.
     await doc.client.send(

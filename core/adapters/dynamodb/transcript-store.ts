@@ -3,11 +3,10 @@
 // first, SEGMENT#R01#00000001 … for the first replacement (sorting after the first's), so two tasks that overlap
 // during a hand-over never overwrite each other. The segments are the transcript's only copy: nothing rewrites the
 // whole text while the bot runs, so the write volume grows with the meeting's length, not its square.
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mergeAttempts, type Utterance } from '../../bots/transcript';
 import type { PurgeCursor } from '../../ports/data-deletions';
 import type { Segment, TranscriptStore } from '../../ports/transcript-store';
-import { deleteItems, keys, queryAll, queryPage, type TableHandle } from './table';
+import { deleteItems, keys, putItem, queryAll, queryPage, type TableHandle, updateItem } from './table';
 
 const segmentPrefix = 'SEGMENT#';
 const seqDigits = 8;
@@ -49,27 +48,21 @@ export class DynamoTranscriptStore implements TranscriptStore {
     options: { marked?: boolean } = {},
   ): Promise<void> {
     if (seq === 1 && !options.marked) {
-      await this.table.doc.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression: 'SET transcript_at = :now',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeValues: { ':now': new Date().toISOString() },
-        }),
-      );
+      await updateItem(this.table, {
+        Key: keys.session(botId),
+        UpdateExpression: 'SET transcript_at = :now',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeValues: { ':now': new Date().toISOString() },
+      });
     }
-    await this.table.doc.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          pk: keys.session(botId).pk,
-          sk: segmentKey(attempt, seq),
-          type: 'transcript_segment',
-          utterances,
-        },
-      }),
-    );
+    await putItem(this.table, {
+      Item: {
+        pk: keys.session(botId).pk,
+        sk: segmentKey(attempt, seq),
+        type: 'transcript_segment',
+        utterances,
+      },
+    });
   }
 
   /** Every saved line of every task of the session, in order, each once (mergeAttempts). */
