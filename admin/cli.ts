@@ -143,9 +143,7 @@ async function main(args: string[]): Promise<number> {
       print(flags, result);
       return result.exitCode;
     } catch (err) {
-      const e = err as Error;
-      process.stderr.write(`error: ${e.name === 'Error' ? '' : `${e.name}: `}${e.message}\n`);
-      return 1;
+      return failed(err as Error);
     }
   }
 
@@ -166,12 +164,15 @@ async function main(args: string[]): Promise<number> {
       return 1;
     }
     // Connection and credential failures are an operator's everyday errors: the name and message say enough.
-    const e = err as Error;
-    process.stderr.write(`error: ${e.name === 'Error' ? '' : `${e.name}: `}${e.message}\n`);
-    return 1;
+    return failed(err as Error);
   } finally {
     await target?.close();
   }
+}
+
+function failed(e: Error): number {
+  process.stderr.write(`error: ${e.name === 'Error' ? '' : `${e.name}: `}${e.message}\n`);
+  return 1;
 }
 
 process.exitCode = await main(process.argv.slice(2));

@@ -38,18 +38,11 @@ export const ecsServiceLinkedRole = 'AWSServiceRoleForECS';
 const inferenceProfileId =
   /^(us|us-gov|eu|apac|jp|au|ca|global)\.|^arn:[^:]+:bedrock:[^:]*:[^:]*:(application-)?inference-profile\//;
 
-const ok = (check: string, detail: string): CheckResult => ({ check, status: 'ok', detail });
-const problem = (check: string, detail: string, fix: string): CheckResult => ({
-  check,
-  status: 'problem',
-  detail,
-  fix,
-});
-const couldNotCheck = (check: string, detail: string): CheckResult => ({
-  check,
-  status: 'could_not_check',
-  detail,
-});
+const result = (status: CheckStatus) => (check: string, detail: string, fix?: string) =>
+  ({ check, status, detail, ...(fix && { fix }) }) as CheckResult;
+const ok = result('ok');
+const problem = result('problem');
+const couldNotCheck = result('could_not_check');
 
 /** An SDK error's name and message, short (a stand-in's HTML error page is not worth printing). */
 function describe(err: unknown): string {

@@ -4,8 +4,8 @@ import {
   type Command,
   integer,
   lines,
-  mustGet,
   NotFoundError,
+  onAccount,
   required,
   signed,
   UsageError,
@@ -51,10 +51,9 @@ export const accountsCommands: Record<string, Command> = {
   'accounts show': {
     args: '--account ID',
     about: `Balance, holds, API keys and the last ${ledgerShown} ledger entries`,
-    prepare(flags) {
-      const accountId = required(flags, 'account');
-      return async ({ stores: { accounts, ledger } }) => {
-        const account = await mustGet(accounts, accountId);
+    prepare: (flags) =>
+      onAccount(flags, async (account, { stores: { accounts, ledger } }) => {
+        const accountId = account.accountId;
         const [apiKeys, entries] = await Promise.all([
           keysByAge(accounts, accountId),
           ledger.entries(accountId),
@@ -92,8 +91,7 @@ export const accountsCommands: Record<string, Command> = {
             ),
           ),
         };
-      };
-    },
+      }),
   },
 
   'accounts set-retention': {

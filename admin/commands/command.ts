@@ -69,5 +69,16 @@ export async function mustGet(accounts: Stores['accounts'], accountId: string) {
   return account;
 }
 
+type Account = Awaited<ReturnType<typeof mustGet>>;
+
+/** The work of a command on one account (--account), which must exist: it is read first (NotFoundError). */
+export function onAccount(
+  flags: Flags,
+  work: (account: Account, adapters: Adapters) => Promise<Result>,
+): (adapters: Adapters) => Promise<Result> {
+  const accountId = required(flags, 'account');
+  return async (adapters) => work(await mustGet(adapters.stores.accounts, accountId), adapters);
+}
+
 export const signed = (n: number) => (n > 0 ? `+${n}` : String(n));
 export const lines = (...ls: string[]) => `${ls.join('\n')}\n`;

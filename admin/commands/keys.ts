@@ -1,15 +1,13 @@
 // `keys create|list|revoke`: an account's API keys.
 import type { Stores } from '../../core/deps';
-import { type Command, lines, mustGet, NotFoundError, required } from './command';
+import { type Command, lines, NotFoundError, onAccount, required } from './command';
 
 export const keysCommands: Record<string, Command> = {
   'keys create': {
     args: '--account ID',
     about: 'Issue another API key (shown once)',
-    prepare(flags) {
-      const accountId = required(flags, 'account');
-      return async ({ stores: { accounts } }) => {
-        await mustGet(accounts, accountId);
+    prepare: (flags) =>
+      onAccount(flags, async ({ accountId }, { stores: { accounts } }) => {
         const { apiKey, keyId } = await accounts.createKey(accountId);
         return {
           json: { account_id: accountId, api_key: apiKey, key_id: keyId },
@@ -19,17 +17,14 @@ export const keysCommands: Record<string, Command> = {
             'The API key is shown only this once: store it now.',
           ),
         };
-      };
-    },
+      }),
   },
 
   'keys list': {
     args: '--account ID',
     about: "List the account's API keys",
-    prepare(flags) {
-      const accountId = required(flags, 'account');
-      return async ({ stores: { accounts } }) => {
-        await mustGet(accounts, accountId);
+    prepare: (flags) =>
+      onAccount(flags, async ({ accountId }, { stores: { accounts } }) => {
         const apiKeys = await keysByAge(accounts, accountId);
         return {
           json: { account_id: accountId, keys: apiKeys.map(keyJson) },
@@ -38,18 +33,15 @@ export const keysCommands: Record<string, Command> = {
             ...apiKeys.map((k) => `  ${keyLine(k)}`),
           ),
         };
-      };
-    },
+      }),
   },
 
   'keys revoke': {
     args: '--account ID --key KEY_ID',
     about: 'Revoke an API key',
     prepare(flags) {
-      const accountId = required(flags, 'account');
       const keyId = required(flags, 'key');
-      return async ({ stores: { accounts } }) => {
-        await mustGet(accounts, accountId);
+      return onAccount(flags, async ({ accountId }, { stores: { accounts } }) => {
         const existing = (await accounts.listKeys(accountId)).find((k) => k.keyId === keyId);
         if (!existing) throw new NotFoundError(`key ${keyId} not found on account ${accountId}`);
         const now = new Date();
@@ -60,7 +52,7 @@ export const keysCommands: Record<string, Command> = {
           json: { account_id: accountId, key_id: keyId, revoked_at: revokedAt },
           text: `Key ${keyId} of ${accountId} is revoked (since ${revokedAt}).\n`,
         };
-      };
+      });
     },
   },
 };

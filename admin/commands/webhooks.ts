@@ -1,14 +1,12 @@
 // `webhooks rotate-secret`: replace an account's webhook signing secret, with an overlap.
-import { type Command, lines, mustGet, required } from './command';
+import { type Command, lines, onAccount } from './command';
 
 export const webhooksCommands: Record<string, Command> = {
   'webhooks rotate-secret': {
     args: '--account ID',
     about: 'Replace the webhook signing secret (both sign during the overlap, 24 h by default)',
-    prepare(flags) {
-      const accountId = required(flags, 'account');
-      return async ({ stores: { accounts }, config }) => {
-        await mustGet(accounts, accountId);
+    prepare: (flags) =>
+      onAccount(flags, async ({ accountId }, { stores: { accounts }, config }) => {
         const now = new Date();
         const secret = await accounts.rotateWebhookSecret(accountId, now);
         const until = new Date(now.getTime() + config.WEBHOOK_SECRET_OVERLAP_SECONDS * 1000).toISOString();
@@ -21,7 +19,6 @@ export const webhooksCommands: Record<string, Command> = {
             '(WEBHOOK_SECRET_OVERLAP_SECONDS); then only with the new one.',
           ),
         };
-      };
-    },
+      }),
   },
 };
