@@ -5,7 +5,7 @@
 // units per day. `--quick`: 2,000 meetings over 20 days, in seconds.
 
 import { retentionShardCount } from '../core/adapters/dynamodb/retention-index';
-import { MemoryRetentionIndex } from '../core/adapters/memory/retention-index';
+import { MemoryRetentionIndex } from '../test/support/memory-retention-index';
 import { fullScenario, quickScenario, type RetentionSimResult, runRetentionSim } from './retention-sim';
 import type { Table } from './run';
 import { type BenchOptions, verdict } from './support';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quickScenario, runRetentionSim } from '../../bench/retention-sim';
 import { DynamoRetentionIndex, retentionShardCount } from '../../core/adapters/dynamodb/retention-index';
 import { ensureTable, keys, queryAll } from '../../core/adapters/dynamodb/table';
-import { MemoryRetentionIndex } from '../../core/adapters/memory/retention-index';
+import { MemoryRetentionIndex } from '../support/memory-retention-index';
 import { completeSession, failSession } from '../../core/bots/finish-session';
 import type { BotSession } from '../../core/bots/session';
 import type { OutboxMessage } from '../../core/control/outbox';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { quickScenario, runRetentionSim } from '../../bench/retention-sim';
 import { retentionShardCount } from '../../core/adapters/dynamodb/retention-index';
-import { MemoryRetentionIndex } from '../../core/adapters/memory/retention-index';
+import { MemoryRetentionIndex } from '../support/memory-retention-index';
 import {
   dueAt,
   type RetentionDeps,

@@ -9,7 +9,7 @@ import {
   retentionEntryOf,
   retentionShardOf,
   retentionSortKey as sortKey,
-} from '../../ports/retention-index';
+} from '../../core/ports/retention-index';
 
 export class MemoryRetentionIndex implements RetentionIndex {
   /** Each part's sort keys, in order (a part is one partition in DynamoDB). */
