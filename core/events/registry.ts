@@ -233,12 +233,3 @@ export const webhookEventsSchema = z
 export function subscribes(webhookEvents: readonly string[] | undefined, name: EventName): boolean {
   return (eventRegistry[name] as EventDefinition).alwaysSent || (webhookEvents ?? []).includes(name);
 }
-
-/** The event table of docs/webhooks.md, one row per event (a test keeps the guide equal to it). */
-export function eventTableMarkdown(): string {
-  const rows = eventNames.map((n) => {
-    const d = eventRegistry[n] as EventDefinition;
-    return `| \`${n}\` | ${d.alwaysSent ? 'yes' : 'no'} | ${d.statusCode ? `\`${d.statusCode}\`` : '—'} | ${d.description} |`;
-  });
-  return ['| event | always sent | status change | when |', '| --- | --- | --- | --- |', ...rows].join('\n');
-}
