@@ -132,35 +132,30 @@ const contextSchema = z.object({
   apiThrottleBurstLimit: number(100, 1, 5_000),
 });
 
+const issue = (ctx: z.RefinementCtx, key: string, message: string) =>
+  ctx.addIssue({ code: 'custom', path: [key], message });
+
 export const settingsSchema = contextSchema
   .superRefine((s, ctx) => {
     const size = fargateSizes[s.botTaskCpu];
-    if (
-      size &&
-      (s.botTaskMemoryMiB < size.min || s.botTaskMemoryMiB > size.max || s.botTaskMemoryMiB % size.step)
-    ) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['botTaskMemoryMiB'],
-        message: `with botTaskCpu ${s.botTaskCpu}: ${size.min}–${size.max} in steps of ${size.step}`,
-      });
+    const memory = s.botTaskMemoryMiB;
+    if (size && (memory < size.min || memory > size.max || memory % size.step)) {
+      issue(
+        ctx,
+        'botTaskMemoryMiB',
+        `with botTaskCpu ${s.botTaskCpu}: ${size.min}–${size.max} in steps of ${size.step}`,
+      );
     }
-    if (s.botPoolMax < s.botPoolSize) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['botPoolMax'],
-        message: `at least botPoolSize (${s.botPoolSize})`,
-      });
-    }
+    if (s.botPoolMax < s.botPoolSize) issue(ctx, 'botPoolMax', `at least botPoolSize (${s.botPoolSize})`);
   })
   .transform((s, ctx) => {
     const production = s.production ?? productionStageNames.test(s.stage);
     if (production && s.sesIdentity === placeholderSesIdentity) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['sesIdentity'],
-        message: 'a production stage needs a verified SES identity (-c sesIdentity=mail.example.org)',
-      });
+      issue(
+        ctx,
+        'sesIdentity',
+        'a production stage needs a verified SES identity (-c sesIdentity=mail.example.org)',
+      );
     }
     const mailFrom =
       s.mailFrom ?? (s.sesIdentity.includes('@') ? s.sesIdentity : `meeting-bot@${s.sesIdentity}`);

@@ -63,6 +63,11 @@ export class Dashboard extends Construct {
         label: '',
         period,
       });
+    /** A metric's statistics, each its own series labelled by it (Maximum as max). */
+    const stats = (name: ServiceMetricName, statistics: string[], prefix = '') =>
+      statistics.map((statistic) =>
+        metric(name, { statistic, label: `${prefix}${statistic === 'Maximum' ? 'max' : statistic}` }),
+      );
     const graph = (
       title: string,
       left: cloudwatch.IMetric[],
@@ -93,10 +98,7 @@ export class Dashboard extends Construct {
         { stacked: true },
       ),
       graph(dashboardWidgets.joinFailures, [byDimension('joinFailures', 'error_type')], { stacked: true }),
-      graph(dashboardWidgets.joinLatency, [
-        metric('joinLatency', { statistic: 'p50', label: 'p50' }),
-        metric('joinLatency', { statistic: 'p95', label: 'p95' }),
-      ]),
+      graph(dashboardWidgets.joinLatency, stats('joinLatency', ['p50', 'p95'])),
     );
     this.dashboard.addWidgets(
       graph(dashboardWidgets.runningBots, [
@@ -135,11 +137,7 @@ export class Dashboard extends Construct {
         ],
         { leftYAxis: { min: 0, max: 100 } },
       ),
-      graph(dashboardWidgets.webhookAge, [
-        metric('webhookDeliveryAge', { statistic: 'p50', label: 'p50' }),
-        metric('webhookDeliveryAge', { statistic: 'p95', label: 'p95' }),
-        metric('webhookDeliveryAge', { statistic: 'Maximum', label: 'max' }),
-      ]),
+      graph(dashboardWidgets.webhookAge, stats('webhookDeliveryAge', ['p50', 'p95', 'Maximum'])),
     );
     this.dashboard.addWidgets(
       graph(dashboardWidgets.emails, [
@@ -166,14 +164,9 @@ export class Dashboard extends Construct {
           }),
         ),
       ),
-      graph(
-        dashboardWidgets.insights,
-        [
-          metric('insightsLatency', { statistic: 'p50', label: 'latency p50' }),
-          metric('insightsLatency', { statistic: 'p95', label: 'latency p95' }),
-        ],
-        { right: [metric('insightsFailures', { label: 'failures' })] },
-      ),
+      graph(dashboardWidgets.insights, stats('insightsLatency', ['p50', 'p95'], 'latency '), {
+        right: [metric('insightsFailures', { label: 'failures' })],
+      }),
       // A bot that carried on without its model or its voice: the customer got a warning.
       graph(dashboardWidgets.degraded, [
         byDimension('sessionWarnings', 'code'),
