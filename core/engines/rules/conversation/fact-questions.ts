@@ -8,24 +8,14 @@ export type FactKind = 'name' | 'yes-no' | 'number' | 'date' | 'place';
 /** Lead-ins that wrap a question without changing what it asks ("Could you tell me where you are based?"). */
 const wrapper =
   /^(?:(?:so|and|now|okay|ok|great|thanks|thank you|in other words|first|next|finally|lastly)[,.!]?\s+)*(?:(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:tell|let)\s+(?:me|us)(?:\s+know)?\s+|please\s+tell\s+(?:me|us)\s+|(?:tell|let)\s+(?:me|us)(?:\s+know)?\s+|i(?:'d| would)\s+like\s+to\s+know\s+)?/i;
-const patterns: [FactKind, RegExp][] = [
-  [
-    'name',
-    /^(?:what(?:'s|\s+is|\s+are)\s+(?:your|their)\s+(?:full\s+|first\s+|last\s+|preferred\s+)?names?|(?:your|their)\s+(?:full\s+|first\s+|preferred\s+)?names?$|who\s+am\s+i\s+speaking\s+(?:with|to)|what\s+(?:should|do|can|shall)\s+(?:i|we)\s+call\s+you|how\s+do\s+you\s+spell\s+your\s+name)\b/i,
-  ],
-  [
-    'date',
-    /^(?:when\b(?!.*\b(?:and|why|how)\b)|what\s+(?:date|day|year|month|time)\b|how\s+soon\b|(?:your|the)\s+(?:start\s+date|availability)$)/i,
-  ],
-  [
-    'number',
+const patterns: [FactKind, RegExp][] = Object.entries({
+  name: /^(?:what(?:'s|\s+is|\s+are)\s+(?:your|their)\s+(?:full\s+|first\s+|last\s+|preferred\s+)?names?|(?:your|their)\s+(?:full\s+|first\s+|preferred\s+)?names?$|who\s+am\s+i\s+speaking\s+(?:with|to)|what\s+(?:should|do|can|shall)\s+(?:i|we)\s+call\s+you|how\s+do\s+you\s+spell\s+your\s+name)\b/i,
+  date: /^(?:when\b(?!.*\b(?:and|why|how)\b)|what\s+(?:date|day|year|month|time)\b|how\s+soon\b|(?:your|the)\s+(?:start\s+date|availability)$)/i,
+  number:
     /^(?:how\s+(?:many|much|old|long|often|far)\b|what\s+(?:salary|rate|hourly\s+rate|day\s+rate|compensation|notice\s+period|budget)\b|what(?:'s|\s+is|\s+are)\s+(?:your|the)\s+(?:expected\s+|current\s+|desired\s+)?(?:salary|salary\s+expectations?|rate|hourly\s+rate|notice\s+period|budget|age|score|phone\s+number|number|team\s+size|years\s+of\s+experience)\b|(?:your|the)\s+(?:expected\s+)?(?:salary|notice\s+period|years\s+of\s+experience)$)/i,
-  ],
-  [
-    'place',
+  place:
     /^(?:where\b(?!.*\b(?:and|why|how)\b)|(?:which|what)\s+(?:city|country|town|state|region|location|office|time\s*zone)\b|(?:your|the)\s+location$)/i,
-  ],
-];
+}) as [FactKind, RegExp][];
 
 /**
  * What fact a question asks for, or null when it asks for more (an account, a reason, an opinion). Only the last

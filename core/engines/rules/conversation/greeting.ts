@@ -115,10 +115,12 @@ export function addressed(people: readonly string[] | undefined, hello = 'Hello'
 
 const warmWords =
   /\b(?:warm(?:ly|th)?|friendl(?:y|ier)|cheerful(?:ly)?|enthusiastic(?:ally)?|welcom(?:e|ing)|upbeat|kind(?:ly)?|feel (?:welcome|at ease|comfortable)|put (?:them|the \w+) at ease)\b/i;
+/** Words of manner, and of the greeting they describe ("something short and friendly", "a warm welcome"). */
 const mannerWords = wordSet(`short brief briefly friendly warm warmly professional professionally upbeat
   positive polite politely kind concise cheerful welcoming relaxed calm casual quick quickly simple and but
   yet very really quite keep it be sound stay a an the tone in manner way not too formal enthusiastic do
-  don t overly stiff`);
+  don t overly stiff
+  greeting welcome hello intro introduction something`);
 /** A clause with a finite verb is something to say ("the call is recorded"); without, a subject to talk about. */
 const statementVerb =
   /\b(?:is|are|was|were|will|would|can|could|may|might|should|must|takes?|lasts?|works?|has|have|includes?|runs?|gets?|goes|need|needs|'s|'re|'ll)\b/i;
@@ -209,18 +211,14 @@ function clausesOf(text: string): string[] {
 }
 
 /** Drops what only leads into an instruction: "Please", "You should", "Your job is to", "First,". */
+const leadWords =
+  /^(?:please|kindly|just|first(?:ly)?|then|now|also|always|briefly|warmly|politely|quickly|simply)[\s,:-]+/i;
+const leadPhrases =
+  /^(?:you\s+(?:should|must|need\s+to|have\s+to|will)|your\s+(?:job|task|role|goal)\s+is\s+to|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to|make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|try\s+to|as\s+(?:their|the|an?)\s+\w+)[\s,]+/i;
 function stripLead(clause: string): string {
   let c = clause;
   for (let i = 0; i < 4; i++) {
-    const next = c
-      .replace(
-        /^(?:please|kindly|just|first(?:ly)?|then|now|also|always|briefly|warmly|politely|quickly|simply)[\s,:-]+/i,
-        '',
-      )
-      .replace(
-        /^(?:you\s+(?:should|must|need\s+to|have\s+to|will)|your\s+(?:job|task|role|goal)\s+is\s+to|i\s+(?:want|need|would\s+like|'d\s+like)\s+you\s+to|make\s+sure\s+(?:to|you)|be\s+sure\s+to|remember\s+to|try\s+to|as\s+(?:their|the|an?)\s+\w+)[\s,]+/i,
-        '',
-      );
+    const next = c.replace(leadWords, '').replace(leadPhrases, '');
     if (next === c) break;
     c = next;
   }
@@ -229,12 +227,7 @@ function stripLead(clause: string): string {
 
 function onlyMannerWords(clause: string): boolean {
   const ws = clause.toLowerCase().match(/[a-z]+/g) ?? [];
-  return (
-    ws.length > 0 &&
-    ws.every(
-      (w) => mannerWords.has(w) || /^(?:greeting|welcome|hello|intro|introduction|something|upbeat)$/.test(w),
-    )
-  );
+  return ws.length > 0 && ws.every((w) => mannerWords.has(w));
 }
 
 /** "their friendly interviewer from Acme" → "your interviewer from Acme": manner words are for the voice, not the title. */

@@ -159,22 +159,14 @@ function agendaFor(prompt: string | undefined): Agenda {
   return agenda;
 }
 
-interface Phrases {
-  acks: Set<string>;
-  followUps: Set<string>;
-  close: string;
-  /** Per topic, its question and rephrasing, normalised. */
-  topics: string[][];
-}
-
-function agendaPhrases(agenda: Agenda): Phrases {
-  return {
-    acks: new Set(acknowledgements.map(normalised)),
-    followUps: new Set([...followUps, dodgeFollowUp].flatMap(splitSentences).map(normalised)),
-    close: normalised(lastQuestion),
-    topics: agenda.topics.map((t) => [normalised(t.question), normalised(t.rephrased)]),
-  };
-}
+/** The engine's own lines, normalised; per topic, its question and rephrasing. */
+const agendaPhrases = (agenda: Agenda) => ({
+  acks: new Set(acknowledgements.map(normalised)),
+  followUps: new Set([...followUps, dodgeFollowUp].flatMap(splitSentences).map(normalised)),
+  close: normalised(lastQuestion),
+  topics: agenda.topics.map((t) => [normalised(t.question), normalised(t.rephrased)]),
+});
+type Phrases = ReturnType<typeof agendaPhrases>;
 
 /** What a bot turn did, in order: asked a topic, followed up, acknowledged an answer, closed. */
 function botEvents(agenda: Agenda, p: Phrases, turn: readonly Utterance[], current: number): BotEvent[] {
@@ -229,11 +221,9 @@ function topicNamedIn(agenda: Agenda, sentence: string, current: number): number
   return best;
 }
 
-async function* once(text: string): AsyncIterable<string> {
-  yield text;
+async function* said(...lines: string[]): AsyncIterable<string> {
+  yield* lines;
 }
-
-async function* nothing(): AsyncIterable<string> {}
 
 export class LocalConversationEngine implements ConversationEngine {
   greet(ctx: ConversationContext): AsyncIterable<string> {
@@ -243,8 +233,8 @@ export class LocalConversationEngine implements ConversationEngine {
     // transcript stands (an answer given meanwhile is taken, else the pending question again). Only a real
     // replacement (the controller knows it from its task): the recording notice before a first greeting is a bot line too.
     if (ctx.rejoining && s.botSpoke) {
-      if (topics.length === 0 || s.closed) return nothing();
-      return once(`${apology} ${nextLine(s, ctx.participants) ?? resume(s, 'rephrase')}`);
+      if (topics.length === 0 || s.closed) return said();
+      return said(`${apology} ${nextLine(s, ctx.participants) ?? resume(s, 'rephrase')}`);
     }
     const plan = greetingPlan({
       botName: ctx.botName,
@@ -252,17 +242,17 @@ export class LocalConversationEngine implements ConversationEngine {
       people: ctx.participants,
       questions: topics.length,
     });
-    if (topics.length === 0) return once(`${plan.text} I'll be listening and taking notes.`);
+    if (topics.length === 0) return said(`${plan.text} I'll be listening and taking notes.`);
     const count = topics.length === 1 ? 'one question' : `${topics.length} questions`;
     const format = plan.announceFormat
       ? `, and I'll ask ${topics.length === 1 ? 'it' : 'them one at a time'}`
       : '';
-    return once(`${plan.text} I have ${count} for you${format}. ${topics[0]!.question}`);
+    return said(`${plan.text} I have ${count} for you${format}. ${topics[0]!.question}`);
   }
 
   reply(ctx: ConversationContext): AsyncIterable<string> {
     const line = nextLine(interviewState(ctx.prompt, ctx.transcript), ctx.participants);
-    return line ? once(line) : nothing();
+    return line ? said(line) : said();
   }
 }
 
