@@ -37,10 +37,7 @@ const attempt = Number(process.env.BOT_ATTEMPT ?? 0);
 const config = loadConfig();
 const baseLog = createLogger(
   config.LOG_LEVEL,
-  {
-    component: 'bot-task',
-    ...(assignedBotId ? { bot_id: assignedBotId } : { pool_bot_id: poolBotId }),
-  },
+  { component: 'bot-task', ...(assignedBotId ? { bot_id: assignedBotId } : { pool_bot_id: poolBotId }) },
   { format: config.LOG_FORMAT },
 );
 /** The task's logger; once the session is read, its lines carry the bot id and the join's correlation_id too. */

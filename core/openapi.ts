@@ -334,10 +334,7 @@ export function buildOpenApiDocument() {
           summary: "The account's bots, newest first, a page at a time",
           tags: ['bots'],
           parameters: queryParameters(listBotsQuerySchema),
-          responses: {
-            '200': json('BotListView', 'One page of bots'),
-            ...commonErrors,
-          },
+          responses: { '200': json('BotListView', 'One page of bots'), ...commonErrors },
         },
       },
       '/v1/bots/leave/{bot_id}': { post: stop(false) },

@@ -46,9 +46,7 @@ export class Authenticator {
       throw new ApiError(
         'rate_limited',
         `more than ${this.options.rateLimitPerMinute} requests a minute for this key`,
-        {
-          retryAfter: decision.retryAfterSeconds,
-        },
+        { retryAfter: decision.retryAfterSeconds },
       );
     }
     return { accountId: record.accountId, keyId: record.keyId };

@@ -31,9 +31,7 @@ export async function getRecording(
       throw new ApiError(
         'not_found',
         `bot session ${session.botId} was not recorded (start it with recording.audio)`,
-        {
-          message: 'This session has no recording.',
-        },
+        { message: 'This session has no recording.' },
       );
     // A failed session's pieces are assembled after it failed: until then, or until that fails (a warning), not ready.
     const failedAt = Date.parse(session.completedAt ?? '');
@@ -51,9 +49,7 @@ export async function getRecording(
     throw new ApiError(
       'not_found',
       `bot session ${session.botId} ended without a recording (see its warnings)`,
-      {
-        message: 'This session has no recording.',
-      },
+      { message: 'This session has no recording.' },
     );
   }
   const link = await deps

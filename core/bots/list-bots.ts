@@ -45,8 +45,5 @@ export async function listBots(
     status: q.status,
     before: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
   });
-  return {
-    bots: sessions.map(toBotSummary),
-    next_cursor: next ? encodeCursor(next) : null,
-  };
+  return { bots: sessions.map(toBotSummary), next_cursor: next ? encodeCursor(next) : null };
 }

@@ -28,9 +28,7 @@ export interface ReplaceDeps {
 }
 
 /** The log line each replacement writes; docs/lost-bots.md names it for operators: renaming it must change both. */
-export const replacementLogMessages = {
-  replaced: 'bot replaced',
-} as const;
+export const replacementLogMessages = { replaced: 'bot replaced' } as const;
 
 /** Whether a session whose bot was lost gets a replacement: only a bot that was in the room, while any are left. */
 export function canReplace(

@@ -187,9 +187,7 @@ async function startClaimed(
     throw new ApiError(
       'server_error',
       'the bot could not be started; no credits were charged, please retry',
-      {
-        cause: err,
-      },
+      { cause: err },
     );
   }
 }

@@ -35,7 +35,5 @@ export const queueOf = {
 } as const satisfies Record<OutboxMessage['kind'], keyof OutboxQueues>;
 
 export function routedOutbox(queues: OutboxQueues): Outbox {
-  return {
-    send: (message, options) => queues[queueOf[message.kind]].send(message, options),
-  };
+  return { send: (message, options) => queues[queueOf[message.kind]].send(message, options) };
 }

@@ -200,11 +200,7 @@ async function finishOne(deps: Omit<DataDeletionDeps, 'outbox'>, entry: PendingD
   await deps.stores.deletions.finished(entry);
   deps.log.info(
     deleting ? 'pending meeting data deletion finished' : 'pending deletion without a tombstone dropped',
-    {
-      bot_id: entry.botId,
-      ...(session && { account_id: session.accountId }),
-      started_at: entry.startedAt,
-    },
+    { bot_id: entry.botId, ...(session && { account_id: session.accountId }), started_at: entry.startedAt },
   );
   return true;
 }

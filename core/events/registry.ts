@@ -155,10 +155,7 @@ export const eventRegistry = {
   'recording.ready': {
     schema: envelope(
       'recording.ready',
-      z.strictObject({
-        duration_seconds: z.number(),
-        size_bytes: z.number().int(),
-      }),
+      z.strictObject({ duration_seconds: z.number(), size_bytes: z.number().int() }),
       'The recording is assembled: GET /api/bot/{bot_id}/recording gives its download address.',
     ),
     description:

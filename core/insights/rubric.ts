@@ -19,10 +19,7 @@ export const interviewAnchors: readonly Anchor[] = [
     means:
       'Every question answered directly and specifically: figures, named systems or tools, outcomes, and what the speaker did themselves. Nothing dodged.',
   },
-  {
-    score: 70,
-    means: 'Most questions answered with some specifics; one or two answers general or thin.',
-  },
+  { score: 70, means: 'Most questions answered with some specifics; one or two answers general or thin.' },
   {
     score: 50,
     means:

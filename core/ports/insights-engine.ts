@@ -71,9 +71,7 @@ export function validatedResult(result: InsightsResult): InsightsResult {
     throw new InsightsError(
       'invalid_result',
       'Insights could not be generated: the analysis produced an invalid result.',
-      {
-        cause: parsed.error,
-      },
+      { cause: parsed.error },
     );
   }
   return parsed.data;
