@@ -5,6 +5,87 @@ import { poolMaxLimit, poolSizeLimit } from './bots/pool-bounds';
 import { providers } from './schemas/api';
 import { flag, int, list, type Tunables, tunablesSchema } from './tunables';
 
+/** The service's queues (QUEUE_URLS); an empty URL: the process uses no such queue. */
+const queueUrlsSchema = z.object({
+  /** Where a bot that left the room hands over its session for results (transcript, insights, completion). */
+  RESULTS_QUEUE_URL: z.string().default(''),
+  /** The control plane's decisions about bot tasks: cold starts (the warm pool's fallback) and replacements. */
+  CONTROL_QUEUE_URL: z.string().default(''),
+  /** Events of a bot's life, in order per bot (a FIFO queue, its name ending in `.fifo`). */
+  BOT_EVENTS_QUEUE_URL: z.string().default(''),
+  /** One job per channel (webhook, e-mail) of a finished session; its DLQ holds deliveries that gave up. */
+  DELIVERY_QUEUE_URL: z.string().default(''),
+  DELIVERY_DLQ_URL: z.string().default(''),
+  /**
+   * The pool's wake-up queue: the join sends one message per offered session and an idle pooled bot long-polls it,
+   * so a join is claimed within a round trip. Empty: pooled bots only scan (POOL_POLL_MS).
+   */
+  POOL_QUEUE_URL: z.string().default(''),
+});
+
+/** The bot runtime on ECS (BOT_RUNTIME: infra/constructs/bot-runtime.ts runnerEnvironment). */
+const botRuntimeSchema = z.object({
+  BOT_CLUSTER_ARN: z.string().default(''),
+  BOT_TASK_DEFINITION_ARN: z.string().default(''),
+  /** The bot's container in the task definition (RunTask overrides and the task-stopped handler name it). */
+  BOT_CONTAINER_NAME: z.string().min(1).default('bot'),
+  BOT_SUBNET_IDS: list(),
+  BOT_SECURITY_GROUP_IDS: list(),
+  BOT_ASSIGN_PUBLIC_IP: flag(true),
+  /** Capacity providers RunTask tries in order (Spot first, on-demand when Spot has no capacity). */
+  BOT_CAPACITY_PROVIDERS: list('FARGATE_SPOT,FARGATE'),
+  /**
+   * The warm pool's ECS service: the scheduler raises its desired count for the sessions due soon, and the control
+   * function when offers go unclaimed (docs/warm-pool.md). Empty: no growth beyond the scaling.
+   */
+  BOT_POOL_SERVICE: z.string().default(''),
+});
+
+/** The local stack's stand-ins and choices (LOCAL_STACK: local/stack.ts; `npm start` takes these names from its environment). */
+const localStackSchema = z.object({
+  /** Endpoint overrides: dynalite, fauxqs, the local SES, S3 (moto in tests: path-style addressing then). */
+  DYNAMODB_ENDPOINT: z.url().optional(),
+  SQS_ENDPOINT: z.url().optional(),
+  SES_ENDPOINT: z.url().optional(),
+  S3_ENDPOINT: z.url().optional(),
+  /** Recordings as files under this directory instead of S3, their download links signed by RECORDINGS_URL_KEY. */
+  RECORDINGS_DIR: z.string().default(''),
+  RECORDINGS_URL_KEY: z.string().default(''),
+  /** Accepts provider "local" (rooms of the local room server). */
+  ALLOW_LOCAL_ROOMS: flag(false),
+  /** Allows http:// and private/loopback webhook targets. */
+  ALLOW_INSECURE_WEBHOOKS: flag(false),
+  /**
+   * The room provider a pooled bot gets ready before it waits: `daily` launches Chromium and loads the bot page with
+   * daily-js, `local` loads the local room client. A session of the other provider is still served, by a provider
+   * built on claiming (as a cold start does).
+   */
+  BOT_POOL_PROVIDER: z.enum(providers).default('daily'),
+  /**
+   * How the local stack runs a bot: `process`, a node child process of the bot bundle; `container`, a container of
+   * BOT_IMAGE (`npm run image`) run as Fargate runs the task (local/container-engine.ts), with BOT_CONTAINER_ARGS.
+   */
+  BOT_RUNNER: z.enum(['process', 'container']).default('process'),
+  BOT_IMAGE: z.string().min(1).default('meeting-bot-task:local'),
+  BOT_CONTAINER_ARGS: list(),
+  /** json: one object per line (what CloudWatch and Logs Insights read); pretty: one readable line, for a terminal. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
+});
+
+/**
+ * Each variable holding a JSON object of names, and those names' schema: the internal tunables (tests and benchmarks
+ * only, for the bots they start); the queues, set by the stack on each process for those it uses; the bot runtime on
+ * ECS, set on the functions that start and stop bots; the local stand-ins, set by the local stack on itself and its
+ * bots (unset on AWS).
+ */
+const groups = {
+  MEETING_BOT_TEST_TUNABLES: tunablesSchema,
+  QUEUE_URLS: queueUrlsSchema,
+  BOT_RUNTIME: botRuntimeSchema,
+  LOCAL_STACK: localStackSchema,
+} as const;
+export type Group = keyof typeof groups;
+
 export const configSchema = z.object({
   AWS_REGION: z.string().min(1).default('us-east-1'),
   TABLE_NAME: z.string().min(3).default('meeting-bot'),
@@ -99,91 +180,12 @@ export const configSchema = z.object({
   LLM_INSIGHTS_DEADLINE_MS: int(90_000, 1000),
   /** Time a conversation turn may spend waiting on its model (Bedrock or OpenAI-compatible); then it is abandoned. */
   CONVERSATION_TURN_TIMEOUT_MS: int(15_000, 100),
-  /** Tests and benchmarks only: a JSON object of internal tunables (core/tunables.ts), for the bots they start. */
-  MEETING_BOT_TEST_TUNABLES: z.string().default('{}'),
-  /** The queues below, set by the stack (the local stack) on each process for those it uses. */
-  QUEUE_URLS: z.string().default('{}'),
-  /** The bot runtime on ECS below, set by the stack on the functions that start and stop bots. */
-  BOT_RUNTIME: z.string().default('{}'),
-  /** The local stand-ins below, set by the local stack on itself and its bots; unset on AWS. */
-  LOCAL_STACK: z.string().default('{}'),
+  // Each variable of `groups` above: a JSON object of its names.
+  ...(Object.fromEntries(Object.keys(groups).map((g) => [g, z.string().default('{}')])) as Record<
+    Group,
+    z.ZodDefault<z.ZodString>
+  >),
 });
-
-/** The service's queues (QUEUE_URLS); an empty URL: the process uses no such queue. */
-const queueUrlsSchema = z.object({
-  /** Where a bot that left the room hands over its session for results (transcript, insights, completion). */
-  RESULTS_QUEUE_URL: z.string().default(''),
-  /** The control plane's decisions about bot tasks: cold starts (the warm pool's fallback) and replacements. */
-  CONTROL_QUEUE_URL: z.string().default(''),
-  /** Events of a bot's life, in order per bot (a FIFO queue, its name ending in `.fifo`). */
-  BOT_EVENTS_QUEUE_URL: z.string().default(''),
-  /** One job per channel (webhook, e-mail) of a finished session; its DLQ holds deliveries that gave up. */
-  DELIVERY_QUEUE_URL: z.string().default(''),
-  DELIVERY_DLQ_URL: z.string().default(''),
-  /**
-   * The pool's wake-up queue: the join sends one message per offered session and an idle pooled bot long-polls it,
-   * so a join is claimed within a round trip. Empty: pooled bots only scan (POOL_POLL_MS).
-   */
-  POOL_QUEUE_URL: z.string().default(''),
-});
-
-/** The bot runtime on ECS (BOT_RUNTIME: infra/constructs/bot-runtime.ts runnerEnvironment). */
-const botRuntimeSchema = z.object({
-  BOT_CLUSTER_ARN: z.string().default(''),
-  BOT_TASK_DEFINITION_ARN: z.string().default(''),
-  /** The bot's container in the task definition (RunTask overrides and the task-stopped handler name it). */
-  BOT_CONTAINER_NAME: z.string().min(1).default('bot'),
-  BOT_SUBNET_IDS: list(),
-  BOT_SECURITY_GROUP_IDS: list(),
-  BOT_ASSIGN_PUBLIC_IP: flag(true),
-  /** Capacity providers RunTask tries in order (Spot first, on-demand when Spot has no capacity). */
-  BOT_CAPACITY_PROVIDERS: list('FARGATE_SPOT,FARGATE'),
-  /**
-   * The warm pool's ECS service: the scheduler raises its desired count for the sessions due soon, and the control
-   * function when offers go unclaimed (docs/warm-pool.md). Empty: no growth beyond the scaling.
-   */
-  BOT_POOL_SERVICE: z.string().default(''),
-});
-
-/** The local stack's stand-ins and choices (LOCAL_STACK: local/stack.ts; `npm start` takes these names from its environment). */
-const localStackSchema = z.object({
-  /** Endpoint overrides: dynalite, fauxqs, the local SES, S3 (moto in tests: path-style addressing then). */
-  DYNAMODB_ENDPOINT: z.url().optional(),
-  SQS_ENDPOINT: z.url().optional(),
-  SES_ENDPOINT: z.url().optional(),
-  S3_ENDPOINT: z.url().optional(),
-  /** Recordings as files under this directory instead of S3, their download links signed by RECORDINGS_URL_KEY. */
-  RECORDINGS_DIR: z.string().default(''),
-  RECORDINGS_URL_KEY: z.string().default(''),
-  /** Accepts provider "local" (rooms of the local room server). */
-  ALLOW_LOCAL_ROOMS: flag(false),
-  /** Allows http:// and private/loopback webhook targets. */
-  ALLOW_INSECURE_WEBHOOKS: flag(false),
-  /**
-   * The room provider a pooled bot gets ready before it waits: `daily` launches Chromium and loads the bot page with
-   * daily-js, `local` loads the local room client. A session of the other provider is still served, by a provider
-   * built on claiming (as a cold start does).
-   */
-  BOT_POOL_PROVIDER: z.enum(providers).default('daily'),
-  /**
-   * How the local stack runs a bot: `process`, a node child process of the bot bundle; `container`, a container of
-   * BOT_IMAGE (`npm run image`) run as Fargate runs the task (local/container-engine.ts), with BOT_CONTAINER_ARGS.
-   */
-  BOT_RUNNER: z.enum(['process', 'container']).default('process'),
-  BOT_IMAGE: z.string().min(1).default('meeting-bot-task:local'),
-  BOT_CONTAINER_ARGS: list(),
-  /** json: one object per line (what CloudWatch and Logs Insights read); pretty: one readable line, for a terminal. */
-  LOG_FORMAT: z.enum(['json', 'pretty']).default('json'),
-});
-
-/** Each variable holding a JSON object of names, and those names' schema. */
-const groups = {
-  MEETING_BOT_TEST_TUNABLES: tunablesSchema,
-  QUEUE_URLS: queueUrlsSchema,
-  BOT_RUNTIME: botRuntimeSchema,
-  LOCAL_STACK: localStackSchema,
-} as const;
-export type Group = keyof typeof groups;
 
 /** The names each JSON variable holds (local/stack.ts moves names given one by one into theirs). */
 export const groupNames = Object.fromEntries(
