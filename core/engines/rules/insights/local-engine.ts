@@ -106,11 +106,7 @@ function greetingNote(
   const first = utterances.find((u) => isBotUtterance(u, botName))?.text.trim();
   if (!greeting?.trim() || !first) return null;
   const humans = [...new Set(utterances.filter((u) => !isBotUtterance(u, botName)).map((u) => u.speaker))];
-  const rooms: (string[] | undefined)[] = [
-    undefined,
-    ...humans.map((h) => [h]),
-    humans.length > 1 ? humans : [],
-  ];
+  const rooms = [undefined, ...humans.map((h) => [h]), humans.length > 1 ? humans : []];
   const opened = (botName ?? '').trim();
   for (const people of rooms) {
     const plan = greetingPlan({ botName: opened, greeting, people, questions: 0 });

@@ -154,19 +154,13 @@ export function interviewDigest({
         ? 'answered'
         : 'all answered'
       : `${answered} answered`;
-  const lines: DigestLine[] = [
-    {
-      section: 'overview',
-      text: `${shortName(asker ?? 'The interviewer')} interviewed ${candidate} (${count}, ${tally}).`,
-      rank: 0,
-    },
-  ];
-  for (const e of exchanges)
-    lines.push({
-      section: 'point',
-      text: questionLine(e, { speaker: subject, names }, dodged.has(e.question), askedBack.get(e.question)),
-      rank: 1,
-    });
+  const overview = `${shortName(asker ?? 'The interviewer')} interviewed ${candidate} (${count}, ${tally}).`;
+  const lines: DigestLine[] = [{ section: 'overview', text: overview, rank: 0 }];
+  const voice = { speaker: subject, names };
+  for (const e of exchanges) {
+    const text = questionLine(e, voice, dodged.has(e.question), askedBack.get(e.question));
+    lines.push({ section: 'point', text, rank: 1 });
+  }
   const close = closingLine(turns, qa, asker, subject);
   if (close) lines.push({ section: 'actions', text: close, rank: 2 });
   return lines;

@@ -20,22 +20,19 @@ export interface SpokenSentence {
 /** The participants' sentences in order; the bot's are left out when anyone else spoke. */
 export function participantSentences(turns: readonly Turn[]): SpokenSentence[] {
   const human = turns.some((t) => !t.isBot);
-  const out: SpokenSentence[] = [];
-  turns.forEach((t, turn) => {
-    if (human && t.isBot) return;
+  return turns.flatMap((t, turn) => {
+    if (human && t.isBot) return [];
     const asks = posedQuestion(t) !== null;
-    for (const s of t.sentences) {
-      out.push({
-        text: s.text,
-        speaker: t.speaker,
-        turn,
-        words: wordCount(s.text),
-        stems: contentStems(s.text),
-        asks,
-      });
-    }
+    const speaker = t.speaker;
+    return t.sentences.map(({ text }) => ({
+      text,
+      speaker,
+      turn,
+      words: wordCount(text),
+      stems: contentStems(text),
+      asks,
+    }));
   });
-  return out;
 }
 
 /** One part of the meeting, as the summary tells it. */

@@ -80,15 +80,9 @@ export function summarise(
   const decided = decisionSentence(decisions, group);
   const asked = new Set(format.sections ?? []);
 
+  const opening = overview(participants(sentences, name), topicNames(topics));
   const lines: Line[] = [
-    {
-      section: 'overview',
-      text: overview(
-        participants(sentences, name),
-        topics.map((t) => t.text),
-      ),
-      rank: 0,
-    },
+    { section: 'overview', text: opening, rank: 0 },
     ...parts.flatMap((part, i) => partLines(part, i, parts.length, name, group)),
   ];
   if (decided || asked.has('decisions')) {
@@ -128,6 +122,8 @@ function participants(sentences: readonly SpokenSentence[], name: (s: string) =>
   const top = new Set([...all].sort((a, b) => words.get(b)! - words.get(a)!).slice(0, maxNamed - 1));
   return [...all.filter((p) => top.has(p)), `${all.length - top.size} others`];
 }
+
+const topicNames = (topics: readonly { text: string }[]) => topics.map((t) => t.text);
 
 function list(items: readonly string[]): string {
   if (items.length <= 1) return items.join('');
