@@ -56,3 +56,16 @@ export function isLocalHostName(host: string): boolean {
   const h = host.toLowerCase().replace(/\.$/, '');
   return h === 'localhost' || h.endsWith('.localhost') || h.endsWith('.local') || h.endsWith('.internal');
 }
+
+/**
+ * Why `url` may not be reached, known before any lookup: a scheme other than https (or http, where insecure targets
+ * are allowed), or a local name or non-public IP literal (a literal never goes through the guarded lookup).
+ */
+export function urlRefusal(url: URL, allowInsecure: boolean, what: string): string | undefined {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:'))
+    return `only ${allowInsecure ? 'http(s)' : 'https'} ${what} are allowed`;
+  if (!allowInsecure && (isLocalHostName(host) || (isIP(host) && !isPublicAddress(host))))
+    return `${host} is not a public address`;
+  return undefined;
+}

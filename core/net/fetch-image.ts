@@ -2,8 +2,7 @@
 // a timeout; returns a data: URL for the page, or throws with a reason (the caller falls back to the name card).
 import { get as httpGet } from 'node:http';
 import { get as httpsGet } from 'node:https';
-import { isIP } from 'node:net';
-import { isLocalHostName, isPublicAddress } from './address-policy';
+import { urlRefusal } from './address-policy';
 import { guardedLookup } from './safe-post';
 
 export const imageLimits = { maxBytes: 5 * 1024 * 1024, timeoutMs: 10_000 };
@@ -16,13 +15,8 @@ export function fetchImage(
   },
 ): Promise<string> {
   const url = new URL(rawUrl);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (url.protocol !== 'https:' && !(options.allowInsecure && url.protocol === 'http:')) {
-    return Promise.reject(new Error('the image URL must be https'));
-  }
-  if (!options.allowInsecure && (isLocalHostName(host) || (isIP(host) && !isPublicAddress(host)))) {
-    return Promise.reject(new Error(`${host} is not a public address`));
-  }
+  const refusal = urlRefusal(url, options.allowInsecure, 'image URLs');
+  if (refusal) return Promise.reject(new Error(refusal));
   const get = url.protocol === 'https:' ? httpsGet : httpGet;
   return new Promise((resolve, reject) => {
     const req = get(

@@ -4,7 +4,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isLocalHostName, isPublicAddress } from './address-policy';
+import { isPublicAddress, urlRefusal } from './address-policy';
 
 export interface PostResult {
   /** HTTP status, or undefined when no response came (refused, timeout, network). */
@@ -77,16 +77,8 @@ export async function safePost(
   } catch {
     return { latencyMs: 0, error: 'invalid URL' };
   }
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!options.allowInsecure) {
-    if (url.protocol !== 'https:') return { latencyMs: 0, error: 'blocked: only https webhooks are allowed' };
-    // IP literals never go through lookup, so they are checked here.
-    if (isLocalHostName(host) || (isIP(host) && !isPublicAddress(host))) {
-      return { latencyMs: 0, error: `blocked: ${host} is not a public address` };
-    }
-  } else if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    return { latencyMs: 0, error: 'blocked: only http(s) webhooks are allowed' };
-  }
+  const refusal = urlRefusal(url, options.allowInsecure, 'webhooks');
+  if (refusal) return { latencyMs: 0, error: `blocked: ${refusal}` };
   const request = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<PostResult>((resolve) => {
     let settled = false;
