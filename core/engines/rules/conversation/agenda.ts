@@ -1,6 +1,7 @@
 // The agenda of a bot_prompt as people write it: the topics to cover, in order, each with a natural question,
 // and the closing words the customer wants said. Pure and total: any text gives an agenda (maybe empty).
-import { endsAsking, splitSentences, wordMap } from '../insights/text';
+import { quoteLeftOpen } from '../insights/questions';
+import { capitalise, endsAsking, splitSentences, wordMap } from '../insights/text';
 
 export interface AgendaTopic {
   /** What to cover, addressed to the participant: "your last project", "how you test code". */
@@ -207,7 +208,7 @@ function readSentence(sentence: string, raw: RawTopic[], onClosing: (c: string) 
 function readQuestions(text: string, raw: RawTopic[], listed: boolean): void {
   for (const m of text.matchAll(/[^?]*\?/g)) {
     let q = m[0].trim();
-    if (isQuoted(q)) continue;
+    if (quoteLeftOpen(q.slice(0, -1))) continue;
     q = q.replace(/^["“'(]+/, '');
     const lead =
       /^(?:(?:then|and|also|next|finally|first(?:ly)?|second(?:ly)?|third(?:ly)?|lastly|after\s+that|afterwards|please)[,:]?\s+)*(?:ask(?:\s+(?:them|him|her|the\s+candidate|the\s+participants?|everyone|people))?(?:\s+(?:this|the\s+question|something\s+like))?\s*(?<colon>[:,—–-])?\s*)?/i.exec(
@@ -236,11 +237,6 @@ function directQuestion(text: string): boolean {
       t,
     )
   );
-}
-
-function isQuoted(q: string): boolean {
-  const before = q.slice(0, -1);
-  return (before.match(/"/g) ?? []).length % 2 === 1 || before.lastIndexOf('“') > before.lastIndexOf('”');
 }
 
 /** The part of a span that belongs to the instruction: it ends at "; then …", "before …", a dash aside. */
@@ -405,8 +401,6 @@ function buildTopic(r: RawTopic, index: number): AgendaTopic {
     rephrased: other !== question ? other : `In other words, ${lowerStart(question)}`,
   };
 }
-
-const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** Lower-cases the first letter unless the word is an acronym, a camel-cased name or "I" ("API", "GitHub"). */
 function lowerStart(s: string): string {

@@ -2,7 +2,7 @@
 // as far as rules can when it is an instruction to the bot (a role, warmth, thanks, what to tell them), with the
 // person's name when the room has one person and "everyone" only when it has more. What rules cannot follow is kept
 // (GreetingPlan.unfollowed), so the results can say so (engine_notes) instead of dropping it silently.
-import { wordMap, wordSet } from '../insights/text';
+import { capitalise, wordMap, wordSet } from '../insights/text';
 import { secondPerson } from './agenda';
 
 /**
@@ -102,7 +102,7 @@ export function callName(displayName: string | undefined): string | null {
   if (!words.every(named)) return null;
   const first = words[0]!.replace(/[.]+$/, '');
   if (first.length < 2) return null;
-  return first.charAt(0).toUpperCase() + first.slice(1);
+  return capitalise(first);
 }
 
 /** "Hello Sam", "Hello everyone" (two or more people), or "Hello" (nobody known, or a name that is none). */
@@ -251,5 +251,5 @@ function spokenClause(text: string): string {
     .replace(/\bI\s+(?:are|is)\b/g, 'I am')
     .replace(/\bI\s+works\b/g, 'I work');
   const said = secondPerson(swapped);
-  return `${said.charAt(0).toUpperCase()}${said.slice(1)}.`;
+  return `${capitalise(said)}.`;
 }

@@ -63,10 +63,12 @@ function isQuoted(sentence: string): boolean {
   const s = sentence.trim();
   if (/\?[!.]*["”]$/.test(s)) return true;
   const q = s.lastIndexOf('?');
-  if (q === -1) return false;
-  const before = s.slice(0, q);
-  return (before.match(/"/g) ?? []).length % 2 === 1 || before.lastIndexOf('“') > before.lastIndexOf('”');
+  return q !== -1 && quoteLeftOpen(s.slice(0, q));
 }
+
+/** The text leaves a quote open: an odd number of straight double quotes, or a “ after the last ”. */
+export const quoteLeftOpen = (text: string): boolean =>
+  (text.match(/"/g) ?? []).length % 2 === 1 || text.lastIndexOf('“') > text.lastIndexOf('”');
 
 /** A request worded as a question: "Could you tell me about…?" asks for more than "yes". */
 const politeRequest =

@@ -29,7 +29,8 @@ const outcome =
 /** How many facts a sentence holds: figures and durations, named things (whole), an outcome. */
 const factWeight = (sentence: string): number =>
   (durationOrFigure.test(sentence) ? 2 : 0) + namedThings(sentence).length + (outcome.test(sentence) ? 1 : 0);
-const shortName = (label: string) => label.replace(/\s*\(.*\)\s*$/, '').trim() || label;
+/** A speaker's label without what follows in brackets: "Hon. Bill Blair (Minister of Public Safety)" → "Hon. Bill Blair". */
+export const shortName = (label: string) => label.replace(/\s*\(.*\)\s*$/, '').trim() || label;
 const firstName = (label: string) => shortName(label).split(/\s+/)[0] ?? label;
 /** Closed with a period unless a quote's own mark closes it. */
 const closed = (text: string) => (endsSentence(text) ? text : `${text}.`);

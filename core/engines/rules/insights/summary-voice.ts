@@ -1,6 +1,6 @@
 // Spoken sentences rewritten for a written summary: disfluencies out, and first person turned into third
 // ("I'll send the notes" by Bob → "Bob will send the notes"; "we should use rubber" → "they should use rubber").
-import { stopWords, wordMap, wordSet, words } from './text';
+import { capitalise, stopWords, wordMap, wordSet, words } from './text';
 
 /** Hesitation sounds, bracketed stage notes and filler phrases: never part of a summary. */
 const noise = [
@@ -139,7 +139,7 @@ function dropStutters(tokens: string[]): string[] {
 export function asSentence(text: string): string {
   const s = text.trim().replace(/[,;:\s-]+$/, '');
   if (!s) return s;
-  const capital = s.charAt(0).toUpperCase() + s.slice(1);
+  const capital = capitalise(s);
   return /[.!?…]$/.test(capital) ? capital.replace(/\?$/, '.') : `${capital}.`;
 }
 

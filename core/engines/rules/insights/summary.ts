@@ -1,7 +1,7 @@
 // The local engine's summary of a meeting: who met about what, how the discussion went, what was decided and who does what next.
 
 import { parseSummaryFormat, type SummaryFormat, type SummarySection } from './summary-format';
-import { type InterviewDigestInput, interviewDigest } from './summary-interview';
+import { type InterviewDigestInput, interviewDigest, shortName } from './summary-interview';
 import type { ActionItem, Decision } from './summary-outcomes';
 import { actionText, findActionItems, findDecisions } from './summary-outcomes';
 import { type MeetingPart, meetingParts, participantSentences, type SpokenSentence } from './summary-points';
@@ -93,14 +93,8 @@ export function summarise(
 }
 
 /** Labels as people read them: "Hon. Bill Blair (Minister of Public Safety)" → "Hon. Bill Blair". */
-function displayNames(speakers: readonly string[]): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const s of new Set(speakers)) {
-    const short = s.replace(/\s*\(.*\)\s*$/, '').trim();
-    map.set(s, short || s);
-  }
-  return map;
-}
+const displayNames = (speakers: readonly string[]) =>
+  new Map([...new Set(speakers)].map((s) => [s, shortName(s)]));
 
 /** Words of labels that may address someone mid-sentence ("…the gaps, David, and…"): names, not titles or roles. */
 const notNames = wordSet(`The Hon Right Mr Mrs Ms Dr Prof Professor Chair Acting Minister Prime Leader

@@ -122,7 +122,7 @@ export function tidySentence(sentence: string): string {
     .trim();
   s = s.replace(/[,;:\s-]+$/, '');
   if (!s) return s;
-  s = s.charAt(0).toUpperCase() + s.slice(1);
+  s = capitalise(s);
   return /[.!?…"'”’)]$/.test(s) ? s : `${s}.`;
 }
 
@@ -175,6 +175,9 @@ const acknowledgements = wordSet(`yeah yes yep yup yea ya no nope nah okay ok ka
   interesting really i see got it thanks thank you that's that is so well good fine agreed correct
   definitely of course perfect fair enough laughs right uh-huh sounds makes sense me too too pretty very
   just and yay oops sorry excellent`);
+/** The text with its first letter in upper case. */
+export const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+
 /** A quote inside a sentence: double quotes inside it become single ones. */
 export const quote = (text: string) => `"${text.replace(/["“”]/g, "'")}"`;
 
