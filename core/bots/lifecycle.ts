@@ -261,7 +261,7 @@ export const lifecycle: { [T in Transition]: Definition<T> } = {
     to: 'replacing',
     fields: ['replacements'],
     emits: ['bot.replaced'],
-    by: 'the control plane; not asked to stop, not left, with exactly `attempt` replacements',
+    by: 'the control plane, with exactly `attempt` replacements',
     writes: ({ attempt, at, reason }) => ({
       changes: {},
       replacement: { index: attempt, set: { at, reason } },

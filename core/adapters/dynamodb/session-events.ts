@@ -1,8 +1,7 @@
 // What the control plane records of a bot's life on its session: status changes, event numbers, warnings.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SessionsStore } from '../../ports/sessions-store';
-import { getItem, updateSession } from './session-item';
-import { isConditionFailure, keys, type TableHandle } from './table';
+import { updateSession } from './session-item';
+import { getItem, isConditionFailure, keys, type TableHandle, written } from './table';
 
 export const sessionEvents = (table: TableHandle): Pick<SessionsStore, 'recordEvent' | 'addWarning'> => ({
   /**
@@ -32,25 +31,21 @@ export const sessionEvents = (table: TableHandle): Pick<SessionsStore, 'recordEv
       values[':key'] = event.key;
     }
     try {
-      const out = await table.doc.send(
-        new UpdateCommand({
-          TableName: table.tableName,
-          Key: keys.session(botId),
-          UpdateExpression: `${sets.length ? `SET ${sets.join(', ')}` : ''}${add}`.trim(),
-          ConditionExpression: [
-            'attribute_exists(pk)',
-            ...(event.key !== undefined ? ['(attribute_not_exists(last_event) OR last_event <> :key)'] : []),
-            ...(event.content ? ['attribute_not_exists(data_deleted_at)'] : []),
-          ].join(' AND '),
-          ExpressionAttributeValues: values,
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
+      const out = await updateSession(table, botId, {
+        UpdateExpression: `${sets.length ? `SET ${sets.join(', ')}` : ''}${add}`.trim(),
+        ConditionExpression: [
+          'attribute_exists(pk)',
+          ...(event.key !== undefined ? ['(attribute_not_exists(last_event) OR last_event <> :key)'] : []),
+          ...(event.content ? ['attribute_not_exists(data_deleted_at)'] : []),
+        ].join(' AND '),
+        ExpressionAttributeValues: values,
+        ReturnValues: 'UPDATED_NEW',
+      });
       return event.numbered ? Number(out.Attributes?.webhook_seq) : undefined;
     } catch (err) {
       if (!isConditionFailure(err) || (event.key === undefined && !event.content)) throw err;
       const item = await getItem(table, keys.session(botId), {
-        projection: 'last_event, webhook_seq, data_deleted_at',
+        ProjectionExpression: 'last_event, webhook_seq, data_deleted_at',
       });
       // Deleted: even an event numbered before the deletion is not delivered now (its delivery may not exist yet).
       if (event.content && item?.data_deleted_at !== undefined) return null;
@@ -66,17 +61,18 @@ export const sessionEvents = (table: TableHandle): Pick<SessionsStore, 'recordEv
    * hands over, but a slow write must still land.
    */
   async addWarning(botId, warning) {
-    const added = await updateSession(table, botId, {
-      UpdateExpression:
-        'SET warnings = list_append(if_not_exists(warnings, :none), :w) ADD warning_codes :codes',
-      ConditionExpression: 'attribute_exists(pk) AND NOT contains(warning_codes, :code)',
-      ExpressionAttributeValues: {
-        ':none': [],
-        ':w': [{ code: warning.code, message: warning.message }],
-        ':codes': new Set([warning.code]),
-        ':code': warning.code,
-      },
-    });
-    return added !== null;
+    return written(
+      updateSession(table, botId, {
+        UpdateExpression:
+          'SET warnings = list_append(if_not_exists(warnings, :none), :w) ADD warning_codes :codes',
+        ConditionExpression: 'attribute_exists(pk) AND NOT contains(warning_codes, :code)',
+        ExpressionAttributeValues: {
+          ':none': [],
+          ':w': [{ code: warning.code, message: warning.message }],
+          ':codes': new Set([warning.code]),
+          ':code': warning.code,
+        },
+      }),
+    );
   },
 });

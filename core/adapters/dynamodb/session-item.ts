@@ -1,15 +1,9 @@
 // The session item's shape: the one mapping of a BotSession's fields to its attributes, and its conditional update.
-import {
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { type BotState, storedCondition } from '../../bots/lifecycle';
 import type { BotSession, Replacement } from '../../bots/session';
 import { packJson, unpackJson } from './packed-text';
-import { isConditionFailure, keys, runningIndex, type TableHandle, type TableItem } from './table';
+import { keys, runningIndex, type TableHandle, type TableItem, updateItem } from './table';
 
 export const fieldToAttribute = {
   botId: 'bot_id',
@@ -158,46 +152,9 @@ export function inStates(
     .join(' OR ');
 }
 
-/**
- * One conditional UpdateItem of the bot's session item: the attributes it returned (none asked: empty), or null
- * when its condition failed (the session ended, another writer won the race, no such session). Any other error is
- * thrown.
- */
-export async function updateSession(
+/** An UpdateItem of the bot's session item (table.ts `written` or `conditional` around it for a conditional one). */
+export const updateSession = (
   table: TableHandle,
   botId: string,
   update: Omit<UpdateCommandInput, 'TableName' | 'Key'>,
-): Promise<Record<string, unknown> | null> {
-  try {
-    const out = await table.doc.send(
-      new UpdateCommand({ ...update, TableName: table.tableName, Key: keys.session(botId) }),
-    );
-    return out.Attributes ?? {};
-  } catch (err) {
-    if (isConditionFailure(err)) return null;
-    throw err;
-  }
-}
-
-/** One item by key, strongly consistent unless `consistent` is false. */
-export async function getItem(
-  table: TableHandle,
-  key: Record<string, string>,
-  options: { consistent?: boolean; projection?: string } = {},
-): Promise<Record<string, unknown> | undefined> {
-  const { Item } = await table.doc.send(
-    new GetCommand({
-      TableName: table.tableName,
-      Key: key,
-      ConsistentRead: options.consistent ?? true,
-      ...(options.projection && { ProjectionExpression: options.projection }),
-    }),
-  );
-  return Item;
-}
-
-export const putItem = (table: TableHandle, item: TableItem) =>
-  table.doc.send(new PutCommand({ TableName: table.tableName, Item: item }));
-
-export const deleteItem = (table: TableHandle, key: Record<string, string>) =>
-  table.doc.send(new DeleteCommand({ TableName: table.tableName, Key: key }));
+) => updateItem(table, { ...update, Key: keys.session(botId) });

@@ -1,8 +1,19 @@
 // The warm pool's offers and claims of sessions: the offers partition, the claim on the session, the claimant's record.
 import type { SessionClaim } from '../../bots/session';
 import type { SessionsStore } from '../../ports/sessions-store';
-import { deleteItem, getItem, putItem, updateSession } from './session-item';
-import { keys, poolOffersPk, queryAll, type TableHandle, type TableItem, ttlAttribute } from './table';
+import { updateSession } from './session-item';
+import {
+  conditional,
+  deleteItem,
+  getItem,
+  keys,
+  poolOffersPk,
+  putItem,
+  queryAll,
+  type TableHandle,
+  type TableItem,
+  ttlAttribute,
+} from './table';
 
 /** An offer nobody withdrew (its claimant's delete failed) expires; pooled bots never read offers this old anyway. */
 const offerTtlSeconds = 3600;
@@ -57,28 +68,33 @@ export const poolClaims = (
       sets.push('task_ref = :task');
       values[':task'] = claim.taskRef;
     }
-    const item = await updateSession(table, botId, {
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: conditions.join(' AND '),
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_NEW',
-    });
-    if (!item) return false;
-    const withdrawn = item.pool_offered_at
+    const won = await conditional(
+      updateSession(table, botId, {
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    if (!won) return false;
+    const offeredAt = won.Attributes?.pool_offered_at;
+    const withdrawn = offeredAt
       ? // Only tidies the offers partition (a left-over offer fails every claim and expires): never fails the claim.
-        deleteItem(table, keys.poolOffer(String(item.pool_offered_at), botId)).catch(() => {})
+        deleteItem(table, { Key: keys.poolOffer(String(offeredAt), botId) }).catch(() => {})
       : Promise.resolve();
     // A pooled bot's claim is recorded under its id too, for sessionClaimedBy. A failure is thrown: the caller then
     // reads the session, which says the claim is this bot's (bot-task/pool.ts), and the failure is logged.
     const recorded =
       claim.path === 'pool'
         ? putItem(table, {
-            ...keys.poolClaim(claim.by),
-            type: 'pool_claim',
-            bot_id: botId,
-            claimed_at: claim.at,
-            [ttlAttribute]: Math.floor(Date.parse(claim.at) / 1000) + claimRecordTtlSeconds,
+            Item: {
+              ...keys.poolClaim(claim.by),
+              type: 'pool_claim',
+              bot_id: botId,
+              claimed_at: claim.at,
+              [ttlAttribute]: Math.floor(Date.parse(claim.at) / 1000) + claimRecordTtlSeconds,
+            },
           })
         : Promise.resolve();
     const [, record] = await Promise.allSettled([withdrawn, recorded]);

@@ -2,9 +2,18 @@
 import { lifecycle } from '../../bots/lifecycle';
 import type { BotSession } from '../../bots/session';
 import type { ScheduledJoin, SessionsStore } from '../../ports/sessions-store';
-import { deleteItem, inStates, putItem, updateSession } from './session-item';
+import { inStates, updateSession } from './session-item';
 import { claimRecordTtlSeconds, offerItem } from './session-pool';
-import { keys, queryAll, type TableHandle, type TableItem, ttlAttribute } from './table';
+import {
+  deleteItem,
+  keys,
+  putItem,
+  queryAll,
+  type TableHandle,
+  type TableItem,
+  ttlAttribute,
+  written,
+} from './table';
 
 /** The schedule entry `create` writes with a session that has a join time and was not handed out. */
 export function scheduledItems(session: BotSession): TableItem[] {
@@ -46,7 +55,7 @@ export const scheduleIndex = (
   },
 
   async unlistScheduled(entry) {
-    await deleteItem(table, keys.scheduledJoin(entry.joinAt, entry.botId));
+    await deleteItem(table, { Key: keys.scheduledJoin(entry.joinAt, entry.botId) });
   },
 
   /**
@@ -59,14 +68,16 @@ export const scheduleIndex = (
     if (offer) sets.push('pool_offered_at = :at');
     const names = {};
     const values = { ':at': at };
-    const handedOut = await updateSession(table, botId, {
-      UpdateExpression: `SET ${sets.join(', ')}`,
-      ConditionExpression: inStates(lifecycle.start.from, names, values),
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    });
+    const handedOut = await written(
+      updateSession(table, botId, {
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: inStates(lifecycle.start.from, names, values),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
     if (!handedOut) return false;
-    if (offer) await putItem(table, offerItem(at, botId));
+    if (offer) await putItem(table, { Item: offerItem(at, botId) });
     return true;
   },
 });

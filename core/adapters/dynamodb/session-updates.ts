@@ -11,7 +11,7 @@ import {
   toAttributeValue,
   updateSession,
 } from './session-item';
-import { runningIndex, type TableHandle } from './table';
+import { conditional, runningIndex, type TableHandle, written } from './table';
 
 /**
  * What a deletion removes from the session item (purgeContent): the results, the recording's description (its objects
@@ -75,14 +75,14 @@ export function sessionUpdates(table: TableHandle): Updates {
     const remove = ends
       ? ` REMOVE ${runningIndex.pk}, ${runningIndex.sk}, ${fieldToAttribute.meetingToken}`
       : '';
-    const condition = inStates(states, names, values);
-    const updated = await updateSession(table, botId, {
-      UpdateExpression: `SET ${sets.join(', ')}${remove}`,
-      ConditionExpression: condition,
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    });
-    return updated !== null;
+    return written(
+      updateSession(table, botId, {
+        UpdateExpression: `SET ${sets.join(', ')}${remove}`,
+        ConditionExpression: inStates(states, names, values),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      }),
+    );
   }
 
   return {
@@ -94,15 +94,16 @@ export function sessionUpdates(table: TableHandle): Updates {
       const names = {};
       const values: Record<string, unknown> = { ':none': [], ':r': [replacementItem(replacement)] };
       if (attempt > 0) values[':n'] = attempt;
-      const added = await updateSession(table, botId, {
-        UpdateExpression: 'SET replacements = list_append(if_not_exists(replacements, :none), :r)',
-        ConditionExpression: `(${inStates(lifecycle.lose.from, names, values)}) AND ${
-          attempt === 0 ? 'attribute_not_exists(replacements)' : 'size(replacements) = :n'
-        }`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      });
-      return added !== null;
+      return written(
+        updateSession(table, botId, {
+          UpdateExpression: 'SET replacements = list_append(if_not_exists(replacements, :none), :r)',
+          ConditionExpression: `(${inStates(lifecycle.lose.from, names, values)}) AND ${
+            attempt === 0 ? 'attribute_not_exists(replacements)' : 'size(replacements) = :n'
+          }`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
     },
 
     async updateReplacement(botId, index, changes) {
@@ -118,24 +119,26 @@ export function sessionUpdates(table: TableHandle): Updates {
         values[':joined'] = changes.joinedAt;
       }
       if (sets.length === 0) return true;
-      const updated = await updateSession(table, botId, {
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: `attribute_exists(pk) AND #status = :running AND size(replacements) > :index`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: values,
-      });
-      return updated !== null;
+      return written(
+        updateSession(table, botId, {
+          UpdateExpression: `SET ${sets.join(', ')}`,
+          ConditionExpression: `attribute_exists(pk) AND #status = :running AND size(replacements) > :index`,
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: values,
+        }),
+      );
     },
 
     async setFailedRecordingFile(botId, file) {
-      const set = await updateSession(table, botId, {
-        UpdateExpression: 'SET recording_file = :file',
-        ConditionExpression:
-          '#status = :failed AND attribute_not_exists(recording_file) AND attribute_not_exists(data_deleted_at)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':file': file, ':failed': 'failed' },
-      });
-      return set !== null;
+      return written(
+        updateSession(table, botId, {
+          UpdateExpression: 'SET recording_file = :file',
+          ConditionExpression:
+            '#status = :failed AND attribute_not_exists(recording_file) AND attribute_not_exists(data_deleted_at)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':file': file, ':failed': 'failed' },
+        }),
+      );
     },
 
     /** Only on a session marked deleted, so a slow deletion can never strip a session that was not asked to be. */
@@ -154,19 +157,23 @@ export function sessionUpdates(table: TableHandle): Updates {
         names[`#c${n}`] = member;
         paths.push(`#config.#c${n}`);
       }
-      const purged = await updateSession(table, botId, {
-        UpdateExpression: `REMOVE ${paths.join(', ')}`,
-        // A map path under a missing map is an error, so only with a bot_config map (every session is created with one).
-        ConditionExpression: 'attribute_exists(data_deleted_at) AND attribute_type(#config, :map)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':map': 'M' },
-      });
+      const purged = await written(
+        updateSession(table, botId, {
+          UpdateExpression: `REMOVE ${paths.join(', ')}`,
+          // A map path under a missing map is an error, so only with a bot_config map (every session is created with one).
+          ConditionExpression: 'attribute_exists(data_deleted_at) AND attribute_type(#config, :map)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':map': 'M' },
+        }),
+      );
       // None (an item written otherwise), or no tombstone: the top-level content still goes, only from a tombstone.
       if (!purged)
-        await updateSession(table, botId, {
-          ...topLevel,
-          ConditionExpression: 'attribute_exists(data_deleted_at)',
-        });
+        await conditional(
+          updateSession(table, botId, {
+            ...topLevel,
+            ConditionExpression: 'attribute_exists(data_deleted_at)',
+          }),
+        );
     },
   };
 }

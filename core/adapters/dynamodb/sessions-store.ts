@@ -6,13 +6,14 @@ import type { CreditHold } from '../../ports/credit-ledger';
 import type { SessionCursor, SessionsStore } from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
 import { sessionEvents } from './session-events';
-import { fieldToAttribute, fromItem, getItem, toItem } from './session-item';
+import { fieldToAttribute, fromItem, toItem } from './session-item';
 import { offerItem, poolClaims } from './session-pool';
 import { scheduledItems, scheduleIndex } from './session-schedule';
 import { stopRequests } from './session-stop';
 import { sessionUpdates } from './session-updates';
 import {
   accountBotPrefix,
+  getItem,
   keys,
   putItems,
   queryAll,
