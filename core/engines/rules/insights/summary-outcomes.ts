@@ -56,6 +56,8 @@ const workVerbs = wordSet(`send email mail write prepare check draft update fix 
   measure sort ask talk try get put give produce transcribe develop deliver provide analyse analyze study
   explore draw add change adapt train rerun submit finalise finalize complete fill introduce announce
   launch publish release hire recruit visit`);
+/** Verbs of a choice that make a decision besides verbs of work ("to go with…", "to keep…", "not to…"). */
+const choiceVerbs = wordSet('go stick keep have use choose pick not');
 /** Verbs of work a group statement ("we need to…") must have to count as a next step. */
 const firmVerbs = wordSet(`send email mail write prepare check draft fix finish review test share schedule
   book order buy contact call circulate investigate implement update evaluate record install train present
@@ -173,13 +175,7 @@ export function findDecisions(
     const link = m[1] === 'that' || m[1] === 'on' ? `${m[1]} ` : 'to ';
     if (link === 'that ' && !hasVerbForm(rest)) return;
     const verb = words(rest)[0]!;
-    if (
-      link === 'to ' &&
-      !workVerbs.has(verb) &&
-      !/^(?:go|stick|keep|have|use|choose|pick|not)$/.test(verb)
-    ) {
-      return;
-    }
+    if (link === 'to ' && !workVerbs.has(verb) && !choiceVerbs.has(verb)) return;
     const stems = new Set(contentStems(rest));
     if (seen.some((x) => overlap(x, stems) > 0.5)) return;
     seen.push(stems);
@@ -214,9 +210,8 @@ export function findActionItems(
       notCommitted.test(clause) ||
       aboutTheMeeting.test(clause) ||
       /^(?:when|as soon as|once)\b/i.test(clause)
-    ) {
+    )
       return;
-    }
     const given = assignment(clause, s, turns, named);
     if (!given) return;
     const { owner, rest } = given;

@@ -147,14 +147,9 @@ export function interviewTopics(
       topics.push(t);
   };
   for (const q of questions) add(questionTopic(q));
-  for (const t of extractTopics(turns, limit)) {
-    if (
-      !topics.some(
-        (x) => contains(` ${x.toLowerCase()} `, t.toLowerCase()) || x.toLowerCase() === t.toLowerCase(),
-      )
-    )
-      add(t);
-  }
+  // A recurring phrase inside a question's topic ("experience" in "nursing experience") is no topic of its own.
+  for (const t of extractTopics(turns, limit))
+    if (!topics.some((x) => contains(` ${x.toLowerCase()} `, t.toLowerCase()))) add(t);
   return topics;
 }
 
@@ -178,17 +173,9 @@ function contentRuns(sentence: string, exclude: ReadonlySet<string>): string[][]
 const contains = (longer: string, shorter: string): boolean =>
   longer !== shorter && ` ${longer} `.includes(` ${shorter} `);
 
-function mostFrequentForm(forms: Map<string, number>): string {
-  let best = '';
-  let n = -1;
-  for (const [form, c] of forms) {
-    if (c > n) {
-      best = form;
-      n = c;
-    }
-  }
-  return best;
-}
+/** The form said most often; the first said of equally frequent ones. */
+const mostFrequentForm = (forms: Map<string, number>): string =>
+  [...forms].reduce((best, form) => (form[1] > best[1] ? form : best), ['', -1])[0];
 
 /** Explicit markers of a task or a next step. */
 const strongAction =
