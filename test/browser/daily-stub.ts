@@ -29,6 +29,18 @@ import type {
 } from '@daily-co/daily-js';
 import Daily from '@daily-co/daily-js';
 
+/** The frames of a video track (a clone of it), through Chromium's MediaStreamTrackProcessor (not in the DOM types). */
+export function videoFrameReader(track: MediaStreamTrack): ReadableStreamDefaultReader<VideoFrame> {
+  const Processor = (
+    window as unknown as {
+      MediaStreamTrackProcessor: new (o: {
+        track: MediaStreamTrack;
+      }) => { readable: ReadableStream<VideoFrame> };
+    }
+  ).MediaStreamTrackProcessor;
+  return new Processor({ track: track.clone() }).readable.getReader();
+}
+
 export interface StubScenario {
   joinError?: { type: DailyFatalErrorType; msg: string };
   /** Participants already in the room when the bot joins. */
@@ -420,14 +432,7 @@ class StubCall {
   async videoFrames(n: number): Promise<{ width: number; height: number }[]> {
     const track = this.options.videoSource;
     if (!(track instanceof MediaStreamTrack)) return [];
-    const Processor = (
-      window as unknown as {
-        MediaStreamTrackProcessor: new (o: {
-          track: MediaStreamTrack;
-        }) => { readable: ReadableStream<VideoFrame> };
-      }
-    ).MediaStreamTrackProcessor;
-    const reader = new Processor({ track: track.clone() }).readable.getReader();
+    const reader = videoFrameReader(track);
     const frames: { width: number; height: number }[] = [];
     while (frames.length < n) {
       const { value } = await reader.read();

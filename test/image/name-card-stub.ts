@@ -4,21 +4,14 @@
 import type { DailyCall, DailyFactoryOptions } from '@daily-co/daily-js';
 // For its declaration of window.__botEvent, the channel the page logs through.
 import type {} from '../../bot-task/providers/daily/page/node-channel';
-import stub from '../browser/daily-stub';
+import stub, { videoFrameReader } from '../browser/daily-stub';
 import { type NameCardReport, nameCardReportPrefix } from './name-card-report';
 
 /** Text-white: the card draws the name in #fff on #1f2937; antialiased edges are greys in between. */
 const inked = (r: number, g: number, b: number) => Math.min(r, g, b) > 170;
 
 async function report(track: MediaStreamTrack): Promise<void> {
-  const Processor = (
-    window as unknown as {
-      MediaStreamTrackProcessor: new (o: {
-        track: MediaStreamTrack;
-      }) => { readable: ReadableStream<VideoFrame> };
-    }
-  ).MediaStreamTrackProcessor;
-  const reader = new Processor({ track: track.clone() }).readable.getReader();
+  const reader = videoFrameReader(track);
   // The second frame: the first may come before the canvas was first drawn.
   let frame: VideoFrame | undefined;
   for (let n = 0; n < 2; n++) {

@@ -268,6 +268,8 @@ export class DailyRoomProvider implements RoomProvider {
       onEvent({ type: 'disconnected', kind: 'crashed', reason: 'the bot browser exited' }),
     );
 
+    const sendText = (text: string) =>
+      page.evaluate(([t, name]) => window.bot.sendText(t, name), [text, options.botName] as const);
     const speech = dailySpeech({
       synthesizer: this.options.synthesizer,
       voice: options.voice,
@@ -280,7 +282,7 @@ export class DailyRoomProvider implements RoomProvider {
       },
       async write(text) {
         if (closing) return;
-        await page.evaluate(([t, name]) => window.bot.sendText(t, name), [text, options.botName] as const);
+        await sendText(text);
         // Nobody transcribes a line that was never spoken: it enters the transcript as the room's words would.
         emitter.emit('utterance', {
           participantId: result.selfId,
@@ -305,7 +307,7 @@ export class DailyRoomProvider implements RoomProvider {
       },
       async post(text) {
         if (closing) return;
-        await page.evaluate(([t, name]) => window.bot.sendText(t, name), [text, options.botName] as const);
+        await sendText(text);
       },
       participants: () => [...people.values()],
       on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void) {

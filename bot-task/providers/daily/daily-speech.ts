@@ -6,7 +6,7 @@ import type { Speech, SpeechOutcome } from '../../../core/ports/speech';
 import type { SpeechStream, Synthesizer } from '../../../core/ports/synthesizer';
 
 /**
- * The bot page's player (page/harness.ts: openAudio, pushAudio, endAudio, stopSpeech), one line at a time. The
+ * The bot page's player (page/speech-player.ts: openAudio, pushAudio, endAudio, stopSpeech), one line at a time. The
  * Daily provider calls it through Playwright; benchmarks and tests pass a recorder.
  */
 export interface AudioPlayer {
