@@ -107,12 +107,7 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
     return items.map(fromItem);
   }
 
-  /**
-   * Takes the right to send a pending delivery now and returns it; null when it is delivered, failed, missing, or
-   * another worker holds an unexpired claim (at most one send in flight). With `create`, a missing record is created
-   * by this same call (the job carried it): a record that exists keeps what it has (its webhook-id and seq), so a job
-   * sent twice for one event still sends one event.
-   */
+  /** See DeliveriesStore.claim: a job sent twice for one event finds the record its first created, so sends once. */
   async claim(
     botId: string,
     channel: Channel,
@@ -206,7 +201,6 @@ export class DynamoDeliveriesStore implements DeliveriesStore {
     }
   }
 
-  /** Appends an attempt and sets the resulting state; only a pending delivery changes. */
   async recordAttempt(
     d: Delivery,
     attempt: Attempt,
