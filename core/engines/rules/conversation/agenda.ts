@@ -229,14 +229,11 @@ function readQuestions(text: string, raw: RawTopic[], listed: boolean): void {
   }
 }
 
+const directYesNo =
+  /^(?:do|does|did|is|are|was|were|have|has|had|can|could|would|will|should)\s+(?:you|they|he|she|the)\b/i;
 function directQuestion(text: string): boolean {
   const t = text.trim();
-  return (
-    directWh.test(t) ||
-    /^(?:do|does|did|is|are|was|were|have|has|had|can|could|would|will|should)\s+(?:you|they|he|she|the)\b/i.test(
-      t,
-    )
-  );
+  return directWh.test(t) || directYesNo.test(t);
 }
 
 /** The part of a span that belongs to the instruction: it ends at "; then …", "before …", a dash aside. */

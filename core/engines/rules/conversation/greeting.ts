@@ -38,7 +38,7 @@ function isGreetingInstruction(text: string): boolean {
   let g = text.replace(/^["'“”‘’]+|["'“”‘’]+$/g, '').trim();
   if (directive.test(g)) return true;
   if (spokenOpening.test(g))
-    return aboutThem.test(g) && !/\b(?:i'm|i am|my name)\b/i.test(g) && thirdPerson(g);
+    return aboutThem.test(g) && !/\b(?:i'm|i am|my name)\b/i.test(g) && thirdPerson.test(g);
   for (let i = 0; i < 4 && leadingFiller.test(g); i++) g = g.replace(leadingFiller, '');
   if (directive.test(g)) return true;
   if (spokenOpening.test(g)) return false;
@@ -54,11 +54,8 @@ const onlyManner =
   /^(?:(?:very|really|quite|short|brief|warm|warmly|friendly|professional|casual|formal|polite|upbeat|enthusiastic|cheerful|concise|welcoming|kind|calm|relaxed|positive|energetic|and|but|yet|not too \w+)[\s,]*)+[.!]?$/i;
 
 /** After a greeting word, only words about the participants in the third person make it an instruction. */
-function thirdPerson(g: string): boolean {
-  return /\b(?:the (?:candidate|participant|interviewee|attendee|user|guest|caller|applicant)s?|them|their|they)\b/i.test(
-    g,
-  );
-}
+const thirdPerson =
+  /\b(?:the (?:candidate|participant|interviewee|attendee|user|guest|caller|applicant)s?|them|their|they)\b/i;
 export interface GreetingInput {
   botName: string;
   /** bot_config.bot_greeting. */

@@ -95,6 +95,10 @@ export function isSmallTalk(text: string): boolean {
   return kind === 'greeting' || kind === 'back-channel' || kind === 'repeat-request' || kind === 'aside';
 }
 
+/** Verbs before "to" that leave an infinitive without its verb ("We decided to"). */
+const beforeInfinitive = wordSet(
+  'want wanted need needed going have had decided tried used able like love hoping planning trying',
+);
 /** A line that stops mid-thought: ends on "…", "-" or ",", or on a word no sentence ends with, or only hesitates. */
 export function isFragment(text: string): boolean {
   const t = text.trim();
@@ -109,12 +113,7 @@ export function isFragment(text: string): boolean {
   if (/^(?:is|was|were|are)$/.test(last))
     return !ws.some((w) => /^(?:what|how|who|where|why|which|when)$/.test(w));
   // "We decided to": an infinitive without its verb.
-  return (
-    last === 'to' &&
-    /^(?:want|wanted|need|needed|going|have|had|decided|tried|used|able|like|love|hoping|planning|trying)$/.test(
-      ws.at(-2) ?? '',
-    )
-  );
+  return last === 'to' && beforeInfinitive.has(ws.at(-2) ?? '');
 }
 
 const isAsking = (sentence: string) => endsAsking(sentence) || questionKind(sentence) === 'question';
@@ -137,8 +136,6 @@ const backChannelPhrases =
 const isBackChannel = (text: string): boolean =>
   isAcknowledgement(text) || backChannelPhrases.test(text.trim());
 /** A dodge: "I don't know", "no idea", "I'd rather not say", "pass". */
-export const isDodge = (text: string): boolean =>
-  words(text).length <= 14 &&
-  /\b(?:i (?:don't|do not) know|(?:i )?(?:have )?no idea|not sure|(?:can't|cannot|don't) (?:remember|recall|think of)|(?:i'd|i would) rather not|prefer not|no comment|pass|skip (?:this|that|it)|next question|nothing comes to mind|(?:i )?(?:don't|do not) have (?:one|any|an example)|never (?:had|done) (?:one|that|it))\b/i.test(
-    text,
-  );
+export const isDodge = (text: string): boolean => words(text).length <= 14 && dodge.test(text);
+const dodge =
+  /\b(?:i (?:don't|do not) know|(?:i )?(?:have )?no idea|not sure|(?:can't|cannot|don't) (?:remember|recall|think of)|(?:i'd|i would) rather not|prefer not|no comment|pass|skip (?:this|that|it)|next question|nothing comes to mind|(?:i )?(?:don't|do not) have (?:one|any|an example)|never (?:had|done) (?:one|that|it))\b/i;

@@ -49,6 +49,9 @@ export interface AnswerSignals {
   onTopic: boolean;
 }
 
+/** A dotted, camel-cased, numbered or all-capital token: Node.js, gRPC, PySpark, p95, AWS. */
+const technicalName =
+  /^[A-Za-z]+\.[a-z]{2,}$|^[a-z]+[A-Z]\w*$|^[A-Z][a-z]+[A-Z][A-Za-z]*$|^[A-Za-z]+\d+\w*$|^[A-Z]{2,6}s?$/;
 /** Named things: capitalised words inside sentences, acronyms, and technical tokens (Node.js, p95, gRPC). */
 function namesIn(text: string): string[] {
   const found = new Set<string>();
@@ -59,10 +62,7 @@ function namesIn(text: string): string[] {
       if (/^["'“‘(]/.test(token)) return;
       const t = token.replace(/[)"'”’.,;:!?]+$/g, '').replace(/['’]s$/, '');
       if (!t || notNames.has(t) || isVague.test(t)) return;
-      const technical =
-        /^[A-Za-z]+\.[a-z]{2,}$|^[a-z]+[A-Z]\w*$|^[A-Z][a-z]+[A-Z][A-Za-z]*$|^[A-Za-z]+\d+\w*$|^[A-Z]{2,6}s?$/.test(
-          t,
-        );
+      const technical = technicalName.test(t);
       const capitalised = i > 0 && /^[A-Z][a-z]+(?:[A-Z][a-z]+)*$/.test(t);
       if (technical || capitalised) found.add(t);
     });

@@ -386,8 +386,6 @@ export function isFragment(text: string): boolean {
 }
 
 /** A verb form a reader can see (an auxiliary, a modal, a contraction, a past form): a clause, not a list. */
-export function hasVerbForm(text: string): boolean {
-  return /\b(?:am|is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|would|should|must|may|might|\w+'(?:s|re|ve|ll|d|m)|\w{3,}ed)\b/i.test(
-    text,
-  );
-}
+export const hasVerbForm = (text: string): boolean => verbForm.test(text);
+const verbForm =
+  /\b(?:am|is|are|was|were|be|been|has|have|had|do|does|did|can|could|will|would|should|must|may|might|\w+'(?:s|re|ve|ll|d|m)|\w{3,}ed)\b/i;
