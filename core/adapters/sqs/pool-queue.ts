@@ -1,7 +1,7 @@
 // PoolQueue on SQS: one message per offered session, received one at a time by long-polling pooled bots (each
 // ReceiveMessage hands a message to one caller, so a burst of offers spreads over the idle bots). Locally the same
 // client points at fauxqs.
-import { DeleteMessageCommand, ReceiveMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { PoolOffer, PoolQueue } from '../../ports/pool-queue';
 import { longPollOptions } from '../aws-clients';
 import { SqsQueue } from './sqs-queue';
@@ -9,18 +9,9 @@ import { SqsQueue } from './sqs-queue';
 /** SQS's long-poll bounds (ReceiveMessage WaitTimeSeconds). */
 const maxWaitSeconds = 20;
 
-export class SqsPoolQueue implements PoolQueue {
-  private readonly sender: SqsQueue;
-
-  constructor(
-    private readonly sqs: SQSClient,
-    private readonly queueUrl: string,
-  ) {
-    this.sender = new SqsQueue(sqs, queueUrl);
-  }
-
+export class SqsPoolQueue extends SqsQueue implements PoolQueue {
   offer(botId: string): Promise<void> {
-    return this.sender.send({ bot_id: botId });
+    return this.send({ bot_id: botId });
   }
 
   async next(waitMs: number, signal: AbortSignal): Promise<PoolOffer | null> {

@@ -9,35 +9,31 @@ export class SqsQueue implements MessageQueue {
   private readonly fifo: boolean;
 
   constructor(
-    private readonly sqs: SQSClient,
-    private readonly queueUrl: string,
+    protected readonly sqs: SQSClient,
+    protected readonly queueUrl: string,
   ) {
     this.fifo = queueUrl.endsWith('.fifo');
   }
 
   async send(body: unknown, options: { delaySeconds?: number } = {}): Promise<void> {
     const text = JSON.stringify(body);
+    let order: { MessageGroupId: string; MessageDeduplicationId: string } | undefined;
     if (this.fifo) {
       const group = (body as { bot_id?: unknown } | null)?.bot_id;
       if (typeof group !== 'string' || !group)
         throw new Error('a FIFO queue message needs a bot_id to group by');
       // SQS FIFO queues take no per-message delay: a delayed message belongs on a standard queue.
       if (options.delaySeconds) throw new Error('a FIFO queue cannot delay one message');
-      await this.sqs.send(
-        new SendMessageCommand({
-          QueueUrl: this.queueUrl,
-          MessageBody: text,
-          MessageGroupId: group,
-          MessageDeduplicationId: createHash('sha256').update(text).digest('hex'),
-        }),
-      );
-      return;
+      order = {
+        MessageGroupId: group,
+        MessageDeduplicationId: createHash('sha256').update(text).digest('hex'),
+      };
     }
     await this.sqs.send(
       new SendMessageCommand({
         QueueUrl: this.queueUrl,
         MessageBody: text,
-        DelaySeconds: options.delaySeconds,
+        ...(order ?? { DelaySeconds: options.delaySeconds }),
       }),
     );
   }
