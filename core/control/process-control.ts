@@ -49,11 +49,7 @@ export const maybeHandledAfterMs = 60_000;
 export const mayBeRepeat = (receiveCount: number, at: string, now: Date) =>
   receiveCount > 1 || now.getTime() - Date.parse(at) > maybeHandledAfterMs;
 
-export async function processControl(
-  deps: ControlDeps,
-  message: ControlPlaneMessage,
-  receiveCount = 1,
-): Promise<void> {
+export async function processControl(deps: ControlDeps, message: ControlPlaneMessage, receiveCount = 1) {
   await handle(deps, message, receiveCount);
   deps.onProcessed?.(message);
 }
