@@ -307,8 +307,6 @@ const controlQueueLimits = queueLimits.control;
 const controlInstances = controlSource.maxConcurrency;
 /** Lambda's pollers answer a long poll as a message arrives; the invocation then starts (an assumed 20 ms). */
 const pollToInvokeMs = 20;
-/** How often an idle pooled bot scans the offers here (1 s on AWS): wake-ups carry the storm; scans cost dynalite time. */
-const simPollMs = 30_000;
 
 export interface StormWorldOptions {
   time: VirtualTime;
@@ -409,14 +407,7 @@ export async function startStormWorld(o: StormWorldOptions) {
       counts.idlePooled++;
       const session = await claimFromPool(
         { sessions: stores.sessions, queue, log, now: time.date },
-        {
-          poolBotId: task.arn,
-          taskRef: task.arn,
-          pollMs: simPollMs,
-          offerWindowMs: 600_000,
-          stopped,
-          random,
-        },
+        { poolBotId: task.arn, taskRef: task.arn, stopped },
       ).catch(() => 'error' as const);
       counts.idlePooled--;
       if (session === 'error') {

@@ -148,6 +148,10 @@ async function assignedSession(): Promise<BotSession | null> {
     if (!session) throw new Error(`session ${assignedBotId} not found`);
     return session;
   }
+  // The wake-ups are how a pooled bot learns of a session (bot-task/pool.ts): without them it could only idle.
+  const poolQueue = adapters.poolQueue;
+  if (!poolQueue)
+    throw new Error("a pooled bot (no BOT_ID) needs POOL_QUEUE_URL, the warm pool's wake-up queue");
   // Stopped while warming (seconds for Chromium): it must not go on to claim a session it would give up at once.
   if (await Promise.race([warmPoolProvider().then(() => false), terminated.then(() => true)])) {
     log.info('pooled bot stopped while warming');
@@ -159,13 +163,11 @@ async function assignedSession(): Promise<BotSession | null> {
   metrics.pooledBotIdle();
   const idle = setInterval(() => metrics.pooledBotIdle(), poolIdleEveryMs);
   const session = await claimFromPool(
-    { sessions: stores.sessions, ...(adapters.poolQueue && { queue: adapters.poolQueue }), log },
+    { sessions: stores.sessions, queue: poolQueue, log },
     {
       poolBotId: poolBotId!,
       // The claim records the task too: a leave's StopTask backstop finds it as it finds a cold task.
       ...(pooledTaskArn && { taskRef: pooledTaskArn }),
-      pollMs: config.POOL_POLL_MS,
-      offerWindowMs: config.POOL_CLAIM_TIMEOUT_MS + offerClockSlackMs,
       stopped: terminated,
       onClaiming: (botId) => report({ claiming: botId }),
     },
@@ -185,9 +187,6 @@ async function assignedSession(): Promise<BotSession | null> {
   } else log.info('pooled bot stopped while idle');
   return session;
 }
-
-/** How far the join's clock and a pooled bot's may differ: offers this much older than the fallback are still read. */
-const offerClockSlackMs = 30_000;
 
 async function main(): Promise<number> {
   if (!Number.isSafeInteger(attempt) || attempt < 0)

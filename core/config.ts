@@ -18,7 +18,8 @@ const queueUrlsSchema = z.object({
   DELIVERY_DLQ_URL: z.string().default(''),
   /**
    * The pool's wake-up queue: the join sends one message per offered session and an idle pooled bot long-polls it,
-   * so a join is claimed within a round trip. Empty: pooled bots only scan (POOL_POLL_MS).
+   * so a join is claimed within a round trip: the only way a pooled bot learns of a session. Empty: the joins still
+   * offer sessions, and the fallback (POOL_CLAIM_TIMEOUT_MS) starts each one cold; a pooled bot refuses to start.
    */
   POOL_QUEUE_URL: z.string().default(''),
 });

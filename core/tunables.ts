@@ -164,11 +164,6 @@ export const tunablesSchema = z.object({
   /** The local stack's scheduler timer (AWS runs the scheduler every minute). */
   SCHEDULE_TICK_MS: int(5_000, 100),
   /**
-   * How often an idle pooled bot scans the offered sessions (one strongly consistent Query each time): the backstop
-   * for an offer whose wake-up on POOL_QUEUE_URL was lost, and the only way to find offers without that queue.
-   */
-  POOL_POLL_MS: int(1_000, 10),
-  /**
    * How long one bot start keeps retrying RunTask when ECS throttles it (20 calls/s per account and region), a launch
    * limit or quota is reached, ECS has a server fault, or no capacity provider has room. The join waits this long at
    * most (its Lambda must answer within 29 s), then answers 503 capacity_unavailable; the pool's fallback fails its

@@ -117,7 +117,7 @@ export interface StartScheduledDeps {
   config: ScheduleConfig;
   runner: TaskRunner;
   outbox: Outbox;
-  /** The pool's wake-up (POOL_QUEUE_URL); without it the pooled bots find the offer by scanning. */
+  /** The pool's wake-up (POOL_QUEUE_URL); without it the fallback serves the session cold. */
   poolQueue?: PoolQueue;
   log: Logger;
 }
@@ -140,12 +140,14 @@ export async function startScheduled(
   await deps.outbox.send(startColdRequest(request.bot_id, reason), {
     delaySeconds: Math.ceil(deps.config.POOL_CLAIM_TIMEOUT_MS / 1000),
   });
-  // Wakes one idle pooled bot now, as the join does: a scan (POOL_POLL_MS) finds a thousand offers of one join_at
-  // too late for the fallback's POOL_CLAIM_TIMEOUT_MS. A lost wake-up costs time, not the session (the fallback).
+  // Wakes one idle pooled bot now, as the join does. A lost wake-up costs time, not the session (the fallback).
   await deps.poolQueue
     ?.offer(request.bot_id)
     .catch((err) =>
-      deps.log.warn('could not wake the pool; its bots will find the offer', { bot_id: request.bot_id, err }),
+      deps.log.warn('could not wake the pool; the fallback will start the bot', {
+        bot_id: request.bot_id,
+        err,
+      }),
     );
   return 'offered';
 }

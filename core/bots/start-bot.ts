@@ -263,12 +263,12 @@ async function startServing(
       await deps.outbox.send(startColdRequest(botId, 'no pooled bot claimed the session in time'), {
         delaySeconds: Math.ceil(deps.config.POOL_CLAIM_TIMEOUT_MS / 1000),
       });
-      // Wakes one idle pooled bot now. A lost wake-up costs time, not the session: bots also scan the offers, and
-      // the fallback above starts a cold task.
+      // Wakes one idle pooled bot now. A lost wake-up costs time, not the session: the fallback above starts a cold
+      // task.
       await deps.poolQueue
         ?.offer(botId)
         .catch((err) =>
-          deps.log.warn('could not wake the pool; its bots will find the offer', { bot_id: botId, err }),
+          deps.log.warn('could not wake the pool; the fallback will start the bot', { bot_id: botId, err }),
         );
       return;
     } catch (err) {

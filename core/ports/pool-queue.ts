@@ -1,7 +1,7 @@
-// Port: the warm pool's wake-up. The join rings it for each session it offers to the pool; an idle pooled
-// bot waits on it, so a burst of joins wakes one bot per session at once instead of every bot scanning the offers.
-// It only wakes: the claim itself is the session's conditional write (sessions-store.ts), and a bot that scans the
-// offers (bot-task/pool.ts) still finds a session whose wake-up was lost. SQS on AWS; fauxqs locally.
+// Port: the warm pool's wake-ups, the one way a pooled bot learns of a session. The join (and the scheduler) sends one
+// for each session it offers to the pool; an idle pooled bot long-polls for it, so a burst of joins wakes one bot per
+// session at once. The claim itself is the session's conditional write (sessions-store.ts); a wake-up that is lost
+// costs time, not the session: the join's fallback starts a cold task. SQS on AWS; fauxqs locally.
 
 export interface PoolOffer {
   botId: string;

@@ -27,7 +27,7 @@ export interface ScheduledJoin {
 export interface SessionsStore {
   /**
    * Writes a new session. The join's `hold` is recorded in the ledger by the same write, so a session never exists
-   * without its hold's entry. A session with `poolOfferedAt` is also listed in the pool's offers. Not listed for the
+   * without its hold's entry. Not listed for the
    * retention sweep: its end is (core/data/retention.ts listForRetention).
    */
   create(session: BotSession, hold?: CreditHold): Promise<void>;
@@ -93,14 +93,9 @@ export interface SessionsStore {
     changes: Pick<Replacement, 'taskRef' | 'joinedAt'>,
   ): Promise<boolean>;
   /**
-   * Ids of the sessions offered to the warm pool since `since` that may still be unclaimed, oldest first (strongly
-   * consistent: a pooled bot sees an offer as soon as the join wrote it).
-   */
-  listPoolOffers(since: string): Promise<string[]>;
-  /**
    * Takes a running session, exactly once: a pooled bot only while it is offered, unclaimed and not asked
    * to stop; a cold start while unclaimed, or (`from`) from a pooled bot lost before it joined. False when someone
-   * else has it (or it ended). Whoever wins withdraws the offer.
+   * else has it (or it ended).
    */
   claim(botId: string, claim: SessionClaim): Promise<boolean>;
   /**

@@ -1,5 +1,5 @@
-// The warm pool's claim protocol under concurrency against dynalite: 50 joins at once, a pool of 5 bots
-// that refill as they claim, and each join's cold-start fallback racing them — every session is served exactly once
+// The warm pool's claim protocol under concurrency against dynalite: 50 joins at once, each waking the pool once, a pool
+// of 5 bots that refill as they claim, and each join's cold-start fallback racing them — every session is served exactly once
 // (claimed by one pooled bot, or cold-started), none twice, none lost; a late claim after the fallback loses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimFromPool } from '../../bot-task/pool';
@@ -10,6 +10,7 @@ import type { ServiceDeps } from '../../core/deps';
 import { createLogger } from '../../core/log';
 import type { TaskRunner } from '../../core/ports/task-runner';
 import { startTestStack, type TestStack } from '../support/local-stack';
+import { MemoryPoolQueue } from '../support/memory-pool-queue';
 import { elapse } from '../support/until';
 
 let stack: TestStack;
@@ -24,6 +25,7 @@ const log = createLogger('silent');
 function poolDeps(timeoutMs: number) {
   const coldStarts: string[] = [];
   const fallbacks: { request: StartColdRequest; delaySeconds?: number }[] = [];
+  const queue = new MemoryPoolQueue();
   const runner: TaskRunner = {
     start: async (botId) => {
       coldStarts.push(botId);
@@ -35,6 +37,7 @@ function poolDeps(timeoutMs: number) {
     ...stack.deps,
     config: { ...stack.deps.config, BOT_POOL_SIZE: 5, POOL_CLAIM_TIMEOUT_MS: timeoutMs },
     runner,
+    poolQueue: queue,
     outbox: {
       send: async (body, options) => {
         fallbacks.push({ request: body as StartColdRequest, delaySeconds: options?.delaySeconds });
@@ -43,7 +46,7 @@ function poolDeps(timeoutMs: number) {
     log,
   };
   const fallbackDeps = { stores: stack.deps, config: deps.config, runner, outbox: deps.outbox, log };
-  return { deps, coldStarts, fallbacks, fallbackDeps };
+  return { deps, coldStarts, fallbacks, fallbackDeps, queue };
 }
 
 const join = (deps: ServiceDeps, accountId: string, room: string) =>
@@ -57,7 +60,7 @@ const join = (deps: ServiceDeps, accountId: string, room: string) =>
 describe('warm pool claim protocol', () => {
   it('50 joins, a pool of 5 refilling, each fallback racing the pool: every session served exactly once', async () => {
     const { accountId } = await stack.account(100);
-    const { deps, coldStarts, fallbacks, fallbackDeps } = poolDeps(2000);
+    const { deps, coldStarts, fallbacks, fallbackDeps, queue } = poolDeps(2000);
     const claims = new Map<string, string[]>();
     let stop!: () => void;
     const stopped = new Promise<void>((r) => {
@@ -68,8 +71,8 @@ describe('warm pool claim protocol', () => {
       for (let n = 0; ; n++) {
         const poolBotId = `pool-${slot}-${n}`;
         const session = await claimFromPool(
-          { sessions: stack.deps.sessions, log },
-          { poolBotId, pollMs: 10, offerWindowMs: 60_000, stopped },
+          { sessions: stack.deps.sessions, queue, log },
+          { poolBotId, stopped },
         );
         if (!session) return;
         claims.set(session.botId, [...(claims.get(session.botId) ?? []), poolBotId]);
@@ -110,8 +113,9 @@ describe('warm pool claim protocol', () => {
       expect(Date.parse(s!.claimedAt!)).toBeGreaterThanOrEqual(Date.parse(s!.createdAt));
     }
     expect(claims.size).toBeGreaterThanOrEqual(5);
-    // Every offer was withdrawn by whoever took it.
-    expect(await stack.deps.sessions.listPoolOffers('0')).toEqual([]);
+    // One wake-up per join; each a pooled bot took was taken off the queue once its claim was decided.
+    expect(queue.sent.sort()).toEqual([...botIds].sort());
+    for (const id of claims.keys()) expect(queue.done.filter((d) => d === id)).toHaveLength(1);
   });
 
   it('a pooled bot that comes after the fallback cannot take the session; the fallback after a pooled claim starts nothing', async () => {

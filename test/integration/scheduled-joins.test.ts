@@ -10,7 +10,7 @@ let pooled: TestStack;
 let cold: TestStack;
 beforeAll(async () => {
   [pooled, cold] = await Promise.all([
-    startTestStack({ BOT_POOL_SIZE: '1', POOL_POLL_MS: '200', SCHEDULE_TICK_MS: '1000' }),
+    startTestStack({ BOT_POOL_SIZE: '1', SCHEDULE_TICK_MS: '1000' }),
     // Shorter times, so the cold path and the cancel run sooner: join_at may be 5 s ahead. The task starts 20 s before
     // join_at (the local default is 15 s; a bot process can take over 10 s to start on a machine this loaded).
     startTestStack({ JOIN_AT_MIN_LEAD_MS: '5000', SCHEDULE_COLD_LEAD_MS: '20000', SCHEDULE_TICK_MS: '500' }),

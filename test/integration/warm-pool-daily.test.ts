@@ -20,7 +20,6 @@ describe.skipIf(skip)('warm pool (Daily provider in Chromium)', () => {
       ...daily.env,
       BOT_POOL_SIZE: '1',
       BOT_POOL_PROVIDER: 'daily',
-      POOL_POLL_MS: '50',
     });
     ({ apiKey: key } = await stack.account(100));
   });

@@ -1,135 +1,91 @@
-// A pooled bot's wait (bot-task/pool.ts) with a fake store: it claims the oldest offer it can win, reports each claim
-// it tries, stops while idle, and counts a claim whose answer was lost by what the session says.
+// A pooled bot's wait (bot-task/pool.ts) with a fake store and the in-memory wake-up queue: it claims the session a
+// wake-up names, takes the wake-up off once its claim was decided (won or lost) and leaves it for another try when the
+// claim could not be decided, counts a claim whose answer was lost by what the session says, and stops while idle.
 import { describe, expect, it } from 'vitest';
 import { claimFromPool } from '../../bot-task/pool';
 import type { BotSession, SessionClaim } from '../../core/bots/session';
 import { createLogger } from '../../core/log';
 import type { PoolQueue } from '../../core/ports/pool-queue';
+import { MemoryPoolQueue } from '../support/memory-pool-queue';
 import { until } from '../support/until';
 
 const log = createLogger('silent');
-const session = (botId: string, claimedBy?: string) =>
-  ({ botId, accountId: 'a', createdAt: new Date().toISOString(), claimedBy }) as BotSession;
+const never = new Promise<void>(() => {});
 
-function fakeSessions(offers: string[], taken: Set<string>, options: { lostAnswer?: string } = {}) {
+function fakeSessions(taken: Set<string>, options: { failing?: string; lostAnswer?: string } = {}) {
   const claimedBy = new Map<string, string>();
   const tried: string[] = [];
   return {
     tried,
     store: {
-      listPoolOffers: async () => offers.filter((o) => !claimedBy.has(o)),
       claim: async (botId: string, claim: SessionClaim) => {
         tried.push(botId);
+        if (botId === options.failing) throw new Error('throttled');
         if (taken.has(botId) || claimedBy.has(botId)) return false;
         claimedBy.set(botId, claim.by);
         if (botId === options.lostAnswer) throw new Error('socket hang up');
         return true;
       },
-      get: async (botId: string) => session(botId, claimedBy.get(botId)),
+      get: async (botId: string) =>
+        ({
+          botId,
+          accountId: 'a',
+          status: 'running',
+          createdAt: new Date().toISOString(),
+          claimedBy: claimedBy.get(botId) ?? (taken.has(botId) ? 'other' : undefined),
+        }) as BotSession,
     },
   };
 }
 
 describe('a pooled bot waiting for its session', () => {
-  it('goes round the offers from where it starts, taking the first it can win, reporting each try and clearing the failed ones', async () => {
-    const { store, tried } = fakeSessions(['a', 'b', 'c'], new Set(['a']));
+  it('claims what a wake-up names; a wake-up for a session another has is taken off too, and reported', async () => {
+    const { store, tried } = fakeSessions(new Set(['x']));
+    const queue = new MemoryPoolQueue();
+    await queue.offer('x');
+    await queue.offer('y');
     const reports: (string | null)[] = [];
     const got = await claimFromPool(
-      { sessions: store, log },
-      {
-        poolBotId: 'p1',
-        pollMs: 10,
-        offerWindowMs: 1000,
-        stopped: new Promise(() => {}),
-        onClaiming: (b) => reports.push(b),
-        random: () => 0,
-      },
+      { sessions: store, queue, log },
+      { poolBotId: 'p1', stopped: never, onClaiming: (b) => reports.push(b) },
     );
-    expect(got?.botId).toBe('b');
-    expect(tried).toEqual(['a', 'b']);
-    expect(reports).toEqual(['a', null, 'b']);
-  });
-
-  it('starts at a random offer, so idle bots spread over a burst instead of all trying the oldest', async () => {
-    const { store, tried } = fakeSessions(['a', 'b', 'c'], new Set(['c']));
-    const got = await claimFromPool(
-      { sessions: store, log },
-      { poolBotId: 'p1', pollMs: 10, offerWindowMs: 1000, stopped: new Promise(() => {}), random: () => 0.7 },
-    );
-    expect(tried).toEqual(['c', 'a']);
-    expect(got?.botId).toBe('a');
+    expect(got?.botId).toBe('y');
+    expect(tried).toEqual(['x', 'y']);
+    expect(reports).toEqual(['x', null, 'y']);
+    expect(queue.done).toEqual(['x', 'y']);
   });
 
   it('a claim whose answer was lost counts when the session names this bot', async () => {
-    const { store } = fakeSessions(['a'], new Set(), { lostAnswer: 'a' });
-    const got = await claimFromPool(
-      { sessions: store, log },
-      { poolBotId: 'p1', pollMs: 10, offerWindowMs: 1000, stopped: new Promise(() => {}) },
-    );
+    const { store } = fakeSessions(new Set(), { lostAnswer: 'a' });
+    const queue = new MemoryPoolQueue();
+    await queue.offer('a');
+    const got = await claimFromPool({ sessions: store, queue, log }, { poolBotId: 'p1', stopped: never });
     expect(got?.claimedBy).toBe('p1');
+    expect(queue.done).toEqual(['a']);
   });
 
-  it('told to stop while idle, it returns null without claiming', async () => {
-    const { store, tried } = fakeSessions([], new Set());
+  it('a claim that could not be decided leaves its wake-up to come back, and the next try takes it', async () => {
+    const failing = fakeSessions(new Set(), { failing: 'a' });
+    const queue = new MemoryPoolQueue(50);
+    await queue.offer('a');
     let stop!: () => void;
     const stopped = new Promise<void>((r) => {
       stop = r;
     });
-    const waiting = claimFromPool(
-      { sessions: store, log },
-      { poolBotId: 'p1', pollMs: 10_000, offerWindowMs: 1000, stopped },
-    );
-    setTimeout(stop, 20);
-    expect(await waiting).toBeNull();
-    expect(tried).toEqual([]);
+    const first = claimFromPool({ sessions: failing.store, queue, log }, { poolBotId: 'p1', stopped });
+    await until(() => failing.tried.length === 2);
+    expect(queue.done).toEqual([]);
+    stop();
+    expect(await first).toBeNull();
+    // The wake-up comes back after the visibility timeout, to a bot whose store answers.
+    const { store } = fakeSessions(new Set());
+    const got = await claimFromPool({ sessions: store, queue, log }, { poolBotId: 'p2', stopped: never });
+    expect(got?.claimedBy).toBe('p2');
+    expect(queue.done).toEqual(['a']);
   });
 
-  it('woken by the pool queue, it claims the offer it was handed and takes the wake-up off, won or lost', async () => {
-    // No offers to scan: only the wake-ups can lead to a claim. The first is for a session another bot has.
-    const { store, tried } = fakeSessions([], new Set(['x']));
-    const handed = ['x', 'y'];
-    const done: string[] = [];
-    const queue: PoolQueue = {
-      offer: async () => {},
-      next: async () => {
-        const botId = handed.shift();
-        return botId ? { botId, done: async () => void done.push(botId) } : null;
-      },
-    };
-    const got = await claimFromPool(
-      { sessions: store, queue, log },
-      { poolBotId: 'p1', pollMs: 60_000, offerWindowMs: 1000, stopped: new Promise(() => {}) },
-    );
-    expect(got?.botId).toBe('y');
-    expect(tried).toEqual(['x', 'y']);
-    expect(done).toEqual(['x', 'y']);
-  });
-
-  it('with the queue failing, it still finds offers by scanning, and stopping aborts a wait in progress', async () => {
-    // The offer is written after the first scan, and the queue fails each time it is read: the next scan finds it.
-    const offers: string[] = [];
-    const { store } = fakeSessions(offers, new Set());
-    let failures = 0;
-    const failing: PoolQueue = {
-      offer: async () => {},
-      next: async () => {
-        failures++;
-        offers.push('a');
-        throw new Error('queue unreachable');
-      },
-    };
-    let clock = 0;
-    const tick = () => {
-      clock += 10;
-      return new Date(clock);
-    };
-    const got = await claimFromPool(
-      { sessions: store, queue: failing, log, now: tick },
-      { poolBotId: 'p1', pollMs: 100, offerWindowMs: 1e12, stopped: new Promise(() => {}) },
-    );
-    expect(got?.botId).toBe('a');
-    expect(failures).toBeGreaterThan(0);
-
+  it('told to stop while idle, it returns null without claiming, aborting the wait in progress', async () => {
+    const { store, tried } = fakeSessions(new Set());
     let stop!: () => void;
     const stopped = new Promise<void>((r) => {
       stop = r;
@@ -143,13 +99,31 @@ describe('a pooled bot waiting for its session', () => {
           signal.addEventListener('abort', () => reject(signal.reason));
         }),
     };
-    const idle = claimFromPool(
-      { sessions: fakeSessions([], new Set()).store, queue: hanging, log },
-      { poolBotId: 'p2', pollMs: 60_000, offerWindowMs: 1000, stopped },
-    );
+    const idle = claimFromPool({ sessions: store, queue: hanging, log }, { poolBotId: 'p1', stopped });
     await until(() => waits.length === 1);
     stop();
     expect(await idle).toBeNull();
     expect(waits[0]!.aborted).toBe(true);
+    expect(tried).toEqual([]);
+  });
+
+  it('with the queue failing, it asks again and claims once the queue answers', async () => {
+    const { store } = fakeSessions(new Set());
+    const queue = new MemoryPoolQueue();
+    let failures = 0;
+    const flaky: PoolQueue = {
+      offer: (botId) => queue.offer(botId),
+      next: (ms, signal) => {
+        if (failures++ < 1) return Promise.reject(new Error('queue unreachable'));
+        return queue.next(ms, signal);
+      },
+    };
+    await flaky.offer('a');
+    const got = await claimFromPool(
+      { sessions: store, queue: flaky, log },
+      { poolBotId: 'p1', stopped: never },
+    );
+    expect(got?.botId).toBe('a');
+    expect(failures).toBe(2);
   });
 });

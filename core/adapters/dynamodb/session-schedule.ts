@@ -3,7 +3,7 @@ import { lifecycle } from '../../bots/lifecycle';
 import type { BotSession } from '../../bots/session';
 import type { ScheduledJoin, SessionsStore } from '../../ports/sessions-store';
 import { inStates, updateSession } from './session-item';
-import { claimRecordTtlSeconds, offerItem } from './session-pool';
+import { claimRecordTtlSeconds } from './session-pool';
 import {
   deleteItem,
   keys,
@@ -59,9 +59,7 @@ export const scheduleIndex = (
   },
 
   /**
-   * The `start` step, once: only while the session is scheduled (running, not asked to stop, not handed out). The
-   * offer item follows the session's write: an offer whose write failed is found by nobody, and the cold fallback
-   * serves the session.
+   * The `start` step, once: only while the session is scheduled (running, not asked to stop, not handed out).
    */
   async dispatchScheduled(botId, at, offer) {
     const sets = ['dispatched_at = :at', 'started_at = join_at'];
@@ -77,7 +75,6 @@ export const scheduleIndex = (
       }),
     );
     if (!handedOut) return false;
-    if (offer) await putItem(table, { Item: offerItem(at, botId) });
     return true;
   },
 });

@@ -7,7 +7,7 @@ import type { SessionCursor, SessionsStore } from '../../ports/sessions-store';
 import { holdEntryItem } from './credit-ledger';
 import { sessionEvents } from './session-events';
 import { fieldToAttribute, fromItem, toItem } from './session-item';
-import { offerItem, poolClaims } from './session-pool';
+import { poolClaims } from './session-pool';
 import { scheduledItems, scheduleIndex } from './session-schedule';
 import { stopRequests } from './session-stop';
 import { sessionUpdates } from './session-updates';
@@ -47,7 +47,7 @@ const sessionRecords = (
   table: TableHandle,
 ): Pick<SessionsStore, 'create' | 'get' | 'listForAccount' | 'listRunning'> => ({
   /**
-   * The session, its account's list entry, the join's hold (ledger entry), its pool offer and its schedule entry in
+   * The session, its account's list entry, the join's hold (ledger entry) and its schedule entry in
    * one BatchWriteItem request: unconditional, which is safe because bot ids are fresh random UUIDs.
    */
   async create(session: BotSession, hold?: CreditHold) {
@@ -62,7 +62,6 @@ const sessionRecords = (
       toItem(session),
       listed,
       ...(hold ? [holdEntryItem(hold)] : []),
-      ...(session.poolOfferedAt ? [offerItem(session.poolOfferedAt, session.botId)] : []),
       ...scheduledItems(session),
     ]);
   },

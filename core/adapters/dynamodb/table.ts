@@ -53,11 +53,6 @@ export const keys = {
   }),
   rateWindow: (subject: string, window: number) => ({ pk: `RATE#${subject}#${window}`, sk: 'RATE' }),
   /**
-   * A session offered to the warm pool, oldest first in key order. One partition: idle pooled bots read it
-   * with one strongly consistent Query, which a GSI could not give; offers live seconds, so it stays small.
-   */
-  poolOffer: (createdAt: string, botId: string) => ({ pk: poolOffersPk, sk: `${createdAt}#${botId}` }),
-  /**
    * A scheduled session not yet handed to the scheduler's queue, by the minute of its join_at (UTC): the scheduler
    * reads the minutes of its window, one Query each, and deletes the entry once the session's start is queued.
    */
@@ -94,7 +89,6 @@ export const pendingDeletionsPk = 'DELETION#PENDING';
 export const legacyRetentionPk = 'RETENTION#DUE';
 export const retentionShardPrefix = 'RETENTION#';
 
-export const poolOffersPk = 'POOL#OFFERS';
 export const scheduledJoinsPrefix = 'SCHEDULE#';
 
 /** Sparse index of running sessions (only they carry `running_pk`): the heartbeat sweeper reads it. */
