@@ -48,6 +48,11 @@ export class S3RecordingStore implements RecordingStore {
     private readonly partBytes = defaultPartBytes,
   ) {}
 
+  /** The assembled file's object. */
+  private file(botId: string) {
+    return { Bucket: this.bucket, Key: fileKey(botId) };
+  }
+
   async putPiece(botId: string, key: PieceKey, startedAtMs: number, bytes: Uint8Array): Promise<void> {
     await this.s3.send(
       new PutObjectCommand({
@@ -103,8 +108,7 @@ export class S3RecordingStore implements RecordingStore {
     await uploadStreamed(
       this.s3,
       {
-        Bucket: this.bucket,
-        Key: fileKey(botId),
+        ...this.file(botId),
         ContentType: file.contentType,
         ContentDisposition: `attachment; filename="recording-${botId}.webm"`,
         Metadata: { 'duration-seconds': String(file.durationSeconds) },
@@ -116,7 +120,7 @@ export class S3RecordingStore implements RecordingStore {
 
   async describeFile(botId: string): Promise<RecordingFile | undefined> {
     try {
-      const head = await this.s3.send(new HeadObjectCommand({ Bucket: this.bucket, Key: fileKey(botId) }));
+      const head = await this.s3.send(new HeadObjectCommand(this.file(botId)));
       return {
         contentType: head.ContentType ?? recordingContentType,
         sizeBytes: head.ContentLength ?? 0,
@@ -141,19 +145,13 @@ export class S3RecordingStore implements RecordingStore {
   async link(botId: string, ttlSeconds: number, now: Date): Promise<RecordingLink> {
     const credentials = await this.s3.config.credentials();
     const expiresIn = linkSeconds(ttlSeconds, now, credentials.expiration);
-    const url = await getSignedUrl(
-      this.s3,
-      new GetObjectCommand({ Bucket: this.bucket, Key: fileKey(botId) }),
-      {
-        expiresIn,
-        signingDate: now,
-      },
-    );
+    const get = new GetObjectCommand(this.file(botId));
+    const url = await getSignedUrl(this.s3, get, { expiresIn, signingDate: now });
     return { url, expiresAt: new Date(now.getTime() + expiresIn * 1000) };
   }
 
   async deleteFile(botId: string): Promise<void> {
-    await this.s3.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: fileKey(botId) }));
+    await this.s3.send(new DeleteObjectCommand(this.file(botId)));
   }
 
   async deleteAll(botId: string): Promise<void> {
