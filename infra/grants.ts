@@ -54,11 +54,7 @@ const botTask: Grant = (role, { data, recordings, delivery, controlPlane, runtim
   grantSpeechSynthesis(role, Stack.of(runtime));
   // It uploads its recording's pieces, nothing else of the bucket.
   recordings.grantUploadPieces(role);
-  if (pool) {
-    pool.grantTakeOffers(role);
-    // The winner of a claim withdraws the session's offer (core/adapters/dynamodb/sessions-store.ts claim).
-    data.grantItems(role, ['dynamodb:DeleteItem']);
-  }
+  if (pool) pool.grantTakeOffers(role);
 };
 
 /** The route functions, by route name (functions/http/route-table.ts): the use case behind each, plus authentication. */
@@ -151,9 +147,7 @@ const control: Grant = (role, { data, delivery, controlPlane, runtime, pool }) =
   // A lost bot's replacement and the warm pool's cold fallback are ECS tasks it starts.
   runtime.grantRunTask(role);
   if (pool) {
-    // The cold fallback withdraws the offer it took over (sessions-store.ts claim); a scheduled session is offered
-    // with a wake-up; a storm grows the pool's service (core/bots/pool-growth.ts).
-    data.grantItems(role, ['dynamodb:DeleteItem']);
+    // A scheduled session is offered with a wake-up; a storm grows the pool's service (core/bots/pool-growth.ts).
     pool.grantOffer(role);
     pool.grantResize(role);
   }

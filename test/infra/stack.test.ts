@@ -282,15 +282,12 @@ describe('the Lambda functions', () => {
     expect([...actionsOf(roleOfFunction(fnId(d.resultsFunction)))].sort()).toEqual(
       [...new Set([...logs, ...consume, ...send, ...items, ...bedrock, ...assemble])].sort(),
     );
-    // The control function starts cold tasks and replacements (RunTask like the join) and, with the warm pool,
-    // withdraws the offer of a session its cold fallback takes over (DeleteItem) and grows the pool service in a
-    // storm (DescribeServices, UpdateService on that service only). No model.
+    // The control function starts cold tasks and replacements (RunTask like the join) and, with the warm pool, grows
+    // the pool service in a storm (DescribeServices, UpdateService on that service only). No model.
     const runTask = ['ecs:RunTask', 'ecs:TagResource', 'iam:PassRole'];
     const growPool = ['ecs:DescribeServices', 'ecs:UpdateService'];
     expect([...actionsOf(roleOfFunction(fnId(s.stack.controlPlane.function)))].sort()).toEqual(
-      [
-        ...new Set([...logs, ...consume, ...send, ...items, ...runTask, ...growPool, 'dynamodb:DeleteItem']),
-      ].sort(),
+      [...new Set([...logs, ...consume, ...send, ...items, ...runTask, ...growPool])].sort(),
     );
     if (d.deliveryFunction) {
       expect([...actionsOf(roleOfFunction(fnId(d.deliveryFunction)))].sort()).toEqual(
@@ -729,8 +726,7 @@ describe('the bot runtime', () => {
         'sqs:GetQueueAttributes',
         'sqs:GetQueueUrl',
         'sqs:SendMessage',
-        // The warm pool: the claim withdraws its offer, wake-ups, scale-in protection of its own task.
-        'dynamodb:DeleteItem',
+        // The warm pool: wake-ups, scale-in protection of its own task.
         'sqs:ReceiveMessage',
         'sqs:DeleteMessage',
         'ecs:UpdateTaskProtection',
