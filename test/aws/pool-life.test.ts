@@ -96,8 +96,12 @@ describe.skipIf(skip)(
     it('join with the pool on: the session is offered, its cold-start fallback delayed on the control queue, no RunTask', async () => {
       // A pooled bot waiting: the bundle as the task role, with the container's environment and no BOT_ID.
       pooled = life.runBotTask(endpoints.env);
+      // It is idle once it long-polls the pool queue for a wake-up.
       await until(
-        () => life.proxy.calls.some((c) => c.principal === life.stack.task.role && c.operation === 'Query'),
+        () =>
+          life.proxy.calls.some(
+            (c) => c.principal === life.stack.task.role && c.operation === 'ReceiveMessage',
+          ),
         30_000,
       );
       const before = life.proxy.calls.length;
