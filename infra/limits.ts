@@ -46,7 +46,7 @@ const visibilityFor = (fn: FunctionLimits) => fn.timeoutSeconds * 6;
 /** Control function instances the control queue runs at once: 2 is the least SQS event sources allow. */
 export const controlConcurrency = 2;
 
-export { runTaskCallsPerSecond } from '../core/adapters/ecs/ecs-task-runner';
+export { runTaskCallsPerSecond } from '../core/adapters/ecs/run-task-errors';
 
 const control: FunctionLimits = { timeoutSeconds: 60, memoryMiB: 512 };
 const results: FunctionLimits = { timeoutSeconds: 120, memoryMiB: 512 };

@@ -15,7 +15,12 @@ import { TaskLauncher, TokenBucket } from '../../bots/task-launcher';
 import type { Logger } from '../../log';
 import type { LaunchTry, TaskPlatform, TaskRunner, TaskStartOptions } from '../../ports/task-runner';
 import { type RetryClock, realClock } from '../../retry';
-import { describeFailures, failuresAreCapacity, runTaskErrorKind } from './run-task-errors';
+import {
+  describeFailures,
+  failuresAreCapacity,
+  runTaskCallsPerSecond,
+  runTaskErrorKind,
+} from './run-task-errors';
 
 export interface EcsRunnerSettings {
   cluster: string;
@@ -37,12 +42,6 @@ export interface EcsRunnerSettings {
   /** This process's pace of RunTask calls (RUN_TASK_CALLS_PER_SECOND); bucket of one second's worth. */
   callsPerSecond?: number;
 }
-
-/**
- * ECS's sustained RunTask rate per account and region (calls per second), the launcher's default pace; the control
- * instances share it (infra/limits.ts reads it from here: the bot task's image holds core/, not infra/).
- */
-export const runTaskCallsPerSecond = 20;
 
 /**
  * How long one process reuses the cluster's task count (MAX_BOTS): a join storm of hundreds a second makes one

@@ -1,6 +1,14 @@
-// Which RunTask refusals are worth trying again: throttling, launch limits and server faults are; a bad request is not.
+// RunTask's limits: its sustained rate, and which refusals are worth trying again (throttling, launch limits and
+// server faults are; a bad request is not).
 import type { Failure } from '@aws-sdk/client-ecs';
 import { sdkErrorOf } from '../sdk-error';
+
+/**
+ * ECS's sustained RunTask rate per account and region (calls per second), the launcher's default pace; the control
+ * instances share it. Here, in a module with no SDK code, so infra/limits.ts can read it without loading the ECS
+ * client (the bot task's image holds core/, not infra/).
+ */
+export const runTaskCallsPerSecond = 20;
 
 /**
  * - `throttled`: the account's API rate or a launch limit (RunTask is limited per account and region; Fargate
