@@ -18,14 +18,16 @@ async function longMeetingTurnsMs(): Promise<number[]> {
   const engine = new LocalConversationEngine();
   const transcript: Utterance[] = [];
   let t = Date.parse('2026-01-05T10:00:00Z');
-  const add = (text: string, bot = false) =>
+  const add = (text: string, bot = false) => {
+    t += 2000;
     transcript.push({
       speaker: bot ? 'Iris' : 'Casey',
       participant_id: bot ? 'bot' : 'casey',
-      started_at: new Date((t += 2000)).toISOString(),
+      started_at: new Date(t).toISOString(),
       text,
       ...(bot && { is_bot: true }),
     });
+  };
   const ctx = (): ConversationContext => ({ botName: 'Iris', prompt, transcript });
   const speak = async (it: AsyncIterable<string>) => {
     for await (const line of sentences(it)) add(line, true);

@@ -141,14 +141,12 @@ export async function startScheduled(
     delaySeconds: Math.ceil(deps.config.POOL_CLAIM_TIMEOUT_MS / 1000),
   });
   // Wakes one idle pooled bot now, as the join does. A lost wake-up costs time, not the session (the fallback).
-  await deps.poolQueue
-    ?.offer(request.bot_id)
-    .catch((err) =>
-      deps.log.warn('could not wake the pool; the fallback will start the bot', {
-        bot_id: request.bot_id,
-        err,
-      }),
-    );
+  await deps.poolQueue?.offer(request.bot_id).catch((err) =>
+    deps.log.warn('could not wake the pool; the fallback will start the bot', {
+      bot_id: request.bot_id,
+      err,
+    }),
+  );
   return 'offered';
 }
 

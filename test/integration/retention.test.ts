@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { quickScenario, runRetentionSim } from '../../bench/retention-sim';
 import { DynamoRetentionIndex, retentionShardCount } from '../../core/adapters/dynamodb/retention-index';
 import { ensureTable, keys, queryAll } from '../../core/adapters/dynamodb/table';
-import { MemoryRetentionIndex } from '../support/memory-retention-index';
 import { completeSession, failSession } from '../../core/bots/finish-session';
 import type { BotSession } from '../../core/bots/session';
 import type { OutboxMessage } from '../../core/control/outbox';
@@ -23,6 +22,7 @@ import type { Delivery } from '../../core/ports/deliveries-store';
 import { retentionShardOf } from '../../core/ports/retention-index';
 import { type LocalStack, startLocalStack } from '../../local/stack';
 import { runAdminCli, runAdminCliOn } from '../support/admin-cli';
+import { MemoryRetentionIndex } from '../support/memory-retention-index';
 import { botItems } from '../support/table-items';
 
 const phrase = 'ultramarine-harpsichord';

@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import { quickScenario, runRetentionSim } from '../../bench/retention-sim';
 import { retentionShardCount } from '../../core/adapters/dynamodb/retention-index';
-import { MemoryRetentionIndex } from '../support/memory-retention-index';
 import {
   dueAt,
   type RetentionDeps,
@@ -14,6 +13,7 @@ import {
 } from '../../core/data/retention';
 import { createLogger } from '../../core/log';
 import { retentionShardOf } from '../../core/ports/retention-index';
+import { MemoryRetentionIndex } from '../support/memory-retention-index';
 
 const id = (n: number) => `0190a000-0000-7000-8000-${String(n).padStart(12, '0')}`;
 
