@@ -4,8 +4,8 @@
 //
 // One way to find work: the pool queue, one wake-up per offered session (a long poll, so a claim starts within a round
 // trip of the join). A wake-up is taken off the queue only once its claim was decided, won or lost; one whose bot died
-// or whose claim failed comes back after the queue's visibility timeout. One never sent, or lost with the queue, costs
-// time and not the session: the join's fallback starts a cold task (POOL_CLAIM_TIMEOUT_MS).
+// or whose claim failed comes back after the queue's visibility timeout (1 s, infra/limits.ts). One never sent, or
+// lost with the queue, costs time and not the session: the join's fallback starts a cold task (POOL_CLAIM_TIMEOUT_MS).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { plan } from '../core/bots/lifecycle';
 import type { BotSession, SessionClaim } from '../core/bots/session';

@@ -111,9 +111,12 @@ export const queueLimits = {
   },
   /**
    * The warm pool's wake-ups: worth something for seconds (the fallback has started a cold task by then), so no DLQ
-   * and five minutes' retention; a bot that died holding one frees it for another after 10 s.
+   * and five minutes' retention. They are the only way a pooled bot learns of a session, so one that is received and
+   * not taken off comes back after 1 s, before the 2 s fallback: a bot that died holding it, or a long poll whose
+   * connection died with its bot (SQS may hand a message to a poll nobody reads any more). A claim takes tens of
+   * milliseconds; one slower than a second only lets a second bot try it, and lose the conditional write.
    */
-  pool: { visibilityTimeoutSeconds: 10, retentionSeconds: 300, maxMessageBytes },
+  pool: { visibilityTimeoutSeconds: 1, retentionSeconds: 300, maxMessageBytes },
 } as const satisfies Record<string, QueueLimits>;
 
 /** Every DLQ keeps what it holds for 14 days, so a parked message outlives a long weekend. */
