@@ -14,6 +14,8 @@ interface Stack {
     accounts: { create(name: string): Promise<{ account: { accountId: string }; apiKey: string }> };
     ledger: { grant(accountId: string, amount: number, note: string): Promise<unknown> };
   };
+  /** The local DynamoDB's worker thread (its OS id), billed apart: our code's CPU is the rest of the process. */
+  dynamoThreadId?: number;
   close(): Promise<void>;
 }
 
@@ -71,7 +73,7 @@ async function main() {
     botIds.push(json.bot_id);
   }
   process.stdout.write(
-    `${JSON.stringify({ baseUrl: stack.baseUrl, pid: process.pid, joinKeys, statusKey, botIds })}\n`,
+    `${JSON.stringify({ baseUrl: stack.baseUrl, pid: process.pid, dynamoThreadId: stack.dynamoThreadId, joinKeys, statusKey, botIds })}\n`,
   );
   process.once('SIGTERM', () => {
     void stack.close().finally(() => {

@@ -95,6 +95,16 @@ export function processCpuMs(pid: number): number {
   return statCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
+/** CPU time in ms of one thread of process `pid` (Linux /proc; 0 when it is gone or unknown). */
+export function threadOfProcessCpuMs(pid: number, tid: number | undefined): number {
+  if (tid === undefined) return 0;
+  try {
+    return statCpuMs(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * CPU time in ms used so far by each thread of this process, keyed by OS thread id (Linux /proc; an empty map
  * elsewhere). Threads that ended in between simply drop out of a difference of two snapshots.
