@@ -22,6 +22,7 @@ import { buildServiceDeps } from '../core/deps';
 import { createLogger } from '../core/log';
 import { authenticatedRoute, type HttpEvent } from '../functions/http/http-route';
 import { joinRoute, statusFunctionRoute } from '../functions/http/routes';
+import { median, serialCpuUs } from './support';
 
 /** The stand-in: dynalite in memory, with the local stack's TransactWriteItems. */
 async function serveDynalite(): Promise<void> {
@@ -173,13 +174,7 @@ async function measure(rounds: number, windowRequests: number): Promise<void> {
     calls[`status ${v}`] = s.status;
     calls[`join ${v}`] = s.join;
   }
-  // One request at a time, as a Lambda instance serves one at a time.
-  const window = async (call: () => Promise<unknown>, n: number) => {
-    const start = process.cpuUsage();
-    for (let i = 0; i < n; i++) await call();
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / n;
-  };
+  const window = serialCpuUs;
   for (const call of Object.values(calls)) await window(call, 100);
   const perRequest: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((k) => [k, []]));
   for (let r = 0; r < rounds; r++)
@@ -189,11 +184,6 @@ async function measure(rounds: number, windowRequests: number): Promise<void> {
           await window(calls[`${path} ${v}`] as () => Promise<unknown>, windowRequests),
         );
   const sorted = (a: number[]) => [...a].sort((x, y) => x - y);
-  const median = (a: number[]) => {
-    const s = sorted(a);
-    const m = s.length >> 1;
-    return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-  };
   for (const path of ['status', 'join']) {
     const lib = perRequest[`${path} lib-dynamodb`] as number[];
     const ours = perRequest[`${path} ours`] as number[];

@@ -14,6 +14,7 @@ import { marshall } from '@aws-sdk/util-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { fastConfig } from '../core/adapters/aws-clients';
 import { DocumentClient } from '../core/adapters/dynamodb/document-client';
+import { median, serialCpuUs } from './support';
 
 const item = {
   pk: 'BOT#aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
@@ -103,13 +104,7 @@ async function measure(rounds: number, windowCalls: number): Promise<void> {
     const sqs = tweak(new SQSClient({ region: 'us-east-1', requestHandler: requestHandler() }));
     calls[`sqs ${v}`] = () => sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
   }
-  // One call at a time, as a Lambda serves one request at a time.
-  const window = async (call: () => Promise<unknown>, n: number) => {
-    const start = process.cpuUsage();
-    for (let i = 0; i < n; i++) await call();
-    const used = process.cpuUsage(start);
-    return (used.user + used.system) / n;
-  };
+  const window = serialCpuUs;
   for (const call of Object.values(calls)) await window(call, 500);
   const perCall: Record<string, number[]> = Object.fromEntries(Object.keys(calls).map((k) => [k, []]));
   for (let r = 0; r < rounds; r++)
@@ -119,11 +114,6 @@ async function measure(rounds: number, windowCalls: number): Promise<void> {
           await window(calls[`${service} ${v}`] as () => Promise<unknown>, windowCalls),
         );
   const sorted = (a: number[]) => [...a].sort((x, y) => x - y);
-  const median = (a: number[]) => {
-    const s = sorted(a);
-    const m = s.length >> 1;
-    return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
-  };
   for (const service of ['dynamodb', 'sqs']) {
     const without = perCall[`${service} without`] as number[];
     const ratios = sorted(

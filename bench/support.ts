@@ -95,6 +95,14 @@ export function processCpuMs(pid: number): number {
   return statCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
 }
 
+/** This process's CPU per call (µs) over `n` calls made one at a time, as a Lambda instance serves one at a time. */
+export async function serialCpuUs(call: () => Promise<unknown>, n: number): Promise<number> {
+  const start = process.cpuUsage();
+  for (let i = 0; i < n; i++) await call();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / n;
+}
+
 /** CPU time in ms of one thread of process `pid` (Linux /proc; 0 when it is gone or unknown). */
 export function threadOfProcessCpuMs(pid: number, tid: number | undefined): number {
   if (tid === undefined) return 0;
