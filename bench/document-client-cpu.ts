@@ -5,11 +5,9 @@
 // in short windows to each in turn (the order swapped each round), so a drifting machine moves both alike.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { Agent as HttpAgent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { fastConfig } from '../core/adapters/aws-clients';
 import { DocumentClient } from '../core/adapters/dynamodb/document-client';
 import { DynamoRateLimiter } from '../core/adapters/dynamodb/rate-limiter';
@@ -22,7 +20,7 @@ import { buildServiceDeps } from '../core/deps';
 import { createLogger } from '../core/log';
 import { authenticatedRoute, type HttpEvent } from '../functions/http/http-route';
 import { joinRoute, statusFunctionRoute } from '../functions/http/routes';
-import { median, serialCpuUs } from './support';
+import { median, redirectedHandler, serialCpuUs } from './support';
 
 /** The stand-in: dynalite in memory, with the local stack's TransactWriteItems. */
 async function serveDynalite(): Promise<void> {
@@ -32,23 +30,6 @@ async function serveDynalite(): Promise<void> {
   const { withTransactions } = await import('../local/dynalite-transactions.mjs');
   const server = withTransactions(() => dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 }));
   server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`));
-}
-
-/** Lambda's shape: the AWS host name signed and resolved by the SDK's endpoint rules; only the socket goes local. */
-function redirectedHandler(port: number) {
-  const inner = new NodeHttpHandler({ httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 64 }) });
-  return {
-    handle(
-      request: Parameters<NodeHttpHandler['handle']>[0],
-      options?: Parameters<NodeHttpHandler['handle']>[1],
-    ) {
-      Object.assign(request, { protocol: 'http:', hostname: '127.0.0.1', port });
-      return inner.handle(request, options);
-    },
-    updateHttpClientConfig() {},
-    httpHandlerConfigs: () => ({}),
-    destroy: () => inner.destroy(),
-  };
 }
 
 const variants = ['ours', 'lib-dynamodb'] as const;

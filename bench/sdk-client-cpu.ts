@@ -4,17 +4,16 @@
 // alike; the stand-in answers canned replies from another process, so its CPU is not counted.
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { createServer, Agent as HttpAgent } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { fastConfig } from '../core/adapters/aws-clients';
 import { DocumentClient } from '../core/adapters/dynamodb/document-client';
-import { median, serialCpuUs } from './support';
+import { median, redirectedHandler, serialCpuUs } from './support';
 
 const item = {
   pk: 'BOT#aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa',
@@ -66,21 +65,6 @@ async function measure(rounds: number, windowCalls: number): Promise<void> {
   process.env.AWS_ACCESS_KEY_ID = 'ASIAEXAMPLEEXAMPLE00';
   process.env.AWS_SECRET_ACCESS_KEY = 'example-secret-example-secret-example-00';
   process.env.AWS_SESSION_TOKEN = 'x'.repeat(800);
-  const requestHandler = () => {
-    const inner = new NodeHttpHandler({ httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 64 }) });
-    return {
-      handle(
-        request: Parameters<NodeHttpHandler['handle']>[0],
-        options?: Parameters<NodeHttpHandler['handle']>[1],
-      ) {
-        Object.assign(request, { protocol: 'http:', hostname: '127.0.0.1', port });
-        return inner.handle(request, options);
-      },
-      updateHttpClientConfig() {},
-      httpHandlerConfigs: () => ({}),
-      destroy: () => inner.destroy(),
-    };
-  };
   const variants = ['without', 'fastConfig'] as const;
   const body = JSON.stringify({ type: 'bot.status', bot_id: item.pk, state: 'in_call', at: 1 });
   const queueUrl = 'https://sqs.us-east-1.amazonaws.com/123456789012/q';
@@ -92,7 +76,7 @@ async function measure(rounds: number, windowCalls: number): Promise<void> {
       region: 'us-east-1',
       maxAttempts: 3,
       cacheMiddleware: true,
-      requestHandler: requestHandler(),
+      requestHandler: redirectedHandler(port),
     });
     dynamo.middlewareStack.remove('loggerMiddleware');
     const doc = new DocumentClient(tweak(dynamo));
@@ -101,7 +85,7 @@ async function measure(rounds: number, windowCalls: number): Promise<void> {
       i++ % 2
         ? doc.send(new GetCommand({ TableName: 'bots', Key: { pk: item.pk, sk: item.sk } }))
         : doc.send(new PutCommand({ TableName: 'bots', Item: { ...item, version: i } }));
-    const sqs = tweak(new SQSClient({ region: 'us-east-1', requestHandler: requestHandler() }));
+    const sqs = tweak(new SQSClient({ region: 'us-east-1', requestHandler: redirectedHandler(port) }));
     calls[`sqs ${v}`] = () => sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
   }
   const window = serialCpuUs;

@@ -1,7 +1,9 @@
 // What the benchmarks share: a local stack on a fresh data directory with a funded account, and small statistics.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { Agent as HttpAgent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { type LocalStack, startLocalStack } from '../local/stack';
 
 /** How `npm run bench` runs a benchmark: `quick` (`-- --quick`) at a tiny size, only to prove it still works. */
@@ -93,6 +95,23 @@ function statCpuMs(stat: string): number {
 /** CPU time in ms used so far by a whole process (every thread; Linux /proc). */
 export function processCpuMs(pid: number): number {
   return statCpuMs(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+}
+
+/** Lambda's shape: the AWS host name signed and resolved by the SDK's endpoint rules; only the socket goes local. */
+export function redirectedHandler(port: number) {
+  const inner = new NodeHttpHandler({ httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 64 }) });
+  return {
+    handle(
+      request: Parameters<NodeHttpHandler['handle']>[0],
+      options?: Parameters<NodeHttpHandler['handle']>[1],
+    ) {
+      Object.assign(request, { protocol: 'http:', hostname: '127.0.0.1', port });
+      return inner.handle(request, options);
+    },
+    updateHttpClientConfig() {},
+    httpHandlerConfigs: () => ({}),
+    destroy: () => inner.destroy(),
+  };
 }
 
 /** This process's CPU per call (µs) over `n` calls made one at a time, as a Lambda instance serves one at a time. */
