@@ -24,7 +24,10 @@ export class MemoryPoolQueue implements PoolQueue {
         signal.removeEventListener('abort', aborted);
         resolve(this.handed(botId));
       };
-      const leave = () => this.waiters.splice(this.waiters.indexOf(waiter) >>> 0, 1);
+      const leave = () => {
+        const i = this.waiters.indexOf(waiter);
+        if (i >= 0) this.waiters.splice(i, 1);
+      };
       const timer = setTimeout(() => {
         leave();
         resolve(null);
