@@ -30,3 +30,11 @@ export function correlatedQueue<Q extends Pick<MessageQueue, 'send'>>(queue: Q, 
     );
   return { ...queue, send } as Q;
 }
+
+/** A use case's deps whose log lines and sent messages carry the bot's correlation id: its whole life under one id. */
+export function correlated<D extends { log: Logger; outbox: Pick<MessageQueue, 'send'> }>(
+  deps: D,
+  id: string | undefined,
+): D {
+  return { ...deps, log: correlatedLog(deps.log, id), outbox: correlatedQueue(deps.outbox, id) };
+}

@@ -50,21 +50,7 @@ export async function completeSession(
       ? undefined
       : plan(from, 'leave', { exitReason: result.exitReason, leftAt: result.endedAt ?? completedAt }, botId);
   const completion = plan(left?.to ?? from, 'complete', { completedAt, ...result }, botId);
-  // Credits and the retention sweep's entry first: both repeatable (the entry is due at this completion plus the
-  // account's retention; a retry's later time adds one that the sweep folds into it), so a crash after them is repaired
-  // by the retry that completes the session. Every end of a session comes through here or failSession, so no session
-  // with content escapes its retention.
-  const charge = session.joinedAt
-    ? usageCharge(
-        session.startedAt ?? session.createdAt,
-        result.endedAt ?? completedAt,
-        deps.config.CREDITS_PER_MINUTE,
-      )
-    : 0;
-  await Promise.all([
-    deps.ledger.settle(session.accountId, botId, charge, now),
-    listForRetention({ stores: deps, config: deps.config }, session, completedAt),
-  ]);
+  await settle(deps, session, session.joinedAt ? (result.endedAt ?? completedAt) : undefined, now);
   const completed = await deps.sessions.writeStep(botId, {
     leaves: (left ?? completion).leaves,
     changes: { ...(!session.leftAt && result.endedAt && { leftAt: result.endedAt }), ...completion.changes },
@@ -93,15 +79,29 @@ export async function failSession(
   if (!session || !can(stateOf(session), 'fail')) return false;
   const completedAt = now.toISOString();
   const step = plan(stateOf(session), 'fail', { completedAt, ...failure }, botId);
-  const charge = failure.chargeUsage
-    ? usageCharge(session.startedAt ?? session.createdAt, completedAt, deps.config.CREDITS_PER_MINUTE)
-    : 0;
-  // As in completeSession: settled and listed for retention before the final write, both repeatable.
-  await Promise.all([
-    deps.ledger.settle(session.accountId, botId, charge, now),
-    listForRetention({ stores: deps, config: deps.config }, session, completedAt),
-  ]);
+  await settle(deps, session, failure.chargeUsage ? completedAt : undefined, now);
   return deps.sessions.writeStep(botId, step);
+}
+
+/**
+ * Before an end's final write: the credit hold settled, with the minutes up to `chargedUntil` (none: nothing charged),
+ * and the retention sweep's entry, due at this end plus the account's retention. Both are repeatable (a retry's later
+ * time adds an entry that the sweep folds into the first), so a crash after them is repaired by the retry that ends the
+ * session. Every end of a session comes through here, so no session with content escapes its retention.
+ */
+async function settle(
+  deps: Deps,
+  session: Pick<BotSession, 'botId' | 'accountId' | 'startedAt' | 'createdAt'>,
+  chargedUntil: string | undefined,
+  now: Date,
+): Promise<void> {
+  const charge = chargedUntil
+    ? usageCharge(session.startedAt ?? session.createdAt, chargedUntil, deps.config.CREDITS_PER_MINUTE)
+    : 0;
+  await Promise.all([
+    deps.ledger.settle(session.accountId, session.botId, charge, now),
+    listForRetention({ stores: deps, config: deps.config }, session, now.toISOString()),
+  ]);
 }
 
 /**

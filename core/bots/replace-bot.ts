@@ -6,7 +6,7 @@
 import type { Config } from '../config';
 import { type BotEventMessage, type ControlMessage, lifecycleEvent } from '../control/messages';
 import type { Outbox } from '../control/outbox';
-import { correlatedLog, correlatedQueue } from '../correlation';
+import { correlated } from '../correlation';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
@@ -61,12 +61,7 @@ export async function replaceBot(
 ): Promise<'replaced' | 'superseded' | 'ended' | 'failed'> {
   const session = await given.stores.sessions.get(request.bot_id);
   if (!session || finalStates.includes(stateOf(session))) return 'ended';
-  // The bot's whole life under the join's request id: these lines and the messages sent on carry it too.
-  const deps: ReplaceDeps = {
-    ...given,
-    log: correlatedLog(given.log, session.correlationId),
-    outbox: correlatedQueue(given.outbox, session.correlationId),
-  };
+  const deps = correlated(given, session.correlationId);
   const log = deps.log.child({ bot_id: request.bot_id });
   const life = new BotLife(stateOf(session), session.botId);
   const attempt = currentAttempt(session);
@@ -131,7 +126,8 @@ export async function replaceBot(
   }
 }
 
-function lostError(reason: string, replacements: number): string {
+/** The session's error for a bot lost after `replacements` replacements. */
+export function lostError(reason: string, replacements: number): string {
   const after = replacements > 0 ? ` (after ${replacements} replacement${replacements > 1 ? 's' : ''})` : '';
   return `the bot stopped unexpectedly${after}: ${reason}`;
 }

@@ -3,7 +3,7 @@
 // keeping its partial transcript, with bot_failed (bot_join_failed when the bot never got into the room).
 import type { Config } from '../config';
 import type { Outbox } from '../control/outbox';
-import { correlatedLog, correlatedQueue } from '../correlation';
+import { correlated } from '../correlation';
 import type { Stores } from '../deps';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
@@ -11,7 +11,7 @@ import { sessionEnded } from '../results/messages';
 import { failNeverJoined } from './finish-session';
 import { BotLife, beforeRoom, finalStates, stateOf } from './lifecycle';
 import { poolLogMessages, startColdRequest } from './pool-fallback';
-import { canReplace, failLostBot, replaceRequest } from './replace-bot';
+import { canReplace, failLostBot, lostError, replaceRequest } from './replace-bot';
 import { currentAttempt } from './session';
 
 /** Log lines the runbook's log queries look for (docs/operations.md): renaming one must change both. */
@@ -54,12 +54,7 @@ export async function onTaskStopped(
 ): Promise<'failed' | 'replacing' | 'falling_back' | 'superseded' | 'already_ended' | 'unknown'> {
   const session = await given.stores.sessions.get(stopped.botId);
   if (!session) return 'unknown';
-  // The bot's whole life under the join's request id: these lines and the messages sent on carry it too.
-  const deps: TaskStoppedDeps = {
-    ...given,
-    log: correlatedLog(given.log, session.correlationId),
-    outbox: correlatedQueue(given.outbox, session.correlationId),
-  };
+  const deps = correlated(given, session.correlationId);
   const life = new BotLife(stateOf(session), session.botId);
   if (finalStates.includes(life.state)) return 'already_ended';
   const attempt = currentAttempt(session);
@@ -95,28 +90,15 @@ export async function onTaskStopped(
     return 'replacing';
   }
   const joined = !beforeRoom(life.state);
-  if (joined) {
-    const after = attempt > 0 ? ` (after ${attempt} replacement${attempt > 1 ? 's' : ''})` : '';
-    const failed = await failLostBot(
-      deps,
-      session,
-      `the bot stopped unexpectedly${after}: ${stopped.reason}`,
-      now,
-    );
-    if (failed) {
-      deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason, joined });
-      metrics.botTaskFailed();
-    }
-    return failed ? 'failed' : 'already_ended';
-  }
   // A bot that never got into the room failed to join, whatever ended its task, and is not charged.
-  const error = `the bot stopped before it joined the room: ${stopped.reason}`;
-  const failed = await failNeverJoined(
-    { ...deps.stores, config: deps.config, outbox: deps.outbox },
-    session,
-    { error },
-    now,
-  );
+  const failed = joined
+    ? await failLostBot(deps, session, lostError(stopped.reason, attempt), now)
+    : await failNeverJoined(
+        { ...deps.stores, config: deps.config, outbox: deps.outbox },
+        session,
+        { error: `the bot stopped before it joined the room: ${stopped.reason}` },
+        now,
+      );
   if (!failed) return 'already_ended';
   deps.log.warn(alarmLogMessages.taskDied, { bot_id: stopped.botId, reason: stopped.reason, joined });
   metrics.botTaskFailed();

@@ -61,20 +61,15 @@ export function meetingContentStores(
       name: 'delivery_payloads',
       purge: (botId, at, from) => stores.deliveries.purgeContent(botId, at, from),
     },
-    recordingContent(recordings),
+    {
+      name: 'recording',
+      // A session that never asked for a recording has no objects: the bucket is not asked.
+      holdsContentOf: recordsAudio,
+      // One step: the store deletes a session's objects a listing page at a time (1,000 keys), seconds at most.
+      purge: async (botId) => void (await recordings.deleteAll(botId)),
+    },
     { name: 'session_content', purge: async (botId) => void (await stores.sessions.purgeContent(botId)) },
   ];
-}
-
-/** The recording's objects (its pieces and the assembled file): deleted with the rest of the meeting's content. */
-function recordingContent(recordings: Pick<RecordingStore, 'deleteAll'>): MeetingContentStore {
-  return {
-    name: 'recording',
-    // A session that never asked for a recording has no objects: the bucket is not asked.
-    holdsContentOf: recordsAudio,
-    // One step: the store deletes a session's objects a listing page at a time (1,000 keys), seconds at most.
-    purge: async (botId) => void (await recordings.deleteAll(botId)),
-  };
 }
 
 export interface DataDeletionDeps {

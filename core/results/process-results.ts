@@ -56,13 +56,9 @@ export async function processResults(
   message: ResultsMessage,
   receiveCount = 1,
 ): Promise<void> {
-  await handle(deps, message, receiveCount);
+  if (message.kind === 'session_failed') await assembleFailedRecording(deps, message.bot_id);
+  else await complete(deps, message, receiveCount);
   deps.onProcessed?.(message);
-}
-
-async function handle(deps: ResultsDeps, message: ResultsMessage, receiveCount: number): Promise<void> {
-  if (message.kind === 'session_failed') return assembleFailedRecording(deps, message.bot_id);
-  return complete(deps, message, receiveCount);
 }
 
 async function complete(deps: ResultsDeps, message: SessionEnded, receiveCount: number): Promise<void> {
@@ -195,16 +191,18 @@ async function finishRecording(
   if (!deps.recordings) throw new Error('the results stage has no recording store, and this session records');
   const outcome = await finaliseRecording(deps.recordings, session.botId, log);
   if ('file' in outcome) {
-    log.info('recording assembled', {
-      duration_seconds: outcome.file.durationSeconds,
-      size_bytes: outcome.file.sizeBytes,
-      gaps: outcome.file.gaps.length,
-    });
+    log.info('recording assembled', fileFields(outcome.file));
     return outcome.file;
   }
   await recordingFailed(deps, session.botId, outcome.error, log);
   return undefined;
 }
+
+const fileFields = (file: RecordingFileInfo) => ({
+  duration_seconds: file.durationSeconds,
+  size_bytes: file.sizeBytes,
+  gaps: file.gaps.length,
+});
 
 /** Loud: a warning on the session (status view, session_complete), the metric, and an error line. */
 async function recordingFailed(deps: ResultsDeps, botId: string, error: string, log: Logger): Promise<void> {
@@ -250,11 +248,7 @@ async function assembleFailedRecording(deps: ResultsDeps, botId: string): Promis
       if (!(await deps.stores.sessions.get(botId))?.recordingFile)
         throw new Error('the failed session could not take its recording');
     }
-    log.info('recording of a failed session assembled', {
-      duration_seconds: outcome.file.durationSeconds,
-      size_bytes: outcome.file.sizeBytes,
-      gaps: outcome.file.gaps.length,
-    });
+    log.info('recording of a failed session assembled', fileFields(outcome.file));
   }
   // A redelivered message sends it again: the control function sends recording.ready once.
   await deps.outbox.send({ kind: 'recording_ready', bot_id: botId });
