@@ -8,7 +8,7 @@ import type { Utterance } from '../../bots/transcript';
 import { questionKind } from '../../engines/rules/insights/questions';
 import { isBotUtterance, splitSentences } from '../../engines/rules/insights/text';
 import { evidenceWords, rubricText } from '../../insights/rubric';
-import { askedAt, type InsightsResult } from '../../ports/insights-engine';
+import { askedAt, type InsightsRequest, type InsightsResult } from '../../ports/insights-engine';
 import {
   answeredLevels,
   type Insights,
@@ -56,14 +56,9 @@ const assessmentFields = (quoteWords: number) => ({
     ),
 });
 
-export const modelQaPairSchema = z.object(qaPairFields(defaultAnswerWords));
-export const modelAssessedPairSchema = z.object({
-  ...qaPairFields(defaultAnswerWords),
-  ...assessmentFields(evidenceWords),
-});
 /** A pair as the model reports it; the assessment fields are there when insights were asked for. */
-export type ModelQaPair = z.infer<typeof modelQaPairSchema> &
-  Partial<Pick<z.infer<typeof modelAssessedPairSchema>, 'answered' | 'quality' | 'evidence'>>;
+export type ModelQaPair = z.infer<z.ZodObject<ReturnType<typeof qaPairFields>>> &
+  Partial<z.infer<z.ZodObject<ReturnType<typeof assessmentFields>>>>;
 
 /** How long the model should write: answers and quotes; shortened after an answer was cut off at the limit. */
 export interface Lengths {
@@ -182,11 +177,7 @@ export function toolInputSchema(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
-export interface PromptOptions {
-  botName?: string;
-  analysisPrompt?: string;
-  summaryFormatPrompt?: string;
-}
+type PromptOptions = Pick<InsightsRequest, 'botName' | 'analysisPrompt' | 'summaryFormatPrompt'>;
 
 export function systemPrompt(toolName: string): string {
   return [
