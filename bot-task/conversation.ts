@@ -3,7 +3,8 @@
 // sentence as the engine streams, and stops the moment someone talks over it (barge-in). To answer sooner the
 // reply is started while that silence runs, on the final words or on stable interim words that end a sentence:
 // the model and the voice work meanwhile, the audio is held until the silence is long enough, and the reply is dropped
-// unheard when the person goes on.
+// unheard when the person goes on. A model engine may also judge from the meaning that the person is not done (cut
+// off, or thinking): the held reply is then dropped unheard, and asked again, to be answered, if the silence runs on.
 // It never goes mute when something outside fails: a failed model turn is retried with backoff after one
 // neutral line, and after CONVERSATION_MODEL_MAX_FAILURES in a row the local engine finishes the interview; a line the
 // voice cannot speak is retried once, then the bot goes on in text only. Each fallback is a session warning.
@@ -22,7 +23,7 @@ import { LocalConversationEngine } from '../core/engines/rules/conversation/loca
 import { isAcknowledgement } from '../core/engines/rules/insights/text';
 import type { Logger } from '../core/log';
 import { metrics } from '../core/metrics';
-import type { ConversationEngine } from '../core/ports/conversation-engine';
+import type { ConversationEngine, UnfinishedTurn } from '../core/ports/conversation-engine';
 import type { RoomConnection, RoomEvents } from '../core/ports/room-provider';
 import { backoffMs } from '../core/retry';
 import { BotVoice, describe } from './bot-voice';
@@ -120,6 +121,14 @@ export interface ConversationFallbacks {
  */
 export const wordlessBargeInMs = 1_000;
 
+/**
+ * The silence after the words of someone the engine judged to be thinking (or who asked for time) before it is asked
+ * again, told they stopped. Past the incomplete wait a thought cut off mid-sentence gets (a pause inside a sentence),
+ * short enough that a person who is stuck does not sit in dead air: a few seconds is what a question like "take your
+ * time, or shall I rephrase?" feels natural after. (Pipecat's example waits 15 s; ours is an interview, which moves on.)
+ */
+export const thinkingPauseMs = 5_000;
+
 /** The configuration's defaults (core/config.ts), for controllers built without it (tests, benchmarks). */
 const resilienceDefaults = { maxModelFailures: 3, retryBackoffMs: 1_000, speechRetryDelayMs: 500 };
 
@@ -133,6 +142,10 @@ export class ConversationController {
   /** Interim words not yet final, shown to the engine as the participant's line by a reply started on them. */
   private provisional: Utterance | undefined;
   private readonly turnTaking: TurnTakingSettings;
+  /** Words the engine judged unfinished, and the timer that asks it again if the person stays silent. */
+  private unfinished: { words: string; timer: NodeJS.Timeout } | undefined;
+  /** When the participants' latest words arrived: the wait for an unfinished thought runs from there. */
+  private lastWordsAt = 0;
   private stopped = false;
   private turn: Promise<void> = Promise.resolve();
   /** How many of the participants' lines had been heard when a reply was last asked of an engine. */
@@ -223,6 +236,13 @@ export class ConversationController {
     const words = wordsOf(u.text);
     if (!words) return;
     clearTimeout(this.stableTimer);
+    this.lastWordsAt = Date.now();
+    // The same words the engine judged unfinished (their final after the interim): the wait for the rest goes on.
+    if (this.unfinished?.words === words) {
+      if (u.final) this.provisional = undefined;
+      return;
+    }
+    this.forgetUnfinished();
     const held = this.pending?.gate.state === 'waiting' ? this.pending : undefined;
     if (held && held.words !== words) this.cancelPending();
     if (!u.final) {
@@ -262,8 +282,13 @@ export class ConversationController {
   }
 
   /** Starts a reply whose audio waits for its release (set by the final words). */
-  private startReply(words: string): PendingTurn {
-    const turn: PendingTurn = { words, gate: new Gate(), notBefore: 0 };
+  private startReply(words: string, stoppedMidThought?: true): PendingTurn {
+    const turn: PendingTurn = {
+      words,
+      gate: new Gate(),
+      notBefore: 0,
+      ...(stoppedMidThought && { stoppedMidThought }),
+    };
     this.pending = turn;
     this.settings.onTurn?.('started');
     this.enqueue('reply', turn);
@@ -289,6 +314,32 @@ export class ConversationController {
     clearTimeout(turn.timer);
     if (turn.gate.cancel()) this.settings.onTurn?.('cancelled');
     this.pending = undefined;
+  }
+
+  /**
+   * The engine judged the person not done: the reply held for them is dropped unheard, and if they stay silent past
+   * the wait for what they need (a thought cut off: the incomplete wait; thinking: thinkingPauseMs), it is asked again,
+   * told they stopped, and answers. Words meanwhile start a reply as usual.
+   */
+  private awaitRest(turn: PendingTurn, wait: UnfinishedTurn): void {
+    if (this.pending !== turn || this.stopped) return;
+    this.cancelPending();
+    const silenceMs = Math.max(this.turnTaking.incompleteMs, wait === 'long' ? thinkingPauseMs : 0);
+    const timer = setTimeout(
+      () => {
+        this.unfinished = undefined;
+        const again = this.startReply(turn.words, true);
+        again.releaseAt = Date.now();
+        this.scheduleRelease(again);
+      },
+      Math.max(0, this.lastWordsAt + silenceMs - Date.now()),
+    );
+    this.unfinished = { words: turn.words, timer };
+  }
+
+  private forgetUnfinished(): void {
+    clearTimeout(this.unfinished?.timer);
+    this.unfinished = undefined;
   }
 
   /**
@@ -322,6 +373,7 @@ export class ConversationController {
     this.stopped = true;
     clearTimeout(this.stableTimer);
     this.forgetWordlessAudio();
+    this.forgetUnfinished();
     this.cancelPending();
     for (const end of this.waits) end();
     this.room.speech.stop();
@@ -371,7 +423,7 @@ export class ConversationController {
   /** One turn at a time: a reply never starts while the previous one is still being spoken. */
   private enqueue(kind: TurnKind, held?: PendingTurn): void {
     this.turn = this.turn
-      .then(() => this.take(kind, held?.gate))
+      .then(() => this.take(kind, held))
       .catch((err) => this.log.warn('conversation turn failed; listening', { err }));
   }
 
@@ -381,7 +433,8 @@ export class ConversationController {
    * then stands; the first failure of a streak is covered by the holding line. After `maxModelFailures` in a row the
    * fallback engine answers this turn and every later one. A success ends the streak.
    */
-  private async take(kind: TurnKind, gate?: Gate): Promise<void> {
+  private async take(kind: TurnKind, held?: PendingTurn): Promise<void> {
+    const gate = held?.gate;
     if (gate?.state === 'cancelled') return;
     // Replies queued while a turn was retrying (a failing model backs off for seconds) would each be answered in a
     // row once it recovers, though the retried turn already read what they were queued for: a reply with nothing new
@@ -394,12 +447,17 @@ export class ConversationController {
       const engine = this.onFallbackEngine ? this.fallbackEngine : this.engine;
       const repliedBefore = this.repliedUpTo;
       if (kind === 'reply') this.repliedUpTo = this.participantLines();
+      let unfinished: UnfinishedTurn | undefined;
+      const judged = held?.stoppedMidThought
+        ? { stoppedMidThought: true }
+        : held && { onUnfinished: (wait: UnfinishedTurn) => (unfinished = wait) };
       try {
-        const heard = await this.voice.speak(() => engine[kind](this.context()), gate);
+        const heard = await this.voice.speak(() => engine[kind]({ ...this.context(), ...judged }), gate);
         // The apology of a replacement's opening is said once; its later turns are ordinary replies.
         if (kind === 'greet') this.rejoining = false;
         // Dropped unheard: it answered nothing, and what the person goes on to say is answered instead.
         if (!heard) this.repliedUpTo = repliedBefore;
+        if (unfinished && held) this.awaitRest(held, unfinished);
         if (this.modelFailures > 0 && !this.onFallbackEngine) {
           this.log.info('conversation model answered again', { kind, failures: this.modelFailures });
           this.modelFailures = 0;

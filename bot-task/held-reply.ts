@@ -46,6 +46,8 @@ export interface PendingTurn {
   /** Not before this (someone's audio was active meanwhile). */
   notBefore: number;
   timer?: NodeJS.Timeout;
+  /** Asked after the person left a thought unfinished and stayed silent: the engine answers without judging again. */
+  stoppedMidThought?: true;
 }
 
 /** The words of a transcript, without case or punctuation: a final that only adds a period is the same words. */

@@ -19,7 +19,21 @@ export interface ConversationContext {
    * before this process started), never from how the transcript looks — a recording notice is a bot line too.
    */
   rejoining?: boolean;
+  /**
+   * The person left their thought unfinished (the engine said so through `onUnfinished`) and has been silent since, past
+   * the wait for it: the engine answers now and does not judge the turn again, so the bot never goes silent for good.
+   */
+  stoppedMidThought?: boolean;
+  /**
+   * A reply's engine that judges the meaning calls this when the person has not finished (cut off mid-thought:
+   * `short`, more within seconds; thinking or asked for time: `long`); it then yields nothing. Engines that do not
+   * judge (the rules engines) never call it.
+   */
+  onUnfinished?: (wait: UnfinishedTurn) => void;
 }
+
+/** How long a person who has not finished probably needs: a few seconds (`short`) or time to think (`long`). */
+export type UnfinishedTurn = 'short' | 'long';
 
 export interface ConversationEngine {
   /** The opening line, streamed in chunks (speech starts with the first sentence). */

@@ -14,7 +14,7 @@ import {
   BedrockConversationEngine,
 } from '../../core/adapters/bedrock/conversation-engine';
 import { ConversationError } from '../../core/adapters/llm/conversation-engine';
-import { listenSentinel, neutralAnswer } from '../../core/adapters/llm/conversation-prompt';
+import { listenSentinel, neutralAnswer, turnMarkers } from '../../core/adapters/llm/conversation-prompt';
 import type { Utterance } from '../../core/bots/transcript';
 import type { Logger } from '../../core/log';
 import { type ConversationContext, sentences } from '../../core/ports/conversation-engine';
@@ -226,7 +226,7 @@ describe('Bedrock conversation engine: the request', () => {
     expect(system).toMatch(/no markdown, lists, headings, emoji/i);
     expect(system).toMatch(/never write what a participant says/i);
     expect(system).toContain(`answer exactly ${listenSentinel}`);
-    expect(system).toMatch(/middle of a thought/);
+    expect(system).toContain(`Begin every reply with one mark saying whether the participant has finished`);
     expect(system).toMatch(/end politely/);
     expect(system).toContain('A line of yours that ends in "…" was cut off');
     expect(system).not.toMatch(/earlier conversation omitted/i);
@@ -631,5 +631,81 @@ describe('Bedrock conversation engine: questions its instructions do not answer'
     expect(system).toContain(
       'The closing your instructions give, as the rules read it: "The recruiter will call you within a week."',
     );
+  });
+});
+
+describe('Bedrock conversation engine: the model judges whether the person finished', () => {
+  const { complete, short, long } = turnMarkers;
+  const cutOff = () => [
+    line("Hello, I'm Ava. Tell me about your last project?", 'bot'),
+    line('I moved our billing system to three services and'),
+  ];
+
+  it('asks for the mark in replies only; after the person stopped mid-thought it asks for an answer instead', async () => {
+    bedrock.on(ConverseStreamCommand).resolves(streamOutput('reply'));
+    const e = engine();
+    await collect(e.reply(ctx(cutOff())));
+    await collect(e.greet(ctx([])));
+    await collect(e.reply(ctx(cutOff(), { stoppedMidThought: true })));
+    const [reply, greet, again] = calls().map(systemText);
+    for (const mark of [complete, short, long]) expect(reply).toContain(mark);
+    expect(reply).not.toMatch(/stopped speaking a while ago/);
+    expect(greet).not.toContain(short);
+    expect(again).not.toContain(short);
+    expect(again).toMatch(/stopped speaking a while ago without finishing their thought. Answer now/);
+  });
+
+  it('an unfinished mark yields nothing and tells which wait; a complete one is never spoken', async () => {
+    bedrock
+      .on(ConverseStreamCommand)
+      .resolvesOnce(streamOutput(textEvents(' ', short)))
+      .resolvesOnce(streamOutput(textEvents(`${long}\n`)))
+      .resolvesOnce(streamOutput(textEvents(complete, ' Thanks', ', Ann.')))
+      .resolvesOnce(streamOutput(textEvents(short, ' Take your time.')));
+    const e = engine();
+    const verdicts: string[] = [];
+    const judged = (more: Partial<ConversationContext> = {}) =>
+      ctx(cutOff(), { onUnfinished: (w) => verdicts.push(w), ...more });
+    expect(await collect(e.reply(judged()))).toEqual([]);
+    expect(await collect(e.reply(judged()))).toEqual([]);
+    expect(verdicts).toEqual(['short', 'long']);
+    expect((await collect(e.reply(judged()))).join('')).toBe('Thanks, Ann.');
+    // Asked again after the silence: a mark is not honoured, the words are spoken.
+    expect((await collect(e.reply(judged({ stoppedMidThought: true })))).join('')).toBe('Take your time.');
+    expect(verdicts).toEqual(['short', 'long']);
+  });
+
+  it('in the controller: nothing is said to a thought cut off, and after her silence the bot answers', async () => {
+    const heard: Utterance[] = [];
+    const room = new FakeRoom([{ participantId: 'ann', name: 'Ann', isBot: false }]);
+    bedrock
+      .on(ConverseStreamCommand)
+      .resolvesOnce(streamOutput(textEvents('Hello, I am Ava. Tell me about your last project?')))
+      .resolvesOnce(streamOutput(textEvents(short)))
+      .resolvesOnce(streamOutput(textEvents('Take your time. What happened next?')));
+    const controller = new ConversationController(
+      room,
+      engine(),
+      { botName: 'Ava', prompt, endOfTurnMs: 5, turnTaking: { incompleteMs: 40 } },
+      () => heard,
+      silentLog(),
+    );
+    controller.start();
+    await vi.waitFor(() => expect(room.spoken).toHaveLength(2));
+    heard.push({
+      speaker: 'Ann',
+      participant_id: 'ann',
+      started_at: new Date().toISOString(),
+      text: 'I moved it and',
+    });
+    room.say('ann', 'I moved it and');
+    await vi.waitFor(() => expect(room.spoken).toHaveLength(4));
+    controller.stop();
+    expect(room.spoken.slice(2)).toEqual(['Take your time.', 'What happened next?']);
+    const [, judged, again] = calls();
+    expect(systemText(judged!)).toContain(short);
+    expect(systemText(again!)).toMatch(/stopped speaking a while ago/);
+    // The silent verdict left no line of the bot's: the second call shows the conversation as it was.
+    expect(again!.messages).toEqual(judged!.messages);
   });
 });

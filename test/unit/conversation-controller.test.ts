@@ -1,11 +1,15 @@
 // The ConversationController gives the engine what it needs to read the interview from the transcript: its own
 // lines, cut-off lines marked as such, and the bot's lines from before this process (a replaced bot-task).
 import { describe, expect, it, vi } from 'vitest';
-import { ConversationController } from '../../bot-task/conversation';
+import { ConversationController, thinkingPauseMs } from '../../bot-task/conversation';
 import type { Utterance } from '../../core/bots/transcript';
 import { wasCutOff } from '../../core/conversation/cut-off';
 import { createLogger } from '../../core/log';
-import type { ConversationContext, ConversationEngine } from '../../core/ports/conversation-engine';
+import type {
+  ConversationContext,
+  ConversationEngine,
+  UnfinishedTurn,
+} from '../../core/ports/conversation-engine';
 import type { RoomConnection } from '../../core/ports/room-provider';
 import type { SayOptions, SpeechOutcome } from '../../core/ports/speech';
 import { FakeRoom } from '../support/fake-room';
@@ -41,11 +45,11 @@ function recordingEngine(greeting: string, line: string) {
   const seen: ConversationContext[] = [];
   const engine: ConversationEngine = {
     async *greet(ctx) {
-      seen.push(structuredClone(ctx));
+      seen.push(structuredClone({ ...ctx, onUnfinished: undefined }));
       yield greeting;
     },
     async *reply(ctx) {
-      seen.push(structuredClone(ctx));
+      seen.push(structuredClone({ ...ctx, onUnfinished: undefined }));
       yield line;
     },
   };
@@ -375,5 +379,126 @@ describe('end-of-turn silence', () => {
     expect(await releasedAfter('I rebuilt the billing pipeline.', undefined)).toBe(250);
     // speech_final false (the speaker went on): at least the unclear wait, none of it taken as heard.
     expect(await releasedAfter('I rebuilt the billing pipeline.', false)).toBe(700);
+  });
+});
+
+describe("the engine's verdict that the person has not finished", () => {
+  /**
+   * An engine that judges each reply by the script (`undefined`: finished) and otherwise echoes the participants'
+   * words; asked after the person stopped mid-thought, it answers.
+   */
+  function judgingEngine(verdicts: (UnfinishedTurn | undefined)[]) {
+    const asked: { at: number; stoppedMidThought: boolean; transcript: Utterance[] }[] = [];
+    const engine: ConversationEngine = {
+      async *greet() {},
+      async *reply(ctx) {
+        asked.push({
+          at: Date.now(),
+          stoppedMidThought: !!ctx.stoppedMidThought,
+          transcript: [...ctx.transcript],
+        });
+        const verdict = ctx.stoppedMidThought ? undefined : verdicts.shift();
+        if (verdict) {
+          ctx.onUnfinished?.(verdict);
+          return;
+        }
+        const words = ctx.transcript.filter((u) => !u.is_bot).map((u) => u.text);
+        yield ctx.stoppedMidThought ? 'Take your time.' : `You said: ${words.join(' ')}`;
+      },
+    };
+    return { engine, asked };
+  }
+
+  async function conversation(verdicts: (UnfinishedTurn | undefined)[]) {
+    const fake = new FakeRoom([]);
+    const heard: Utterance[] = [];
+    const events: string[] = [];
+    const { engine, asked } = judgingEngine(verdicts);
+    const c = new ConversationController(
+      fake,
+      engine,
+      { botName: 'Iris', endOfTurnMs: 700, onTurn: (e) => events.push(e) },
+      () => heard,
+      log,
+    );
+    c.start();
+    const ann = (text: string) => {
+      heard.push({ speaker: 'Ann', participant_id: 'ann', started_at: new Date().toISOString(), text });
+      fake.emit('utterance', {
+        participantId: 'ann',
+        name: 'Ann',
+        text,
+        final: true,
+        at: new Date().toISOString(),
+      });
+    };
+    return { fake, c, ann, asked, events };
+  }
+
+  it('a reply judged unfinished says nothing; her next words get one reply to the whole answer', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const { fake, c, ann, asked, events } = await conversation(['short']);
+      ann('I moved the billing system to three services.');
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(asked).toHaveLength(1);
+      expect(fake.spoken).toEqual([]);
+      expect(events).toEqual(['started', 'cancelled']);
+      ann('It took us a year.');
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(fake.spoken.join(' ')).toBe(
+        'You said: I moved the billing system to three services. It took us a year.',
+      );
+      // The engine never saw a line of the bot's in between, and was not asked again for the first words.
+      expect(asked).toHaveLength(2);
+      expect(asked[1]!.stoppedMidThought).toBe(false);
+      expect(asked[1]!.transcript.some((u) => u.is_bot)).toBe(false);
+      // Her silence after the second words is long, but they were answered: no third call.
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(asked).toHaveLength(2);
+      c.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('silence past the wait for what she needs asks the engine again, told she stopped, and the bot answers', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      for (const [verdict, waitMs] of [
+        ['short', 1_500], // the incomplete wait (turnTakingDefaults.incompleteMs)
+        ['long', thinkingPauseMs],
+      ] as const) {
+        const { fake, c, ann, asked } = await conversation([verdict]);
+        const from = Date.now();
+        ann('Let me think about that');
+        await vi.advanceTimersByTimeAsync(waitMs - 100);
+        expect(asked).toHaveLength(1);
+        expect(fake.spoken).toEqual([]);
+        await vi.advanceTimersByTimeAsync(200);
+        expect(asked).toHaveLength(2);
+        expect(asked[1]!.stoppedMidThought).toBe(true);
+        expect(asked[1]!.at - from).toBe(waitMs);
+        await vi.advanceTimersByTimeAsync(10);
+        expect(fake.spoken).toEqual(['Take your time.']);
+        c.stop();
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('stop() ends the wait: a stopped bot is never asked again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const { c, ann, asked } = await conversation(['long']);
+      ann('Hmm, give me a second.');
+      await vi.advanceTimersByTimeAsync(100);
+      c.stop();
+      await vi.advanceTimersByTimeAsync(thinkingPauseMs * 2);
+      expect(asked).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -4,6 +4,7 @@ import type { ConverseStreamCommandInput } from '@aws-sdk/client-bedrock-runtime
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BedrockConversationEngine } from '../../core/adapters/bedrock/conversation-engine';
 import { ConversationError } from '../../core/adapters/llm/conversation-engine';
+import { turnMarkers } from '../../core/adapters/llm/conversation-prompt';
 import { openAIClient } from '../../core/adapters/openai/client';
 import {
   type OpenAIConversationConfig,
@@ -168,6 +169,30 @@ describe('OpenAI-compatible conversation engine: streaming', () => {
       'Thanks.',
       'What was the hardest bug?',
     ]);
+  });
+});
+
+describe('OpenAI-compatible conversation engine: the model judges whether the person finished', () => {
+  it('a mark split from the words, after a <think> block, or alone: never spoken; unfinished yields nothing', async () => {
+    const { complete, short, long } = turnMarkers;
+    fake.server.queue(
+      { content: '', chunks: ['\n', complete, ' Thanks', ', Ann.'] },
+      { content: '', chunks: ['<think>She trails off.</think>', '\n', short] },
+      { content: '', chunks: [long, '\n'] },
+      { content: 'Thanks, Ann. What was the hardest bug?' },
+    );
+    const e = engine();
+    const verdicts: string[] = [];
+    const judged: ConversationContext = { ...ctx(interview()), onUnfinished: (w) => verdicts.push(w) };
+    expect((await collect(e.reply(judged))).join('')).toBe('Thanks, Ann.');
+    expect(await collect(e.reply(judged))).toEqual([]);
+    expect(await collect(e.reply(judged))).toEqual([]);
+    expect(verdicts).toEqual(['short', 'long']);
+    // A server whose model ignores the instruction: no mark, a complete reply.
+    expect(await collect(sentences(e.reply(judged)))).toEqual(['Thanks, Ann.', 'What was the hardest bug?']);
+    expect(verdicts).toEqual(['short', 'long']);
+    expect(fake.server.calls[0]!.system).toContain(`${short} and nothing else`);
+    expect(fake.server.violations).toEqual([]);
   });
 });
 

@@ -146,11 +146,11 @@ function streamingEngine(chunks: string[]) {
   const seen: ConversationContext[] = [];
   const engine: ConversationEngine = {
     async *greet(ctx) {
-      seen.push(structuredClone(ctx));
+      seen.push(structuredClone({ ...ctx, onUnfinished: undefined }));
       for (const c of chunks) yield c;
     },
     async *reply(ctx) {
-      seen.push(structuredClone(ctx));
+      seen.push(structuredClone({ ...ctx, onUnfinished: undefined }));
       yield 'Thanks.';
     },
   };
@@ -244,7 +244,7 @@ describe('pipelined speech', () => {
     const seen: ConversationContext[] = [];
     const engine: ConversationEngine = {
       async *greet(ctx) {
-        seen.push(structuredClone(ctx));
+        seen.push(structuredClone({ ...ctx, onUnfinished: undefined }));
         yield 'Thank ';
         yield 'you, ';
         await more;
@@ -252,7 +252,7 @@ describe('pipelined speech', () => {
         yield 'What next?';
       },
       async *reply(ctx) {
-        seen.push(structuredClone(ctx));
+        seen.push(structuredClone({ ...ctx, onUnfinished: undefined }));
         yield 'Thanks.';
       },
     };

@@ -119,7 +119,8 @@ export abstract class ModelConversationEngine<Client, Config extends ModelConver
       const abort = new AbortController();
       let iterator: AsyncIterator<ModelChunk> | undefined;
       let done = false;
-      const spoken = new SpokenText(ctx.botName);
+      // A reply's first mark says whether the person finished, unless they already stopped mid-thought (answer now).
+      const spoken = new SpokenText(ctx.botName, kind === 'reply' && !ctx.stoppedMidThought);
       let stopReason: string | undefined;
       let firstTextMs: number | undefined;
       const usage = { inputTokens: 0, outputTokens: 0 };
@@ -158,7 +159,9 @@ export abstract class ModelConversationEngine<Client, Config extends ModelConver
           total_ms: Date.now() - started,
           input_tokens: usage.inputTokens,
           output_tokens: usage.outputTokens,
+          ...(spoken.unfinished && { unfinished: spoken.unfinished }),
         };
+        if (spoken.unfinished) ctx.onUnfinished?.(spoken.unfinished);
         if (!yielded) log?.info('conversation model chose to listen', fields);
         else if (stopReason === 'max_tokens') log?.warn('conversation reply cut off at max_tokens', fields);
         else log?.info('conversation reply generated', fields);

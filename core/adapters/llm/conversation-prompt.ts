@@ -9,6 +9,12 @@ import type { ConversationContext } from '../../ports/conversation-engine';
 /** What the model answers when the bot should stay silent; never spoken. */
 export const listenSentinel = '[LISTEN]';
 
+/**
+ * What a reply begins with: the model's verdict on the participant's turn, read from its meaning (after Pipecat's LLM
+ * turn completion): finished, cut off mid-thought (more within seconds), thinking. Never spoken; none means finished.
+ */
+export const turnMarkers = { complete: '✓', short: '○', long: '◐' } as const;
+
 /** What the bot says to a question its instructions do not answer (no closing or next steps stated there). */
 export const neutralAnswer = "I don't have that information, but the team will follow up with you.";
 
@@ -76,7 +82,10 @@ export function conversationPrompt(
  * not repeat" has something to check against); for the greeting, how to open.
  */
 export function conversationSystemPrompt(
-  ctx: Pick<ConversationContext, 'botName' | 'prompt' | 'greeting' | 'participants' | 'rejoining'>,
+  ctx: Pick<
+    ConversationContext,
+    'botName' | 'prompt' | 'greeting' | 'participants' | 'rejoining' | 'stoppedMidThought'
+  >,
   opts: { greeting: boolean; omitted: boolean; earlierQuestions?: string[]; interview?: InterviewState },
 ): string {
   const interview = opts.interview ?? interviewState(ctx.prompt, []);
@@ -104,7 +113,8 @@ export function conversationSystemPrompt(
           : `If your instructions state it (for example the closing or next steps to tell them), say that; otherwise say: "${neutralAnswer}"`
       }`,
       '- When the goals of your instructions are done, thank the participants and end politely; do not start new topics.',
-      `- When you should stay silent, answer exactly ${listenSentinel} and nothing else. Stay silent when the participant is in the middle of a thought (the last words trail off mid-sentence, or they ask you to wait), when they are talking to someone else, and when nothing calls for a response from you.`,
+      `- When you should stay silent, answer exactly ${listenSentinel} and nothing else. Stay silent when the participant is talking to someone else, and when nothing calls for a response from you.`,
+      ...(opts.greeting || ctx.stoppedMidThought ? [] : [turnMarkRule]),
     ].join('\n'),
   ];
   const topics = interview.agenda.topics;
@@ -122,6 +132,11 @@ export function conversationSystemPrompt(
       earlier.length
         ? `Earlier conversation omitted: only the most recent part of the conversation is shown. Questions you already asked in the omitted part (do not ask them again):\n${earlier.map((q) => `- ${q}`).join('\n')}`
         : 'Earlier conversation omitted: only the most recent part of the conversation is shown. Do not repeat questions you may have asked before it.',
+    );
+  }
+  if (ctx.stoppedMidThought && !opts.greeting) {
+    parts.push(
+      `The participant stopped speaking a while ago without finishing their thought. Answer now, with no mark in front: respond to what they said so far, or briefly invite them to go on or to take their time. Do not answer ${listenSentinel} to this.`,
     );
   }
   if (opts.greeting && ctx.rejoining) {
@@ -149,6 +164,8 @@ export function conversationSystemPrompt(
   }
   return parts.join('\n\n');
 }
+
+const turnMarkRule = `- Begin every reply with one mark saying whether the participant has finished, judged from what was asked and whether their answer is complete, not only from how their last words end: ${turnMarkers.complete} when they have finished (then your reply); ${turnMarkers.short} and nothing else when they were cut off mid-thought and will go on within seconds (the words trail off mid-sentence); ${turnMarkers.long} and nothing else when they are thinking or asked you to wait.`;
 
 /**
  * The transcript as chat turns: the bot's lines as `assistant`, everyone else's as `user` ("Ann: …"),

@@ -1,18 +1,26 @@
 // The text a conversation model streams, filtered as it may be spoken: shared by every model-backed engine.
-import { listenSentinel } from './conversation-prompt';
+import type { UnfinishedTurn } from '../../ports/conversation-engine';
+import { listenSentinel, turnMarkers } from './conversation-prompt';
 
 /**
- * The streamed text as it may be spoken: leading white space dropped, a leading "<bot name>:" dropped, a
+ * The streamed text as it may be spoken: leading white space dropped, a leading turn marker dropped (`judging`: an
+ * unfinished one makes the reply silent and sets `unfinished`), a leading "<bot name>:" dropped, a
  * reply that starts with the listen sentinel is silent (the rest is ignored), and a sentinel later in the
  * text is removed. Text that could still turn into a sentinel or a name prefix is held back until it can't.
  */
 export class SpokenText {
   silent = false;
+  /** The reply's marker said the person has not finished (only when judging). */
+  unfinished: UnfinishedTurn | undefined;
   private started = false;
+  private marked = false;
   private pending = '';
   private readonly namePrefix: string;
 
-  constructor(botName: string) {
+  constructor(
+    botName: string,
+    private readonly judging = false,
+  ) {
     this.namePrefix = `${botName.trim()}:`.toLowerCase();
   }
 
@@ -35,6 +43,15 @@ export class SpokenText {
       const lower = lead.toLowerCase();
       this.pending = lead;
       if (!lead) return false;
+      const marker = this.marked ? undefined : markerKinds.get(lead[0]!);
+      if (marker) {
+        this.marked = true;
+        this.pending = lead.slice(1);
+        if (!this.judging || marker === 'complete') continue;
+        this.unfinished = marker;
+        this.silent = true;
+        return false;
+      }
       if (lower.startsWith(listenSentinel.toLowerCase())) {
         this.silent = true;
         return false;
@@ -69,5 +86,9 @@ export class SpokenText {
     return text;
   }
 }
+
+const markerKinds = new Map<string, UnfinishedTurn | 'complete'>(
+  Object.entries(turnMarkers).map(([kind, mark]) => [mark, kind as UnfinishedTurn | 'complete']),
+);
 
 const sentinelPattern = new RegExp(`\\s*${listenSentinel.replace(/[[\]]/g, (c) => `\\${c}`)}`, 'gi');
