@@ -103,7 +103,10 @@ function renamed(source: object, pairs: [string, string][]): Record<string, unkn
 export const toAttributeValue = (field: Field, value: unknown) => packed[field]?.pack(value) ?? value;
 
 export function toItem(session: BotSession): TableItem {
-  const item: TableItem = { ...keys.session(session.botId), type: 'session' };
+  // Not `{ ...keys.session(id), type }`: properties added one by one to an object made by spreading cost V8 about
+  // 40 µs here (a join's largest share of our code), against 2 µs for a plain literal.
+  const { pk, sk } = keys.session(session.botId);
+  const item: TableItem = { pk, sk, type: 'session' };
   if (session.status === 'running') {
     item[runningIndex.pk] = runningIndex.value;
     item[runningIndex.sk] = `${session.createdAt}#${session.botId}`;
