@@ -97,9 +97,6 @@ export function normalised(text: string): string {
     .trim();
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Lines, list items and lead-ins
-
 const listItem =
   /^(?:\(?\d{1,3}[.):]|\(?[a-zA-Z][.)]|[-*•–+▪◦]|q\d{1,3}[.:)]?|question\s+\d{1,3}\s*[.:)-])\s*(.*\S.*)$/i;
 const topicLeadIn =
@@ -131,9 +128,6 @@ function readItem(text: string, raw: RawTopic[], onClosing: (c: string) => void)
   }
   addTopic(raw, first, true);
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// Prose sentences
 
 const who =
   '(?:them|him|her|you|the\\s+(?:candidates?|applicants?|interviewees?|participants?|person|people|users?|guests?|customers?|team)|candidates|applicants|people|everyone|each\\s+(?:candidate|person|one))';
@@ -343,9 +337,6 @@ const toUs = wordMap('you:me your:our yours:ours yourself:myself');
 const toParticipant = (span: string): string =>
   span.replace(/\b(?:you|your|yours|yourself)\b/gi, (w) => toUs[w.toLowerCase()] ?? w);
 
-// ---------------------------------------------------------------------------------------------------------
-// Questions
-
 const possessiveStart = /^(?:your|a|an|the|one|some|any|how|what|why|when)\b/i;
 
 function buildTopic(r: RawTopic, index: number): AgendaTopic {
@@ -405,9 +396,6 @@ function lowerStart(s: string): string {
   return s.charAt(0).toLowerCase() + s.slice(1);
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Pronouns
-
 const personMap = wordMap(`their:your theirs:yours them:you themselves:yourself themself:yourself they:you
   they're:you're they've:you've they'd:you'd they'll:you'll`);
 const verbAfterYou = wordMap(
@@ -434,9 +422,6 @@ export function secondPerson(text: string): string {
       (_m, verb: string) => `you ${verbAfterYou[verb.toLowerCase()] ?? verb}`,
     );
 }
-
-// ---------------------------------------------------------------------------------------------------------
-// The closing
 
 const closingCue =
   /\b(?:at\s+the\s+end|in\s+the\s+end|to\s+(?:close|finish|end|wrap\s+up)|when\s+(?:you(?:'re|\s+are)\s+)?(?:done|finished)|when\s+(?:the\s+(?:interview|call|meeting)|it)\s+(?:is\s+)?(?:over|ends|done|finished)|before\s+(?:you\s+)?(?:end|finish|close|leave|hang\s+up|wrap(?:ping)?\s+up|saying\s+goodbye)|finally|afterwards|(?:end|close|finish|wrap\s+up|wrap)\s+(?:by|with)|next\s+steps?|what\s+happens\s+next|in\s+closing|lastly)\b/i;

@@ -1,15 +1,11 @@
 // The bot's opening words without a model: bot_greeting said as written when it is a sentence to the room, followed
-// as far as rules can when it is an instruction to the bot (a role, warmth, thanks, what to tell them), with the
-// person's name when the room has one person and "everyone" only when it has more. What rules cannot follow is kept
-// (GreetingPlan.unfollowed), so the results can say so (engine_notes) instead of dropping it silently.
+// as far as rules can when it is an instruction; what they cannot follow is kept so engine_notes can say so.
 import { capitalise, wordMap, wordSet } from '../insights/text';
 import { secondPerson } from './agenda';
 
 /**
- * bot_greeting read as a sentence to say, or null when it is an instruction to the bot ("Greet them warmly and
- * introduce yourself as their interviewer", "Please welcome the candidate", "You should say hello"): an
- * instruction is never spoken word for word. Words a person says to the room ("Hi, I'm Ava from Acme!",
- * "Welcome to Acme!", "Thanks for joining") are. When in doubt it is a sentence only if it reads like one.
+ * bot_greeting as a sentence to say ("Hi, I'm Ava from Acme!"), or null when it is an instruction to the bot
+ * ("Please welcome the candidate"): an instruction is never spoken word for word.
  */
 export function greetingSentence(greeting: string | undefined): string | null {
   const g = greeting?.trim();
@@ -58,7 +54,6 @@ const thirdPerson =
   /\b(?:the (?:candidate|participant|interviewee|attendee|user|guest|caller|applicant)s?|them|their|they)\b/i;
 export interface GreetingInput {
   botName: string;
-  /** bot_config.bot_greeting. */
   greeting?: string;
   /** Display names of the people in the room (other bots left out); undefined when unknown. */
   people?: readonly string[];
@@ -81,10 +76,7 @@ export interface GreetingPlan {
 const notAName =
   /^(?:guest|user|participant|candidate|interviewee|applicant|speaker|host|admin|me|test|unknown|anonymous|someone|caller|iphone|ipad|android|laptop|desktop|phone|pc|mac|zoom|teams|meeting|room|bot|recorder|notetaker)$/i;
 
-/**
- * The name to call someone by: the first word of their display name ("Sam Carter" → "Sam"), or null when it is no
- * name ("Guest 2", "sam-laptop", "iPhone").
- */
+/** The first word of a display name ("Sam Carter" → "Sam"), or null when it is no name ("Guest 2", "iPhone"). */
 export function callName(displayName: string | undefined): string | null {
   const words = (displayName ?? '')
     .replace(/\s*\([^)]*\)\s*/g, ' ')
@@ -103,7 +95,7 @@ export function callName(displayName: string | undefined): string | null {
 }
 
 /** "Hello Sam", "Hello everyone" (two or more people), or "Hello" (nobody known, or a name that is none). */
-export function addressed(people: readonly string[] | undefined, hello = 'Hello'): string {
+function addressed(people: readonly string[] | undefined, hello = 'Hello'): string {
   if (!people || people.length === 0) return hello;
   if (people.length > 1) return `${hello} everyone`;
   const name = callName(people[0]);
@@ -136,10 +128,8 @@ const tell = new RegExp(
   'i',
 );
 /**
- * How the bot opens, from bot_greeting and who is there. A sentence is said as written. An instruction is read
- * clause by clause: greet/welcome (to X), introduce yourself (as a role), warmth, thanks (for X), what to tell them
- * ("the call is recorded"), "explain the format" (the number of questions), manner words; anything else is listed
- * in `unfollowed`. Without bot_greeting: "Hello Sam, I'm Iris."
+ * How the bot opens, from bot_greeting and who is there. An instruction is read clause by clause (greet, a role,
+ * warmth, thanks, what to tell them, the format, manner); anything else is listed in `unfollowed`.
  */
 export function greetingPlan(input: GreetingInput): GreetingPlan {
   const { botName } = input;

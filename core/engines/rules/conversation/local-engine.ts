@@ -1,8 +1,6 @@
-// The embedded conversation engine (no model): greets (greeting.ts), asks the prompt's agenda one topic at a time,
-// follows up once on a thin answer to an open question (never on a name, a yes or no, a number, a date or a place:
-// fact-questions.ts), answers "what are the next steps?", and closes politely; with no agenda it listens. It never
-// stalls: after a follow-up and one more turn, or a question put four times, it moves on.
-// It keeps no memory: every turn it reads where the interview stands from the transcript (interviewState).
+// The embedded conversation engine (no model): greets, asks the prompt's agenda one topic at a time, follows up once
+// on a thin answer to an open question (fact-questions.ts), answers "what are the next steps?" and closes; with no
+// agenda it listens. It keeps no memory: every turn it reads where the interview stands from the transcript.
 import type { Utterance } from '../../../bots/transcript';
 import { wasCutOff } from '../../../conversation/cut-off';
 import type { ConversationContext, ConversationEngine } from '../../../ports/conversation-engine';
@@ -41,13 +39,12 @@ const declines = /^(?:no|nope|nah|not really|sorry|i'm sorry|no sorry)\b[\s,.!]*
 
 /** Where an interview stands, read from the transcript alone (so a replaced bot-task resumes it). */
 export interface InterviewState {
-  /** The prompt's agenda (shared between calls: read it, do not change it). */
+  /** Shared between calls: read it, do not change it. */
   readonly agenda: Agenda;
   /** The topic the bot asked about last (index into agenda.topics); -1 before the first question. */
   current: number;
   /** none: nothing asked yet; asked: waiting for an answer; answered: the bot acknowledged it and moves on. */
   phase: 'none' | 'asked' | 'answered';
-  /** Follow-ups asked on the current topic. */
   followUps: number;
   /** The last follow-up's words (a request to repeat gets the same words). */
   lastFollowUp: string;
@@ -55,15 +52,12 @@ export interface InterviewState {
   asks: number;
   /** Per topic, the first answer to it (the name a name question got is used at the close). */
   answers: (string | null)[];
-  /** What the bot asked last: the topic's question or a follow-up. */
   lastAsked: 'question' | 'follow-up' | null;
-  /** The bot said its closing line. */
   closed: boolean;
   /** Per topic: a participant answered it (not only small talk). */
   covered: boolean[];
   /** The participants' lines since the bot last spoke, oldest first. */
   pending: Utterance[];
-  /** The bot's last line was cut off by someone talking over it. */
   cutOff: boolean;
   /** The bot has spoken before (a replaced bot-task greets by resuming). */
   botSpoke: boolean;
@@ -168,7 +162,7 @@ const agendaPhrases = (agenda: Agenda) => ({
 });
 type Phrases = ReturnType<typeof agendaPhrases>;
 
-/** What a bot turn did, in order: asked a topic, followed up, acknowledged an answer, closed. */
+/** What a bot turn did, in order. */
 function botEvents(agenda: Agenda, p: Phrases, turn: readonly Utterance[], current: number): BotEvent[] {
   const text = turn.map((u) => u.text).join(' ');
   const events: { at: number; e: BotEvent }[] = [];
@@ -229,9 +223,8 @@ export class LocalConversationEngine implements ConversationEngine {
   greet(ctx: ConversationContext): AsyncIterable<string> {
     const s = interviewState(ctx.prompt, ctx.transcript);
     const topics = s.agenda.topics;
-    // A replaced bot-task rejoins a conversation it already leads: it apologises for the gap and picks up where the
-    // transcript stands (an answer given meanwhile is taken, else the pending question again). Only a real
-    // replacement (the controller knows it from its task): the recording notice before a first greeting is a bot line too.
+    // A replaced bot-task apologises for the gap and picks up where the transcript stands. Only a real replacement
+    // (the controller knows it): the recording notice before a first greeting is a bot line too.
     if (ctx.rejoining && s.botSpoke) {
       if (topics.length === 0 || s.closed) return said();
       return said(`${apology} ${nextLine(s, ctx.participants) ?? resume(s, 'rephrase')}`);
@@ -256,11 +249,8 @@ export class LocalConversationEngine implements ConversationEngine {
   }
 }
 
-/**
- * What the bot says after the participants' latest words, or null to keep listening. `people`: the display names
- * in the room (the close thanks the one person by name).
- */
-export function nextLine(s: InterviewState, people?: readonly string[]): string | null {
+/** What the bot says after the participants' latest words, or null to keep listening. */
+function nextLine(s: InterviewState, people?: readonly string[]): string | null {
   const topics = s.agenda.topics;
   if (topics.length === 0 || s.pending.length === 0) return null;
   const question = s.lastAsked === 'question' ? topics[s.current]?.question : undefined;
@@ -332,11 +322,7 @@ function isThin(text: string): boolean {
   return said.length < minAnswerWords || contentStems(text).length === 0;
 }
 
-/**
- * Back to the interview after something that was not an answer: the pending question again (rephrased, or
- * as it was when it had been cut off), the next topic when the last answer was already acknowledged, or the
- * first question when none was asked yet.
- */
+/** Back to the interview after something that was not an answer: the pending, next or first question. */
 function resume(
   s: InterviewState,
   how: 'rephrase' | 'again' | 'back' | 'same',

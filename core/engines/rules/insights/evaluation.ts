@@ -1,23 +1,22 @@
-// Rule-based evaluation of the local engine: the rubric (rubric.ts) applied to what rules can measure.
-//
-// First the basis: an interview (the bot, or one or two hosts, put questions that others answer) is judged by
-// its answers; a working meeting by what it produced. Interview: every question of the agenda is assessed
-// (answered yes/partly/no, quality 1-5, an evidence quote) from its answer's specifics, vagueness, hedges and
-// length (answer-signals.ts); overall_score is the weighted mean of the questions' points and the clarity of
-// the answers. Meeting: outcomes, answered questions, specifics, participation and clarity. Strengths and
-// weaknesses quote the transcript or state a fact of it. README.md "Evaluation" has the tables.
+// Rule-based evaluation of the local engine: the rubric (rubric.ts) applied to what rules can measure. An interview
+// is judged by its answers (answer-signals.ts), a working meeting by what it produced; strengths and weaknesses quote
+// the transcript or state a fact of it. README.md "Evaluation" has the tables.
 
 import type { Utterance } from '../../../bots/transcript';
 import type { Answered, Quality, ScoreBasis } from '../../../insights/rubric';
 import { evidenceWords, questionPoints } from '../../../insights/rubric';
 import type { QuestionAssessment } from '../../../schemas/results';
 import { factKind, givesFact } from '../conversation/fact-questions';
-import type { AnswerSignals, EvidenceKind } from './answer-signals';
-import { answerSignals, evidenceQuote, namedThings } from './answer-signals';
+import {
+  type AnswerSignals,
+  answerSignals,
+  type EvidenceKind,
+  evidenceQuote,
+  namedThings,
+} from './answer-signals';
 import { isAside, type PosedQuestion, posedQuestion, type QaExtraction } from './qa-pairs';
 import { asRequested, isYesNoQuestion, questionKind } from './questions';
 import { type RoleWords, roleWords } from './role-words';
-import type { Turn } from './text';
 import {
   endsAsking,
   fillerCount,
@@ -25,6 +24,7 @@ import {
   isBotUtterance,
   quote,
   splitSentences,
+  type Turn,
   truncateWords,
   turnText,
   wordCount,
@@ -34,16 +34,12 @@ export type InterviewComponent = 'answers' | 'clarity';
 export type MeetingComponent = 'outcomes' | 'responsiveness' | 'specificity' | 'participation' | 'clarity';
 export type Component = InterviewComponent | MeetingComponent;
 
-export const interviewWeights: Readonly<Record<InterviewComponent, number>> = { answers: 0.9, clarity: 0.1 };
-export const meetingWeights: Readonly<Record<MeetingComponent, number>> = {
-  outcomes: 0.3,
-  responsiveness: 0.2,
-  specificity: 0.2,
-  participation: 0.15,
-  clarity: 0.15,
+const baseWeights: Record<'interview' | 'meeting', Partial<Record<Component, number>>> = {
+  interview: { answers: 0.9, clarity: 0.1 },
+  meeting: { outcomes: 0.3, responsiveness: 0.2, specificity: 0.2, participation: 0.15, clarity: 0.15 },
 };
 /** Words in an analysis prompt that double a component's weight (README "Analysis prompt"). */
-export const promptCues: Readonly<Record<Component, RegExp>> = {
+const promptCues: Readonly<Record<Component, RegExp>> = {
   answers:
     /\b(?:answer\w*|responsive\w*|respond\w*|specific\w*|examples?|concrete|evidence|data|numbers|metrics|facts|depth|detail\w*|thorough\w*|evasi\w*|dodg\w*|direct\w*|hedg\w*|vague\w*|substance)\b/i,
   clarity: /\b(?:clarity|clear\w*|concise\w*|fillers?|communicat\w*|articulat\w*|fluen\w*|rambl\w*)\b/i,
@@ -62,7 +58,7 @@ const labels: Record<Component, string> = {
   participation: 'participation',
 };
 /** Thresholds of the strength and weakness sentences (README "Evaluation"). */
-export const thresholds = {
+const thresholds = {
   fillersPer100: { strong: 1.5, weak: 4 },
   /** An answer rambles: this long with fillers at this rate, or much longer without any specific. */
   rambling: { words: 90, fillersPer100: 4, wordsWithoutSpecifics: 150 },
@@ -454,11 +450,10 @@ function interview(c: Conversation, assessed: Assessed[]): Judged {
 
 /** The weakest answer: fewest points, then fewest words; a fact given in a word does not count. */
 function weakestAnswer(assessed: readonly Assessed[]): Assessed | null {
-  const candidates = assessed.filter((a) => !a.fact);
-  if (candidates.length === 0) return null;
-  return [...candidates].sort(
-    (a, b) => a.points - b.points || (a.signals?.words ?? 0) - (b.signals?.words ?? 0),
-  )[0]!;
+  const byWeakness = assessed
+    .filter((a) => !a.fact)
+    .sort((a, b) => a.points - b.points || (a.signals?.words ?? 0) - (b.signals?.words ?? 0));
+  return byWeakness[0] ?? null;
 }
 
 const list = (items: readonly string[]) => new Intl.ListFormat('en', { type: 'conjunction' }).format(items);
@@ -503,12 +498,7 @@ function weakness(a: Assessed, role: RoleWords): string | null {
       return `Hedged on ${q} without committing to specifics: ${quoteEnd(a.evidence)}`;
     if (a.reasons.includes('thin')) {
       const n = s?.words ?? 0;
-      const size =
-        n === 1
-          ? 'a one-word answer'
-          : n <= 3
-            ? `a ${['', '', 'two', 'three'][n]}-word answer`
-            : `only ${n} words`;
+      const size = n <= 3 ? `a ${['', 'one', 'two', 'three'][n]}-word answer` : `only ${n} words`;
       // The words counted are the words quoted: "People. Helping people." is three words, not "People.".
       return `Gave ${size} to ${q}: ${quote(truncateWords(a.answer ?? a.evidence, evidenceWords))}, with nothing to back it up.`;
     }
@@ -645,16 +635,11 @@ function meeting(c: Conversation, assessed: Assessed[]): Judged {
   return { components, strengths, weaknesses };
 }
 
-interface PromptFollowing {
-  doubled: Component[];
-  notes: string[];
-}
-
 /**
  * What the local engine can follow of an analysis prompt: each sentence that names a theme of a component
  * doubles that component's weight; the rest is reported in `engine_notes` as not followed.
  */
-export function followPrompt(prompt: string | undefined, components: readonly Component[]): PromptFollowing {
+function followPrompt(prompt: string | undefined, components: readonly Component[]) {
   const doubled = new Set<Component>();
   const ignored: string[] = [];
   for (const sentence of splitSentences((prompt ?? '').replace(/[;\n]+/g, '. '))) {
@@ -679,7 +664,7 @@ export function followPrompt(prompt: string | undefined, components: readonly Co
 
 /** Component weights after an analysis prompt, for one basis. */
 export function weightsFor(basis: 'interview' | 'meeting', analysisPrompt?: string): Record<string, number> {
-  const weights: Record<string, number> = { ...(basis === 'interview' ? interviewWeights : meetingWeights) };
+  const weights: Record<string, number> = { ...baseWeights[basis] };
   for (const k of followPrompt(analysisPrompt, Object.keys(weights) as Component[]).doubled) weights[k]! *= 2;
   return weights;
 }

@@ -1,7 +1,5 @@
-// Q&A pairing of the local engine: questions put to others, each with the answer of the next speaker. A question
-// is the question alone (no "Thank you." or "Let me start with my first question." before it); small talk is never
-// an answer; a question asked again (rephrased, after "could you repeat that?") is one question, and the answer to
-// a follow-up ("Could you give me a concrete example?") is part of the answer it follows up on.
+// Q&A pairing of the local engine: questions put to others, each with the answer of the next speaker; small talk is
+// never an answer, a re-asked question is one question, and a follow-up's answer joins the answer it follows up on.
 import { factKind } from '../conversation/fact-questions';
 import { isSmallTalk, lineKind } from '../conversation/small-talk';
 import { isYesNoQuestion, questionKind } from './questions';
@@ -10,6 +8,7 @@ import {
   contentStems,
   endsSentence,
   isAcknowledgement,
+  sharedCount,
   stem,
   truncateWords,
   turnText,
@@ -64,10 +63,7 @@ export interface QaExtraction {
   exchanges: ExtractedPair[];
 }
 
-/**
- * Words a turn may carry after its last question and still be waiting for an answer; beyond that the
- * speaker went on talking and the question was rhetorical or self-answered.
- */
+/** Words a turn may carry after its last question; beyond that the question was rhetorical or self-answered. */
 const maxWordsAfterQuestion = 35;
 /** An asker's own turn this short (and asking nothing new) is a clarification, not the end of the exchange. */
 const maxClarificationWords = 25;
@@ -103,7 +99,7 @@ function sameQuestion(a: string, b: string): boolean {
     y = subjectWords(b, false);
   }
   if (x.size === 0 || y.size === 0) return x.size === y.size;
-  const shared = [...x].filter((w) => y.has(w)).length;
+  const shared = sharedCount(x, y);
   return shared / (x.size + y.size - shared) >= 0.6;
 }
 
@@ -118,10 +114,7 @@ function subjectWords(question: string, contentOnly: boolean): Set<string> {
 /** Praise or acknowledgement before the next question: "That is helpful, thank you.", "Understood.". */
 const praise =
   /^(?:(?:that|this|it)(?:'s|\s+is|\s+was|\s+sounds)\s+)?(?:(?:very|really|so|super)\s+)?(?:great|good|helpful|interesting|useful|impressive|wonderful|excellent|perfect|nice|fair|clear|fascinating|understood|noted|makes sense|got it|fair enough)\b(?:[,\s]+(?:thanks|thank you|enough|to know|to hear))*[.!]*$/i;
-/**
- * A goodbye ("Thank you very much for your time!", "Have a great day.", the interviewer's "That was my last
- * question."): it closes, it answers nothing.
- */
+/** A goodbye ("Thank you very much for your time!", "That was my last question."): it answers nothing. */
 const farewell =
   /^(?:(?:that\s+was\s+(?:my|the)\s+last\s+question|thank(?:s|\s+you)(?:\s+all)?(?:\s+(?:so|very)\s+much)?(?:\s+for\s+(?:your\s+time|the\s+time|joining|coming|talking(?:\s+(?:with|to)\s+(?:me|us))?))?(?:,\s*[A-Z][\w'-]*)?|all\s+the\s+best(?:,\s*[A-Z][\w'-]*)?|(?:good)?bye|see\s+you(?:\s+(?:soon|later))?|have\s+a\s+(?:great|good|nice|lovely)\s+(?:day|one|evening|weekend))[,.!\s]*)+$/i;
 /** A sentence that only leads into a question: "Thank you.", "Let me start with my first question.". */
@@ -134,10 +127,7 @@ const isLeadIn = (sentence: string): boolean =>
 const asksOpening =
   /^(?:(?:so|and|now|okay|ok|great|thanks|thank you)[,.!]?\s+)*(?:what|which|whose|why|how|when|where|who|is|are|was|were|do|does|did|would|could|can|should|will|have|has|had|tell|walk|take|talk|describe|explain|share|give)\b/i;
 
-/**
- * A bot line cut off by someone answering over it ("Which kitchens have you worked in…", see
- * core/conversation/cut-off.ts) asks what it would have asked with its question mark.
- */
+/** A bot line cut off by an answer ("Which kitchens have you worked in…", core/conversation/cut-off.ts) still asks. */
 function botQuestionKind(sentence: string) {
   const cut = /\s*…$/.test(sentence) && asksOpening.test(sentence.trim());
   return questionKind(cut ? sentence.replace(/\s*…$/, '?') : sentence);
@@ -180,7 +170,7 @@ export function posedQuestion(turn: Turn, options: QaOptions = defaultQaOptions)
   return { text, from, to: last, utterance: turn.sentences[last]!.utterance, toBot: false };
 }
 
-/** One question as extracted: its pair (answer empty until one is found) and the turn it was last asked in. */
+/** A question's pair (answer empty until found) and the turn it was last asked in. */
 interface Exchange {
   pair: ExtractedPair;
   question: PosedQuestion;
@@ -188,10 +178,8 @@ interface Exchange {
 }
 
 /**
- * All Q&A pairs of a conversation, in order, and every question that was put to others (`exchanges` has the
- * unanswered ones too). A question the asker puts again within a few turns (the same content words, e.g.
- * rephrased after "could you repeat that?") stays one question whose answer is whatever either wording got;
- * the answer to a follow-up is appended to the answer it follows up on.
+ * All Q&A pairs of a conversation and every question put to others. A question re-asked within a few turns (the
+ * same content words) stays one question; the answer to a follow-up is appended to the answer it follows up on.
  */
 export function extractQaPairs(turns: readonly Turn[], options: QaOptions = defaultQaOptions): QaExtraction {
   const posed = turns.map((t) => posedQuestion(t, options));
@@ -295,9 +283,8 @@ interface FoundAnswer {
 }
 
 /**
- * The answer to the question of turn `qi`: the first turn of another speaker that says more than a
- * back-channel, plus that speaker's following turns up to their own next question (back-channels of others
- * in between are skipped). A bare "yes"/"no" counts only for a yes/no question and when nothing more follows.
+ * The answer to turn `qi`'s question: the next other speaker's turn that says more than a back-channel, and their
+ * turns up to their own next question. A bare "yes"/"no" counts only for a yes/no question with nothing after it.
  */
 function findAnswer(
   turns: readonly Turn[],

@@ -2,8 +2,17 @@
 import { questionKind } from './questions';
 import type { SpokenSentence } from './summary-points';
 import { cleanSpoken, hasVerbForm, thirdPerson } from './summary-voice';
-import type { Turn } from './text';
-import { contentStems, endsSentence, fillerCount, isAcknowledgement, turnText, wordSet, words } from './text';
+import {
+  contentStems,
+  endsSentence,
+  fillerCount,
+  isAcknowledgement,
+  sharedCount,
+  type Turn,
+  turnText,
+  wordSet,
+  words,
+} from './text';
 
 /** A decision, as the clause the summary puts after "decided" ("to go with a yellow case", "that …"). */
 export interface Decision {
@@ -11,7 +20,7 @@ export interface Decision {
   sentence: number;
 }
 
-/** A next step: who, what ("send the notes to Dan by Friday"), and by when if said. */
+/** A next step: who, what, and by when if said. */
 export interface ActionItem {
   /** A participant; or, for "we will…", null with `speaker` saying it for the group. */
   owner: string | null;
@@ -117,10 +126,7 @@ function assentedBy(turns: readonly Turn[], turn: number, speaker: string): stri
   return null;
 }
 
-/**
- * The first clause of what follows a modal, tidied: cut at "because", "but", ", which"…, trailing "then"
- * dropped; null if it ends in a dangling function word or is too short or long to be a task.
- */
+/** The first clause after a modal, tidied; null if it dangles or is too short or long to be a task. */
 function firstClause(text: string, maxWords: number): string | null {
   const cut = text
     .split(
@@ -138,10 +144,8 @@ function firstClause(text: string, maxWords: number): string | null {
 }
 
 /**
- * Decisions: explicit ones ("we decided to…", "let's go with…", "we'll use…"), then proposals ("we should…",
- * "let's…") closing a turn that the next speaker assented to. Each as the clause after "decided" ("to use
- * titanium"); at most `limit`, explicit and later ones first (meetings settle towards their end), shown in
- * transcript order.
+ * Decisions: explicit ones ("we decided to…"), then proposals closing a turn the next speaker assented to; each as
+ * the clause after "decided"; at most `limit`, explicit and later ones first (meetings settle towards their end).
  */
 export function findDecisions(
   turns: readonly Turn[],
@@ -189,11 +193,8 @@ export function findDecisions(
 }
 
 /**
- * Next steps with owners: "I'll send…" (the speaker), "Dana will…" or "Dana, could you…" (the participant
- * named), "could you…" answered with "sure" (who answered), "we need to…" (the group, as the speaker said).
- * The task must start with a verb of work ("send", "check", "look into"), in a statement of 5-40 words that is
- * not reported or conditional. Ranked: an owner in person, a deadline, a task marker, a later moment; at most
- * `limit`, shown in transcript order.
+ * Next steps with owners (see `assignment`), the task starting with a verb of work, in a statement of 5-40 words;
+ * ranked by an owner in person, a deadline, a task marker, a later moment; at most `limit`, in transcript order.
  */
 export function findActionItems(
   turns: readonly Turn[],
@@ -291,9 +292,5 @@ function pickInOrder<T extends { sentence: number; score: number }>(
 }
 
 /** Shared content terms relative to the smaller set: near 1 when one task restates the other. */
-function overlap(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  let shared = 0;
-  for (const t of a) if (b.has(t)) shared++;
-  return shared / Math.min(a.size, b.size);
-}
+const overlap = (a: Set<string>, b: Set<string>): number =>
+  a.size && b.size ? sharedCount(a, b) / Math.min(a.size, b.size) : 0;

@@ -3,7 +3,7 @@ import { posedQuestion } from './qa-pairs';
 import { questionKind } from './questions';
 import { meetingTopics } from './summary-topics';
 import { hasVerbForm, reportedSpeech } from './summary-voice';
-import { contentStems, fillerCount, type Turn, wordCount, words } from './text';
+import { contentStems, fillerCount, sharedCount, type Turn, wordCount, words } from './text';
 
 /** A sentence of a participant with what the summary needs to weigh it. */
 export interface SpokenSentence {
@@ -197,9 +197,5 @@ function stutters(text: string): number {
   return n;
 }
 
-function cosine(a: Set<string>, b: Set<string>): number {
-  if (a.size === 0 || b.size === 0) return 0;
-  let shared = 0;
-  for (const t of a) if (b.has(t)) shared++;
-  return shared / Math.sqrt(a.size * b.size);
-}
+const cosine = (a: Set<string>, b: Set<string>): number =>
+  a.size && b.size ? sharedCount(a, b) / Math.sqrt(a.size * b.size) : 0;

@@ -36,11 +36,7 @@ const linking = wordSet(`by and to or after for upon over in on at from`);
 const restart =
   /\s(?:We|It|The|This|That|So|And|But|You|They|There|What|How|Well|Okay|OK|Yeah|Yes|Or|If|My|Our|Then|Because|Now|First|Also|Just|Maybe|Actually|Basically|Anyway)[\s,]/g;
 
-/**
- * A spoken sentence as written text: no hesitations, fillers, stage notes, stutters ("to to"), cut-off
- * words, talk-managing openers ("yeah so I think") or closing tags (", right?"); when the speaker started
- * again, what they said the second time. Not capitalised or closed: see `asSentence`.
- */
+/** A spoken sentence as written text, without disfluencies; after a restart, the second try. See `asSentence`. */
 export function cleanSpoken(text: string, vocatives: ReadonlySet<string> = new Set()): string {
   let s = text.replace(/[’‘]/g, "'");
   for (const re of noise) s = s.replace(re, '$1');
@@ -80,10 +76,7 @@ export function cleanSpoken(text: string, vocatives: ReadonlySet<string> = new S
 const bare = (t: string | undefined) => (t ?? '').replace(/^[^\w']+|[^\w'-]+$/g, '').toLowerCase();
 const key = (t: string) => t.toLowerCase().replace(/[^a-z0-9']/g, '');
 
-/**
- * Cut-off starts of words: "th-", a stray letter, a two-letter token that is no English word ("wi"); a unit after a
- * number ("900 ms") and an acronym ("CI") stay.
- */
+/** Drops cut-off starts of words ("th-", a stray letter, "wi"); a unit after a number and an acronym ("CI") stay. */
 function dropFragments(tokens: string[]): string[] {
   return tokens.filter((t, i) => {
     const w = bare(t);
@@ -143,12 +136,11 @@ export function asSentence(text: string): string {
   return /[.!?…]$/.test(capital) ? capital.replace(/\?$/, '.') : `${capital}.`;
 }
 
-/** First person (singular and plural) turned into third: we → they, our → their, me → them… */
+/** First person turned into third ("we should use our budget" → "they should use their budget"). */
 const third =
   wordMap(`I:they I'm:they're I've:they've I'll:they'll I'd:they'd us:them we:they me:them my:their
   our:their mine:theirs ours:theirs myself:themselves ourselves:themselves`);
 
-/** The text with first person turned into third ("we should use our budget" → "they should use their budget"). */
 export function thirdPerson(text: string): string {
   return (
     text
@@ -185,9 +177,7 @@ export function thirdPersonVerb(verb: string): string {
   return withS(verb);
 }
 
-/** The word itself, without the punctuation around it. */
 const bareWord = (t: string) => t.replace(/^[^\w']+|[^\w']+$/g, '');
-/** "I", "I'm", "I've", "I'll", "I'd": the speaker as subject. */
 const firstPerson = /^I(?:'m|'ve|'ll|'d)?$/;
 /** What follows a verb (not a noun) in a coordination: an object, a particle ("and roll back", "and use the trim"). */
 const afterVerb =
@@ -211,7 +201,6 @@ function withS(verb: string): string {
 
 /** A present-tense verb that takes "-s" after a name ("want", not "will", "found" or "have"). */
 const takesS = (verb: string) => thirdPersonVerb(verb) === withS(verb);
-/** The token's word replaced, its punctuation kept. */
 const replaceWord = (token: string, to: (word: string) => string) => {
   const word = bareWord(token);
   return word ? token.replace(word, to(word)) : token;
@@ -248,11 +237,9 @@ function agree(tokens: string[], i: number): void {
 }
 
 /**
- * "I'll send it" by Bob → "Bob will send it", the rest of the sentence in the third person. Verbs joined to the
- * first agree with it ("Wei pages the lead and rolls back first, then debugs"), and a second "I" joined by "and"
- * shares the subject ("Maria is available … and is happy to work nights"). With `within`, an "I" after an opening
- * phrase is the subject too ("Before that I worked nights" → "Before that Maria worked nights"), unless the
- * phrase has a subject of its own or speaks for a group ("We prep…, and I call…"). Null when no "I" is the subject.
+ * "I'll send it" by Bob → "Bob will send it", the rest in the third person; joined verbs and a second "I" agree.
+ * With `within`, an "I" after an opening phrase is the subject too ("Before that Maria worked nights"), unless the
+ * phrase has a subject of its own or speaks for a group. Null when no "I" is the subject.
  */
 export function withSubject(
   clause: string,
@@ -337,11 +324,7 @@ function reportingVerb(spoken: string): string {
   return 'said';
 }
 
-/**
- * A spoken sentence as reported speech in the summary: "Marketing said that young people like soft
- * materials.", "Bob will send the notes by Friday." (a sentence of the speaker about themselves), or null
- * when nothing readable is left.
- */
+/** "Marketing said that young people like soft materials.", "Bob will send the notes."; null when nothing reads. */
 export function reportedSpeech(
   spoken: string,
   speaker: string,
@@ -361,7 +344,6 @@ export function reportedSpeech(
 }
 
 export interface ReportOptions {
-  /** An "I" after an opening phrase is the subject too ("Before that I worked nights"): see withSubject. */
   within?: boolean;
   /** Names that keep their capital at the start of "… said that Monzo …". */
   names?: ReadonlySet<string>;

@@ -59,6 +59,9 @@ export function stem(word: string): string {
 
 export const isContentWord = (word: string): boolean =>
   word.length > 2 && !stopWords.has(word) && !/^\d+$/.test(word);
+/** How many members of `a` are in `b`. */
+export const sharedCount = (a: ReadonlySet<string>, b: ReadonlySet<string>): number =>
+  [...a].filter((t) => b.has(t)).length;
 /** Stems of the content words of a text. */
 export const contentStems = (text: string): string[] => words(text).filter(isContentWord).map(stem);
 

@@ -13,8 +13,8 @@ import {
 } from './text';
 
 /** How many topics and action items the insights carry at most. */
-export const maxTopics = 8;
-export const maxActionItems = 8;
+const maxTopics = 8;
+const maxActionItems = 8;
 
 interface PhraseStats {
   count: number;
@@ -85,10 +85,8 @@ const asTopic: Record<string, string> = {
 };
 
 /**
- * What one question of an interview is about, as a topic: its longest run of content words, a noun (after "a",
- * "your", "which"…) before a verb ("Tell me about your nursing experience?" → "nursing experience", "Have you driven
- * a forklift?" → "forklift", "How many hours a week are you available?" → "hours a week"); null when it names nothing
- * ("Where have you worked before?").
+ * What one question is about: its best run of content words, a noun preferred ("Tell me about your nursing
+ * experience?" → "nursing experience"); null when it names nothing ("Where have you worked before?").
  */
 export function questionTopic(question: string): string | null {
   const asks = question.split(/(?<=[.!?…])\s+/).filter((x) => /[?…]$/.test(x.trim()));
@@ -132,10 +130,7 @@ export function questionTopic(question: string): string | null {
   );
 }
 
-/**
- * The topics of an interview the bot led: one per question asked (in order), then the conversation's recurring key
- * phrases that are none of them, up to `limit`.
- */
+/** The topics of an interview the bot led: one per question asked, then recurring key phrases, up to `limit`. */
 export function interviewTopics(
   questions: readonly string[],
   turns: readonly Turn[],
@@ -180,29 +175,19 @@ const mostFrequentForm = (forms: Map<string, number>): string =>
 /** Explicit markers of a task or a next step. */
 const strongAction =
   /\b(?:action items?|follow[- ]?up|next steps?|to-?do|deadline|by (?:monday|tuesday|wednesday|thursday|friday|tomorrow|tonight|next week|the end of (?:the )?(?:day|week|month)))\b/i;
-/**
- * A commitment: we or I will, need to or should do something, or "let's" do it; not inside a relative clause
- * ("the buttons that we'll use").
- */
+/** A commitment ("we'll", "I need to", "let's"), not inside a relative clause ("the buttons that we'll use"). */
 const commitment =
   /(?<!\b(?:that|which|who|what)\s)\b(?:(?:we|i)(?:'ll| will| shall| need to| should| are going to|'re going to|'re gonna| are gonna|'m going to|'m gonna| am going to)|let's)\s+(?:just\s+|also\s+|then\s+|all\s+)?(\w+)/i;
 /** Words after "let's" or "we'll" that make no task: managing the talk ("let's see"), negation, hedging. */
 const talkVerbs = wordSet(`see say go hope talk just be face start move get have find think know leave wait
   show back tell explain give try never not let probably`);
-/**
- * Reported, past or conditional speech is not a commitment of this meeting ("I said we need to…", "we were
- * going to", "if we…"), nor is anything quoted.
- */
+/** Reported, past, conditional or quoted speech is no commitment of this meeting ("I said we need to…"). */
 const reported =
   /\b(?:said|told|thought|was like|were like|would have|used to|wanted to)\b|^(?:if|when)\b|["“”]/i;
 
 /**
- * Action items: statements (no questions) of 5 to 35 words with an explicit task marker ("action item",
- * "follow up", "next step", a deadline) or a commitment of the speakers ("we need to", "I'll", "we should",
- * "let's" + a verb other than see/say/talk…), not reported, conditional or quoted speech, not more than 15%
- * fillers. Explicit ones first,
- * then complete sentences, then by order; at most `limit`, in transcript order, each as
- * "Speaker: sentence".
+ * Action items ("Speaker: sentence"): statements of 5 to 35 words with a task marker or a commitment, at most 15%
+ * fillers; at most `limit`, ranked by marker, then complete sentences, and shown in transcript order.
  */
 export function extractActionItems(turns: readonly Turn[], limit = maxActionItems): string[] {
   const found: { text: string; strong: boolean; closed: boolean; order: number }[] = [];
@@ -227,7 +212,6 @@ export function extractActionItems(turns: readonly Turn[], limit = maxActionItem
       found.push({ text: item, strong, closed: endsSentence(text), order });
     }
   }
-  // Explicit markers first, then complete sentences before broken-off ones ("we're going to look at these crite").
   const ranked = [...found].sort(
     (a, b) => Number(b.strong) - Number(a.strong) || Number(b.closed) - Number(a.closed) || a.order - b.order,
   );
