@@ -133,11 +133,7 @@ export async function joinAborted(ctx: BotContext, life: BotLife, joinStarted: n
   if (platformStop && ctx.attempt > 0) {
     // The platform stopped a replacement before it was in: the session still needs a bot.
     const reason = 'the replacement was stopped by the platform while rejoining';
-    await retryStep(
-      () => ctx.outbox.send(replaceRequest(botId, { attempt: ctx.attempt, reason, alive: false })),
-      3,
-      log,
-    );
+    await askForReplacement(ctx, reason, false);
     return { kind: 'lost', reason };
   }
   if (platformStop && session.startPath === 'pool' && session.claimedBy) {
@@ -204,14 +200,7 @@ export async function afterLeaving(
       await retryStep(() => recorder.stop(), 3, log).catch((err) =>
         log.error('transcript not saved', { err }),
       );
-      const request = replaceRequest(session.botId, {
-        attempt: ctx.attempt,
-        reason: ending.reason,
-        alive: false,
-      });
-      await retryStep(() => ctx.outbox.send(request), 3, log).catch((err) =>
-        log.error('could not ask for a replacement; the task-stopped path will', { err }),
-      );
+      await askForReplacement(ctx, ending.reason, false);
       return { kind: 'lost', reason: ending.reason };
     }
     case 'failed':
@@ -334,13 +323,21 @@ export function liveTranscriptSender(
  * asked for. In the background: the bot never waits for it, and its loss loses no result. Resolves once it is queued
  * (or given up).
  */
-export function sendBotEvent(
+function sendBotEvent(
   ctx: Pick<BotContext, 'session' | 'outbox' | 'log'>,
   e: Pick<LifecycleEventMessage, 'event' | 'data' | 'key' | 'detail'>,
 ): Promise<void> {
   const message = lifecycleEvent(ctx.session, e);
   return retryStep(() => ctx.outbox.send(message), 3, ctx.log).catch((err) =>
     ctx.log.warn('could not send a lifecycle event', { event: e.event, err }),
+  );
+}
+
+/** Asks for a replacement of this task (`alive`: it transcribes until that one is in); lost, task-stopped asks. */
+export function askForReplacement(ctx: BotContext, reason: string, alive: boolean): Promise<void> {
+  const request = replaceRequest(ctx.session.botId, { attempt: ctx.attempt, reason, alive });
+  return retryStep(() => ctx.outbox.send(request), 5, ctx.log).catch((err) =>
+    ctx.log.error('could not ask for a replacement; the task-stopped path will', { err }),
   );
 }
 

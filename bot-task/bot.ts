@@ -1,9 +1,10 @@
 // One bot's life: join the room, transcribe, watch the exit reasons, then leave → save → hand over results. Each
 // step it takes goes through the lifecycle (core/bots/lifecycle.ts); bot-life.ts carries them out.
 
+import { setTimeout as sleep } from 'node:timers/promises';
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { BotLife } from '../core/bots/lifecycle';
-import { canReplace, replaceRequest } from '../core/bots/replace-bot';
+import { canReplace } from '../core/bots/replace-bot';
 import { currentAttempt, recordsAudio } from '../core/bots/session';
 import type { Logger } from '../core/log';
 import { JoinAbortedError, type RoomConnection } from '../core/ports/room-provider';
@@ -14,6 +15,7 @@ import { timedOut, within } from '../core/within';
 import { withActivityFallback } from './audio-activity-fallback';
 import {
   afterLeaving,
+  askForReplacement,
   type BotContext,
   type BotOutcome,
   type Ending,
@@ -22,7 +24,6 @@ import {
   joinedRoom,
   joinFailedWith,
   liveTranscriptSender,
-  retryStep,
   waitingRoomTimeoutMs,
 } from './bot-life';
 import { ConversationController, turnTakingSettings } from './conversation';
@@ -48,11 +49,10 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   const botId = session.botId;
   let joinStarted = Date.now();
   const replacing = ctx.attempt > 0;
-  // The bot's own view of its state: a replacement starts where its session is (replacing), a first bot joining.
   const life = new BotLife(replacing ? 'replacing' : 'joining', botId);
   const live = liveTranscriptSender(ctx);
   const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log, ctx.attempt, live);
-  // What the bot had to do without (a failed model or voice): on the session before the results stage reads it.
+  // Flushed before the hand-over: the results stage reads the session's warnings.
   const warnings = new SessionWarnings(botId, stores.sessions, log, session.warnings);
   // A replacement learns where the transcript (and so the conversation) stands before it is in the room.
   if (replacing)
@@ -137,9 +137,17 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     });
   });
   recorder.start();
-  const recording = recordsAudio(session) ? await startSessionRecording(ctx, room, warnings) : undefined;
-  // What turn-taking, barge-in and the idle timer read: the room, with audio activity from transcription timing while
-  // the provider's audio levels are missing.
+  const recording = recordsAudio(session)
+    ? await startRecording({
+        room,
+        store: ctx.recordings,
+        botId,
+        attempt: ctx.attempt,
+        pieceMs: config.RECORDING_PIECE_MS,
+        log,
+        onWarning: (w) => warnings.add(w),
+      })
+    : undefined;
   const heard = withActivityFallback(room, config.AUDIO_LEVELS_MISSING_MS, log);
   const conversation = new ConversationController(
     heard,
@@ -176,14 +184,14 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
     /** Told to stop by the platform: the replacement takes over, and no exit reason is this bot's to decide. */
     let handingOver = false;
     const watchers: Watcher[] = [];
+    // Once handing over, whatever ends the bot's time in the room ends it as handed over.
     const end = (e: Ending) => {
       if (decided) return;
       decided = true;
       for (const w of watchers) w.stop();
-      resolve(e);
+      resolve(handingOver ? { kind: 'handed_over' } : e);
     };
-    const exit = (reason: ExitReason) =>
-      end(handingOver ? { kind: 'handed_over' } : { kind: 'exit', reason });
+    const exit = (reason: ExitReason) => end({ kind: 'exit', reason });
     watchers.push(
       participantLeftWatcher(room, exit, {
         everyoneLeftTimeoutMs: leave.everyone_left_timeout_seconds * 1000,
@@ -196,15 +204,11 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
         log.warn('session poll failed', { err }),
       ),
       transcriptionWatcher(room, config.TRANSCRIPTION_RECOVERY_MS, (what) =>
-        end(
-          handingOver
-            ? { kind: 'handed_over' }
-            : {
-                kind: 'failed',
-                error: `the room's transcription is unavailable: ${what}`,
-                code: 'transcription_unavailable',
-              },
-        ),
+        end({
+          kind: 'failed',
+          error: `the room's transcription is unavailable: ${what}`,
+          code: 'transcription_unavailable',
+        }),
       ),
     );
 
@@ -213,14 +217,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       // The replacement continues the conversation; this bot only keeps transcribing until it is in.
       conversation.stop();
       void recorder.flush().catch(() => {});
-      if (!replacementAsked) {
-        const reason = 'stopped by the platform (SIGTERM)';
-        await retryStep(
-          () => ctx.outbox.send(replaceRequest(botId, { attempt: ctx.attempt, reason, alive: true })),
-          5,
-          log,
-        ).catch((err) => log.error('could not ask for a replacement; the task-stopped path will', { err }));
-      }
+      if (!replacementAsked) await askForReplacement(ctx, 'stopped by the platform (SIGTERM)', true);
       log.warn('stopped by the platform; handing over to a replacement', { attempt: ctx.attempt });
       const deadline = Date.now() + config.REPLACEMENT_HANDOFF_MS;
       while (!decided && Date.now() < deadline) {
@@ -231,7 +228,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
           replacementInRoom = true;
           break;
         }
-        await new Promise((r) => setTimeout(r, config.STOP_POLL_MS));
+        await sleep(config.STOP_POLL_MS);
       }
       if (!replacementInRoom) log.warn('leaving before the replacement was seen in the room');
       end({ kind: 'handed_over' });
@@ -256,7 +253,6 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
 
     room.on('disconnected', ({ kind, reason }) => {
       log.warn('disconnected from the room', { kind, reason });
-      if (handingOver) return end({ kind: 'handed_over' });
       switch (kind) {
         case 'room_ended':
           // The meeting is over: nobody is left to talk to, the same outcome as the last person leaving.
@@ -296,33 +292,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   return afterLeaving(ctx, life, ending, leftAt, recorder);
 }
 
-/** Starts recording the room (a warning on the session, never a failed session, when it cannot). */
-async function startSessionRecording(
-  ctx: BotContext,
-  room: RoomConnection,
-  warnings: SessionWarnings,
-): Promise<RecordingUploader | undefined> {
-  const { log } = ctx;
-  if (!ctx.recordings) {
-    log.error('this session records, but the bot has no recording store');
-    warnings.add({ code: 'recording_failed', message: 'The bot had nowhere to store the recording.' });
-    return undefined;
-  }
-  return startRecording({
-    room,
-    store: ctx.recordings,
-    botId: ctx.session.botId,
-    attempt: ctx.attempt,
-    pieceMs: ctx.config.RECORDING_PIECE_MS,
-    log,
-    onWarning: (w) => warnings.add(w),
-  });
-}
-
-/**
- * Waits (at most `timeoutMs`) for the recording's last pieces; past that the bot leaves without them, and `settled`
- * is when the upload it stopped waiting for is over (no other starts).
- */
+/** Waits at most `timeoutMs` for the last pieces; `settled`: when the upload the bot stopped waiting for is over. */
 async function finishRecording(
   recording: RecordingUploader,
   timeoutMs: number,
@@ -343,17 +313,6 @@ async function finishRecording(
  */
 async function untilJoinAt(joinAt: string | undefined, signal: AbortSignal): Promise<void> {
   const waitMs = joinAt ? Date.parse(joinAt) - Date.now() : 0;
-  if (waitMs > 0)
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, waitMs);
-      signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
-    });
+  if (waitMs > 0) await sleep(waitMs, undefined, { signal }).catch(() => {});
   if (signal.aborted) throw new JoinAbortedError();
 }

@@ -21,9 +21,10 @@ export interface RecordingUploader {
 
 const attempts = 4;
 
+/** Starts recording the room: undefined, with a warning on the session (never a failed session), when it cannot. */
 export async function startRecording(o: {
   room: RoomConnection;
-  store: RecordingStore;
+  store: RecordingStore | undefined;
   botId: string;
   attempt: number;
   pieceMs: number;
@@ -34,6 +35,11 @@ export async function startRecording(o: {
 }): Promise<RecordingUploader | undefined> {
   const { room, store, botId, attempt, log } = o;
   const warn = (message: string) => o.onWarning({ code: 'recording_failed', message });
+  if (!store) {
+    log.error('this session records, but the bot has no recording store');
+    warn('The bot had nowhere to store the recording.');
+    return undefined;
+  }
   if (!room.record) {
     log.error('the room provider cannot record; the session goes on without a recording');
     warn('This room provider cannot record audio; the session has no recording.');
