@@ -8,7 +8,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ConversationController, holdingLine } from '../../bot-task/conversation';
+import { ConversationController, holdingLine, thinkingPauseMs } from '../../bot-task/conversation';
 import {
   type BedrockConversationConfig,
   BedrockConversationEngine,
@@ -707,5 +707,50 @@ describe('Bedrock conversation engine: the model judges whether the person finis
     expect(systemText(again!)).toMatch(/stopped speaking a while ago/);
     // The silent verdict left no line of the bot's: the second call shows the conversation as it was.
     expect(again!.messages).toEqual(judged!.messages);
+  });
+
+  it('a failure of the call after her silence gets the holding line, and the retry is still told she stopped', async () => {
+    const heard: Utterance[] = [];
+    const room = new FakeRoom([{ participantId: 'ann', name: 'Ann', isBot: false }]);
+    bedrock
+      .on(ConverseStreamCommand)
+      .resolvesOnce(streamOutput(textEvents('Hello, I am Ava. Tell me about your last project?')))
+      .resolvesOnce(streamOutput(textEvents(long)))
+      .rejectsOnce(
+        new ValidationException({ $metadata: { httpStatusCode: 400 }, message: 'Malformed input.' }),
+      )
+      .resolvesOnce(streamOutput(textEvents(`${complete} Take your time.`)));
+    const controller = new ConversationController(
+      room,
+      engine(),
+      { botName: 'Ava', prompt, endOfTurnMs: 5, turnTaking: { incompleteMs: 40 }, retryBackoffMs: 10 },
+      () => heard,
+      silentLog(),
+    );
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      controller.start();
+      await vi.advanceTimersByTimeAsync(50);
+      heard.push({
+        speaker: 'Ann',
+        participant_id: 'ann',
+        started_at: new Date().toISOString(),
+        text: 'Hmm, let me think.',
+      });
+      room.say('ann', 'Hmm, let me think.');
+      await vi.advanceTimersByTimeAsync(thinkingPauseMs - 100);
+      expect(calls()).toHaveLength(2);
+      expect(room.spoken).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(1_000);
+    } finally {
+      vi.useRealTimers();
+      controller.stop();
+    }
+    expect(room.spoken.slice(2)).toEqual([holdingLine, 'Take your time.']);
+    expect(
+      calls()
+        .slice(2)
+        .map((c) => /stopped speaking a while ago/.test(systemText(c))),
+    ).toEqual([true, true]);
   });
 });
