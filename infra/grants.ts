@@ -5,7 +5,8 @@
 // event source of; the task execution role is CDK's (the image, the log group, the Daily secret).
 import { Stack } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
-import type { Api, FunctionName } from './constructs/api';
+import type { RouteName } from '../functions/http/route-table';
+import type { Api } from './constructs/api';
 import type { BotPool } from './constructs/bot-pool';
 import type { BotRuntime } from './constructs/bot-runtime';
 import type { ControlPlane } from './constructs/control-plane';
@@ -58,7 +59,7 @@ const botTask: Grant = (role, { data, recordings, delivery, controlPlane, runtim
 };
 
 /** The route functions, by route name (functions/http/route-table.ts): the use case behind each, plus authentication. */
-const routeGrants: Record<FunctionName, Grant> = {
+const routeGrants: Record<RouteName, Grant> = {
   join: (role, { settings, data, controlPlane, runtime, pool }) => {
     // BatchWriteItem: the session and the hold's ledger entry in one request. DeleteItem (of readWriteItems) also
     // takes a scheduled join off the list when the join queues its start itself.
@@ -188,7 +189,7 @@ export function grantPermissions(r: GrantedResources): void {
   botTask(r.runtime.taskDefinition.taskRole, r);
   for (const [name, fn] of r.api.functions) routeGrants[name](fn.role, r);
   results(r.delivery.resultsFunction.role, r);
-  if (r.delivery.deliveryFunction) deliver(r.delivery.deliveryFunction.role, r);
+  deliver(r.delivery.deliveryFunction.role, r);
   control(r.controlPlane.function.role, r);
   taskStopped(r.operations.taskStopped.role, r);
   sweeper(r.operations.sweeper.role, r);

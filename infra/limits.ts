@@ -43,6 +43,14 @@ const maxMessageBytes = 262_144;
  */
 const visibilityFor = (fn: FunctionLimits) => fn.timeoutSeconds * 6;
 
+/** A queue a function consumes: visibility for that function, a DLQ after `maxReceiveCount` receives, 14 days. */
+const consumed = (fn: FunctionLimits, maxReceiveCount: number) => ({
+  visibilityTimeoutSeconds: visibilityFor(fn),
+  maxReceiveCount,
+  retentionSeconds: fourteenDays,
+  maxMessageBytes,
+});
+
 /** Control function instances the control queue runs at once: 2 is the least SQS event sources allow. */
 export const controlConcurrency = 2;
 
@@ -79,36 +87,16 @@ export const functionLimits = {
 
 export const queueLimits = {
   /** Receives of a control message before it is dead-lettered (a crash; throttled starts are re-sent, not retried). */
-  control: {
-    visibilityTimeoutSeconds: visibilityFor(control),
-    maxReceiveCount: 5,
-    retentionSeconds: fourteenDays,
-    maxMessageBytes,
-  },
+  control: consumed(control, 5),
   /** Each bot's events, FIFO: a failed one holds its bot's later events until it comes back. */
-  botEvents: {
-    visibilityTimeoutSeconds: visibilityFor(control),
-    maxReceiveCount: 5,
-    retentionSeconds: fourteenDays,
-    maxMessageBytes,
-  },
+  botEvents: consumed(control, 5),
   /** Bedrock throttles are retried by SQS. */
-  results: {
-    visibilityTimeoutSeconds: visibilityFor(results),
-    maxReceiveCount: 8,
-    retentionSeconds: fourteenDays,
-    maxMessageBytes,
-  },
+  results: consumed(results, 8),
   /**
    * The delivery function retries a webhook by hiding its message (backoff up to 12 h) about 15 times over ~76 h and
    * parks a job that gives up in the DLQ itself; SQS's redrive sits above that, so crashes never cut retries short.
    */
-  delivery: {
-    visibilityTimeoutSeconds: visibilityFor(delivery),
-    maxReceiveCount: 20,
-    retentionSeconds: fourteenDays,
-    maxMessageBytes,
-  },
+  delivery: consumed(delivery, 20),
   /**
    * The warm pool's wake-ups: worth something for seconds (the fallback has started a cold task by then), so no DLQ
    * and five minutes' retention. They are the only way a pooled bot learns of a session, so one that is received and

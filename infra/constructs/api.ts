@@ -1,61 +1,29 @@
-// The HTTP API: every route of functions/http/route-table.ts (plus deliveries once it exists) to its own function,
+// The HTTP API: every route of functions/http/route-table.ts to its own function,
 // with stage throttling and JSON access logs. Authentication runs in the handlers (ARCHITECTURE.md).
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { type RouteSpec, routeTable } from '../../functions/http/route-table';
+import { type RouteName, routeTable } from '../../functions/http/route-table';
 import { functionLimits, routeLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotRuntime } from './bot-runtime';
 import type { BotData } from './data';
-import { entryExists, ServiceFunction } from './service-function';
-
-/** The deliveries route: added when the route table does not list it yet. */
-export const deliveriesRoute = {
-  method: 'GET',
-  path: '/api/bot/{bot_id}/deliveries',
-  name: 'deliveries',
-} as const;
-
-export type FunctionName = RouteSpec['name'] | typeof deliveriesRoute.name;
-
-export interface DeployedRoute {
-  method: RouteSpec['method'];
-  path: string;
-  name: FunctionName;
-}
-
-/**
- * The routes to deploy: the route table (plus deliveries), each only when its entry file exists, so synthesis
- * never depends on unfinished work.
- */
-export function deployedRoutes(): DeployedRoute[] {
-  const routes: DeployedRoute[] = [...routeTable];
-  if (!routes.some((r) => r.path === deliveriesRoute.path)) routes.push(deliveriesRoute);
-  return routes.filter((r) => entryExists(httpEntry(r.name)));
-}
-
-export const httpEntry = (name: FunctionName) => `functions/http/${name}.ts`;
-
-export interface ApiProps {
-  settings: MeetingBotSettings;
-  data: BotData;
-  runtime: BotRuntime;
-}
+import { logGroup, ServiceFunction } from './service-function';
 
 export class Api extends Construct {
   readonly httpApi: apigw.HttpApi;
   readonly stage: apigw.HttpStage;
-  readonly functions = new Map<FunctionName, ServiceFunction>();
-  readonly routes: DeployedRoute[];
+  readonly functions = new Map<RouteName, ServiceFunction>();
   readonly notFoundFunction: ServiceFunction;
 
-  constructor(scope: Construct, id: string, props: ApiProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { settings, data, runtime }: { settings: MeetingBotSettings; data: BotData; runtime: BotRuntime },
+  ) {
     super(scope, id);
-    const { settings, data, runtime } = props;
     const cors = settings.corsAllowedOrigins;
 
     this.httpApi = new apigw.HttpApi(this, 'HttpApi', {
@@ -79,10 +47,7 @@ export class Api extends Construct {
         : {}),
     });
 
-    const accessLogs = new logs.LogGroup(this, 'AccessLogs', {
-      retention: settings.logRetentionDays,
-      removalPolicy: settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
+    const accessLogs = logGroup(this, 'AccessLogs', settings);
     this.stage = new apigw.HttpStage(this, 'DefaultStage', {
       httpApi: this.httpApi,
       stageName: '$default',
@@ -109,11 +74,9 @@ export class Api extends Construct {
       },
     });
 
-    this.routes = deployedRoutes();
-
     const commonEnv = { TABLE_NAME: data.table.tableName };
-    const integrations = new Map<FunctionName, HttpLambdaIntegration>();
-    for (const route of this.routes) {
+    const integrations = new Map<RouteName, HttpLambdaIntegration>();
+    for (const route of routeTable) {
       let fn = this.functions.get(route.name);
       if (!fn) {
         fn = this.routeFunction(route.name, settings, {
@@ -148,13 +111,9 @@ export class Api extends Construct {
     });
   }
 
-  private routeFunction(
-    name: FunctionName,
-    settings: MeetingBotSettings,
-    environment: Record<string, string>,
-  ) {
+  private routeFunction(name: RouteName, settings: MeetingBotSettings, environment: Record<string, string>) {
     return new ServiceFunction(this, `${name[0]!.toUpperCase()}${name.slice(1)}Function`, {
-      entry: httpEntry(name),
+      entry: `functions/http/${name}.ts`,
       settings,
       environment,
       description: `HTTP route function: ${name}`,

@@ -1,19 +1,19 @@
 // The warm pool: an ECS service of bot tasks started without a BOT_ID, which warm up, wait for a session
 // offered by the join, claim it (bot-task/pool.ts) and serve it; its size follows the pool's idle count.
-import { Duration, RemovalPolicy, Stack, Tags, Validations } from 'aws-cdk-lib';
+import { Duration, Stack, Tags, Validations } from 'aws-cdk-lib';
 import * as appscaling from 'aws-cdk-lib/aws-applicationautoscaling';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as logs from 'aws-cdk-lib/aws-logs';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as cr from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { queueLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
 import type { BotRuntime } from './bot-runtime';
+import { queue } from './delivery';
 import { addEnvironment } from './environment';
-import type { ServiceFunction } from './service-function';
+import { logGroup, type ServiceFunction } from './service-function';
 import { serviceMetric } from './service-metrics';
 import { allow, grantWithWildcard } from './wildcard-grant';
 
@@ -62,11 +62,6 @@ export function gapSteps(largest: number): number[] {
   }
 }
 
-export interface BotPoolProps {
-  settings: MeetingBotSettings;
-  runtime: BotRuntime;
-}
-
 export class BotPool extends Construct {
   /** Wake-up calls: the join sends one `{"bot_id"}` per offered session; idle pooled bots long-poll it. */
   readonly queue: sqs.Queue;
@@ -85,15 +80,16 @@ export class BotPool extends Construct {
   readonly scaleInAlarm: cloudwatch.Alarm;
   private readonly settings: MeetingBotSettings;
 
-  constructor(scope: Construct, id: string, props: BotPoolProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { settings, runtime }: { settings: MeetingBotSettings; runtime: BotRuntime },
+  ) {
     super(scope, id);
-    const { settings, runtime } = props;
     this.settings = settings;
     const size = settings.botPoolSize;
 
-    this.queue = new sqs.Queue(this, 'Queue', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
+    this.queue = queue(this, 'Queue', {
       // An offer is worth something for POOL_CLAIM_TIMEOUT_MS (2 s); after that the fallback has started a cold task.
       // Five minutes keeps the queue from holding stale wake-ups, which idle bots would only fail to claim.
       retentionPeriod: Duration.seconds(queueLimits.pool.retentionSeconds),
@@ -250,15 +246,12 @@ export class BotPool extends Construct {
    * over. A stack rollback updates it back to the previous revision. Its own role and log group, as our functions.
    */
   private rolloutOnNewRevision(settings: MeetingBotSettings, runtime: BotRuntime): cr.AwsCustomResource {
-    const logGroup = new logs.LogGroup(this, 'RolloutLogs', {
-      retention: settings.logRetentionDays,
-      removalPolicy: settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
+    const logs = logGroup(this, 'RolloutLogs', settings);
     const role = new iam.Role(this, 'RolloutRole', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
       description: `Warm pool rollout to a new task definition revision (${settings.stage})`,
     });
-    logGroup.grantWrite(role);
+    logs.grantWrite(role);
     allow(role, { actions: ['ecs:UpdateService'], resources: [this.service.serviceArn] });
     return new cr.AwsCustomResource(this, 'Rollout', {
       onUpdate: {
@@ -274,7 +267,7 @@ export class BotPool extends Construct {
         outputPaths: ['service.serviceName'],
       },
       role,
-      logGroup,
+      logGroup: logs,
       // The runtime's own SDK: installing the latest at run time needs the network and minutes.
       installLatestAwsSdk: false,
     });

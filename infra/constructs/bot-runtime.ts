@@ -1,11 +1,11 @@
 // The bot runtime: VPC, ECS cluster (Fargate Spot + Fargate) and the bot task built from bot-task/Dockerfile; one
 // task per bot, started by the join function through functions/runtime.ts (EcsTaskRunner).
-import { Duration, IgnoreMode, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, IgnoreMode, Stack } from 'aws-cdk-lib';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import { DockerImageAsset, Platform } from 'aws-cdk-lib/aws-ecr-assets';
 import * as ecs from 'aws-cdk-lib/aws-ecs';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
@@ -14,7 +14,7 @@ import type { ControlPlane } from './control-plane';
 import type { BotData } from './data';
 import { addEnvironment } from './environment';
 import { type BedrockModel, bedrockModel } from './model-access';
-import { repoRoot } from './service-function';
+import { logGroup, repoRoot } from './service-function';
 import { metricsEnvironment } from './service-metrics';
 import { allow, grantWithWildcard } from './wildcard-grant';
 
@@ -51,7 +51,6 @@ export class BotRuntime extends Construct {
     const { settings, data, resultsQueue, controlPlane } = props;
     this.settings = settings;
     const stack = Stack.of(this);
-    const removalPolicy = settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
     const publicTasks = settings.botNetwork === 'public';
     this.conversationModel = bedrockModel(this, settings.conversationModelId, 'conversation');
 
@@ -70,9 +69,7 @@ export class BotRuntime extends Construct {
     });
     this.vpc.addFlowLog('RejectedTraffic', {
       trafficType: ec2.FlowLogTrafficType.REJECT,
-      destination: ec2.FlowLogDestination.toCloudWatchLogs(
-        new logs.LogGroup(this, 'FlowLogs', { retention: settings.logRetentionDays, removalPolicy }),
-      ),
+      destination: ec2.FlowLogDestination.toCloudWatchLogs(logGroup(this, 'FlowLogs', settings)),
     });
     this.subnets = this.vpc.selectSubnets({
       subnetType: publicTasks ? ec2.SubnetType.PUBLIC : ec2.SubnetType.PRIVATE_WITH_EGRESS,
@@ -109,7 +106,7 @@ export class BotRuntime extends Construct {
         operatingSystemFamily: ecs.OperatingSystemFamily.LINUX,
       },
     });
-    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: settings.logRetentionDays, removalPolicy });
+    this.logGroup = logGroup(this, 'Logs', settings);
 
     const dailyApiKey = secretsmanager.Secret.fromSecretNameV2(
       this,

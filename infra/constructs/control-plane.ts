@@ -11,14 +11,6 @@ import type { BotData } from './data';
 import { consumedQueue, type Delivery, eventSourceOf, queue } from './delivery';
 import { ServiceFunction } from './service-function';
 
-export const controlEntry = 'functions/control/handler.ts';
-
-export interface ControlPlaneProps {
-  settings: MeetingBotSettings;
-  data: BotData;
-  delivery: Delivery;
-}
-
 export class ControlPlane extends Construct {
   readonly controlQueue: sqs.Queue;
   readonly controlDlq: sqs.Queue;
@@ -26,9 +18,12 @@ export class ControlPlane extends Construct {
   readonly botEventsDlq: sqs.Queue;
   readonly function: ServiceFunction;
 
-  constructor(scope: Construct, id: string, props: ControlPlaneProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { settings, data, delivery }: { settings: MeetingBotSettings; data: BotData; delivery: Delivery },
+  ) {
     super(scope, id);
-    const { settings, data, delivery } = props;
     // Every number here is infra/limits.ts's: the local stack enforces the same ones.
 
     this.controlDlq = queue(this, 'ControlDlq');
@@ -50,7 +45,7 @@ export class ControlPlane extends Construct {
     );
 
     this.function = new ServiceFunction(this, 'Control', {
-      entry: controlEntry,
+      entry: 'functions/control/handler.ts',
       settings,
       description: 'Control plane: cold starts, replacements, and the ordered events of each bot',
       limits: functionLimits.control,

@@ -15,10 +15,7 @@ import {
 import type { MeetingBotSettings } from '../settings';
 import type { BotData } from './data';
 import { type BedrockModel, bedrockModel } from './model-access';
-import { entryExists, ServiceFunction } from './service-function';
-
-export const resultsEntry = 'functions/results/handler.ts';
-export const deliveryEntry = 'functions/delivery/handler.ts';
+import { ServiceFunction } from './service-function';
 
 /** SSE with SQS-owned keys, TLS-only access; 14 days so a parked message outlives a long weekend. */
 export function queue(scope: Construct, id: string, props: Partial<sqs.QueueProps> = {}): sqs.Queue {
@@ -62,11 +59,6 @@ export function eventSourceOf(q: sqs.IQueue, limits: EventSourceLimits): SqsEven
   });
 }
 
-export interface DeliveryProps {
-  settings: MeetingBotSettings;
-  data: BotData;
-}
-
 export class Delivery extends Construct {
   readonly resultsQueue: sqs.Queue;
   readonly resultsDlq: sqs.Queue;
@@ -75,12 +67,14 @@ export class Delivery extends Construct {
   readonly resultsFunction: ServiceFunction;
   /** The model that extracts insights (INSIGHTS_MODEL_ID). */
   readonly insightsModel: BedrockModel;
-  /** Absent until functions/delivery/handler.ts exists. */
-  readonly deliveryFunction?: ServiceFunction;
+  readonly deliveryFunction: ServiceFunction;
 
-  constructor(scope: Construct, id: string, props: DeliveryProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { settings, data }: { settings: MeetingBotSettings; data: BotData },
+  ) {
     super(scope, id);
-    const { settings, data } = props;
     this.insightsModel = bedrockModel(this, settings.insightsModelId, 'insights');
 
     // Every number here is infra/limits.ts's: the local stack enforces the same ones.
@@ -90,7 +84,7 @@ export class Delivery extends Construct {
     this.deliveryQueue = consumedQueue(this, 'DeliveryQueue', queueLimits.delivery, this.deliveryDlq);
 
     this.resultsFunction = new ServiceFunction(this, 'Results', {
-      entry: resultsEntry,
+      entry: 'functions/results/handler.ts',
       settings,
       description: 'Results queue consumer: transcript, insights, status completed, credits, the e-mail',
       limits: functionLimits.results,
@@ -102,21 +96,20 @@ export class Delivery extends Construct {
     });
     this.resultsFunction.function.addEventSource(eventSourceOf(this.resultsQueue, eventSourceLimits.results));
 
-    if (entryExists(deliveryEntry)) {
-      const fn = new ServiceFunction(this, 'Deliver', {
-        entry: deliveryEntry,
-        settings,
-        description: 'Delivery queue consumer: result e-mails (SES) and signed webhooks with retries',
-        limits: functionLimits.delivery,
-        environment: {
-          TABLE_NAME: data.table.tableName,
-          DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,
-          DELIVERY_DLQ_URL: this.deliveryDlq.queueUrl,
-          SES_FROM_ADDRESS: `Meeting Bot <${settings.mailFrom}>`,
-        },
-      });
-      fn.function.addEventSource(eventSourceOf(this.deliveryQueue, eventSourceLimits.delivery));
-      this.deliveryFunction = fn;
-    }
+    this.deliveryFunction = new ServiceFunction(this, 'Deliver', {
+      entry: 'functions/delivery/handler.ts',
+      settings,
+      description: 'Delivery queue consumer: result e-mails (SES) and signed webhooks with retries',
+      limits: functionLimits.delivery,
+      environment: {
+        TABLE_NAME: data.table.tableName,
+        DELIVERY_QUEUE_URL: this.deliveryQueue.queueUrl,
+        DELIVERY_DLQ_URL: this.deliveryDlq.queueUrl,
+        SES_FROM_ADDRESS: `Meeting Bot <${settings.mailFrom}>`,
+      },
+    });
+    this.deliveryFunction.function.addEventSource(
+      eventSourceOf(this.deliveryQueue, eventSourceLimits.delivery),
+    );
   }
 }

@@ -11,7 +11,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { SqsDestination } from 'aws-cdk-lib/aws-lambda-destinations';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { functionLimits } from '../limits';
 import type { MeetingBotSettings } from '../settings';
@@ -20,7 +20,7 @@ import type { BotPool } from './bot-pool';
 import { type BotRuntime, botContainerName } from './bot-runtime';
 import type { ControlPlane } from './control-plane';
 import type { BotData } from './data';
-import type { Delivery } from './delivery';
+import { type Delivery, queue } from './delivery';
 import { ServiceFunction, type ServiceFunctionProps } from './service-function';
 import { serviceMetric } from './service-metrics';
 
@@ -67,11 +67,7 @@ export class Operations extends Construct {
       ...controlPlane.environment(['control', 'botEvents']),
     };
 
-    this.eventsDlq = new sqs.Queue(this, 'EventsDlq', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
+    this.eventsDlq = queue(this, 'EventsDlq');
     [this.taskStopped, this.taskStateRule] = this.ruledFunction(
       'TaskStopped',
       {
@@ -161,19 +157,16 @@ export class Operations extends Construct {
     for (const [name, queue] of queues) {
       this.alarm(`${name}Depth`, {
         metric: queue.metricApproximateNumberOfMessagesVisible({ period: fiveMinutes, statistic: 'Maximum' }),
-        threshold: 1,
         alarmDescription: `Messages are waiting in ${name}: inspect them, fix the cause, then redrive`,
       });
     }
 
     this.functions = [
       ...[...api.functions].map(([name, fn]) => [`${name}Function`, fn] as [string, ServiceFunction]),
-      ['notFoundFunction', api.notFoundFunction] as [string, ServiceFunction],
+      ['notFoundFunction', api.notFoundFunction],
       ['ResultsFunction', delivery.resultsFunction],
       ['ControlFunction', controlPlane.function],
-      ...(delivery.deliveryFunction
-        ? [['DeliveryFunction', delivery.deliveryFunction] as [string, ServiceFunction]]
-        : []),
+      ['DeliveryFunction', delivery.deliveryFunction],
       ['TaskStoppedFunction', this.taskStopped],
       ['SweeperFunction', this.sweeper],
       ['SchedulerFunction', this.scheduler],
@@ -181,7 +174,6 @@ export class Operations extends Construct {
     for (const [name, fn] of this.functions) {
       this.alarm(`${name}Errors`, {
         metric: fn.function.metricErrors({ period: fiveMinutes, statistic: 'Sum' }),
-        threshold: 1,
         alarmDescription: `${name} failed (an uncaught error or a timeout); see its log group`,
       });
     }
@@ -190,7 +182,6 @@ export class Operations extends Construct {
     // records BotTaskFailures as EMF), so the alarm needs no filter on log text.
     this.alarm('BotTaskFailures', {
       metric: serviceMetric(settings.stage, 'botTaskFailures', { period: fiveMinutes }),
-      threshold: 1,
       alarmDescription: 'Bot tasks died before finishing (crash, OOM, Spot interruption, or no heartbeat)',
     });
 
@@ -215,7 +206,6 @@ export class Operations extends Construct {
         period: fiveMinutes,
         label: 'bot launches given up',
       }),
-      threshold: 1,
       alarmDescription:
         'ECS would not launch bots within the retry budget (throttled, at a Fargate quota, or no capacity): joins ' +
         'answered 503 capacity_unavailable or sessions failed',
@@ -238,7 +228,6 @@ export class Operations extends Construct {
         period: fiveMinutes,
         dimensions: { kind: 'permanent' },
       }),
-      threshold: 1,
       alarmDescription:
         'SES refused a results e-mail for good (access denied, identity not verified, sandbox, sending paused): recorded failed, not retried',
     });
@@ -248,7 +237,6 @@ export class Operations extends Construct {
       // a scale-out takes (alarm, image pull, warm-up); five empty minutes in a row means it is not refilling.
       this.alarm('PoolEmpty', {
         metric: pool.idleCount,
-        threshold: 1,
         comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
         evaluationPeriods: 5,
         treatMissingData: cloudwatch.TreatMissingData.BREACHING,
@@ -295,14 +283,18 @@ export class Operations extends Construct {
     return [f, new events.Rule(this, ruleId, { ...rule, targets: [invoke] })];
   }
 
-  /** An alarm to the topic; by default it fires on one period at or above the threshold, missing data is fine. */
+  /** An alarm to the topic; by default it fires on one period at or above 1, missing data is fine. */
   private alarm(
     id: string,
-    props: { metric: cloudwatch.IMetric; threshold: number; alarmDescription: string } & Partial<
-      Pick<cloudwatch.AlarmProps, 'comparisonOperator' | 'evaluationPeriods' | 'treatMissingData'>
+    props: { metric: cloudwatch.IMetric; alarmDescription: string } & Partial<
+      Pick<
+        cloudwatch.AlarmProps,
+        'threshold' | 'comparisonOperator' | 'evaluationPeriods' | 'treatMissingData'
+      >
     >,
   ) {
     const alarm = new cloudwatch.Alarm(this, id, {
+      threshold: 1,
       evaluationPeriods: 1,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,

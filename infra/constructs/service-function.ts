@@ -1,6 +1,5 @@
 // One Lambda function of the service: an esbuild bundle of a `functions/` entry (never Docker), ARM64, Node.js 24,
 // its own log group and its own role that starts with nothing but writing to that log group.
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
@@ -16,9 +15,6 @@ import { metricsEnvironment } from './service-metrics';
 
 /** The repository root: entries, the lock file and the Docker build context are resolved from here. */
 export const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
-
-/** True when a Lambda entry file exists (functions added by other issues are wired only once they exist). */
-export const entryExists = (entry: string) => existsSync(join(repoRoot, entry));
 
 /** Node.js 24: the newest Lambda runtime (cdk-nag AwsSolutions-L1), at least Node.js 22. */
 export const lambdaRuntime = lambda.Runtime.NODEJS_24_X;
@@ -36,6 +32,14 @@ export interface ServiceFunctionProps {
   description: string;
 }
 
+/** A log group kept with the data in production (RETAIN), removed with a dev stack. */
+export function logGroup(scope: Construct, id: string, settings: MeetingBotSettings): logs.LogGroup {
+  return new logs.LogGroup(scope, id, {
+    retention: settings.logRetentionDays,
+    removalPolicy: settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+  });
+}
+
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: iam.Role;
@@ -44,10 +48,7 @@ export class ServiceFunction extends Construct {
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
     const { settings } = props;
-    this.logGroup = new logs.LogGroup(this, 'Logs', {
-      retention: settings.logRetentionDays,
-      removalPolicy: settings.production ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
-    });
+    this.logGroup = logGroup(this, 'Logs', settings);
     // Our own role instead of AWSLambdaBasicExecutionRole (a managed policy with logs:* on every log group).
     this.role = new iam.Role(this, 'Role', {
       assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
