@@ -33,7 +33,7 @@ import {
  * the account's pk), so the hold reconciler finds them with one Query instead of a Scan. `reserve` adds the
  * account; the reconciler takes it out once its holds map is empty.
  */
-export const heldAccountsPartition = 'HOLDS';
+const heldAccountsPartition = 'HOLDS';
 
 /**
  * Top-level attribute on the account item recording when a bot's hold was placed (removed with the hold), for the
@@ -68,12 +68,8 @@ export class DynamoCreditLedger implements CreditLedger {
     );
     if (!granted) throw new AccountNotFoundError(accountId);
     const stamp = now.toISOString();
-    await this.record(accountId, `grant#${stamp}#${randomBytes(4).toString('hex')}`, {
-      kind: 'grant',
-      amount,
-      note,
-      createdAt: stamp,
-    });
+    const entry = { kind: 'grant', amount, note, createdAt: stamp } as const;
+    await this.put(entryItem(accountId, `grant#${stamp}#${randomBytes(4).toString('hex')}`, entry));
     return granted.Attributes?.balance;
   }
 
@@ -94,7 +90,6 @@ export class DynamoCreditLedger implements CreditLedger {
   ): Promise<number> {
     if (!requestId.trim() || requestId.length > 200) throw new Error('request id must be 1–200 characters');
     if (!(await this.readAccount(accountId))) throw new AccountNotFoundError(accountId);
-    const entryKey = keys.ledgerEntry(accountId, `grant#request#${requestId}`);
     const stamp = now.toISOString();
     const entry = entryItem(accountId, `grant#request#${requestId}`, {
       kind: 'grant',
@@ -102,6 +97,7 @@ export class DynamoCreditLedger implements CreditLedger {
       note,
       createdAt: stamp,
     });
+    const entryKey = { pk: entry.pk, sk: entry.sk };
     const recorded = await written(
       putItem(this.table, {
         Item: { ...entry, request_id: requestId, applied: false },
@@ -237,12 +233,8 @@ export class DynamoCreditLedger implements CreditLedger {
     const decided = await this.settleDecision(accountId, botId, hold, charge, now);
     if (!decided) return false;
     if (decided.charge > 0) {
-      await this.record(accountId, `${botId}#usage`, {
-        kind: 'usage',
-        amount: -decided.charge,
-        botId,
-        createdAt: decided.createdAt,
-      });
+      const usage = { kind: 'usage', amount: -decided.charge, botId, createdAt: decided.createdAt } as const;
+      await this.put(entryItem(accountId, `${botId}#usage`, usage));
     }
     if (hold === undefined) return false; // already applied: only the entries were (re)written
     // False when settled concurrently.
@@ -268,7 +260,6 @@ export class DynamoCreditLedger implements CreditLedger {
     charge: number,
     now: Date,
   ): Promise<{ hold: number; charge: number; createdAt: string } | null> {
-    const key = keys.ledgerEntry(accountId, `${botId}#release`);
     if (hold !== undefined) {
       const createdAt = now.toISOString();
       const entry = entryItem(accountId, `${botId}#release`, {
@@ -287,7 +278,7 @@ export class DynamoCreditLedger implements CreditLedger {
       )
         return { hold, charge, createdAt };
     }
-    const Item = await getItem(this.table, key);
+    const Item = await getItem(this.table, keys.ledgerEntry(accountId, `${botId}#release`));
     if (!Item) return null;
     // An entry from before decisions carried the charge: its usage entry was written with it.
     return {
@@ -310,9 +301,7 @@ export class DynamoCreditLedger implements CreditLedger {
 
   /** The account's holds with their times (a consistent read); empty when the account is gone. */
   async openHolds(accountId: string): Promise<OpenHold[]> {
-    const account = (await this.readAccount(accountId)) as
-      | (Record<string, unknown> & { holds?: Record<string, number> })
-      | undefined;
+    const account = await this.readAccount(accountId);
     return Object.entries(account?.holds ?? {}).map(([botId, amount]) => ({
       botId,
       amount,
@@ -387,18 +376,11 @@ export class DynamoCreditLedger implements CreditLedger {
     return out.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
   }
 
+  /** The account item; its other attributes are the holds' times (`holdAtAttribute`). */
   private async readAccount(accountId: string) {
     return (await getItem(this.table, keys.account(accountId))) as
-      | { balance: number; holds?: Record<string, number> }
+      | { balance: number; holds?: Record<string, number>; [holdAt: string]: unknown }
       | undefined;
-  }
-
-  private async record(
-    accountId: string,
-    entryId: string,
-    entry: Omit<LedgerEntry, 'entryId'>,
-  ): Promise<void> {
-    await this.put(entryItem(accountId, entryId, entry));
   }
 
   private async put(Item: TableItem): Promise<void> {

@@ -1,6 +1,6 @@
 // Bot sessions in DynamoDB, one item per bot: written and read here, and by the parts beside it, each for what it
 // stores (session-updates, session-pool, session-schedule, session-stop, session-events; the mapping: session-item).
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import type { BotSession } from '../../bots/session';
 import type { CreditHold } from '../../ports/credit-ledger';
 import type { SessionCursor, SessionsStore } from '../../ports/sessions-store';
@@ -17,6 +17,7 @@ import {
   keys,
   putItems,
   queryAll,
+  queryPage,
   runningIndex,
   type TableHandle,
   type TableItem,
@@ -82,17 +83,17 @@ const sessionRecords = (
     let examined = 0;
     let last: SessionCursor | undefined;
     while (sessions.length < options.limit && examined < maxExamined) {
-      const page = await table.doc.send(
-        new QueryCommand({
-          TableName: table.tableName,
+      const page = await queryPage(
+        table,
+        {
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           ExpressionAttributeValues: { ':pk': keys.account(accountId).pk, ':prefix': accountBotPrefix },
           ScanIndexForward: false,
           Limit: Math.min(options.limit - sessions.length, maxExamined - examined),
-          ...(start && { ExclusiveStartKey: start }),
-        }),
+        },
+        start,
       );
-      const entries = (page.Items ?? []) as { sk: string; bot_id: string }[];
+      const entries = page.items as { sk: string; bot_id: string }[];
       examined += entries.length;
       const found = await getMany(
         table,
@@ -103,7 +104,7 @@ const sessionRecords = (
         if (session && (!options.status || session.status === options.status)) sessions.push(session);
       }
       const lastEntry = entries.at(-1);
-      if (!page.LastEvaluatedKey || !lastEntry) return { sessions };
+      if (!page.next || !lastEntry) return { sessions };
       last = {
         createdAt: lastEntry.sk.slice(accountBotPrefix.length, -(lastEntry.bot_id.length + 1)),
         botId: lastEntry.bot_id,

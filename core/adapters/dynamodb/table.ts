@@ -57,7 +57,7 @@ export const keys = {
    * reads the minutes of its window, one Query each, and deletes the entry once the session's start is queued.
    */
   scheduledJoin: (joinAt: string, botId: string) => ({
-    pk: `${scheduledJoinsPrefix}${joinAt.slice(0, 16)}`,
+    pk: `SCHEDULE#${joinAt.slice(0, 16)}`,
     sk: `${joinAt}#${botId}`,
   }),
   /** The session a pooled bot won, by its claimant id (on ECS its task ARN): a stopped pooled task's session. */
@@ -68,14 +68,14 @@ export const keys = {
    * queries each shard's due entries and deletes an entry with the content.
    */
   retentionEntry: (shard: number, due: string, botId: string) => ({
-    pk: `${retentionShardPrefix}${shard}`,
+    pk: `RETENTION#${shard}`,
     sk: `${due}#${botId}`,
   }),
   /**
    * The same entry as written by earlier versions, in one partition (due at the session's creation, or a later look):
    * read by the sweep until it is empty, each entry moved into the shards or deleted.
    */
-  legacyRetentionEntry: (due: string, botId: string) => ({ pk: legacyRetentionPk, sk: `${due}#${botId}` }),
+  legacyRetentionEntry: (due: string, botId: string) => ({ pk: 'RETENTION#DUE', sk: `${due}#${botId}` }),
   /**
    * A deletion of a bot's content not yet finished, by when it began: `<at>#<bot_id>`. Written just before the
    * tombstone and deleted after the last purge, so the sweeper finds a deletion cut off half-way (a timeout, a crash,
@@ -85,11 +85,6 @@ export const keys = {
 } as const;
 
 export const pendingDeletionsPk = 'DELETION#PENDING';
-
-export const legacyRetentionPk = 'RETENTION#DUE';
-export const retentionShardPrefix = 'RETENTION#';
-
-export const scheduledJoinsPrefix = 'SCHEDULE#';
 
 /** Sparse index of running sessions (only they carry `running_pk`): the heartbeat sweeper reads it. */
 export const runningIndex = {
@@ -145,7 +140,7 @@ export const written = async (write: Promise<object>): Promise<boolean> =>
   (await conditional(write)) !== undefined;
 
 /** Where a query's next page starts (its LastEvaluatedKey); absent after the last page. */
-export type PageKey = Record<string, unknown>;
+type PageKey = Record<string, unknown>;
 
 /**
  * One page of a query from `start`: at most `Limit` items and at most 1 MB read (DynamoDB's page), and the key the
@@ -178,33 +173,26 @@ export async function queryAll(
 /** An item as written: its key and its attributes. */
 export type TableItem = Record<string, unknown> & { pk: string; sk: string };
 
-/** BatchWriteItem's limit of items per request. */
-const maxBatchItems = 25;
-
 type WriteRequest = NonNullable<BatchWriteCommandInput['RequestItems']>[string][number];
 type Sleep = (ms: number) => Promise<void>;
 
 /**
- * Sends write requests in one BatchWriteItem request per 25, resending whatever DynamoDB leaves unprocessed
- * (throttling) with a short backoff. Throws when some are still unprocessed after `attempts` requests; `what` names
- * them in the error.
+ * Sends write requests in BatchWriteItem requests of 25 (its limit), resending whatever DynamoDB leaves unprocessed
+ * (untilProcessed); `what` names them in the error.
  */
 async function writeInBatches(
   { doc, tableName }: TableHandle,
   requests: WriteRequest[],
   what: string,
-  attempts: number,
+  attempts?: number,
   sleep?: Sleep,
 ): Promise<void> {
-  for (let i = 0; i < requests.length; i += maxBatchItems) {
+  for (let i = 0; i < requests.length; i += 25) {
     await untilProcessed(
-      requests.slice(i, i + maxBatchItems),
-      async (pending) => {
-        const { UnprocessedItems } = await doc.send(
-          new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),
-        );
-        return UnprocessedItems?.[tableName] ?? [];
-      },
+      requests.slice(i, i + 25),
+      async (pending) =>
+        (await doc.send(new BatchWriteCommand({ RequestItems: { [tableName]: pending } })))
+          .UnprocessedItems?.[tableName] ?? [],
       (left) => `BatchWriteItem left ${left} ${what} unprocessed`,
       attempts,
       sleep,
@@ -212,13 +200,8 @@ async function writeInBatches(
   }
 }
 
-/** Puts items (unconditionally), 25 a request, resending what DynamoDB leaves unprocessed (writeInBatches). */
-export const putItems = (
-  table: TableHandle,
-  items: TableItem[],
-  attempts = 6,
-  sleep?: Sleep,
-): Promise<void> =>
+/** Puts items (unconditionally) in batches (writeInBatches). */
+export const putItems = (table: TableHandle, items: TableItem[], attempts?: number, sleep?: Sleep) =>
   writeInBatches(
     table,
     items.map((Item) => ({ PutRequest: { Item } })),
@@ -227,13 +210,12 @@ export const putItems = (
     sleep,
   );
 
-/** Deletes items by key, 25 a request, resending what DynamoDB leaves unprocessed (writeInBatches). */
-export const deleteItems = (table: TableHandle, itemKeys: { pk: string; sk: string }[], attempts = 6) =>
+/** Deletes items by key in batches (writeInBatches). */
+export const deleteItems = (table: TableHandle, itemKeys: { pk: string; sk: string }[]) =>
   writeInBatches(
     table,
     itemKeys.map((Key) => ({ DeleteRequest: { Key } })),
     'deletion(s)',
-    attempts,
   );
 
 /**
