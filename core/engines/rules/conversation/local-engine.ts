@@ -275,6 +275,8 @@ function nextLine(s: InterviewState, people?: readonly string[]): string | null 
   // Moving on without an answer says so; after a follow-up the first answer stands.
   const onward = (lead: string) =>
     `${lead}${lead ? ' ' : ''}${askedOut || kind === 'repeat-request' ? `${moveOn} ` : ''}${advance(s, false, people)}`;
+  const andThen = (lead: string, how: 'again' | 'back') =>
+    afterFollowUp || askedOut ? onward(lead) : `${lead} ${resume(s, how, people)}`;
   switch (kind) {
     case 'back-channel':
       // "No, sorry." to a follow-up is its answer: nothing more to add.
@@ -288,18 +290,14 @@ function nextLine(s: InterviewState, people?: readonly string[]): string | null 
       if (askedOut) return onward('');
       return `Sure. ${resume(s, 'rephrase', people)}`;
     case 'next-steps':
-      if (afterFollowUp || askedOut) return onward(nextSteps(s));
-      return `${nextSteps(s)} ${resume(s, 'back', people)}`;
-    case 'greeting': {
-      const hello = /\bhow(?:'s| are| is)\b/i.test(text) ? "I'm doing well, thank you." : 'Nice to meet you.';
-      if (afterFollowUp || askedOut) return onward(hello);
-      return `${hello} ${resume(s, 'again', people)}`;
-    }
+      return andThen(nextSteps(s), 'back');
+    case 'greeting':
+      return andThen(
+        /\bhow(?:'s| are| is)\b/i.test(text) ? "I'm doing well, thank you." : 'Nice to meet you.',
+        'again',
+      );
     case 'question':
-      if (afterFollowUp || askedOut) return onward("Good question, I'll note it for the team.");
-      return `Good question, I'll note it for the team. ${resume(s, 'back', people)}`;
-    default:
-      break;
+      return andThen("Good question, I'll note it for the team.", 'back');
   }
   // An answer, also one said over the question (people answer early, having guessed or read the rest of it).
   if (!asked) return resume(s, 'again', people);

@@ -56,18 +56,12 @@ const nextStepsPattern =
 const yesNo =
   /^(?:yes|yeah|yep|yup|no|nope|nah|i do|i don't|i did|i didn't|i have|i haven't|sure|of course|definitely|not really)[.!]*$/i;
 
-export interface LineContext {
-  /** The question the words follow, if any: a bare "yes" answers a yes/no question. */
-  question?: string;
-}
-
 /**
- * What a participant's words (everything they said since the bot last spoke) are. Rules, in order: a
- * repeat request; a question to the bot (the last sentence asks and fewer than five words come before it:
- * next steps, greetings, or another question); a fragment or an aside; a greeting; a back-channel; else
- * an answer.
+ * What a participant's words (everything they said since the bot last spoke) are: a repeat request; a question to
+ * the bot (the last sentence asks, after fewer than five words); a back-channel, fragment, aside or greeting; else
+ * an answer. `question`: the question they follow, if any (a bare "yes" answers a yes/no question).
  */
-export function lineKind(text: string, ctx: LineContext = {}): LineKind {
+export function lineKind(text: string, ctx: { question?: string } = {}): LineKind {
   const t = text.replace(/\s+/g, ' ').trim();
   const ws = words(t);
   if (ws.length === 0) return 'fragment';

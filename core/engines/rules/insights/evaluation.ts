@@ -90,7 +90,6 @@ export interface Evaluation {
   question_assessments: QuestionAssessment[];
   unanswered: string[];
   engine_notes: string[];
-  components: Partial<Record<Component, number>>;
   /** The words of the role the strengths and weaknesses use ("named tool" in software, "name" for a nurse). */
   words: RoleWords;
 }
@@ -131,7 +130,6 @@ export function evaluate(input: EvaluationInput): Evaluation {
       question_assessments: [],
       unanswered: [],
       engine_notes: [],
-      components: {},
       words: c.role,
     };
   }
@@ -154,7 +152,6 @@ export function evaluate(input: EvaluationInput): Evaluation {
     question_assessments: assessed.map(({ points: _p, signals: _s, reasons: _r, ...a }) => a),
     unanswered: assessed.filter((a) => a.answered === 'no').map((a) => a.question),
     engine_notes: followPrompt(input.analysisPrompt, Object.keys(weights) as Component[]).notes,
-    components: judged.components,
     words: c.role,
   };
 }
@@ -407,11 +404,8 @@ function interview(c: Conversation, assessed: Assessed[]): Judged {
   const t = thresholds.fillersPer100;
   if (fillers.words >= thresholds.minWords && fillers.rate <= t.strong) {
     const example = byPoints.find((a) => a.evidence && fillerCount(a.evidence) === 0)?.evidence;
-    strengths.push(
-      example
-        ? `Spoke clearly and to the point, with hardly any filler words: ${quoteEnd(example)}`
-        : `Spoke clearly and to the point, with hardly any filler words (${fillers.words} words).`,
-    );
+    const shown = example ? `: ${quoteEnd(example)}` : ` (${fillers.words} words).`;
+    strengths.push(`Spoke clearly and to the point, with hardly any filler words${shown}`);
   }
 
   // The weakest answer comes first, so no limit on the list can drop it: a one-word or dodged answer is what a

@@ -19,15 +19,13 @@ import type { InterviewDigestInput } from './summary-interview';
 import { buildTurns, isBotUtterance, quote, type Turn } from './text';
 import { extractActionItems, extractTopics, interviewTopics } from './topics';
 
-export type LocalInsightsOptions = Partial<QaOptions>;
-
 /** `insights.engine` of the rules engine. */
 export const localEngineName = 'local-rules';
 
 export class LocalInsightsEngine implements InsightsEngine {
   private readonly qaOptions: QaOptions;
 
-  constructor(options: LocalInsightsOptions = {}) {
+  constructor(options: Partial<QaOptions> = {}) {
     this.qaOptions = { ...defaultQaOptions, ...options };
   }
 
@@ -94,9 +92,8 @@ function rulesNote({ score_basis: basis, words }: Evaluation): string {
 }
 
 /**
- * A greeting instruction ("Greet the candidate warmly and introduce yourself as …") that the local conversation
- * engine followed by rules: what it said and what it could not follow. Null when bot_greeting is a sentence to say,
- * or when the bot's first words are not the rules' greeting (a model greeted).
+ * What the rules said for a greeting instruction and what they could not follow; null when bot_greeting is a
+ * sentence to say, or when the bot's first words are not the rules' greeting (a model greeted).
  */
 function greetingNote(
   greeting: string | undefined,
@@ -130,8 +127,7 @@ function digest(
   qa: QaExtraction,
   turns: readonly Turn[],
 ): InterviewDigestInput | undefined {
-  if (evaluation.score_basis !== 'interview') return undefined;
-  if (!qa.exchanges.some((e) => e.askedByBot)) return undefined;
+  if (evaluation.score_basis !== 'interview' || !qa.exchanges.some((e) => e.askedByBot)) return undefined;
   const dodged = new Set(
     evaluation.question_assessments.filter((a) => a.answered === 'no').map((a) => a.question),
   );

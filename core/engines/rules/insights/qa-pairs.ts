@@ -170,20 +170,14 @@ export function posedQuestion(turn: Turn, options: QaOptions = defaultQaOptions)
   return { text, from, to: last, utterance: turn.sentences[last]!.utterance, toBot: false };
 }
 
-/** A question's pair (answer empty until found) and the turn it was last asked in. */
-interface Exchange {
-  pair: ExtractedPair;
-  question: PosedQuestion;
-  lastTurn: number;
-}
-
 /**
  * All Q&A pairs of a conversation and every question put to others. A question re-asked within a few turns (the
  * same content words) stays one question; the answer to a follow-up is appended to the answer it follows up on.
  */
 export function extractQaPairs(turns: readonly Turn[], options: QaOptions = defaultQaOptions): QaExtraction {
   const posed = turns.map((t) => posedQuestion(t, options));
-  const exchanges: Exchange[] = [];
+  // Each question's pair (answer empty until found) and the turn it was last asked in.
+  const exchanges: { pair: ExtractedPair; question: PosedQuestion; lastTurn: number }[] = [];
   posed.forEach((question, i) => {
     if (!question) return;
     const turn = turns[i]!;

@@ -6,7 +6,6 @@ const softwareTerms =
   /\b(?:code|coding|software|deploy\w*|apis?|bugs?|debug\w*|frontend|backend|microservices?|kubernetes|docker|aws|sql|databases?|repos?|repository|git|github|pull requests?|ci|pipelines?|programming|programmers?|developers?|engineers?|engineering|devops|python|java|typescript|javascript|react|kafka|terraform|latency|servers?|on-call|unit tests?|integration tests?|web app|frameworks?)\b/gi;
 
 export interface RoleWords {
-  /** The interview is about software work. */
   software: boolean;
   /** A named thing an answer gives: "named tool", or "name". */
   named: string;

@@ -9,7 +9,6 @@ export interface SummaryFormat {
   style: SummaryStyle;
   /** Number of sentences (bullets, items); undefined: everything the summary found. */
   sentences?: number;
-  /** Upper bound on the words of the whole summary. */
   maxWords?: number;
   /** Say who made each point; the structured summary always does, so this changes nothing (kept for callers). */
   speakers: boolean;

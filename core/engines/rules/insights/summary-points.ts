@@ -23,10 +23,9 @@ export function participantSentences(turns: readonly Turn[]): SpokenSentence[] {
   return turns.flatMap((t, turn) => {
     if (human && t.isBot) return [];
     const asks = posedQuestion(t) !== null;
-    const speaker = t.speaker;
     return t.sentences.map(({ text }) => ({
       text,
-      speaker,
+      speaker: t.speaker,
       turn,
       words: wordCount(text),
       stems: contentStems(text),

@@ -19,10 +19,8 @@ const numberWords =
   /^(?:zero|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|first|second|third|fourth|fifth|half|dozen)$/;
 
 /**
- * The topics of a meeting or a part of it: recurring key phrases (`extractTopics`) that read as nouns (a single
- * word is a name, or used after "the", "a", "our"… without a noun after it in a third of its uses), a word pair
- * said as one ("scroll" + "wheel" → "scroll wheel") merged; as the summary names them ("the remote control",
- * "Switchboard").
+ * The topics of a meeting or a part of it: recurring key phrases (`extractTopics`) that read as nouns or names, a
+ * word pair said as one ("scroll" + "wheel") merged; as the summary names them ("the remote control", "Switchboard").
  */
 export function meetingTopics(
   turns: readonly Turn[],

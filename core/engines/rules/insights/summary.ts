@@ -9,13 +9,7 @@ import { keyNounPhrases, meetingTopics } from './summary-topics';
 import { asSentence } from './summary-voice';
 import { type Turn, truncateWords, wordCount, wordSet } from './text';
 
-export {
-  parseSummaryFormat,
-  type SummaryFormat,
-  type SummaryStyle,
-  summaryFormatNote,
-  unfollowedSummaryInstructions,
-} from './summary-format';
+export { parseSummaryFormat, summaryFormatNote } from './summary-format';
 
 /**
  * How many parts of a meeting of `totalWords` words the summary tells (a sentence on the part's topics and its
@@ -42,10 +36,8 @@ interface Line {
 }
 
 /**
- * The structured summary (README "Summary"): for an interview (`interview` given) the digest per question of
- * summary-interview.ts; otherwise "A, B and C met about X, Y and Z." then, part by part, what was
- * discussed and the most telling point, reported ("Marketing said that…"); "The group decided to…"; "Next
- * steps: Bob will…". Deterministic, linear in the length of the meeting apart from a fixed number of parts.
+ * The structured summary (README "Summary"): an interview question by question; a meeting as "A, B and C met about
+ * X and Y.", then part by part what was discussed, "The group decided to…" and "Next steps: Bob will…".
  */
 export function summarise(
   turns: readonly Turn[],
@@ -55,7 +47,6 @@ export function summarise(
   const sentences = participantSentences(turns);
   const totalWords = sentences.reduce((n, s) => n + s.words, 0);
   if (totalWords === 0) return 'Nothing was said.';
-  // An interview is told question by question (summary-interview.ts), in the format asked for.
   if (interview) return render(select(interviewDigest(interview), format), format);
 
   const display = displayNames(sentences.map((s) => s.speaker));
@@ -117,8 +108,6 @@ function participants(sentences: readonly SpokenSentence[], name: (s: string) =>
   return [...all.filter((p) => top.has(p)), `${all.length - top.size} others`];
 }
 
-const topicNames = (topics: readonly { text: string }[]) => topics.map((t) => t.text);
-
 function list(items: readonly string[]): string {
   if (items.length <= 1) return items.join('');
   return `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
@@ -130,6 +119,8 @@ function overview(people: readonly string[], topics: readonly string[]): string 
   if (topics.length === 0) return asSentence(`${list(people)} ${verb}`);
   return asSentence(`${list(people)} ${verb} about ${list(topics)}`);
 }
+
+const topicNames = (topics: readonly { text: string }[]) => topics.map((t) => t.text);
 
 const openers = ['First', 'Then', 'After that', 'Next', 'Later'];
 const opener = (index: number, count: number): string =>
@@ -161,9 +152,9 @@ function partLines(
 
 function decisionSentence(decisions: readonly Decision[], group: string): string | null {
   if (decisions.length === 0) return null;
-  const that = decisions.filter((d) => d.text.startsWith('that') || d.text.startsWith('on'));
-  const to = decisions.filter((d) => !that.includes(d));
-  const clauses = [...to.map((d) => d.text), ...that.map((d) => d.text)];
+  // "to …" clauses first, then "that …" and "on …" ones (a stable sort keeps each group's order).
+  const that = (d: Decision) => Number(d.text.startsWith('that') || d.text.startsWith('on'));
+  const clauses = [...decisions].sort((a, b) => that(a) - that(b)).map((d) => d.text);
   return asSentence(`${group} decided ${list(clauses)}`);
 }
 

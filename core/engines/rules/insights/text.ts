@@ -59,10 +59,8 @@ export function stem(word: string): string {
 
 export const isContentWord = (word: string): boolean =>
   word.length > 2 && !stopWords.has(word) && !/^\d+$/.test(word);
-/** How many members of `a` are in `b`. */
 export const sharedCount = (a: ReadonlySet<string>, b: ReadonlySet<string>): number =>
   [...a].filter((t) => b.has(t)).length;
-/** Stems of the content words of a text. */
 export const contentStems = (text: string): string[] => words(text).filter(isContentWord).map(stem);
 
 /** Fillers (hesitations and filler phrases) in a text, as a count of filler words. */
@@ -75,9 +73,7 @@ export function fillerCount(text: string): number {
 const closers = `["'”’)\\]]*\\s*$`;
 const sentenceEnd = new RegExp(`[.!?…]${closers}`);
 const questionEnd = new RegExp(`\\?${closers}`);
-/** The text ends a sentence: . ! ? or …, then maybe closing quotes or brackets. */
 export const endsSentence = (text: string): boolean => sentenceEnd.test(text);
-/** The text ends with a question mark, maybe inside closing quotes or brackets. */
 export const endsAsking = (text: string): boolean => questionEnd.test(text);
 
 /**
@@ -178,7 +174,6 @@ const acknowledgements = wordSet(`yeah yes yep yup yea ya no nope nah okay ok ka
   interesting really i see got it thanks thank you that's that is so well good fine agreed correct
   definitely of course perfect fair enough laughs right uh-huh sounds makes sense me too too pretty very
   just and yay oops sorry excellent`);
-/** The text with its first letter in upper case. */
 export const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
 
 /** A quote inside a sentence: double quotes inside it become single ones. */
