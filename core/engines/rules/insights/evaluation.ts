@@ -656,7 +656,6 @@ function followPrompt(prompt: string | undefined, components: readonly Component
   return { doubled: [...doubled], notes };
 }
 
-/** Component weights after an analysis prompt, for one basis. */
 export function weightsFor(basis: 'interview' | 'meeting', analysisPrompt?: string): Record<string, number> {
   const weights: Record<string, number> = { ...baseWeights[basis] };
   for (const k of followPrompt(analysisPrompt, Object.keys(weights) as Component[]).doubled) weights[k]! *= 2;

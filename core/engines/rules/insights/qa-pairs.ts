@@ -67,7 +67,6 @@ export interface QaExtraction {
 const maxWordsAfterQuestion = 35;
 /** An asker's own turn this short (and asking nothing new) is a clarification, not the end of the exchange. */
 const maxClarificationWords = 25;
-/** How many turns after a question an answer is looked for. */
 const answerSearchTurns = 6;
 /** A question text needs this many content words (an echo such as "Is that so?" has none). */
 const minQuestionContentWords = { human: 2, bot: 1 };
@@ -227,7 +226,6 @@ function addAnswer(pair: ExtractedPair, answer: FoundAnswer, options: QaOptions)
   pair.answerWords += answer.words;
 }
 
-/** A turn's sentences, utterance by utterance. */
 function byUtterance(turn: Turn): TurnSentence[][] {
   const groups = new Map<number, TurnSentence[]>();
   for (const s of turn.sentences) groups.set(s.utterance, [...(groups.get(s.utterance) ?? []), s]);

@@ -89,34 +89,21 @@ export function parseSummaryFormat(prompt?: string): SummaryFormat {
   return format;
 }
 
-/** Instructions the local engine cannot follow, by kind, with the reason it gives. */
-const unsupported: [RegExp, string][] = [
-  [
+/** Instructions the local engine cannot follow, by the reason it gives ("the local engine …"). */
+const unsupported: Record<string, RegExp> = {
+  'writes English only':
     /\b(?:in|into|to)\s+(?:french|spanish|german|italian|portuguese|dutch|polish|russian|chinese|mandarin|japanese|korean|arabic|hindi|turkish|swedish|danish|norwegian|finnish|greek|hebrew|czech|ukrainian|welsh|irish|catalan|vietnamese|thai|indonesian)\b|\btranslat\w*|\bfrançais|\bespañol|\bdeutsch/,
-    'the local engine writes English only',
-  ],
-  [
+  'does not change its tone':
     /\b(?:tone|formal|informal|casual|friendly|professional|humou?rous|funny|playful|polite|enthusiastic|upbeat|empathetic|neutral|positive|negative|witty|sarcastic|persuasive|warm)\b/,
-    'the local engine does not change its tone',
-  ],
-  [
+  'does not adapt to an audience':
     /\b(?:audience|for (?:an? |the |our )?(?:executives?|ceo|cto|managers?|management|board|kids?|children|child|beginners?|non-technical|engineers?|developers?|customers?|investors?|students?|stakeholders?|team|leadership))\b|\b(?:explain like|eli5|simple words|plain language|jargon)\b/,
-    'the local engine does not adapt to an audience',
-  ],
-  [
+  'writes plain text, bullets or a numbered list':
     /\b(?:markdown|headings?|headers?|bold|italics?|emojis?|table|json|html|csv|xml|yaml)\b/,
-    'the local engine writes plain text, bullets or a numbered list',
-  ],
-  [/\bfirst[- ]person\b/, 'the local engine writes in the third person'],
-  [
-    /\b(?:quotes?|quotations?|verbatim|word for word)\b/,
-    'the local engine reports what was said instead of quoting it',
-  ],
-  [
+  'writes in the third person': /\bfirst[- ]person\b/,
+  'reports what was said instead of quoting it': /\b(?:quotes?|quotations?|verbatim|word for word)\b/,
+  'does not analyse that':
     /\b(?:sentiment|mood|emotions?|feelings?|risks?|concerns?|open questions|unresolved|pros and cons|recommendations?|advice|feedback|score|rating|timestamps?|times?)\b/,
-    'the local engine does not analyse that',
-  ],
-];
+};
 /** Words of a prompt that ask for nothing in particular ("Please write a summary of the meeting"). */
 const neutral = wordSet(`a an the of and or to in on for with as at by from into about this that these
   those it its is are be been please summary summaries summarise summarize summarising summarizing
@@ -140,7 +127,9 @@ export function unfollowedSummaryInstructions(prompt?: string): string[] {
   const out: string[] = [];
   for (const raw of clauses(prompt ?? '')) {
     const clause = raw.toLowerCase();
-    const reasons = unsupported.filter(([pattern]) => pattern.test(clause)).map(([, reason]) => reason);
+    const reasons = Object.entries(unsupported)
+      .filter(([, pattern]) => pattern.test(clause))
+      .map(([reason]) => `the local engine ${reason}`);
     if (reasons.length) {
       out.push(`"${raw}" (${reasons.join('; ')})`);
       continue;

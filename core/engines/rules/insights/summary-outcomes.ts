@@ -52,10 +52,8 @@ const dissent =
 /** Words that show a clause is loose talk rather than a settled point. */
 const vague =
   /\b(?:anyway|like|really|whatever|basically|stuff|kind of|sort of|or something|i guess|i think)\b/i;
-/** Deadlines a task can name. */
 const deadline =
   /\b(?:by|before|until|for|on)\s+(?:the\s+)?(?:next\s+(?:meeting|week|month|time)|end of (?:the\s+)?(?:day|week|month|year|meeting)|monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|tonight|(?:january|february|march|april|june|july|august|september|october|november|december)(?:\s+\d{1,2})?)\b|\b(?:next (?:week|month|meeting|time)|tomorrow|tonight|this (?:week|afternoon|evening)|as soon as possible|asap)\b/i;
-/** Explicit markers of a task. */
 const taskMarker = /\b(?:action items?|follow[- ]?up|next steps?|to-?do|homework|assignment|deadline)\b/i;
 /** Verbs of work someone can be held to; a task must start with one. */
 const workVerbs = wordSet(`send email mail write prepare check draft update fix finish make build review

@@ -9,7 +9,6 @@ import { contentStems, fillerCount, sharedCount, type Turn, wordCount, words } f
 export interface SpokenSentence {
   text: string;
   speaker: string;
-  /** Index of its turn in the conversation. */
   turn: number;
   words: number;
   stems: string[];
@@ -34,7 +33,6 @@ export function participantSentences(turns: readonly Turn[]): SpokenSentence[] {
   });
 }
 
-/** One part of the meeting, as the summary tells it. */
 export interface MeetingPart {
   /** The speaker who said most in this part, and their share of its words. */
   lead: string;
