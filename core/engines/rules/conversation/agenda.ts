@@ -38,11 +38,9 @@ interface RawTopic {
 }
 
 /**
- * The agenda of `botPrompt`: explicit questions ("…?"), list items (numbered, lettered or bulleted) and prose
- * instructions ("ask about X, Y and Z", "find out whether …", "cover …", "screen them on …", "I want to know
- * …", "ask them to describe …"), in the order written, without duplicates. Pronouns move to the participant
- * (their → your, they → you). Lists under a lead-in such as "Rules:" or "Tone:" are not topics, nor are
- * negated instructions ("don't ask about their age") or conditionals ("if they ask about …, say …").
+ * The agenda of `botPrompt`: questions, list items and prose instructions ("ask about X, Y and Z", "find out
+ * whether …"), in order, without duplicates, spoken to the participant (their → your). Lists under "Rules:" or
+ * "Tone:", negated instructions ("don't ask about their age") and conditionals ("if they ask …") are no topics.
  */
 export function agendaOf(botPrompt: string | null | undefined): Agenda {
   const raw: RawTopic[] = [];

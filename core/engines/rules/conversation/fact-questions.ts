@@ -18,9 +18,8 @@ const patterns: [FactKind, RegExp][] = Object.entries({
 }) as [FactKind, RegExp][];
 
 /**
- * What fact a question asks for, or null when it asks for more (an account, a reason, an opinion). Only the last
- * sentence that asks counts: "Thanks. What is your name?" asks for a name. "When did you last fail, and what did you
- * learn?" and "Tell me about a time when…" ask for a story.
+ * What fact a question's last asking sentence asks for, or null when it asks for more ("When did you last fail,
+ * and what did you learn?" asks for a story).
  */
 export function factKind(question: string): FactKind | null {
   const asks = question.split(/(?<=[.!?])\s+/).filter(endsAsking);

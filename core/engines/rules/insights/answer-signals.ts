@@ -90,10 +90,9 @@ const opener =
   /^(?:at|in|on|for|from|by|with|to|of|about|after|before|during|since|until|when|while|if|as|the|a|an|this|that|these|those|last|next|most|many|some|every|each|our|my|their|his|her|its|so|and|but|or|then|also|once|now|today|yesterday|here|there|mostly|around)$/i;
 
 /**
- * Named things kept whole, as a reader names them: runs of capitalised or technical words ("Great Expectations",
- * "Delta Lake", "AWS Lambda", "PySpark", "St. Mary's Hospital", "Hargreaves & Co.", "Year 4"). A capitalised word
- * opening a sentence counts only when the next word is part of the same name ("Delta Lake stores…"), or when it is
- * technical ("PySpark runs…"); a function word opening it ("At Monzo…", "Last March…") is not part of a name.
+ * Named things kept whole: runs of capitalised or technical words ("Delta Lake", "St. Mary's Hospital", "Year 4").
+ * A word opening a sentence counts only when the next word joins it ("Delta Lake stores…") or it is technical
+ * ("PySpark runs…"); a function word opening it ("At Monzo…") is not part of a name.
  */
 export function namedThings(text: string): string[] {
   const found: string[] = [];

@@ -118,10 +118,8 @@ const neutral = wordSet(`a an the of and or to in on for with as at by from into
   here so`);
 
 /**
- * The instructions of a summary_format_prompt that the local engine did not follow, each as the words of the
- * prompt and why ('"in French" (the local engine writes English only)'); [] when it followed everything. The
- * prompt is read clause by clause (split at sentence ends, commas, semicolons and "and"/"but"); a clause
- * is followed when it matches an honoured instruction or asks for nothing in particular.
+ * The clauses of a summary_format_prompt the local engine did not follow, with why ('"in French" (the local engine
+ * writes English only)'); a clause is followed when it is honoured or asks for nothing in particular.
  */
 export function unfollowedSummaryInstructions(prompt?: string): string[] {
   const out: string[] = [];

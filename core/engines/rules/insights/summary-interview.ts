@@ -6,16 +6,10 @@ import { isSmallTalk } from '../conversation/small-talk';
 import { answerSignals, namedThings } from './answer-signals';
 import type { ExtractedPair, QaExtraction } from './qa-pairs';
 import { asRequested } from './questions';
+import type { Line } from './summary';
 import { asSentence, cleanSpoken, isFragment, reportedSpeech, withSubject } from './summary-voice';
 import type { Turn } from './text';
 import { endsSentence, quote, splitSentences, tidySentence, truncateWords, wordCount } from './text';
-
-/** A line of the summary as summary.ts selects and renders it (lower rank is kept first under a limit). */
-export interface DigestLine {
-  section: 'overview' | 'point' | 'actions';
-  text: string;
-  rank: number;
-}
 
 /** Sentences of one answer the digest keeps (those with the most facts, in the order said). */
 const sentencesPerAnswer = 3;
@@ -100,9 +94,8 @@ function digestOf(answer: string, voice: Voice): string {
 const yesOrNo = /^(yes|yeah|yep|no|nope)\b[,.!]?\s+(.+)$/i;
 
 /**
- * A short answer in the third person when it is a sentence about the candidate ("Maria is available 36 hours a week
- * and is happy to work nights."; "Dariusz answered yes and has had a licence since 2021."); else null, and it is
- * quoted as said ("Patiently.", "From the first of September.").
+ * A short answer in the third person when it is a sentence about the candidate ("Dariusz answered yes and has had
+ * a licence since 2021."); else null, and it is quoted as said ("Patiently.").
  */
 function shortAnswer(answer: string, voice: Voice): string | null {
   const said = splitSentences(answer.trim());
@@ -135,7 +128,7 @@ export function interviewDigest({
   qa,
   dodged = new Set(),
   askedBack = new Map(),
-}: InterviewDigestInput): DigestLine[] {
+}: InterviewDigestInput): Line[] {
   // The interviewer's questions: not those the candidate put to the interviewer.
   const put = qa.exchanges.filter((_e, i) => !qa.asked[i]?.toBot);
   const asker = mostCommon(put.map((e) => e.askedBy));
@@ -156,7 +149,7 @@ export function interviewDigest({
         : 'all answered'
       : `${answered} answered`;
   const overview = `${shortName(asker ?? 'The interviewer')} interviewed ${candidate} (${count}, ${tally}).`;
-  const lines: DigestLine[] = [{ section: 'overview', text: overview, rank: 0 }];
+  const lines: Line[] = [{ section: 'overview', text: overview, rank: 0 }];
   const voice = { speaker: subject, names };
   for (const e of exchanges) {
     const text = questionLine(e, voice, dodged.has(e.question), askedBack.get(e.question));

@@ -53,10 +53,7 @@ export function meetingTopics(
   }));
 }
 
-/**
- * For a meeting too short for recurring topics: the noun phrases after "the", "a", "our"… whose words are said
- * most often ("the launch date", "the release notes"), at most `limit`, none sharing a word with another.
- */
+/** For a meeting too short for recurring topics: the noun phrases after "the", "a"… whose words recur most. */
 export function keyNounPhrases(
   turns: readonly Turn[],
   limit: number,

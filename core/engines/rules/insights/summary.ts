@@ -11,10 +11,7 @@ import { type Turn, truncateWords, wordCount, wordSet } from './text';
 
 export { parseSummaryFormat, summaryFormatNote } from './summary-format';
 
-/**
- * How many parts of a meeting of `totalWords` words the summary tells (a sentence on the part's topics and its
- * most telling point each): short meetings one, long ones three, so the summary stays near 100-150 words.
- */
+/** How many parts of a meeting the summary tells: one to three, so it stays near 100-150 words. */
 export function summaryParts(totalWords: number): number {
   if (totalWords < 250) return 1;
   if (totalWords < 1500) return 2;
@@ -28,7 +25,7 @@ const limits = { topics: 4, decisions: 3, actions: 4, parts: undefined as number
 const detailedLimits = { ...limits, parts: 5, decisions: 5, actions: 6 };
 
 /** A sentence of the summary, with its section and how much it matters when a format limit cuts it down. */
-interface Line {
+export interface Line {
   section: 'overview' | 'part' | 'point' | SummarySection;
   text: string;
   /** Lower is kept first. */
@@ -83,7 +80,6 @@ export function summarise(
   return render(select(lines, format), format);
 }
 
-/** Labels as people read them: "Hon. Bill Blair (Minister of Public Safety)" → "Hon. Bill Blair". */
 const displayNames = (speakers: readonly string[]) =>
   new Map([...new Set(speakers)].map((s) => [s, shortName(s)]));
 

@@ -189,9 +189,8 @@ export const isBotUtterance = (u: Utterance, botName?: string): boolean =>
   u.is_bot === true || (botName !== undefined && botName !== '' && u.speaker === botName);
 
 /**
- * Speaker turns: consecutive utterances of one speaker become one turn. A turn that breaks off mid-sentence
- * (no closing punctuation) and resumes after back-channels of others ("mm-hmm") is stitched back together,
- * dropping those back-channels, as in the AMI and ICSI transcripts.
+ * Speaker turns: consecutive utterances of one speaker. A turn that breaks off mid-sentence and resumes after
+ * others' back-channels ("mm-hmm") is stitched back together without them, as in the AMI and ICSI transcripts.
  */
 export function buildTurns(utterances: readonly Utterance[], botName?: string): Turn[] {
   const turns: Turn[] = [];
