@@ -1,9 +1,7 @@
-// Audio activity the bot can rely on: Daily's audio levels are computed in its call machine, and only
-// for audio the bot receives; if none arrive for AUDIO_LEVELS_MISSING_MS while transcription messages do, each
-// message (interim or final) counts as its speaker's audio activity, so turn-taking, barge-in and the idle timer
-// still see people talk. Levels arriving again end the fallback. "Arrive" is measured on the provider's raw levels
-// (`audio-levels`, quiet ones included), not on `audio-activity`, which only loud levels make: a quiet room is not a
-// room without levels.
+// Audio activity the bot can rely on: if Daily's audio levels stop arriving for AUDIO_LEVELS_MISSING_MS while
+// transcription messages do, each message counts as its speaker's activity, so turn-taking, barge-in and the idle
+// timer still see people talk, until levels arrive again. Measured on the raw `audio-levels` (quiet ones included),
+// not on `audio-activity`: a quiet room is not a room without levels.
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../core/log';
 import type { RoomConnection, RoomEventName, RoomEvents } from '../core/ports/room-provider';

@@ -1,5 +1,5 @@
 // The steps of one bot's life, each taken through the lifecycle (core/bots/lifecycle.ts): what the bot writes and
-// sends as it announces itself, gets in, fails to, leaves and hands over. bot.ts decides when; this file does them.
+// sends as it gets in, fails to, leaves and hands over. bot.ts decides when.
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { failSession } from '../core/bots/finish-session';
 import type { BotLife, Emitted, Step } from '../core/bots/lifecycle';
@@ -36,14 +36,12 @@ export interface BotContext {
   outbox: Outbox;
   log: Logger;
   /**
-   * Resolves when the task is told to stop (SIGTERM). Sent by our leave endpoint (the session holds the stop
-   * request): force_leave. Otherwise the platform is taking the machine back (Spot, scale-in, the local stack
-   * shutting down): a warning — the bot asks for its replacement and hands over.
+   * SIGTERM: from our leave endpoint (the session holds the stop request), force_leave; otherwise the platform taking
+   * the machine back (Spot, scale-in, the local stack shutting down), and the bot hands over to a replacement.
    */
   terminated: Promise<void>;
   /** Which task of the session this is (BOT_ATTEMPT): 0 the first, n the n-th replacement of a lost bot. */
   attempt: number;
-  /** The bot was put in the room's waiting room and asked to be let in (`bot.in_waiting_room`). */
   onWaitingRoom?: () => void;
   /** The bot is in the room (a pooled bot's runner refills the pool only now: local/task-runner.ts). */
   onJoined?: () => void;
@@ -58,13 +56,8 @@ export type BotOutcome =
   | { kind: 'handed_over' }
   /** Out of the room by accident (crash, connection lost): a replacement is asked for; the task exits non-zero. */
   | { kind: 'lost'; reason: string }
-  /**
-   * The session ended failed (removed from the room while people remain; no replacement could rejoin or is left; the
-   * room's transcription unavailable).
-   */
   | { kind: 'failed'; error: string };
 
-/** How the bot's time in the room ends. */
 export type Ending =
   | { kind: 'exit'; reason: ExitReason }
   | { kind: 'handed_over' }
@@ -89,7 +82,6 @@ export function joinedRoom(ctx: BotContext, life: BotLife, recorder: TranscriptR
   const botId = session.botId;
   const joinedAt = new Date().toISOString();
   if (ctx.attempt > 0) {
-    // The first bot's join write marked the session (or its first save did): this task's segments need no mark.
     if (session.transcriptAt) recorder.sessionMarked(Promise.resolve(true));
     const { replacement } = life.step('rejoin', { attempt: ctx.attempt, joinedAt });
     void retryStep(
@@ -104,12 +96,10 @@ export function joinedRoom(ctx: BotContext, life: BotLife, recorder: TranscriptR
   const step = life.step('admit', { joinedAt });
   void emitStep(ctx, step, { event: 'bot.in_call', data: {} });
   metrics.botInRoom(session.createdAt);
-  // From now on the bot's minutes are charged, also if it dies (task-stopped reads joinedAt). If this write fails,
-  // the heartbeat (heartbeat.ts) carries the join time on every beat until it is written.
+  // Charged from now, also if the bot dies (task-stopped reads joinedAt); a failed write is the heartbeat's to retry.
   joinTimes.joined(botId, joinedAt);
   const written = retryStep(() => stores.sessions.writeStep(botId, step), 3, log);
-  // The same write marks the session's transcript (`transcriptAt`): the recorder's first save waits for it, and
-  // saves its first segment without a mark of its own; if it failed, that save marks the session first.
+  // The same write marks the session's transcript (`transcriptAt`): the recorder's first save waits for it.
   recorder.sessionMarked(written);
   void written.then(
     () => joinTimes.recorded(botId, joinedAt),
@@ -137,17 +127,15 @@ export async function joinAborted(ctx: BotContext, life: BotLife, joinStarted: n
     return { kind: 'lost', reason };
   }
   if (platformStop && session.startPath === 'pool' && session.claimedBy) {
-    // The platform stopped a pooled bot between its claim and the room (the pool's scale-in or a deploy chose it
-    // before its protection took hold): the session goes to a cold start, as when a claimant dies — the claim moves
-    // only from this bot, only while nobody is in the room.
+    // Stopped between its claim and the room (scale-in or a deploy before its protection took hold): a cold start
+    // takes the session, as when a claimant dies.
     const reason = 'the pooled bot was stopped by the platform before it was in the room';
     log.warn(reason);
     await retryStep(() => ctx.outbox.send(startColdRequest(botId, reason, session.claimedBy)), 3, log);
     return { kind: 'lost', reason };
   }
   if (platformStop) {
-    // A cold bot stopped by its platform before it got in (a Spot interruption, the local stack shutting down):
-    // nobody asked it to leave, so not force_leave — a bot that never got into the room.
+    // Nobody asked it to leave, so not force_leave: a bot that never got into the room.
     const error = new RoomJoinError(
       'unknown',
       'the bot was stopped by its platform before it got into the room',
@@ -171,8 +159,6 @@ export async function joinFailedWith(
       ? err
       : new RoomJoinError('unknown', err instanceof Error ? err.message : String(err));
   if (ctx.attempt === 0) return reportJoinFailure(ctx, life, error, joinStarted);
-  // The bot was in this room before: a replacement that cannot get back (the room is gone, the meeting over) ends
-  // the session failed with what was transcribed, not with bot_join_failed.
   const message = `the replacement could not rejoin the room (${error.type}): ${error.providerMessage}`;
   ctx.log.warn(message);
   life.step('fail', { completedAt: new Date().toISOString(), error: message });
@@ -211,8 +197,7 @@ export async function afterLeaving(
         errorCode: ending.code,
       });
       if (ending.code === 'transcription_unavailable') {
-        // Loud: the customer learns it from the status, bot_failed and its error_code; operators from
-        // the metric and this line. A bot that could hear nobody costs nothing.
+        // A bot that could hear nobody costs nothing.
         metrics.transcriptionUnavailable();
         log.error('transcription unavailable; the bot left', {
           error_code: ending.code,
@@ -230,7 +215,7 @@ export async function afterLeaving(
   }
 }
 
-/** The end of the exit pipeline: record the exit, save the transcript, hand over to the results stage. */
+/** Records the exit, saves the transcript, hands over to the results stage. */
 async function handOver(
   ctx: BotContext,
   life: BotLife,
@@ -292,10 +277,7 @@ export function waitingRoomTimeoutMs(session: BotSession, config: Config): numbe
   return automaticLeaveOf(session.botConfig, config).waiting_room_timeout_seconds * 1000;
 }
 
-/**
- * Each saved batch of lines as one `transcript.data` event, when the session's webhook asked for it (at most 250 ms
- * after the line is heard); undefined when it did not.
- */
+/** Each saved batch of lines as one `transcript.data` event; undefined when the session's webhook did not ask. */
 export function liveTranscriptSender(
   ctx: Pick<BotContext, 'session' | 'outbox' | 'log' | 'attempt'>,
 ): ((lines: { line: Utterance; seq: number }[]) => void) | undefined {

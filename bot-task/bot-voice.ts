@@ -11,16 +11,14 @@ import type { RoomConnection } from '../core/ports/room-provider';
 import type { SpeechOutcome } from '../core/ports/speech';
 import { dropped, type Gate } from './held-reply';
 
-export interface BotVoiceOptions {
+interface BotVoiceOptions {
   /** Wait before the one retry of a line the voice could not speak (SPEECH_RETRY_DELAY_MS). */
   speechRetryDelayMs: number;
   /** The voice failed earlier in the session (a replaced bot's warning): text only from the start. */
   textOnly: boolean;
-  /** The conversation stopped: nothing more is said. */
   isStopped: () => boolean;
   /** A wait the conversation's stop cuts short. */
   wait: (ms: number) => Promise<void>;
-  /** The voice failed for good: the session's warning. */
   onWarning?: (warning: SessionWarning) => void;
 }
 
@@ -40,12 +38,11 @@ export class BotVoice {
     this.textOnlyNow = options.textOnly;
   }
 
-  /** A line of the bot's is being heard. */
   get speaking(): boolean {
     return this.speakingNow;
   }
 
-  /** The voice failed: the bot's lines go out as text for the rest of the session. */
+  /** The voice failed: the bot's lines go out as text from now on. */
   get textOnly(): boolean {
     return this.textOnlyNow;
   }
@@ -67,12 +64,10 @@ export class BotVoice {
   }
 
   /**
-   * Speaks what the engine produces, sentence by sentence, the first sentence's opening clause on its own as soon as
-   * it is written (replyPieces). Each piece is handed to the voice as soon as the model has written it, held until the
-   * piece before has been heard: the voice synthesizes line N+1 while line N plays, so the reply has no gap between
-   * its lines, and a piece whose line before was cut off (barge-in) is dropped unheard with its prepared audio. With
-   * a `gate` the first piece is prepared at once and heard only when the gate opens; a gate cancelled first drops the
-   * reply unheard (and stops the engine). Returns whether anything of it was heard or written.
+   * Speaks what the engine produces piece by piece (replyPieces), each handed to the voice as soon as it is written and
+   * held until the one before has been heard: line N+1 is synthesized while line N plays, so there is no gap, and a
+   * piece whose line before was cut off is dropped unheard. With a `gate` the first piece is heard only when it opens;
+   * a gate cancelled first drops the reply (and stops the engine). Returns whether anything was heard or written.
    */
   async speak(produce: () => AsyncIterable<string>, gate?: Gate): Promise<boolean> {
     if (this.options.isStopped()) return false;

@@ -1,5 +1,5 @@
-// One bot's life: join the room, transcribe, watch the exit reasons, then leave → save → hand over results. Each
-// step it takes goes through the lifecycle (core/bots/lifecycle.ts); bot-life.ts carries them out.
+// One bot's life: join the room, transcribe, watch the exit reasons, then leave → save → hand over results; bot-life.ts
+// takes each step through the lifecycle (core/bots/lifecycle.ts).
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
@@ -54,15 +54,13 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   const recorder = new TranscriptRecorder(botId, stores, config.TRANSCRIPT_FLUSH_MS, log, ctx.attempt, live);
   // Flushed before the hand-over: the results stage reads the session's warnings.
   const warnings = new SessionWarnings(botId, stores.sessions, log, session.warnings);
-  // A replacement learns where the transcript (and so the conversation) stands before it is in the room.
   if (replacing)
     await recorder.restore().catch((err) => log.warn('could not read the saved transcript', { err }));
   // The leave endpoint's request, read from its own small item every STOP_POLL_MS rather than the whole session item.
   const stopRequested = async () =>
     Boolean(ctx.sessionEnded?.()) || (await stores.sessions.stopRequested(botId));
 
-  // A stop asked for while the bot is still joining (up to JOIN_TIMEOUT_MS, then in a waiting room up to its
-  // timeout) is honoured at once: the join is given up and the bot ends with force_leave, like any other stop.
+  // A stop asked for while the bot is still joining (or in a waiting room) gives the join up at once.
   const joinAbort = new AbortController();
   const stopWhileJoining = forceLeaveWatcher(
     stopRequested,
@@ -181,7 +179,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   let replacementInRoom = false;
   const ending = await new Promise<Ending>((resolve) => {
     let decided = false;
-    /** Told to stop by the platform: the replacement takes over, and no exit reason is this bot's to decide. */
+    /** Stopped by the platform: the replacement takes over, and no exit reason is this bot's to decide. */
     let handingOver = false;
     const watchers: Watcher[] = [];
     // Once handing over, whatever ends the bot's time in the room ends it as handed over.

@@ -7,7 +7,7 @@
 /** The longest protection the agent accepts (48 hours). */
 export const maxProtectionMinutes = 2880;
 /** Beyond the session's longest stay: joining, leaving, saving the transcript, the 120 s stop timeout. */
-export const protectionMarginMinutes = 15;
+const protectionMarginMinutes = 15;
 
 const requestTimeoutMs = 5_000;
 
@@ -61,10 +61,8 @@ export async function protectFromScaleIn(
   let body: { error?: { Code?: string; Message?: string }; failure?: { Reason?: string; Detail?: string } } =
     {};
   try {
-    body = text ? JSON.parse(text) : {};
-  } catch {
-    // Not JSON: the status decides.
-  }
+    body = JSON.parse(text) ?? {};
+  } catch {} // Not JSON: the status decides.
   if (!res.ok || body.error || body.failure) {
     const why = body.error
       ? `${body.error.Code ?? 'error'}: ${body.error.Message ?? ''}`

@@ -10,17 +10,15 @@ export class JoinTimes {
   private readonly unwritten = new Map<string, string>();
   private readonly written = new Set<string>();
 
-  /** The bot is in the room (the first call wins). */
+  /** The first call wins. */
   joined(botId: string, at: string): void {
     if (!this.written.has(botId) && !this.unwritten.has(botId)) this.unwritten.set(botId, at);
   }
 
-  /** The bot's join time while it is not yet written. */
   pending(botId: string): string | undefined {
     return this.unwritten.get(botId);
   }
 
-  /** The session holds `at`. */
   recorded(botId: string, at: string): void {
     if (this.unwritten.get(botId) !== at) return;
     this.unwritten.delete(botId);

@@ -24,15 +24,12 @@ import { claimFromPool } from './pool';
 const terminated = new Promise<void>((resolve) => process.on('SIGTERM', () => resolve()));
 
 const assignedBotId = process.env.BOT_ID;
-/**
- * A pooled bot's id in the pool: the local runner names it; on ECS it is the task's ARN, so the session's claim names
- * the task (the task-stopped handler finds the session of a stopped pooled task by it); otherwise a fresh one.
- */
+// A pooled bot's id: the local runner's name for it, or on ECS the task's ARN (the task-stopped handler finds a stopped
+// pooled task's session by its claim).
 const pooledTaskArn = assignedBotId ? undefined : await ecsTaskArn().catch(() => undefined);
 const poolBotId = assignedBotId
   ? undefined
   : (process.env.POOL_BOT_ID ?? pooledTaskArn ?? `pool-${randomUUID()}`);
-/** Which task of the session this is: 0 the first, n the n-th replacement of a lost bot. */
 const attempt = Number(process.env.BOT_ATTEMPT ?? 0);
 const config = loadConfig();
 const baseLog = createLogger(
@@ -47,10 +44,7 @@ const adapters = wireAdapters(config, log);
 useEmfMetrics(config, false);
 const engines = languageEngines(adapters);
 
-/**
- * The room provider of `kind`. It reads the session only when it joins: a pooled bot builds its provider before it has
- * one (`claimed`).
- */
+/** The room provider of `kind`; it reads the session only when it joins (a pooled bot builds it before it has one). */
 async function providerFor(kind: Provider, session: () => BotSession): Promise<RoomProvider> {
   if (kind === 'local') {
     const { LocalRoomProvider } = await import('./providers/local-room');
@@ -100,10 +94,7 @@ let warmed: { kind: Provider; provider: RoomProvider } | undefined;
 /** The session a pooled bot claimed: what its warmed provider reads when it joins. */
 let claimed: BotSession | undefined;
 
-/**
- * Gets the provider a pooled bot expects ready before it waits: for Daily, Chromium with the bot page and
- * daily-js loaded. A failed warm-up is logged and the bot waits anyway: the join then starts its browser itself.
- */
+/** A failed warm-up is logged and the bot waits anyway: the join then starts its browser itself. */
 async function warmPoolProvider(): Promise<void> {
   const kind = config.BOT_POOL_PROVIDER;
   const started = Date.now();
@@ -130,10 +121,7 @@ async function sessionProvider(session: BotSession): Promise<RoomProvider> {
   return providerFor(session.provider, () => session);
 }
 
-/**
- * Tells the parent process (the local runner) which session this pooled bot is taking, and when it won it: a bot
- * lost mid-claim is then reported against that session. No channel on ECS, where the session's claim says it.
- */
+/** Tells the local runner what this pooled bot is doing: a bot lost mid-claim is reported against that session. */
 function report(
   message: { ready: true } | { claiming: string | null } | { claimed: string } | { joined: string },
 ): void {
@@ -148,7 +136,6 @@ async function assignedSession(): Promise<BotSession | null> {
     if (!session) throw new Error(`session ${assignedBotId} not found`);
     return session;
   }
-  // The wake-ups are how a pooled bot learns of a session (bot-task/pool.ts): without them it could only idle.
   const poolQueue = adapters.poolQueue;
   if (!poolQueue)
     throw new Error("a pooled bot (no BOT_ID) needs POOL_QUEUE_URL, the warm pool's wake-up queue");
@@ -175,8 +162,7 @@ async function assignedSession(): Promise<BotSession | null> {
   clearInterval(idle);
   if (session) {
     report({ claimed: session.botId });
-    // A bot that holds a session must not be the one the pool's scale-in stops: protected for its longest stay —
-    // the join, the waiting room, then max_duration in the room (which counts from getting in).
+    // Protected from the pool's scale-in for its longest stay: the join, the waiting room, then max_duration.
     const leave = automaticLeaveOf(session.botConfig, config);
     const minutes = scaleInProtectionMinutes(
       config.JOIN_TIMEOUT_MS / 1000 + leave.waiting_room_timeout_seconds + leave.max_duration_seconds,

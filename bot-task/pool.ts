@@ -1,11 +1,8 @@
-// A pooled bot's wait for its one session: started warm without a BOT_ID, it waits for sessions the join
-// offered to the pool and claims one with a conditional write — of all pooled bots and the join's fallback, exactly
-// one wins each session — then runs it as an ordinary bot and exits; the pool refills behind it.
-//
-// One way to find work: the pool queue, one wake-up per offered session (a long poll, so a claim starts within a round
-// trip of the join). A wake-up is taken off the queue only once its claim was decided, won or lost; one whose bot died
-// or whose claim failed comes back after the queue's visibility timeout (1 s, infra/limits.ts). One never sent, or
-// lost with the queue, costs time and not the session: the join's fallback starts a cold task (POOL_CLAIM_TIMEOUT_MS).
+// A pooled bot's wait for its one session: it long-polls the pool queue (one wake-up per offered session) and claims
+// the session with a conditional write — of all pooled bots and the join's fallback, exactly one wins it. A wake-up is
+// taken off the queue only once its claim was decided; one whose bot died or whose claim failed comes back after the
+// queue's visibility timeout (1 s, infra/limits.ts). One lost costs time, not the session: the join's fallback starts
+// a cold task (POOL_CLAIM_TIMEOUT_MS).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { plan } from '../core/bots/lifecycle';
 import type { BotSession, SessionClaim } from '../core/bots/session';
@@ -15,7 +12,6 @@ import type { SessionsStore } from '../core/ports/sessions-store';
 
 export interface PoolWaitDeps {
   sessions: Pick<SessionsStore, 'claim' | 'get'>;
-  /** The wake-ups: the only way a pooled bot learns of a session. */
   queue: PoolQueue;
   log: Logger;
   now?: () => Date;
@@ -28,16 +24,12 @@ export interface PoolWaitOptions {
   taskRef?: string;
   /** Resolves when the bot is told to stop while idle (the pool shrinking, the stack shutting down). */
   stopped: Promise<void>;
-  /**
-   * Called before each claim is tried, and with null after one failed: the local runner reports a bot lost
-   * mid-claim against the session it was taking (a lost claimant falls back to a cold start).
-   */
+  /** Called before each claim is tried, and with null after one failed (the local runner reports a lost claimant). */
   onClaiming?: (botId: string | null) => void;
 }
 
 /** One long poll of the queue (SQS allows 20 s at most). */
 const wakeUpWaitMs = 20_000;
-/** After the queue failed, how long before it is asked again. */
 const queueRetryMs = 1_000;
 
 /** Waits for, and claims, one offered session; null when told to stop first. */

@@ -17,8 +17,6 @@ export class SessionWarnings {
     private readonly log: Logger,
     /** The session's warnings already recorded (by a bot this one replaces): not raised, counted or logged again. */
     recorded: readonly SessionWarning[] = [],
-    /** Tries of one write (short backoff between them): a warning lost would be a silent degradation again. */
-    private readonly attempts = 4,
   ) {
     for (const w of recorded) this.raised.add(w.code);
   }
@@ -28,20 +26,18 @@ export class SessionWarnings {
     this.raised.add(warning.code);
     metrics.sessionWarning(warning.code);
     this.log.warn('session warning', { warning_code: warning.code, warning_message: warning.message });
-    this.writes.push(this.record(warning));
+    // Retried: a warning lost would be a silent degradation again.
+    const write = retry(() => this.sessions.addWarning(this.botId, warning), { attempts: 4, baseMs: 400 });
+    this.writes.push(
+      write.then(
+        () => {},
+        (err) => this.log.error('could not record a session warning', { warning_code: warning.code, err }),
+      ),
+    );
   }
 
   /** Resolves once every warning raised so far is written (or given up): the bot waits for it before it hands over. */
   async flush(): Promise<void> {
     await Promise.all(this.writes);
-  }
-
-  private async record(warning: SessionWarning): Promise<void> {
-    await retry(() => this.sessions.addWarning(this.botId, warning), {
-      attempts: this.attempts,
-      baseMs: 400,
-    }).catch((err) =>
-      this.log.error('could not record a session warning', { warning_code: warning.code, err }),
-    );
   }
 }

@@ -1,8 +1,6 @@
-// Keeps the bot's transcript safe while it runs: each new line is saved within a moment of being heard (a crash loses
-// at most the lines of the last quarter second), with a TRANSCRIPT_FLUSH_MS timer retrying a failed save, in order.
-// A replacement (attempt n > 0) saves its own segments beside the earlier tasks' and reads theirs, so the transcript
-// it works from (and the conversation engine reads) continues where the lost bot's ends. A save writes only the new
-// lines' segment: the segments are the transcript's only copy (readers catch up from them, core/bots/transcript-cache.ts).
+// Keeps the bot's transcript safe while it runs: each new line's segment is saved within a moment of being heard (a
+// crash loses at most the last quarter second), a TRANSCRIPT_FLUSH_MS timer retrying a failed save, in order. A
+// replacement saves its own segments beside the earlier tasks' and reads theirs, so its transcript continues theirs.
 import { mergeAttempts, type Utterance } from '../core/bots/transcript';
 import type { Logger } from '../core/log';
 import type { TranscriptStore } from '../core/ports/transcript-store';
@@ -33,12 +31,8 @@ export class TranscriptRecorder {
     private readonly stores: { transcripts: Pick<TranscriptStore, 'saveSegment' | 'loadAttempts'> },
     private readonly flushMs: number,
     private readonly log: Logger,
-    /** Which task of the session this is (0 the first; n the n-th replacement). */
     private readonly attempt = 0,
-    /**
-     * Called with the lines of each successful save and their positions in the transcript (1 the first line): the
-     * live transcript.data event. Lines are saved within 250 ms of being heard.
-     */
+    /** The lines of each successful save and their positions in the transcript (1 the first): transcript.data. */
     private readonly onSaved?: (lines: { line: Utterance; seq: number }[]) => void,
   ) {}
 

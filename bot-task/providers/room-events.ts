@@ -1,10 +1,8 @@
 // The events of one room connection, for the providers' RoomConnection.on. A connection disconnects once: the first
-// report wins (a room's message and its socket's close right behind it, a crashed page and then its browser going
-// away, are one disconnection). And it is remembered: the bot attaches its listeners a moment after join() returns
-// (it records the join first), and a bot ejected, or a room closed, in that moment must still hear it — otherwise it
-// would sit in a room it is no longer in. The transcription's state is remembered the same way (its latest), and so
-// are the utterances heard before anyone listened: a room's socket can deliver its welcome and the first words in one
-// read, before the join's continuation attaches the transcript's listener, and a transcript must not lose a line.
+// report wins (a room's message and its socket's close, a crashed page and its browser going away, are one). The bot
+// attaches its listeners a moment after join() returns, so the disconnection, the transcription's latest state and the
+// utterances heard before anyone listened are remembered and told to the first listener: an ejected bot must not sit
+// on in the room, nor a transcript lose a line.
 import { EventEmitter } from 'node:events';
 import type { RoomEventName, RoomEvents } from '../../core/ports/room-provider';
 
@@ -14,9 +12,7 @@ const maxUnheard = 100;
 export class RoomEventHub {
   private readonly emitter = new EventEmitter();
   private ended: RoomEvents['disconnected'] | undefined;
-  /** The transcription's latest state: it is usually decided while the bot is still joining, before it listens. */
   private transcription: RoomEvents['transcription'] | undefined;
-  /** Utterances emitted while nobody listened for them (bounded): given, in order, to the first listener. */
   private unheard: RoomEvents['utterance'][] = [];
 
   emit<K extends RoomEventName>(event: K, payload: RoomEvents[K]): void {

@@ -5,15 +5,13 @@ import type { ExitTrigger, RoomSignals, Watcher } from './watcher';
 
 export interface ParticipantLeftOptions {
   /**
-   * How long the room must stay without people before the bot leaves (bot_config.automatic_leave
-   * .everyone_left_timeout_seconds). Anyone joining meanwhile cancels it: a participant whose connection dropped
-   * rejoins as a new participant, so presence counts, not identity. Unset or 0: at the last departure.
+   * How long the room must stay without people before the bot leaves (everyone_left_timeout_seconds); anyone joining
+   * cancels it (a dropped participant rejoins as a new one: presence counts, not identity). Unset or 0: at once.
    */
   everyoneLeftTimeoutMs?: number;
   /**
-   * A replacement rejoining a meeting that already had people: when it finds nobody, everyone left while
-   * it was away, and it ends after this grace (or the everyone-left timeout, whichever is longer) unless someone
-   * comes. Unset: a first bot waits for people to come.
+   * A replacement that finds nobody (everyone left while it was away) ends after this grace or the everyone-left
+   * timeout, whichever is longer, unless someone comes. Unset: a first bot waits for people.
    */
   emptyRoomGraceMs?: number;
 }
