@@ -173,10 +173,7 @@ function survey(input: EvaluationInput): Conversation {
     wordsBy.set(u.speaker, (wordsBy.get(u.speaker) ?? 0) + n);
     fillersBy.set(u.speaker, (fillersBy.get(u.speaker) ?? 0) + fillerCount(u.text));
   }
-  const turnOf = new Map<number, number>();
-  turns.forEach((t, i) => {
-    for (const s of t.sentences) turnOf.set(s.utterance, i);
-  });
+  const turnOf = new Map(turns.flatMap((t, i) => t.sentences.map((s) => [s.utterance, i] as const)));
   const posed = qa.asked
     .filter((q) => !q.toBot)
     .map((q) => {
