@@ -219,13 +219,9 @@ function onlyMannerWords(clause: string): boolean {
 
 /** "their friendly interviewer from Acme" → "your interviewer from Acme": manner words are for the voice, not the title. */
 function roleOf(text: string): string {
-  let r = secondPerson(text.trim().replace(/[.!]+$/, ''));
-  r = r.replace(/\b(?:friendly|warm|kind|helpful|polite|professional|cheerful|nice)\s+/gi, '');
-  r = r.replace(
-    /^(a|an)\s+(\S)/i,
-    (_m, _a: string, first: string) => `${/[aeiou]/i.test(first) ? 'an' : 'a'} ${first}`,
-  );
-  return r;
+  return secondPerson(text.trim().replace(/[.!]+$/, ''))
+    .replace(/\b(?:friendly|warm|kind|helpful|polite|professional|cheerful|nice)\s+/gi, '')
+    .replace(/^(?:a|an)\s+(\S)/i, (_m, first: string) => `${/[aeiou]/i.test(first) ? 'an' : 'a'} ${first}`);
 }
 
 const self = wordMap(`you:I your:my yours:mine yourself:myself you're:I'm you've:I've you'll:I'll`);
@@ -237,6 +233,5 @@ function spokenClause(text: string): string {
     .replace(/\b(?:you're|you've|you'll|yourself|yours|your|you)\b/gi, (w) => self[w.toLowerCase()] ?? w)
     .replace(/\bI\s+(?:are|is)\b/g, 'I am')
     .replace(/\bI\s+works\b/g, 'I work');
-  const said = secondPerson(swapped);
-  return `${capitalise(said)}.`;
+  return `${capitalise(secondPerson(swapped))}.`;
 }
