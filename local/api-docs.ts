@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { errorBody, send, sendJson } from './http';
+import { send, sendError } from './http';
 
 const distDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
@@ -59,11 +59,7 @@ export function apiDocs() {
         'cache-control': 'public, max-age=3600',
       });
     } else {
-      sendJson(
-        res,
-        404,
-        errorBody('not_found', `no ${pathname}: the API reference is at /docs`, 'Not found.'),
-      );
+      sendError(res, 404, 'not_found', `no ${pathname}: the API reference is at /docs`, 'Not found.');
     }
     return true;
   };

@@ -15,7 +15,7 @@ import {
 } from '../functions/http/http-route';
 import { noRouteError } from '../functions/http/not-found';
 import { openApiRoute } from '../functions/http/openapi';
-import { type RouteName, routeTable } from '../functions/http/route-table';
+import { type RouteName, type RouteSpec, routeTable } from '../functions/http/route-table';
 import {
   dataRoute,
   deliveriesRoute,
@@ -41,9 +41,7 @@ export const functionTimedOut = {
 /** Extra request handlers mounted beside the API (the local room); return true when handled. */
 export type Mount = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 
-interface CompiledRoute {
-  name: RouteName;
-  method: string;
+interface CompiledRoute extends RouteSpec {
   routeKey: string;
   pattern: RegExp;
   params: string[];
@@ -76,8 +74,7 @@ function compile(handlers: Record<RouteName, HttpHandler>): CompiledRoute[] {
       })
       .join('/');
     return {
-      name: r.name,
-      method: r.method,
+      ...r,
       routeKey: `${r.method} ${r.path}`,
       pattern: new RegExp(`^${source}$`),
       params,
@@ -119,21 +116,13 @@ export async function startApiServer(
     const requestId = randomUUID();
     const route = routes.find((r) => r.method === req.method && r.pattern.test(url.pathname));
     if (!route) {
-      send(res, errorResult(noRouteError(req.method ?? 'GET', url.pathname), requestId, deps));
       req.resume();
-      return;
+      return send(res, errorResult(noRouteError(req.method ?? 'GET', url.pathname), requestId, deps));
     }
     const body = await readBody(req);
     if (body === null) {
-      send(
-        res,
-        errorResult(
-          new ApiError('payload_too_large', `the body is over ${readLimitBytes} bytes`),
-          requestId,
-          deps,
-        ),
-      );
-      return;
+      const error = new ApiError('payload_too_large', `the body is over ${readLimitBytes} bytes`);
+      return send(res, errorResult(error, requestId, deps));
     }
     const match = route.pattern.exec(url.pathname)!;
     const pathParameters = Object.fromEntries(
@@ -151,8 +140,7 @@ export async function startApiServer(
         timeout_ms: timeoutMs,
         request_id: requestId,
       });
-      send(res, functionTimedOut);
-      return;
+      return send(res, functionTimedOut);
     }
     send(res, result);
   }

@@ -19,10 +19,16 @@ export function send(
   return true;
 }
 
-/** A JSON answer; an error is `{ error, detail, message }`, as the API's own. */
 export const sendJson = (res: ServerResponse, status: number, body: unknown): true =>
   send(res, status, 'application/json; charset=utf-8', JSON.stringify(body));
-export const errorBody = (error: string, detail: string, message = detail) => ({ error, detail, message });
+/** An error answer, `{ error, detail, message }` as the API's own. */
+export const sendError = (
+  res: ServerResponse,
+  status: number,
+  error: string,
+  detail: string,
+  message = detail,
+) => sendJson(res, status, { error, detail, message });
 
 /** A request's JSON body; undefined when it is not JSON or over 256 KiB. */
 export async function readJson(req: IncomingMessage): Promise<unknown> {

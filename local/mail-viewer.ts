@@ -3,7 +3,7 @@
 // part. The mail's own HTML is shown in a sandboxed frame: no script of it runs, nothing of it reaches this page.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { escapeHtml } from '../core/mail/html';
-import { errorBody, send, sendJson } from './http';
+import { send, sendError, sendJson } from './http';
 
 export interface LocalMail {
   messageId: string;
@@ -30,11 +30,7 @@ export function mailViewer(mails: () => readonly LocalMail[]) {
     }
     const mail = newestFirst.find((m) => m.messageId === decodeURIComponent(parts[1]!));
     if (!mail)
-      return sendJson(
-        res,
-        404,
-        errorBody('not_found', `no mail ${parts[1]} in the local store`, 'Not found.'),
-      );
+      return sendError(res, 404, 'not_found', `no mail ${parts[1]} in the local store`, 'Not found.');
     return send(res, 200, 'text/html; charset=utf-8', mailPage(mail));
   };
 }

@@ -5,7 +5,7 @@ import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type FileRecordingStore, verifyLink } from '../core/adapters/files/recording-store';
 import { recordingContentType } from '../core/ports/recordings';
-import { errorBody, sendJson } from './http';
+import { sendError } from './http';
 
 const path = /^\/recordings\/([0-9a-f-]{36})\.webm$/;
 
@@ -16,7 +16,7 @@ export function recordingDownloads(store: FileRecordingStore, key: string) {
     if (!m || req.method !== 'GET') return false;
     const botId = m[1] as string;
     const refuse = (status: number, detail: string) =>
-      sendJson(res, status, errorBody(status === 403 ? 'forbidden' : 'not_found', detail));
+      sendError(res, status, status === 403 ? 'forbidden' : 'not_found', detail);
     if (
       !verifyLink(key, botId, url.searchParams.get('expires'), url.searchParams.get('signature'), new Date())
     )

@@ -211,11 +211,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   if (queues.restored > 0) log.info('queued messages restored from the last run', { count: queues.restored });
   // The same composition root as the deployed functions; only the endpoints in `config` differ.
   const adapters = wireAdapters(config, log);
-  // The links name the API's address, known once it listens (a test's port 0).
-  let publicBase = '';
+  // The links and rooms name the API's address, known once it listens (a test's port 0).
+  let baseUrl = '';
   const recordings = adapters.own(
     'recordings',
-    () => new FileRecordingStore(recordingsDir, { baseUrl: () => publicBase, key: recordingsKey }),
+    () => new FileRecordingStore(recordingsDir, { baseUrl: () => baseUrl, key: recordingsKey }),
   );
   log.info('language engines', {
     conversation: describeEngine(config, 'conversation'),
@@ -341,7 +341,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     );
   }, config.SCHEDULE_TICK_MS);
 
-  let baseUrl = '';
   const rooms = createRoomServer({ baseUrl: () => baseUrl });
   rooms.createRoom('demo', false);
   const port = options.port ?? Number(process.env.PORT ?? 3000);
@@ -355,7 +354,6 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     ],
   });
   baseUrl = api.baseUrl;
-  publicBase = api.baseUrl;
   api.server.on('upgrade', (req, socket, head) => {
     if (!rooms.upgrade(req, socket, head)) socket.destroy();
   });

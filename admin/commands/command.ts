@@ -63,13 +63,7 @@ export function integer(flags: Flags, name: 'amount' | 'credits'): number {
   return value;
 }
 
-export async function mustGet(accounts: Stores['accounts'], accountId: string) {
-  const account = await accounts.get(accountId);
-  if (!account) throw new NotFoundError(`account ${accountId} not found`);
-  return account;
-}
-
-type Account = Awaited<ReturnType<typeof mustGet>>;
+type Account = NonNullable<Awaited<ReturnType<Stores['accounts']['get']>>>;
 
 /** The work of a command on one account (--account), which must exist: it is read first (NotFoundError). */
 export function onAccount(
@@ -77,7 +71,11 @@ export function onAccount(
   work: (account: Account, adapters: Adapters) => Promise<Result>,
 ): (adapters: Adapters) => Promise<Result> {
   const accountId = required(flags, 'account');
-  return async (adapters) => work(await mustGet(adapters.stores.accounts, accountId), adapters);
+  return async (adapters) => {
+    const account = await adapters.stores.accounts.get(accountId);
+    if (!account) throw new NotFoundError(`account ${accountId} not found`);
+    return work(account, adapters);
+  };
 }
 
 export const signed = (n: number) => (n > 0 ? `+${n}` : String(n));

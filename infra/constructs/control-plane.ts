@@ -2,7 +2,6 @@
 // pool's cold-start fallback can be delayed) carries decisions about bot tasks; the bot-events queue (FIFO, one
 // message group per bot) carries the events of each bot's life in the order they happened, so the function numbers
 // them and queues their webhooks in that order. Neither rides the results queue (core/control/).
-import { Duration } from 'aws-cdk-lib';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { eventSourceLimits, functionLimits, queueLimits } from '../limits';

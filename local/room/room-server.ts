@@ -5,7 +5,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import { z } from 'zod';
 import { describeIssues } from '../../core/schemas/validate';
 import { decodePathSegment } from '../api-server';
-import { errorBody, readJson, send, sendJson } from '../http';
+import { readJson, send, sendError, sendJson } from '../http';
 import { type ParticipantKind, Room, type RoomEvent } from './room';
 import { roomPageHtml } from './room-page';
 
@@ -242,11 +242,10 @@ export function createRoomServer(options: {
     if (req.method === 'POST' && parts.length === 1) {
       const body = await readJson(req);
       const parsed = createRoomSchema.safeParse(body);
-      if (!parsed.success)
-        return sendJson(res, 400, errorBody('validation_error', describeIssues(parsed.error)));
+      if (!parsed.success) return sendError(res, 400, 'validation_error', describeIssues(parsed.error));
       sweep();
       if (rooms.has(parsed.data.name))
-        return sendJson(res, 409, errorBody('room_exists', `room ${parsed.data.name} already exists`));
+        return sendError(res, 409, 'room_exists', `room ${parsed.data.name} already exists`);
       let created: Room;
       try {
         created = createRoom(parsed.data.name, parsed.data.private, {
@@ -254,8 +253,7 @@ export function createRoomServer(options: {
           transcriptionError: parsed.data.transcription_error,
         });
       } catch (err) {
-        if (err instanceof TooManyRoomsError)
-          return sendJson(res, 429, errorBody('too_many_rooms', err.message));
+        if (err instanceof TooManyRoomsError) return sendError(res, 429, 'too_many_rooms', err.message);
         throw err;
       }
       return sendJson(res, 201, {
@@ -282,15 +280,14 @@ export function createRoomServer(options: {
     if (req.method === 'GET' && parts.length === 2) {
       return send(res, 200, 'text/html; charset=utf-8', roomPageHtml(name!));
     }
-    if (!room) return sendJson(res, 404, errorBody('not_found', `room ${name} does not exist`));
+    if (!room) return sendError(res, 404, 'not_found', `room ${name} does not exist`);
     if (req.method === 'GET' && parts[2] === 'state' && parts.length === 3)
       return sendJson(res, 200, room.state());
     if (req.method === 'POST' && parts[2] === 'participants' && parts.length === 3) {
       const parsed = scriptedSchema.safeParse(await readJson(req));
-      if (!parsed.success)
-        return sendJson(res, 400, errorBody('validation_error', describeIssues(parsed.error)));
+      if (!parsed.success) return sendError(res, 400, 'validation_error', describeIssues(parsed.error));
       const refusal = room.admits(parsed.data.token);
-      if (refusal) return sendJson(res, 403, errorBody(refusal.error_type, refusal.message));
+      if (refusal) return sendError(res, 403, refusal.error_type, refusal.message);
       return sendJson(res, 201, { participant_id: addScripted(room, parsed.data) });
     }
     // The owner's powers over a running meeting, as Daily's REST API has them (POST /rooms/:name/eject, DELETE
@@ -298,7 +295,7 @@ export function createRoomServer(options: {
     if (req.method === 'POST' && parts[2] === 'participants' && parts[4] === 'eject' && parts.length === 5) {
       const id = decodePathSegment(parts[3]!);
       if (!room.eject(id))
-        return sendJson(res, 404, errorBody('not_found', `participant ${id} is not in room ${room.name}`));
+        return sendError(res, 404, 'not_found', `participant ${id} is not in room ${room.name}`);
       return sendJson(res, 200, { participant_id: id, ejected: true });
     }
     // A network failure on demand: the participant's socket is cut without a word, as a lost connection looks to it
@@ -307,11 +304,7 @@ export function createRoomServer(options: {
       const id = decodePathSegment(parts[3]!);
       const socket = sockets.get(id);
       if (!socket || !room.participants.some((p) => p.id === id))
-        return sendJson(
-          res,
-          404,
-          errorBody('not_found', `no connected participant ${id} in room ${room.name}`),
-        );
+        return sendError(res, 404, 'not_found', `no connected participant ${id} in room ${room.name}`);
       socket.terminate();
       return sendJson(res, 200, { participant_id: id, dropped: true });
     }
@@ -321,21 +314,16 @@ export function createRoomServer(options: {
       const id = decodePathSegment(parts[3]!);
       const answer = parts[4];
       if (answer !== 'admit' && answer !== 'deny')
-        return sendJson(res, 404, errorBody('not_found', `no route ${req.method} ${url.pathname}`));
+        return sendError(res, 404, 'not_found', `no route ${req.method} ${url.pathname}`);
       if (!(answer === 'admit' ? room.admit(id) : room.deny(id)))
-        return sendJson(
-          res,
-          404,
-          errorBody('not_found', `nobody with id ${id} is asking to join room ${room.name}`),
-        );
+        return sendError(res, 404, 'not_found', `nobody with id ${id} is asking to join room ${room.name}`);
       return sendJson(res, 200, { participant_id: id, [answer === 'admit' ? 'admitted' : 'denied']: true });
     }
     // Fault injection: the room's transcription fails from now on, as Daily's transcription-error, or
     // works again; the bots in the room are told, and hear nothing while it has failed.
     if (req.method === 'POST' && parts[2] === 'transcription' && parts.length === 3) {
       const parsed = transcriptionFaultSchema.safeParse(await readJson(req));
-      if (!parsed.success)
-        return sendJson(res, 400, errorBody('validation_error', describeIssues(parsed.error)));
+      if (!parsed.success) return sendError(res, 400, 'validation_error', describeIssues(parsed.error));
       room.failTranscription(parsed.data.error ?? undefined);
       return sendJson(res, 200, { name: room.name, transcription_error: room.transcriptionError ?? null });
     }
@@ -344,7 +332,7 @@ export function createRoomServer(options: {
       room.close();
       return sendJson(res, 200, { name: room.name, deleted: true });
     }
-    return sendJson(res, 404, errorBody('not_found', `no route ${req.method} ${url.pathname}`));
+    return sendError(res, 404, 'not_found', `no route ${req.method} ${url.pathname}`);
   }
 
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
@@ -404,15 +392,7 @@ export function createRoomServer(options: {
       ws.on('message', (data, isBinary) => {
         // A binary message is a piece of the sender's microphone (the room page's Microphone button).
         if (isBinary) return room.audio(me.id, asBuffer(data));
-        let msg: {
-          type?: string;
-          text?: unknown;
-          final?: unknown;
-          active?: unknown;
-          cut?: unknown;
-          voice?: unknown;
-          audio?: unknown;
-        };
+        let msg: Record<string, unknown>;
         try {
           msg = JSON.parse(String(data));
         } catch {
