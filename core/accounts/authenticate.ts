@@ -1,4 +1,5 @@
 // Bearer API-key authentication and the per-key rate limit; every failure is one 401 body.
+import { BoundedMap } from '../bots/bounded-map';
 import { ApiError } from '../errors';
 import type { AccountsStore, ApiKeyRecord } from '../ports/accounts-store';
 import type { RateLimiter } from '../ports/rate-limiter';
@@ -25,7 +26,7 @@ export function apiKeyFromHeader(header: string | undefined): string {
 }
 
 export class Authenticator {
-  private readonly cache = new Map<string, { record: ApiKeyRecord; until: number }>();
+  private readonly cache = new BoundedMap<{ record: ApiKeyRecord; until: number }>(10_000, Infinity);
 
   constructor(
     private readonly accounts: AccountsStore,
@@ -59,10 +60,7 @@ export class Authenticator {
       if (hit && hit.until > nowMs) return hit.record;
     }
     const record = await this.accounts.findKeyByHash(hash);
-    if (ttl > 0 && record && !record.revokedAt) {
-      if (this.cache.size > 10_000) this.cache.clear();
-      this.cache.set(hash, { record, until: nowMs + ttl });
-    }
+    if (ttl > 0 && record && !record.revokedAt) this.cache.set(hash, { record, until: nowMs + ttl }, 0);
     return record;
   }
 }

@@ -39,7 +39,6 @@ export async function getRecording(
       session.status === 'failed' &&
       Boolean(session.joinedAt) &&
       deps.now().getTime() - failedAt < failedAssemblyWindowMs &&
-      !session.dataDeletedAt &&
       !session.warnings?.some((w) => w.code === 'recording_failed');
     if (session.status === 'running' || assembling)
       throw new ApiError(

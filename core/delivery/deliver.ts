@@ -1,4 +1,5 @@
 // Delivering one job: a signed webhook POST or one e-mail, recorded attempt by attempt, retried on schedule.
+import { BoundedMap } from '../bots/bounded-map';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import { metrics } from '../metrics';
@@ -231,27 +232,21 @@ export async function deliver(deps: DeliveryDeps, job: DeliveryJob): Promise<Del
 }
 
 /** Accounts read for their signing secrets, per store (so per process), each until its entry's `until`. */
-const signingAccounts = new WeakMap<AccountsStore, Map<string, { account: Account; until: number }>>();
-const maxSigningAccounts = 10_000;
+const signingAccounts = new WeakMap<AccountsStore, BoundedMap<SigningAccount>>();
+type SigningAccount = { account: Account; until: number };
 
 /**
  * The account whose secrets sign a webhook: reused for WEBHOOK_SECRET_CACHE_MS (which of them sign is still decided
  * at `now`: a rotation's overlap ends on time). A missing account is never cached.
  */
 async function signingAccount(deps: DeliveryDeps, accountId: string, nowMs: number): Promise<Account | null> {
-  const ttl = deps.config.WEBHOOK_SECRET_CACHE_MS;
-  let cache = signingAccounts.get(deps.stores.accounts);
-  const hit = cache?.get(accountId);
+  const cache = signingAccounts.get(deps.stores.accounts) ?? new BoundedMap<SigningAccount>(10_000, Infinity);
+  signingAccounts.set(deps.stores.accounts, cache);
+  const hit = cache.get(accountId);
   if (hit && nowMs < hit.until) return hit.account;
   const account = await deps.stores.accounts.get(accountId);
-  if (!account || ttl <= 0) return account;
-  if (!cache) {
-    cache = new Map();
-    signingAccounts.set(deps.stores.accounts, cache);
-  }
-  cache.delete(accountId);
-  if (cache.size >= maxSigningAccounts) cache.delete(cache.keys().next().value!);
-  cache.set(accountId, { account, until: nowMs + ttl });
+  if (account && deps.config.WEBHOOK_SECRET_CACHE_MS > 0)
+    cache.set(accountId, { account, until: nowMs + deps.config.WEBHOOK_SECRET_CACHE_MS }, 0);
   return account;
 }
 
