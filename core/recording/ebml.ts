@@ -37,9 +37,7 @@ function readId(b: Uint8Array, at: number): { id: number; len: number } | undefi
   const len = first >= 0x80 ? 1 : first >= 0x40 ? 2 : first >= 0x20 ? 3 : first >= 0x10 ? 4 : 0;
   if (len === 0) throw new WebmFormatError(`bad element id at byte ${at}`);
   if (at + len > b.length) return undefined;
-  let id = 0;
-  for (let i = 0; i < len; i++) id = id * 256 + (b[at + i] ?? 0);
-  return { id, len };
+  return { id: readUint(b, at, at + len), len };
 }
 
 /** Reads a variable-size integer (marker removed); `unknown` when all its value bits are ones. */
@@ -89,6 +87,7 @@ export function readUint(b: Uint8Array, from: number, to: number): number {
 
 // ---- writing
 
+/** An id's (or any whole number's) big-endian bytes, none for 0. */
 export function idBytes(id: number): number[] {
   const out: number[] = [];
   for (let v = id; v > 0; v = Math.floor(v / 256)) out.unshift(v % 256);
@@ -98,12 +97,8 @@ export function idBytes(id: number): number[] {
 function sizeBytes(n: number): number[] {
   let len = 1;
   while (n >= 2 ** (7 * len) - 1) len++;
-  const out: number[] = [];
-  let v = n;
-  for (let i = 0; i < len; i++) {
-    out.unshift(v % 256);
-    v = Math.floor(v / 256);
-  }
+  const out = idBytes(n);
+  while (out.length < len) out.unshift(0);
   out[0] = (out[0] ?? 0) | (0x80 >> (len - 1));
   return out;
 }
@@ -129,8 +124,7 @@ export function element(id: number, ...payload: Uint8Array[]): Uint8Array {
 }
 
 export function uint(id: number, value: number, width?: number): Uint8Array {
-  const bytes: number[] = [];
-  for (let v = Math.round(value); v > 0; v = Math.floor(v / 256)) bytes.unshift(v % 256);
+  const bytes = idBytes(Math.round(value));
   while (bytes.length < (width ?? 1)) bytes.unshift(0);
   return element(id, Uint8Array.from(bytes));
 }

@@ -59,14 +59,12 @@ function blockTiming(b: Uint8Array, el: Element): { relative: number; ms: number
   return { relative, ms: laced ? 20 : opusPacketMs(b.subarray(at + 3, end)) };
 }
 
-function firstTrackNumber(b: Uint8Array, tracks: Element): number | undefined {
-  const entry = readElement(b, tracks.dataStart);
-  if (!entry || entry.end === undefined) return undefined;
-  let i = entry.dataStart;
-  while (i < entry.end) {
+/** The value of the first child of `parent` with `id`, when `parent` holds one. */
+function childUint(b: Uint8Array, parent: Element, id: number): number | undefined {
+  for (let i = parent.dataStart; i < (parent.end ?? parent.dataStart); ) {
     const child = readElement(b, i);
     if (!child || child.end === undefined) return undefined;
-    if (child.id === ID.trackNumber) return readUint(b, child.dataStart, child.end);
+    if (child.id === id) return readUint(b, child.dataStart, child.end);
     i = child.end;
   }
   return undefined;
@@ -169,10 +167,11 @@ export class WebmStreamReader {
       return false;
     }
     if (el.end > b.length) return false;
-    if (el.id === ID.info) this.readInfo(el);
+    if (el.id === ID.info) this.timecodeScale = childUint(b, el, ID.timecodeScale) || 1_000_000;
     else if (el.id === ID.tracks) {
       this.tracks = b.slice(el.start, el.end);
-      this.track = firstTrackNumber(b, el) ?? 1;
+      const entry = readElement(b, el.dataStart);
+      this.track = (entry && childUint(b, entry, ID.trackNumber)) ?? 1;
     }
     this.pos = el.end;
     return true;
@@ -210,18 +209,5 @@ export class WebmStreamReader {
     const cluster = this.open?.cluster;
     this.open = undefined;
     return cluster && cluster.blocks.length > 0 ? [cluster] : [];
-  }
-
-  private readInfo(el: Element): void {
-    const b = this.buf;
-    const end = el.end ?? el.dataStart;
-    let i = el.dataStart;
-    while (i < end) {
-      const child = readElement(b, i);
-      if (!child || child.end === undefined) break;
-      if (child.id === ID.timecodeScale)
-        this.timecodeScale = readUint(b, child.dataStart, child.end) || 1_000_000;
-      i = child.end;
-    }
   }
 }
