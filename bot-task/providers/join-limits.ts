@@ -1,19 +1,15 @@
-// How long one join may take, the same in every room: getting to the room (or its lobby) is bounded by timeoutMs,
-// waiting in a lobby by waitingRoomTimeoutMs (the deadline starts again there), and a stop asked for while joining
-// (the abort signal) gives up at once.
+// How long one join may take, the same in every room: timeoutMs to the room or its lobby, then waitingRoomTimeoutMs in
+// the lobby; a stop asked for while joining (the abort signal) gives up at once.
 import { JoinAbortedError, type JoinOptions, RoomJoinError } from '../../core/ports/room-provider';
 
 export interface JoinLimits {
   /** The bot is in the room's lobby: the lobby's deadline replaces the join's, and the caller is told. */
   lobby(): void;
-  /** The join is over (in, or refused): the limits no longer apply (given up, they are over already). */
+  /** The join is over (in, or refused): the limits no longer apply. */
   settled(): void;
 }
 
-/**
- * Starts the join's clock; `giveUp` is called once a limit is reached, with the error to fail the join with (also at
- * once when the signal is already aborted). `room`: how messages name the room (absent: "the room").
- */
+/** `giveUp` is called once with the error to fail the join with; `room`: how messages name the room. */
 export function joinLimits(options: JoinOptions, giveUp: (err: Error) => void, room?: string): JoinLimits {
   let deadline: NodeJS.Timeout | undefined;
   const settled = () => {

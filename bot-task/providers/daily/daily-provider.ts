@@ -8,7 +8,6 @@ import {
   type JoinOptions,
   type RecordOptions,
   type RoomConnection,
-  type RoomEventName,
   type RoomEvents,
   RoomJoinError,
   type RoomParticipant,
@@ -25,7 +24,6 @@ import { botOrigin, dailyModule, harnessScript, pageHtml } from './page-assets';
 
 export interface DailyProviderOptions {
   log: Logger;
-  /** Turns the bot's lines into audio (Polly). */
   synthesizer: Synthesizer;
   /** Local mode: the tile image may come from http or a private address (as ALLOW_INSECURE_WEBHOOKS). */
   allowInsecureFetch?: boolean;
@@ -42,9 +40,8 @@ export interface DailyProviderOptions {
 interface PreparedPage {
   browser: Browser;
   page: Page;
-  /** Where the page's events go: logged while the page waits for its room, then the connection's (join()). */
+  /** Where the page's events go: logged while the page waits for its room, then join()'s. */
   onEvent: (e: HarnessEvent) => void;
-  /** The page crashed while waiting: not usable. */
   crashed: boolean;
 }
 
@@ -52,18 +49,13 @@ interface PreparedPage {
 const maxRewarms = 3;
 
 export class DailyRoomProvider implements RoomProvider {
-  /** The page warm() prepared, until a join takes it or close() discards it. */
   private warming: Promise<PreparedPage> | undefined;
   /** Warm pages lost while waiting and prepared again; bounded, so a browser that keeps dying is left to the join. */
   private rewarmed = 0;
 
   constructor(private readonly options: DailyProviderOptions) {}
 
-  /**
-   * Launches the browser and loads the bot page with daily-js before the room is known (a pooled bot): the
-   * next join() uses this page. One browser serves one session: each join launches a fresh one, so customers never
-   * share a browser's state.
-   */
+  /** Prepares a page before the room is known (a pooled bot) for the next join(); one browser serves one session. */
   warm(): Promise<void> {
     if (!this.warming) {
       const warming = this.preparePage();
@@ -74,14 +66,11 @@ export class DailyRoomProvider implements RoomProvider {
     return this.warming.then(() => {});
   }
 
-  /**
-   * A pooled bot may wait for hours: if its warm browser dies meanwhile (killed for memory, crashed), another is
-   * prepared at once, so the join still finds one ready instead of launching it then.
-   */
+  /** A pooled bot may wait for hours: a warm browser that dies meanwhile is replaced at once. */
   private watchWhileWaiting(prepared: PreparedPage, warming: Promise<PreparedPage>): void {
     const { log } = this.options;
     const lost = () => {
-      // Taken by a join (whose leave closes it) or discarded by close(): not ours to replace.
+      // Taken by a join or discarded by close(): not ours to replace.
       if (this.warming !== warming) return;
       this.warming = undefined;
       void prepared.browser.close().catch(() => {});
@@ -106,7 +95,7 @@ export class DailyRoomProvider implements RoomProvider {
     await prepared?.browser.close().catch(() => {});
   }
 
-  /** The page warm() prepared, if it is still usable; null: none, or its preparing failed, or it died waiting. */
+  /** The page warm() prepared, if it is still usable. */
   private async takeWarmPage(): Promise<PreparedPage | null> {
     const warming = this.warming;
     this.warming = undefined;
@@ -118,7 +107,7 @@ export class DailyRoomProvider implements RoomProvider {
     return null;
   }
 
-  /** A new browser with the bot page loaded and daily-js ready (window.bot.ready()); closed again when that fails. */
+  /** A new browser with the bot page loaded and daily-js ready; closed again when that fails. */
   private async preparePage(): Promise<PreparedPage> {
     const { log } = this.options;
     const browser = await (this.options.launch ?? launchChromium)();
@@ -182,7 +171,7 @@ export class DailyRoomProvider implements RoomProvider {
     const emitter = new RoomEventHub();
     const people = new Map<string, RoomParticipant>();
     let closing = false;
-    // The join's limits (join-limits.ts) start once the page is ready; the page says when it is in the lobby.
+    // The join's limits start once the page is ready; the page says when it is in the lobby.
     let giveUp: (err: Error) => void = () => {};
     const expired = new Promise<never>((_, reject) => {
       giveUp = reject;
@@ -205,7 +194,6 @@ export class DailyRoomProvider implements RoomProvider {
           onPiece?.({ seq: e.seq, bytes: new Uint8Array(Buffer.from(e.data, 'base64')) });
           break;
         default: {
-          // The port's own events, in the port's shapes (node-channel.ts).
           const { type, ...payload } = e;
           if (e.type === 'participant-joined') people.set(e.participantId, payload as RoomParticipant);
           if (e.type === 'participant-left') people.delete(e.participantId);
@@ -219,15 +207,13 @@ export class DailyRoomProvider implements RoomProvider {
     let page: Page;
     let result: HarnessJoinResult;
     try {
-      // The tile image and the token (a Daily REST call when the bot mints its own) are fetched while the browser
-      // starts; neither throws (each falls back).
+      // The tile image and the token are fetched while the browser starts; neither throws (each falls back).
       const preparing = this.takeWarmPage().then((warm) => warm ?? this.preparePage());
       const [prepared, imageDataUrl, token] = await Promise.all([
         preparing,
         this.tileImage(options),
         this.options.meetingToken ? this.options.meetingToken(options) : options.meetingToken,
       ]).catch(async (err) => {
-        // Whatever failed, a browser that did start goes with it.
         await (await preparing.catch(() => undefined))?.browser.close().catch(() => {});
         throw err;
       });
@@ -245,7 +231,6 @@ export class DailyRoomProvider implements RoomProvider {
         interimResults: options.transcription?.interimResults,
         stopperLeaveGraceMs: options.transcription?.stopperLeaveGraceMs,
       };
-      // Asked to stop while joining: given up at once (closing the browser drops a half-made call).
       limits = joinLimits(options, giveUp);
       result = await Promise.race([page.evaluate((o) => window.bot.join(o), joinOptions), expired]);
     } catch (err) {
@@ -310,9 +295,7 @@ export class DailyRoomProvider implements RoomProvider {
         await sendText(text);
       },
       participants: () => [...people.values()],
-      on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void) {
-        emitter.on(event, listener);
-      },
+      on: (event, listener) => emitter.on(event, listener),
       async leave(leaving) {
         closing = true;
         await Promise.race([

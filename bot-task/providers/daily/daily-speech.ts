@@ -1,14 +1,10 @@
-// The Daily bot's voice: each line is synthesized as a stream and played into the page's microphone track from its
-// first bytes, instead of after the whole line was synthesized and copied over. A held line
-// (SayOptions.startWhen) is synthesized at once and its audio kept until it is released: a reply's next line is
-// synthesized while the line before plays (held until that one has been heard), so the lines follow without a gap.
+// The Daily bot's voice: each line is synthesized as a stream and played into the page's microphone from its first
+// bytes. A held line (SayOptions.startWhen) is synthesized at once and kept until released, so a reply's next line is
+// ready when the one before has been heard.
 import type { Speech, SpeechOutcome } from '../../../core/ports/speech';
 import type { SpeechStream, Synthesizer } from '../../../core/ports/synthesizer';
 
-/**
- * The bot page's player (page/speech-player.ts: openAudio, pushAudio, endAudio, stopSpeech), one line at a time. The
- * Daily provider calls it through Playwright; benchmarks and tests pass a recorder.
- */
+/** The bot page's player (page/speech-player.ts), one line at a time; benchmarks and tests pass a recorder. */
 export interface AudioPlayer {
   /** A new line at `sampleRate` begins (what was playing is cut off). */
   open(line: number, sampleRate: number): Promise<void>;
@@ -23,21 +19,19 @@ export interface DailySpeechOptions {
   synthesizer: Synthesizer;
   voice: string;
   player: AudioPlayer;
-  /** Sends a line as text (the chat message of the room). */
+  /** Sends a line as the room's chat message. */
   write(text: string): Promise<void>;
-  /** The bot is leaving: nothing more is played. */
   closing(): boolean;
 }
 
 export function dailySpeech(o: DailySpeechOptions): Speech {
-  /** Bumped by stop(): every line said before it is cut off, the playing one and those prepared after it alike. */
+  /** Bumped by stop(): every line said before it is cut off, playing or prepared. */
   let generation = 0;
   let lines = 0;
   /** Ends the synthesis of lines that were cut off (a barge-in while Polly still sends). */
   const aborts = new Set<AbortController>();
   return {
     async say(text, options) {
-      // A line said while another plays is prepared meanwhile (its startWhen waits for that one): it does not cut it off.
       const mine = ++lines;
       const said = generation;
       const current = () => said === generation && !o.closing();
@@ -45,10 +39,8 @@ export function dailySpeech(o: DailySpeechOptions): Speech {
       aborts.add(abort);
       try {
         const audio = await streamOf(o.synthesizer, text, o.voice, abort.signal);
-        // Audio that arrives while the line is held is kept, and played at once when it is released.
         const chunks = pcmChunks(audio.chunks);
         if (options?.startWhen && !(await options.startWhen)) return 'interrupted';
-        // stop() while Polly was still synthesizing (or while held) cancels this line too.
         if (!current()) return 'interrupted';
         await o.player.open(mine, audio.sampleRate);
         for await (const pcm of chunks) {

@@ -1,7 +1,6 @@
-// The token the bot joins a Daily room with. Starting transcription needs an owner token or one whose
-// permissions include canAdmin: ['transcription']. For a room of the service's own Daily
-// domain the bot mints such a token with DAILY_API_KEY; for any other room (another domain, or no key) it
-// joins with the caller's meeting_token as given. A Daily REST failure never fails the join: it falls back too.
+// The token the bot joins a Daily room with. Starting transcription needs canAdmin: ['transcription']: for a room of
+// the service's own Daily domain the bot mints such a token with DAILY_API_KEY; otherwise, or when Daily's REST API
+// fails, it joins with the caller's meeting_token as given.
 
 import type { Logger } from '../../../core/log';
 import { roomNameOf } from '../../../core/schemas/start-request';

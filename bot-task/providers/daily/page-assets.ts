@@ -37,11 +37,7 @@ export function harnessScript(): Promise<string> {
 
 const dailyModules = new Map<string, string>();
 
-/**
- * The daily-js ES module the page imports: the file at `path` when given (DAILY_JS_MODULE_PATH: an operator pinning
- * or self-hosting the bundle; the join-latency benchmark's stand-in), else the bundle shipped with the task, else the
- * installed @daily-co/daily-js.
- */
+/** The daily-js module the page imports: `path` (DAILY_JS_MODULE_PATH), else the task's bundle, else the package's. */
 export function dailyModule(path?: string): string {
   const key = path ?? '';
   let js = dailyModules.get(key);

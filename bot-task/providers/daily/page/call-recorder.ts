@@ -3,11 +3,8 @@
 // to Node a piece at a time (docs/recording.md). harness.ts starts it and tells it of participants as they change.
 import type { DailyParticipant } from '@daily-co/daily-js';
 
-/**
- * A participant's audio tracks the bot subscribes to and records (daily-js `DailyParticipantTracks`): the microphone,
- * and the audio of a shared screen (a video played to the room), a track of its own.
- */
-export const remoteAudioKinds = ['audio', 'screenAudio'] as const;
+/** A participant's audio tracks the bot records (daily-js `DailyParticipantTracks`): microphone and screen share. */
+const remoteAudioKinds = ['audio', 'screenAudio'] as const;
 
 const mimeType = 'audio/webm;codecs=opus';
 
@@ -15,9 +12,8 @@ export interface CallRecorderOptions {
   audioContext: AudioContext;
   /** The bot's voice, mixed in with the others. */
   voice: AudioNode;
-  /** Who is in the call, read once the recorder is ready (later arrivals come through add()). */
+  /** Who is in the call when the recorder starts (later arrivals come through add()). */
   participants(): DailyParticipant[];
-  /** How often a piece is cut, in ms. */
   pieceMs: number;
   /** Hands a piece (base64) to Node; settles once Node has taken it. */
   send(seq: number, data: string): Promise<void>;
@@ -108,7 +104,7 @@ export class CallRecorder {
     this.remote.delete(key);
   }
 
-  /** Stops the recorder; resolves once Node has taken its last piece. */
+  /** Resolves once Node has taken the last piece. */
   stop(): Promise<void> {
     if (this.media.state === 'inactive') return this.sent;
     return new Promise((resolve) => {

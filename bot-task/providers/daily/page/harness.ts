@@ -1,7 +1,5 @@
-// Runs inside the bot's Chromium page: drives daily-js and forwards room events to Node through `__botEvent`
-// (node-channel.ts). Bundled by esbuild (page-assets.ts); daily-js itself is loaded from our origin at
-// /vendor/daily-esm.js. This file puts the page's parts together: the join (room-entry.ts), the transcription,
-// the audio levels, the bot's voice (speech-player.ts), its tile and the recording (call-recorder.ts).
+// Runs inside the bot's Chromium page, bundled by esbuild (page-assets.ts): puts the page's parts together and drives
+// daily-js, loaded from our origin at /vendor/daily-esm.js; room events go to Node through node-channel.ts.
 import type {
   DailyCall,
   DailyCallFactory,
@@ -11,6 +9,7 @@ import type {
   DailyEventObjectParticipantLeft,
   DailyEventObjectTrack,
 } from '@daily-co/daily-js';
+import { within } from '../../../../core/within';
 import { disconnectKindOf } from '../disconnect-kinds';
 import { heardLevels } from './audio-levels';
 import { CallRecorder } from './call-recorder';
@@ -51,7 +50,7 @@ declare global {
       join(o: HarnessJoinOptions): Promise<HarnessJoinResult>;
       /** `keepTranscription`: leave a transcription the bot started running (its replacement uses it). */
       leave(keepTranscription?: boolean): Promise<void>;
-      /** A streamed line (daily-speech.ts): opened, fed chunk by chunk as they arrive, ended. */
+      /** A streamed line (speech-player.ts). */
       openAudio(line: number, sampleRate: number): void;
       pushAudio(line: number, pcmBase64: string): void;
       endAudio(line: number): Promise<'done' | 'interrupted'>;
@@ -60,7 +59,6 @@ declare global {
       sendText(text: string, name: string): void;
       /** Records the call's mixed audio, a `recording-piece` every `pieceMs`; resolves with its start (epoch ms). */
       startRecording(pieceMs: number): Promise<number>;
-      /** Stops the recorder; resolves once Node has taken its last piece. */
       stopRecording(): Promise<void>;
       /** What the tile shows (for tests and logs). */
       tile?: 'image' | 'name-card' | 'off';
@@ -71,15 +69,7 @@ declare global {
 let call: DailyCall | undefined;
 let leaving = false;
 let transcription: ReturnType<typeof roomTranscription> | undefined;
-/** The call's recording, once Node asked for it (call-recorder.ts). */
 let recorder: CallRecorder | undefined;
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return Promise.race([
-    p,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`${what} timed out`)), ms)),
-  ]);
-}
 
 /**
  * A line for everyone in the call as an app message in the shape Daily Prebuilt's chat shows (`event: 'chat-msg'`);
@@ -110,10 +100,8 @@ function stopRecording(): Promise<void> {
   return recorder?.stop() ?? Promise.resolve();
 }
 
-/**
- * daily-js loads with the page, not on join: a page prepared ahead of its room (a pooled bot) has it ready.
- * A failure is seen by ready() and join(), not as an unhandled rejection.
- */
+// daily-js loads with the page, not on join: a page prepared ahead of its room (a pooled bot) has it ready. A failure
+// is seen by ready() and join(), not as an unhandled rejection.
 const dailyModuleUrl = '/vendor/daily-esm.js';
 const daily: Promise<DailyCallFactory> = import(/* @vite-ignore */ dailyModuleUrl).then((m) => m.default);
 daily.catch(() => {});
@@ -210,13 +198,13 @@ async function leave(keepTranscription = false): Promise<void> {
   leaving = true;
   stopSpeech();
   transcription?.settleAll();
-  await withTimeout(stopRecording(), 3000, 'stop recording').catch(() => {});
+  await within(stopRecording(), 3000).catch(() => {});
   stopTile();
   if (!call) return;
   transcription?.leave(keepTranscription);
   // The promises leave() and destroy() return can hang: bounded, then the browser is closed anyway.
-  await withTimeout(call.leave(), 5000, 'leave').catch(() => {});
-  await withTimeout(call.destroy(), 3000, 'destroy').catch(() => {});
+  await within(call.leave(), 5000).catch(() => {});
+  await within(call.destroy(), 3000).catch(() => {});
   await closeAudio();
 }
 

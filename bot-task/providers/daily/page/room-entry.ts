@@ -1,5 +1,5 @@
-// Getting the bot's call into its Daily room: the call object's options, the join, the lobby of a knocking room, and
-// what the bot receives from each participant.
+// Getting the bot's call into its Daily room: the call object's options, the join, a knocking room's lobby, and what
+// the bot receives from each participant.
 import type {
   DailyAccess,
   DailyCall,
@@ -51,11 +51,9 @@ export async function enterRoom(
 const levelOf = (access: DailyAccess) => (access === 'unknown' ? 'unknown' : access.level);
 
 /**
- * A knocking room (`enable_knocking`) puts a joiner without a token in its lobby: join() succeeds with access level
- * `lobby`. The bot asks for full access with its name and waits for the answer
- * (https://docs.daily.co/docs/daily-js/guides/waiting-room): requestAccess() resolves once the request is decided,
- * `access-state-updated` to `full` says it was granted, and a denial both resolves `granted: false` and ejects the
- * bot with a fatal `not-allowed` error. How long to wait is Node's business (daily-provider.ts).
+ * A knocking room (`enable_knocking`) lets a joiner without a token in at access level `lobby`; the bot asks for full
+ * access (https://docs.daily.co/docs/daily-js/guides/waiting-room). `access-state-updated` to `full` grants it; a
+ * denial resolves requestAccess() `granted: false` and ejects with a fatal `not-allowed`. Node bounds the wait.
  */
 function waitInLobby(c: DailyCall, name: string, fatal: Fatal) {
   return new Promise<{ ok: true } | JoinFailure>((resolve) => {
@@ -92,10 +90,8 @@ function waitInLobby(c: DailyCall, name: string, fatal: Fatal) {
 }
 
 /**
- * The bot receives each participant's audio, their screen share's included (it is in the recording), and never their
- * video (subscribeToTracksAutomatically is off): audio levels can only be measured on audio the bot receives, and video
- * would cost CPU for nothing. What the bot hears is the room's transcription, made by Daily from the tracks it
- * receives itself, so receiving the screen's audio is for the recording alone.
+ * Each participant's audio, their screen share's too (for the recording), never their video: audio levels need the
+ * audio received, and video would cost CPU for nothing (the transcription is Daily's, from its own tracks).
  */
 export function subscribeToAudio(c: DailyCall, sessionId: string) {
   try {

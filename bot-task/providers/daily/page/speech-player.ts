@@ -2,10 +2,9 @@
 // synthesizer's 16-bit little-endian mono PCM (Polly's format) one streamed line at a time (daily-speech.ts).
 
 let audioContext: AudioContext | undefined;
-/** The bot's voice, on its way to the microphone (and to the recording). */
+/** The bot's voice, on its way to the microphone and the recording. */
 let voice: GainNode | undefined;
 
-/** The bot's microphone: a WebAudio destination whose track Daily sends (speech is played into it). */
 export function microphoneTrack(): MediaStreamTrack {
   audioContext = new AudioContext({ sampleRate: 48_000 });
   const microphone = audioContext.createMediaStreamDestination();
@@ -14,7 +13,7 @@ export function microphoneTrack(): MediaStreamTrack {
   return microphone.stream.getAudioTracks()[0]!;
 }
 
-/** The page's audio clock and the bot's voice, once the microphone is made (the recording mixes the voice in). */
+/** The page's audio clock and the bot's voice, once the microphone is made. */
 export const botAudio = () => (audioContext && voice ? { audioContext, voice } : undefined);
 
 export const closeAudio = () => audioContext?.close().catch(() => {});

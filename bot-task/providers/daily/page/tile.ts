@@ -1,8 +1,7 @@
-// The bot's video tile in `static` video mode: the tile image, or a name card drawn from the bot's name.
-
+// The bot's video tile in `static` video mode: the tile image, or a name card drawn from the bot's name, on a canvas
+// redrawn every second so frames keep flowing.
 let redraw: ReturnType<typeof setInterval> | undefined;
 
-/** The static tile: the image, or a name card, on a canvas redrawn every second so frames keep flowing. */
 export async function tileTrack(
   name: string,
   imageDataUrl: string | undefined,

@@ -1,32 +1,23 @@
-// Tells Daily's final transcription messages from interim ones (the page's `transcription-message`, harness.ts).
+// Tells Daily's final transcription messages from interim ones. daily-js's `transcription-message`
+// (DailyEventObjectTranscriptionMessage, 0.92 index.d.ts) has no finality field: finality is Deepgram's `is_final` in
+// `rawResponse`, present only when whoever started the transcription asked for it (`includeRawResponse`,
+// https://docs.daily.co/reference/daily-js/instance-methods/start-transcription); the bot always does.
 //
-// daily-js declares the message as `{ instanceId?, trackType?, participantId, text, timestamp, rawResponse }`
-// (DailyEventObjectTranscriptionMessage, @daily-co/daily-js 0.92 index.d.ts): no finality field of its own. Finality
-// is Deepgram's `is_final`, inside `rawResponse`, which Daily includes only when whoever started the transcription asked
-// for it (`includeRawResponse`, https://docs.daily.co/reference/daily-js/instance-methods/start-transcription); the
-// bot always does. (Daily's older transcription app-message carried an `is_final` of its own, now deprecated on
-// daily-react's `Transcription` type, daily-co/daily-react src/DailyTranscriptions.tsx; daily-js declares no such
-// field on `transcription-message`, so it is not read.)
-//
-// A transcription someone else started may send neither. Deepgram sends interim results only when asked
-// (`interim_results`, default off: https://developers.deepgram.com/docs/interim-results), and Daily announces the
-// settings with `transcription-started` (its `extra`): without interims, every unmarked message is final. With them,
-// or when nobody announced the settings, an unmarked message cannot say what it is, and taking each as final would put
-// every interim in the transcript. Then the judge passes it on as interim and holds it as the speaker's pending words:
-// Deepgram's interims of one stretch of speech restate it as it grows, so a newer message that begins with the same
-// words replaces it, and one that begins otherwise (the next stretch) or `quietMs` without a newer one (the speaker
-// stopped) makes it final.
+// A transcription someone else started may not. Deepgram sends interims only when asked (`interim_results`, default
+// off: https://developers.deepgram.com/docs/interim-results), and `transcription-started` announces the settings
+// (`extra`): without interims, every unmarked message is final. Otherwise an unmarked message is passed on as interim
+// and held as the speaker's pending words: a newer message that begins with the same words (Deepgram restates a
+// stretch as it grows) replaces it; one that begins otherwise, or `quietMs` without a newer one, makes it final.
 
-/** A transcription message as the judge reads it: daily-js's fields, `rawResponse` possibly absent. */
+/** daily-js's message, `rawResponse` possibly absent. */
 export interface TranscriptMessage {
   participantId: string;
   text: string;
-  /** When the words were said (ISO 8601). */
   at: string;
   rawResponse?: Record<string, unknown>;
 }
 
-/** Words as the page reports them (the port's `utterance` without the speaker's name). */
+/** The port's `utterance` without the speaker's name. */
 export interface JudgedWords {
   participantId: string;
   text: string;
@@ -36,9 +27,8 @@ export interface JudgedWords {
 }
 
 /**
- * How long an unmarked message stays the speaker's pending words before it counts as final. Deepgram sends interims
- * about as often as audio arrives (voice-latency.md assumes 250–500 ms) and finalizes after a pause: two seconds
- * without a newer message means the speaker stopped, not that an interim is late.
+ * How long an unmarked message stays pending before it counts as final. Deepgram sends interims about as often as audio
+ * arrives (voice-latency.md assumes 250–500 ms): two seconds without a newer one means the speaker stopped.
  */
 export const unmarkedQuietMs = 2000;
 
@@ -70,10 +60,7 @@ function continues(pending: string, next: string): boolean {
 }
 
 export class TranscriptFinality {
-  /**
-   * Whether the running transcription sends interims: known from its announcement (`transcription-started`), unknown
-   * (undefined) while messages arrive unannounced.
-   */
+  /** Whether the running transcription sends interims: undefined while it was not announced. */
   interims: boolean | undefined;
   private readonly pending = new Map<string, { words: JudgedWords; quiet: ReturnType<typeof setTimeout> }>();
 
@@ -115,7 +102,6 @@ export class TranscriptFinality {
     this.emit({ ...held.words, final: true });
   }
 
-  /** Everyone's pending words as final. */
   settleAll(): void {
     for (const id of [...this.pending.keys()]) this.settle(id);
   }

@@ -1,7 +1,6 @@
 // The room's transcription, everything the bot hears: the bot uses one already running, starts its own when there is
-// none, starts it again when it stops while the bot is in the call (unless a person in the room stopped it), and turns
-// its messages into utterances (transcript-finality.ts). Each change is reported to Node, which ends the session when
-// it cannot get it running in time (TRANSCRIPTION_RECOVERY_MS); until then the bot keeps trying.
+// none or it stops (unless a person in the room stopped it), and turns its messages into utterances. Each change is
+// reported to Node, which ends the session when it cannot get it running in time (TRANSCRIPTION_RECOVERY_MS).
 import type {
   DailyCall,
   DailyEventObjectTranscriptionError,
@@ -14,38 +13,30 @@ import { emit, log, messageOf } from './node-channel';
 import { sendsInterims, TranscriptFinality } from './transcript-finality';
 
 export interface TranscriptionSettings {
-  /** Transcription language, a Deepgram code (bot_config.language). */
+  /** A Deepgram code (bot_config.language). */
   language: string;
   /** Deepgram's endpointing in ms (the silence that finalizes words); absent: Deepgram's default. */
   endpointingMs?: number | undefined;
   /** Ask for Deepgram's interim results (`interim_results`); absent: finals only. */
   interimResults?: boolean | undefined;
-  /** While the room's transcription is not running, how often the bot tries to start it again. */
+  /** While it is not running, how often the bot tries to start it again. */
   transcriptionRetryMs: number;
-  /**
-   * How long a participant who stopped the transcription has to leave the room for the stop to count as a departing
-   * bot's (restarted), not a person's decision (left stopped).
-   */
+  /** How soon a participant who stopped it must leave for the stop to count as a departing bot's (restarted). */
   stopperLeaveGraceMs?: number | undefined;
 }
 
-/** How often one call restarts a transcription stopped by someone gone (see `transcription-stopped` below). */
+/** How often one call restarts a transcription stopped by someone gone. */
 const maxTranscriptionRestarts = 5;
 /** How long after getting in the bot waits to hear of a transcription already running before it starts its own. */
 const alreadyRunningWaitMs = 1000;
-/**
- * A bot stops its own transcription and then leaves (harness.ts leave(): its call.leave() is bounded at 5 s), so a
- * stopper gone within this long was a departing bot, not a person deciding.
- */
+/** A bot stops its own transcription, then leaves within 5 s (harness.ts leave()): a stopper gone by then was a bot. */
 const defaultStopperLeaveGraceMs = 10_000;
 /** How long after a stop transcription messages may still be the stopped transcription's last words. */
 const lateMessageMs = 3000;
 
 /**
- * Daily's transcription is Deepgram's streaming API (https://docs.daily.co/reference/daily-js/instance-methods/start-transcription):
- * `endpointing` and, through `extra`, `interim_results` are Deepgram's own options
- * (https://developers.deepgram.com/docs/understand-endpointing-interim-results). The raw response carries `is_final`
- * and `speech_final`, which turn-taking reads.
+ * `endpointing` and `extra.interim_results` are Deepgram's options (https://docs.daily.co/reference/daily-js/instance-methods/start-transcription,
+ * https://developers.deepgram.com/docs/understand-endpointing-interim-results); the raw response has `is_final`.
  */
 function transcriptionOptions(o: TranscriptionSettings) {
   return {
@@ -62,9 +53,8 @@ function transcriptionOptions(o: TranscriptionSettings) {
  * the bot has joined and is neither leaving nor disconnected, the only time it starts a transcription.
  */
 export function roomTranscription(call: DailyCall, o: TranscriptionSettings, inCall: () => boolean) {
-  // Whether it runs, whether the bot started it (it stops only its own when it leaves), whether a person in the room
-  // stopped it (theirs to decide: not started again), the pending attempt to start it again, and a stop by someone
-  // still in the room who may be a bot about to leave (`stopper`).
+  // `ours`: the bot started it (it stops only its own when it leaves); `stoppedByPerson`: theirs to decide, not started
+  // again; `stopper`: a stop by someone still in the room who may be a bot about to leave.
   let running = false;
   let ours = false;
   let stoppedByPerson = false;
@@ -108,13 +98,10 @@ export function roomTranscription(call: DailyCall, o: TranscriptionSettings, inC
     clearTimeout(stopper?.decided);
     stopper = undefined;
   };
-  // Daily's transcription belongs to the room and was started by one participant. If it stops while the bot is in
-  // the call — the bot that started it was replaced and has left, its session ended — the bot starts it
-  // again: a transcribing bot that hears nothing would end the meeting with an empty transcript. A bot stops its own
-  // just before it leaves, so a stopper still in the room is given `stopperLeaveGraceMs` to go: gone by then, the stop
-  // was a departing bot's and the bot restarts it; still there, it was a person's decision: left stopped, reported
-  // `stopped` and logged. Meanwhile it counts as failed (Node's recovery clock runs). Bounded, so two parties that keep
-  // stopping it cannot make the bot loop (then it counts as failed, and Node ends the session in time).
+  // The room's transcription stopped while the bot is in the call (the bot that started it left): started again, or the
+  // bot would hear nothing. A stopper still in the room is given `stopperLeaveGraceMs` to go (a bot stops its own just
+  // before it leaves): gone, it was a departing bot; still there, a person's decision, left `stopped`. Meanwhile it
+  // counts as failed (Node's recovery clock runs). Bounded, so two parties that keep stopping it cannot make a loop.
   const restartAfterStop = (by: string) => {
     if (restarts >= maxTranscriptionRestarts) {
       log('warn', 'transcription stopped again; restarts used up');
@@ -195,7 +182,6 @@ export function roomTranscription(call: DailyCall, o: TranscriptionSettings, inC
   });
 
   return {
-    /** A participant's name, for the utterances they say. */
     remember(p: DailyParticipant) {
       names.set(p.session_id, p.user_name || 'Guest');
     },
@@ -216,7 +202,7 @@ export function roomTranscription(call: DailyCall, o: TranscriptionSettings, inC
     joined() {
       if (!running) setTimeout(start, alreadyRunningWaitMs);
     },
-    /** `keep`: leave a transcription the bot started running (its replacement uses it). */
+    /** `keep`: leave the bot's own transcription running (its replacement uses it). */
     leave(keep: boolean) {
       clearTimeout(retry);
       clearTimeout(stopper?.decided);
