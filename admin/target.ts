@@ -6,7 +6,7 @@ import { type Adapters, wireAdapters } from '../core/adapters/wiring';
 import { type Config, loadConfig } from '../core/config';
 import { createLogger } from '../core/log';
 import { startDynalite } from '../local/dynalite';
-import { stackFileName } from '../local/stack-file';
+import { isAlive, stackFileName } from '../local/stack-file';
 
 export interface Target {
   config: Config;
@@ -120,11 +120,5 @@ function runningStack(dataDir: string): StackFile | undefined {
     return undefined;
   }
   if (typeof stack.pid !== 'number' || typeof stack.dynamodb_endpoint !== 'string') return undefined;
-  try {
-    process.kill(stack.pid, 0);
-  } catch (err) {
-    // EPERM: the process exists but belongs to another user; a killed stack leaves its file behind (ESRCH).
-    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
-  }
-  return stack;
+  return isAlive(stack.pid) ? stack : undefined;
 }

@@ -11,6 +11,7 @@ import type { TaskRunner, TaskStartOptions } from '../core/ports/task-runner';
 import { backoffMs } from '../core/retry';
 import { buildBotTaskBundle } from '../scripts/bundles';
 import { type BotContainer, botContainerArgs } from './container-engine';
+import { isAlive } from './stack-file';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -31,16 +32,6 @@ function pruneBundlesOfDeadProcesses(): void {
     const pid = Number(/^bot-task-(\d+)$/.exec(name)?.[1]);
     if (!pid || pid === process.pid || isAlive(pid)) continue;
     rmSync(join(cacheDir, name), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: alive, but another user's.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -177,26 +177,15 @@ export class BotPool extends Construct {
 
     // Fewer than `size` idle: add the shortfall (idle k → +size−k; past 20 steps, its leading digit per action:
     // gapSteps). Half-integer thresholds: the count is whole. The bounds are relative to the threshold (size − 0.5).
-    const scaleOut = new appscaling.StepScalingAction(this, 'ScaleOut', {
-      scalingTarget: this.scalableTarget,
-      adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY,
-      cooldown: poolScaleOutCooldown,
-      metricAggregationType: appscaling.MetricAggregationType.MAXIMUM,
-    });
     // The largest shortfall first, as the metric's scale below the threshold reads.
     const outSteps = gapSteps(size);
-    for (let i = outSteps.length - 1; i >= 0; i--) {
-      const gap = outSteps[i]!;
-      const next = outSteps[i + 1];
-      scaleOut.addAdjustment({
-        adjustment: gap,
-        ...(next !== undefined && { lowerBound: 1 - next }),
-        upperBound: 1 - gap,
-      });
-    }
-    this.scaleOutAlarm = new cloudwatch.Alarm(this, 'ScaleOutAlarm', {
+    const outTiers = outSteps.map((gap, i) => ({
+      adjustment: gap,
+      ...(outSteps[i + 1] !== undefined && { lowerBound: 1 - outSteps[i + 1]! }),
+      upperBound: 1 - gap,
+    }));
+    this.scaleOutAlarm = this.stepScaling('ScaleOut', poolScaleOutCooldown, 'MAXIMUM', outTiers.reverse(), {
       alarmDescription: `Warm pool: fewer than ${size} idle bots (scales out by the shortfall)`,
-      metric: this.idleCount,
       threshold: size - 0.5,
       comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_OR_EQUAL_TO_THRESHOLD,
       // Two minutes, not one: the latest minute's points may still be arriving, and FILL would read a late minute as
@@ -206,7 +195,6 @@ export class BotPool extends Construct {
       // FILL already makes a silent minute 0; should the expression still return nothing, that is no idle bot too.
       treatMissingData: cloudwatch.TreatMissingData.BREACHING,
     });
-    this.scaleOutAlarm.addAlarmAction(stepScalingAction(scaleOut));
 
     // More than `size` idle (busy bots finished and the service replaced them, or a storm's or a schedule's growth is
     // over): remove the surplus, its leading digit per action (gapSteps: ≤ 4 actions for 1,048, one per cooldown), so
@@ -214,30 +202,40 @@ export class BotPool extends Construct {
     // no more than the surplus the alarm read, and ECS stops only unprotected tasks: a bot protects its task right
     // after it claims a session (bot-task/ecs-task.ts; one stopped in between hands its session to a cold start:
     // bot-task/bot.ts). Test: test/infra/pool-burst.test.ts.
-    const scaleIn = new appscaling.StepScalingAction(this, 'ScaleIn', {
-      scalingTarget: this.scalableTarget,
-      adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY,
-      cooldown: poolScaleInCooldown,
-      metricAggregationType: appscaling.MetricAggregationType.MINIMUM,
-    });
     const inSteps = gapSteps(settings.botPoolMax - size);
-    inSteps.forEach((gap, i) => {
-      const next = inSteps[i + 1];
-      scaleIn.addAdjustment({
-        adjustment: -gap,
-        lowerBound: gap - 1,
-        ...(next !== undefined && { upperBound: next - 1 }),
-      });
-    });
-    this.scaleInAlarm = new cloudwatch.Alarm(this, 'ScaleInAlarm', {
+    const inTiers = inSteps.map((gap, i) => ({
+      adjustment: -gap,
+      lowerBound: gap - 1,
+      ...(inSteps[i + 1] !== undefined && { upperBound: inSteps[i + 1]! - 1 }),
+    }));
+    this.scaleInAlarm = this.stepScaling('ScaleIn', poolScaleInCooldown, 'MINIMUM', inTiers, {
       alarmDescription: `Warm pool: more than ${size} idle bots for ${poolScaleInMinutes} minutes (scales in by the surplus)`,
-      metric: this.idleCount,
       threshold: size + 0.5,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
       evaluationPeriods: poolScaleInMinutes,
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
-    this.scaleInAlarm.addAlarmAction(stepScalingAction(scaleIn));
+  }
+
+  /** A step scaling action on the pool's desired count, and its alarm `<id>Alarm` on the idle count, which runs it. */
+  private stepScaling(
+    id: string,
+    cooldown: Duration,
+    aggregation: 'MAXIMUM' | 'MINIMUM',
+    tiers: appscaling.AdjustmentTier[],
+    alarm: Omit<cloudwatch.AlarmProps, 'metric'>,
+  ): cloudwatch.Alarm {
+    const action = new appscaling.StepScalingAction(this, id, {
+      scalingTarget: this.scalableTarget,
+      adjustmentType: appscaling.AdjustmentType.CHANGE_IN_CAPACITY,
+      cooldown,
+      metricAggregationType: appscaling.MetricAggregationType[aggregation],
+    });
+    for (const tier of tiers) action.addAdjustment(tier);
+    const result = new cloudwatch.Alarm(this, `${id}Alarm`, { metric: this.idleCount, ...alarm });
+    // CDK's own alarm action for a step scaling policy is internal to StepScalingPolicy.
+    result.addAlarmAction({ bind: () => ({ alarmActionArn: action.scalingPolicyArn }) });
+    return result;
   }
 
   /**
@@ -353,9 +351,4 @@ export class BotPool extends Construct {
       label,
     });
   }
-}
-
-/** An alarm action that runs a step scaling policy (CDK's own is internal to StepScalingPolicy). */
-function stepScalingAction(action: appscaling.StepScalingAction): cloudwatch.IAlarmAction {
-  return { bind: () => ({ alarmActionArn: action.scalingPolicyArn }) };
 }
