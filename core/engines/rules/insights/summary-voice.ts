@@ -168,7 +168,7 @@ const pastForms = wordSet(`was were did had said thought found made got took saw
   undertook mistook misled rebuilt rewrote reran upheld forgave`);
 
 /** The verb after a third-person subject: "want" → "wants", "have" → "has", "will"/"found" unchanged. */
-export function thirdPersonVerb(verb: string): string {
+function thirdPersonVerb(verb: string): string {
   const v = verb.toLowerCase();
   if (irregular[v]) return irregular[v];
   if (modals.has(v) || pastForms.has(v) || v.endsWith('ed') || v.endsWith("n't") || !/^[a-z]+$/.test(v)) {
@@ -228,12 +228,9 @@ function agree(tokens: string[], i: number): void {
   const joined = coordinated(tokens, v);
   const present =
     takesS(word) || (sameInPast.has(word.toLowerCase()) && joined.some((j) => takesS(bareWord(tokens[j]!))));
-  if (!present) {
-    tokens[v] = replaceWord(tokens[v]!, thirdPersonVerb);
-    return;
-  }
-  tokens[v] = replaceWord(tokens[v]!, sameInPast.has(word.toLowerCase()) ? withS : thirdPersonVerb);
-  for (const j of joined) tokens[j] = replaceWord(tokens[j]!, thirdPersonVerb);
+  const inflect = present && sameInPast.has(word.toLowerCase()) ? withS : thirdPersonVerb;
+  tokens[v] = replaceWord(tokens[v]!, inflect);
+  if (present) for (const j of joined) tokens[j] = replaceWord(tokens[j]!, thirdPersonVerb);
 }
 
 /**
