@@ -6,33 +6,13 @@
 import { Stack } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type { RouteName } from '../functions/http/route-table';
-import type { Api } from './constructs/api';
-import type { BotPool } from './constructs/bot-pool';
-import type { BotRuntime } from './constructs/bot-runtime';
-import type { ControlPlane } from './constructs/control-plane';
-import { type BotData, type ItemAction, readWriteItems } from './constructs/data';
-import type { Delivery } from './constructs/delivery';
+import { type ItemAction, readWriteItems } from './constructs/data';
 import { grantBedrockInvoke, grantSpeechSynthesis } from './constructs/model-access';
-import type { Operations } from './constructs/operations';
-import type { Recordings } from './constructs/recordings';
 import { allow } from './constructs/wildcard-grant';
-import type { MeetingBotSettings } from './settings';
+import type { MeetingBotStack } from './stack';
 
-/** Everything a grant may name: the stack's constructs, their resources and grant helpers. */
-export interface GrantedResources {
-  settings: MeetingBotSettings;
-  data: BotData;
-  recordings: Recordings;
-  delivery: Delivery;
-  controlPlane: ControlPlane;
-  runtime: BotRuntime;
-  api: Api;
-  operations: Operations;
-  /** The warm pool; none when `botPoolSize` is 0. */
-  pool?: BotPool;
-}
-
-type Grant = (role: iam.IGrantable, r: GrantedResources) => void;
+/** A role's permissions, from the stack's settings, constructs and their grant helpers. */
+type Grant = (role: iam.IGrantable, r: MeetingBotStack) => void;
 
 /** A session's bookkeeping: its items, its segments and events, read and written, never deleted. */
 const sessionItems: ItemAction[] = [
@@ -185,7 +165,7 @@ const scheduler: Grant = (role, { data, controlPlane, pool }) => {
  * Grants every role its permissions. The not-found function needs none; the warm pool's rollout role (a custom
  * resource's, not a function's) is granted where bot-pool.ts makes it.
  */
-export function grantPermissions(r: GrantedResources): void {
+export function grantPermissions(r: MeetingBotStack): void {
   botTask(r.runtime.taskDefinition.taskRole, r);
   for (const [name, fn] of r.api.functions) routeGrants[name](fn.role, r);
   results(r.delivery.resultsFunction.role, r);

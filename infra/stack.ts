@@ -33,6 +33,7 @@ export class MeetingBotStack extends Stack {
   readonly api: Api;
   readonly operations: Operations;
   readonly dashboard: Dashboard;
+  readonly settings: MeetingBotSettings;
 
   constructor(scope: Construct, id: string, props: MeetingBotStackProps) {
     super(scope, id, {
@@ -40,6 +41,7 @@ export class MeetingBotStack extends Stack {
       ...props,
     });
     const { settings } = props;
+    this.settings = settings;
     Tags.of(this).add('service', 'meeting-bot');
     Tags.of(this).add('stage', settings.stage);
 
@@ -102,17 +104,7 @@ export class MeetingBotStack extends Stack {
     // The retention sweep deletes recordings with the rest of a meeting's content.
     this.operations.sweeper.addEnvironment(recordingsEnv);
     // Every role's permissions, each in one place.
-    grantPermissions({
-      settings,
-      data: this.data,
-      recordings: this.recordings,
-      delivery: this.delivery,
-      controlPlane: this.controlPlane,
-      runtime: this.runtime,
-      api: this.api,
-      operations: this.operations,
-      pool: this.pool,
-    });
+    grantPermissions(this);
 
     this.dashboard = new Dashboard(this, 'Dashboard', {
       settings,
