@@ -224,14 +224,8 @@ export function evidenceQuote(answer: string, kind: EvidenceKind, maxWords: numb
   const said = all.filter((s) => wordCount(s) > fillerCount(s));
   const sentences = said.length ? said : all;
   if (sentences.length === 0) return '';
-  let best = sentences[0]!;
-  let bestWeight = 0;
-  for (const s of sentences) {
-    const w = weights[kind](s);
-    if (w > bestWeight) {
-      best = s;
-      bestWeight = w;
-    }
-  }
+  // The first of the sentences that weigh most (weights are never negative).
+  const weigh = weights[kind];
+  const best = sentences.reduce((b, s) => (weigh(s) > weigh(b) ? s : b));
   return truncateWords(best, maxWords);
 }
