@@ -27,9 +27,6 @@ export interface ReplaceDeps {
   log: Logger;
 }
 
-/** The log line each replacement writes; docs/lost-bots.md names it for operators: renaming it must change both. */
-export const replacementLogMessages = { replaced: 'bot replaced' } as const;
-
 /** Whether a session whose bot was lost gets a replacement: only a bot that was in the room, while any are left. */
 export function canReplace(
   session: Pick<BotSession, 'joinedAt' | 'replacements'>,
@@ -93,7 +90,8 @@ export async function replaceBot(
     await deps.stores.sessions
       .updateReplacement(session.botId, attempt, { taskRef, ...task.replacement?.set })
       .catch((err) => log.warn('could not record the replacement task', { err }));
-    log.warn(replacementLogMessages.replaced, {
+    // docs/lost-bots.md names this line for operators: renaming it must change both.
+    log.warn('bot replaced', {
       account_id: session.accountId,
       attempt: attempt + 1,
       reason: request.reason,

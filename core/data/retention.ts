@@ -105,21 +105,20 @@ export async function sweepRetention(deps: RetentionDeps): Promise<RetentionSwee
     accountDays.set(accountId, known);
     return known;
   };
-  const timeLeft = () => deps.now().getTime() < deps.deadline.getTime();
+  /** Past the deadline: what is still due waits for the next sweep. */
+  const outOfTime = () => {
+    if (deps.now().getTime() < deps.deadline.getTime()) return false;
+    result.unfinished = true;
+    return true;
+  };
 
   const sweepPart = async (part: RetentionPart) => {
     let after: RetentionEntry | undefined;
     do {
-      if (!timeLeft()) {
-        result.unfinished = true;
-        return;
-      }
+      if (outOfTime()) return;
       const page = await index.listDue(part, upTo, pageSize, after);
       for (const entry of page.entries) {
-        if (!timeLeft()) {
-          result.unfinished = true;
-          return;
-        }
+        if (outOfTime()) return;
         result.looked++;
         try {
           if (await lookAt(deps, entry, days)) result.deleted.push(entry.botId);

@@ -5,21 +5,18 @@
 import { z } from 'zod';
 import { exitReasons } from '../schemas/api';
 
+/** What a hand-over says: which bot left, why and when. */
+const handover = {
+  bot_id: z.uuid(),
+  exit_reason: z.enum(exitReasons),
+  left_at: z.iso.datetime({ offset: true }),
+};
+
 export const resultsMessageSchema = z.discriminatedUnion('kind', [
-  z.object({
-    kind: z.literal('session_ended'),
-    bot_id: z.uuid(),
-    exit_reason: z.enum(exitReasons),
-    left_at: z.iso.datetime({ offset: true }),
-  }),
+  z.object({ kind: z.literal('session_ended'), ...handover }),
   // A recorded session whose insights are saved: its recording is assembled and the session completed, in an
   // invocation of its own, so the assembly has the function's whole time and its retries never run insights again.
-  z.object({
-    kind: z.literal('assemble_recording'),
-    bot_id: z.uuid(),
-    exit_reason: z.enum(exitReasons),
-    left_at: z.iso.datetime({ offset: true }),
-  }),
+  z.object({ kind: z.literal('assemble_recording'), ...handover }),
   // A recorded session that failed in the room: its pieces become one file all the same (the results stage, which
   // alone may write the bucket's assembled files, does it).
   z.object({ kind: z.literal('session_failed'), bot_id: z.uuid() }),
