@@ -7,7 +7,6 @@ import { claimRecordTtlSeconds } from './session-pool';
 import {
   deleteItem,
   keys,
-  putItem,
   queryAll,
   type TableHandle,
   type TableItem,
@@ -66,7 +65,7 @@ export const scheduleIndex = (
     if (offer) sets.push('pool_offered_at = :at');
     const names = {};
     const values = { ':at': at };
-    const handedOut = await written(
+    return written(
       updateSession(table, botId, {
         UpdateExpression: `SET ${sets.join(', ')}`,
         ConditionExpression: inStates(lifecycle.start.from, names, values),
@@ -74,7 +73,5 @@ export const scheduleIndex = (
         ExpressionAttributeValues: values,
       }),
     );
-    if (!handedOut) return false;
-    return true;
   },
 });

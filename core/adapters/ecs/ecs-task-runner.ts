@@ -106,22 +106,23 @@ export class EcsTaskRunner implements TaskRunner, TaskPlatform {
     options: TaskStartOptions,
     timeoutMs: number,
   ): Promise<LaunchTry> {
-    try {
-      // An aborted call may still have launched the task: the retry carries the same client token, so ECS starts one.
-      const { tasks = [], failures = [] } = await this.ecs.send(
-        new RunTaskCommand(this.input(botId, provider, options.attempt ?? 0)),
-        { abortSignal: AbortSignal.timeout(timeoutMs) },
-      );
-      const arn = tasks[0]?.taskArn;
-      if (arn) return { taskRef: arn };
-      if (!failuresAreCapacity(failures)) throw new PermanentRunTaskError(describeFailures(failures));
-      return { refused: 'capacity', detail: `${provider}: ${describeFailures(failures)}` };
-    } catch (err) {
-      if (err instanceof PermanentRunTaskError) throw err;
-      const kind = runTaskErrorKind(err);
-      if (kind === 'permanent') throw err;
-      return { refused: kind, detail: `${(err as Error).name}: ${(err as Error).message}` };
-    }
+    // An aborted call may still have launched the task: the retry carries the same client token, so ECS starts one.
+    const sent = await this.ecs
+      .send(new RunTaskCommand(this.input(botId, provider, options.attempt ?? 0)), {
+        abortSignal: AbortSignal.timeout(timeoutMs),
+      })
+      .catch((err: Error) => {
+        const kind = runTaskErrorKind(err);
+        if (kind === 'permanent') throw err;
+        return { refused: kind, detail: `${err.name}: ${err.message}` } as const;
+      });
+    if ('refused' in sent) return sent;
+    const { tasks = [], failures = [] } = sent;
+    const arn = tasks[0]?.taskArn;
+    if (arn) return { taskRef: arn };
+    // Failures no retry will fix: a missing task definition, an invalid subnet.
+    if (!failuresAreCapacity(failures)) throw new Error(`RunTask failed: ${describeFailures(failures)}`);
+    return { refused: 'capacity', detail: `${provider}: ${describeFailures(failures)}` };
   }
 
   /**
@@ -181,13 +182,5 @@ export class EcsTaskRunner implements TaskRunner, TaskPlatform {
       // secrets in overrides, where DescribeTasks would show them).
       overrides: { containerOverrides: [{ name: this.settings.containerName, environment }] },
     };
-  }
-}
-
-/** RunTask answered with failures that no retry will fix (a missing task definition, an invalid subnet). */
-class PermanentRunTaskError extends Error {
-  constructor(reasons: string) {
-    super(`RunTask failed: ${reasons}`);
-    this.name = 'PermanentRunTaskError';
   }
 }

@@ -7,8 +7,8 @@ import {
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
-  ListObjectsV2Command,
   PutObjectCommand,
+  paginateListObjectsV2,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
@@ -67,18 +67,11 @@ export class S3RecordingStore implements RecordingStore {
 
   private async keys(botId: string, under: string): Promise<string[]> {
     const keys: string[] = [];
-    let token: string | undefined;
-    do {
-      const page = await this.s3.send(
-        new ListObjectsV2Command({
-          Bucket: this.bucket,
-          Prefix: `${prefix(botId)}${under}`,
-          ContinuationToken: token,
-        }),
-      );
-      for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key);
-      token = page.IsTruncated ? page.NextContinuationToken : undefined;
-    } while (token);
+    const pages = paginateListObjectsV2(
+      { client: this.s3 },
+      { Bucket: this.bucket, Prefix: `${prefix(botId)}${under}` },
+    );
+    for await (const page of pages) for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key);
     return keys;
   }
 
