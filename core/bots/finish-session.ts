@@ -6,23 +6,16 @@ import type { Outbox } from '../control/outbox';
 import { listForRetention } from '../data/retention';
 import type { Stores } from '../deps';
 import { metrics } from '../metrics';
-import type { ExitReason, SessionErrorCode } from '../schemas/api';
-import type { Insights, QaPair } from '../schemas/results';
+import type { SessionErrorCode } from '../schemas/api';
 import type { JoinErrorCode } from '../schemas/webhooks';
-import { can, finalStates, plan, stateOf } from './lifecycle';
-import { type BotSession, type RecordingFileInfo, secondsSinceStart } from './session';
+import { can, finalStates, plan, stateOf, type TransitionInputs } from './lifecycle';
+import { type BotSession, secondsSinceStart } from './session';
 
-/** What completing a session records. The transcript is not among it: its segments are its only copy. */
-export interface Completion {
-  exitReason: ExitReason;
-  qaPairs?: QaPair[];
-  insights?: Insights | null;
-  insightsError?: string;
-  /** When the bot left the room: usage is charged up to here, not up to when results were ready. */
-  endedAt?: string;
-  /** The assembled recording, when the session recorded one. */
-  recordingFile?: RecordingFileInfo;
-}
+/**
+ * What completing a session records (the transcript is not among it: its segments are its only copy), and `endedAt`:
+ * when the bot left the room, usage being charged up to there, not up to when results were ready.
+ */
+export type Completion = Omit<TransitionInputs['complete'], 'completedAt'> & { endedAt?: string };
 
 type Deps = Pick<Stores, 'sessions' | 'ledger' | 'accounts' | 'retention'> & {
   config: Pick<Config, 'CREDITS_PER_MINUTE' | 'RETENTION_DAYS'>;

@@ -1,17 +1,13 @@
 // Use case: a bot's task ended (ECS task-state event, a local child exit, or a stale heartbeat). A bot that was in the
 // room is replaced while replacements are left (replace-bot.ts); otherwise a session still running is failed,
 // keeping its partial transcript, with bot_failed (bot_join_failed when the bot never got into the room).
-import type { Config } from '../config';
-import type { Outbox } from '../control/outbox';
 import { correlated } from '../correlation';
-import type { Stores } from '../deps';
-import type { Logger } from '../log';
 import { metrics } from '../metrics';
 import { sessionEnded } from '../results/messages';
 import { failNeverJoined } from './finish-session';
 import { BotLife, beforeRoom, finalStates, stateOf } from './lifecycle';
 import { poolLogMessages, startColdRequest } from './pool-fallback';
-import { canReplace, failLostBot, lostError, replaceRequest } from './replace-bot';
+import { canReplace, failLostBot, lostError, type ReplaceDeps, replaceRequest } from './replace-bot';
 import { currentAttempt } from './session';
 
 /** Log lines the runbook's log queries look for (docs/operations.md): renaming one must change both. */
@@ -40,12 +36,8 @@ export interface TaskStopped {
   claimant?: string;
 }
 
-export interface TaskStoppedDeps {
-  stores: Pick<Stores, 'sessions' | 'ledger' | 'transcripts' | 'accounts' | 'retention'>;
-  config: Pick<Config, 'CREDITS_PER_MINUTE' | 'MAX_REPLACEMENTS' | 'RETENTION_DAYS'>;
-  outbox: Outbox;
-  log: Logger;
-}
+/** What a replacement needs, less the runner: task-stopped only asks for the replacement. */
+export type TaskStoppedDeps = Omit<ReplaceDeps, 'runner'>;
 
 export async function onTaskStopped(
   given: TaskStoppedDeps,
