@@ -48,7 +48,7 @@ export function guardedLookup(options: PostOptions): LookupFunction {
         return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, first.address, first.family);
     };
-    if (options.resolve) {
+    if (options.resolve)
       options.resolve(hostname).then(
         (list) =>
           done(
@@ -57,9 +57,7 @@ export function guardedLookup(options: PostOptions): LookupFunction {
           ),
         (err) => done(err, []),
       );
-      return;
-    }
-    dnsLookup(hostname, { all: true }, (err, addresses) => done(err, addresses ?? []));
+    else dnsLookup(hostname, { all: true }, (err, addresses) => done(err, addresses ?? []));
   };
 }
 
