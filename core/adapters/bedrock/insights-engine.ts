@@ -13,10 +13,11 @@ import {
   type ModelInsightsSettings,
   type ModelUsage,
   modelCallError,
+  modelInsightsDefaults,
   type ToolAnswer,
   type ToolCall,
 } from '../llm/insights-analysis';
-import { toolInputSchema } from '../llm/insights-prompts';
+import { toolInputSchema } from '../llm/structured-output';
 import { bedrockThrottlingErrors } from './throttling';
 
 export interface BedrockInsightsConfig extends ModelInsightsSettings {
@@ -28,17 +29,10 @@ export interface BedrockInsightsConfig extends ModelInsightsSettings {
   strictToolUse?: boolean;
 }
 
-export const bedrockDefaults = {
+const bedrockDefaults = {
+  ...modelInsightsDefaults,
   chunkChars: 60_000,
-  overlapLines: 4,
-  maxOutputTokens: 4096,
-  // The results function may run 2 minutes (infra/constructs/delivery.ts); this leaves 30 s to save and deliver.
-  deadlineMs: 90_000,
-  temperature: 0,
   maxThrottleRetries: 5,
-  backoffBaseMs: 1000,
-  backoffMaxMs: 20_000,
-  mapConcurrency: 2,
   strictToolUse: false,
 } as const;
 

@@ -89,6 +89,18 @@ export interface ModelInsightsSettings extends ModelCallSettings {
   now?: () => number;
 }
 
+/** The defaults both model engines share; each adds its chunk size and its own kind of retries. */
+export const modelInsightsDefaults = {
+  overlapLines: 4,
+  maxOutputTokens: 4096,
+  // The results function may run 2 minutes (infra/constructs/delivery.ts); this leaves 30 s to save and deliver.
+  deadlineMs: 90_000,
+  temperature: 0,
+  backoffBaseMs: 1000,
+  backoffMaxMs: 20_000,
+  mapConcurrency: 2,
+} as const;
+
 /** The analysis's settings, every one given (the engine's defaults filled in). */
 type AnalysisSettings = Required<Omit<ModelInsightsSettings, keyof ModelCallSettings>> &
   Pick<ModelCallSettings, 'log'>;

@@ -171,12 +171,6 @@ export const reduceTool: ToolSpec<ModelInsights> = {
   schema: modelInsightsSchema,
 };
 
-/** JSON Schema of a tool's input, as Bedrock's `toolSpec.inputSchema.json` takes it (no `$schema` key). */
-export function toolInputSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
-  return json;
-}
-
 type PromptOptions = Pick<InsightsRequest, 'botName' | 'analysisPrompt' | 'summaryFormatPrompt'>;
 
 export function systemPrompt(toolName: string): string {

@@ -35,6 +35,12 @@ export function extractJson(text: string): StructuredAnswer<unknown> {
   };
 }
 
+/** JSON Schema of a tool's input, as Bedrock's `toolSpec.inputSchema.json` takes it (no `$schema` key). */
+export function toolInputSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
+  return json;
+}
+
 /**
  * The JSON Schema of `schema` for a model server's `response_format`. `strict` (OpenAI's grammar-constrained
  * decoding) needs every object closed (`additionalProperties: false`) with all its properties required, and
@@ -42,7 +48,6 @@ export function extractJson(text: string): StructuredAnswer<unknown> {
  * after the answer arrives. A schema with optional properties is sent non-strict, as a hint.
  */
 export function responseJsonSchema(schema: z.ZodType): { schema: Record<string, unknown>; strict: boolean } {
-  const { $schema: _ignored, ...json } = z.toJSONSchema(schema, { io: 'input' }) as Record<string, unknown>;
   let strict = true;
   const visit = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(visit);
@@ -60,7 +65,7 @@ export function responseJsonSchema(schema: z.ZodType): { schema: Record<string, 
     }
     return out;
   };
-  return { schema: visit(json) as Record<string, unknown>, strict };
+  return { schema: visit(toolInputSchema(schema)) as Record<string, unknown>, strict };
 }
 
 const unsupportedInStrict = new Set([

@@ -15,11 +15,11 @@ import {
   type ModelInsightsSettings,
   type ModelUsage,
   modelCallError,
+  modelInsightsDefaults,
   type ToolAnswer,
   type ToolCall,
 } from '../llm/insights-analysis';
-import { toolInputSchema } from '../llm/insights-prompts';
-import { extractJson, responseJsonSchema } from '../llm/structured-output';
+import { extractJson, responseJsonSchema, toolInputSchema } from '../llm/structured-output';
 import { isThrottled, openAIErrorName, openAIRetryVerdict } from './errors';
 
 export interface OpenAIInsightsConfig extends ModelInsightsSettings {
@@ -29,18 +29,8 @@ export interface OpenAIInsightsConfig extends ModelInsightsSettings {
   maxRetries?: number;
 }
 
-export const openAIInsightsDefaults = {
-  chunkChars: 24_000,
-  overlapLines: 4,
-  maxOutputTokens: 4096,
-  // As Bedrock's: the deployed results function may run 2 minutes. A slow local model needs more (docs/ai-engines.md).
-  deadlineMs: 90_000,
-  temperature: 0,
-  maxRetries: 5,
-  backoffBaseMs: 1000,
-  backoffMaxMs: 20_000,
-  mapConcurrency: 2,
-} as const;
+// The shared deadline; a slow local model needs more (LLM_INSIGHTS_DEADLINE_MS, docs/ai-engines.md).
+const openAIInsightsDefaults = { ...modelInsightsDefaults, chunkChars: 24_000, maxRetries: 5 } as const;
 
 export class OpenAIInsightsEngine extends ModelInsightsEngine<OpenAI, OpenAIInsightsConfig> {
   /** Cleared for good once the server refuses `response_format`: the schema then travels in the prompt only. */
