@@ -1,5 +1,4 @@
-// The steps of one bot's life, each taken through the lifecycle (core/bots/lifecycle.ts): what the bot writes and
-// sends as it gets in, fails to, leaves and hands over. bot.ts decides when.
+// The steps of one bot's life (getting in, failing to, leaving, handing over), each through core/bots/lifecycle.ts.
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
 import { failSession } from '../core/bots/finish-session';
 import type { BotLife, Emitted, Step } from '../core/bots/lifecycle';
@@ -127,8 +126,7 @@ export async function joinAborted(ctx: BotContext, life: BotLife, joinStarted: n
     return { kind: 'lost', reason };
   }
   if (platformStop && session.startPath === 'pool' && session.claimedBy) {
-    // Stopped between its claim and the room (scale-in or a deploy before its protection took hold): a cold start
-    // takes the session, as when a claimant dies.
+    // Stopped between its claim and the room (before its protection took hold): a cold start takes the session.
     const reason = 'the pooled bot was stopped by the platform before it was in the room';
     log.warn(reason);
     await retryStep(() => ctx.outbox.send(startColdRequest(botId, reason, session.claimedBy)), 3, log);

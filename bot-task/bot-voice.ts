@@ -74,7 +74,7 @@ export class BotVoice {
     this.interrupted = false;
     const pieces = replyPieces(produce())[Symbol.asyncIterator]();
     let heard = false;
-    /** The piece being heard (or held), while the next is read from the model and prepared. */
+    /** The piece being heard (or held) while the next is read and prepared. */
     let current: Voiced | undefined;
     /** The last piece that started to be heard: `speaking` holds until it ends. */
     let latest: Voiced | undefined;
@@ -121,7 +121,6 @@ export class BotVoice {
           continue;
         }
         const before = current;
-        // The first piece waits for the gate; each later one for the one before it to have been heard.
         const startWhen = before
           ? before.outcome.then(
               (o) => o === 'done' && before.heard && !this.options.isStopped() && !this.interrupted,
@@ -158,7 +157,6 @@ export class BotVoice {
           if (latest === voiced) this.speakingNow = false;
         });
         current = voiced;
-        // The piece before is heard out while this one is prepared.
         if (before && !(await heardOut(before))) break;
       }
       if (current) await heardOut(current);
@@ -170,11 +168,7 @@ export class BotVoice {
     return heard;
   }
 
-  /**
-   * Gets one piece to the room, never throwing: spoken, or (the voice failed twice on it, or earlier in the
-   * session) sent as text, which the room's transcript holds as the bot's line. A piece prepared while the one before
-   * plays goes out as text too when the voice fails on that one meanwhile.
-   */
+  /** Gets one piece to the room, never throwing: spoken, or sent as text once the voice failed twice (on any line). */
   private async voice(text: string, startWhen?: Promise<boolean>, continues?: true): Promise<SpeechOutcome> {
     for (let attempt = 1; !this.textOnlyNow; attempt++) {
       const go = startWhen?.then((ok) => ok && !this.textOnlyNow);
@@ -220,12 +214,10 @@ export class BotVoice {
 const cut = Symbol('cut');
 const never = new Promise<never>(() => {});
 
-/** A piece of a reply handed to the voice. */
 interface Voiced {
   piece: SpokenPiece;
   /** The bot's line it belongs to (an opening clause and the rest of its sentence share one). */
   line: Utterance;
-  /** It started to be heard. */
   heard: boolean;
   outcome: Promise<SpeechOutcome>;
 }

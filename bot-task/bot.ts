@@ -1,5 +1,4 @@
-// One bot's life: join the room, transcribe, watch the exit reasons, then leave → save → hand over results; bot-life.ts
-// takes each step through the lifecycle (core/bots/lifecycle.ts).
+// One bot's life: join the room, transcribe, watch the exit reasons, then leave → save → hand over (bot-life.ts).
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { automaticLeaveOf } from '../core/bots/automatic-leave';
@@ -62,11 +61,12 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
 
   // A stop asked for while the bot is still joining (or in a waiting room) gives the join up at once.
   const joinAbort = new AbortController();
+  const pollFailed = (err: unknown) => log.warn('session poll failed', { err });
   const stopWhileJoining = forceLeaveWatcher(
     stopRequested,
     config.STOP_POLL_MS,
     () => joinAbort.abort(),
-    (err) => log.warn('session poll failed', { err }),
+    pollFailed,
   );
   void ctx.terminated.then(() => joinAbort.abort());
 
@@ -198,9 +198,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
       stopPhraseWatcher(room, session.botConfig.stop_phrase, exit),
       idleTimeoutWatcher(heard, leave.silence_timeout_seconds * 1000, exit),
       maxDurationWatcher(maxDurationMs, exit),
-      forceLeaveWatcher(stopRequested, config.STOP_POLL_MS, exit, (err) =>
-        log.warn('session poll failed', { err }),
-      ),
+      forceLeaveWatcher(stopRequested, config.STOP_POLL_MS, exit, pollFailed),
       transcriptionWatcher(room, config.TRANSCRIPTION_RECOVERY_MS, (what) =>
         end({
           kind: 'failed',
@@ -273,8 +271,7 @@ export async function runBot(ctx: BotContext): Promise<BotOutcome> {
   // Exit pipeline (ARCHITECTURE.md): leave first, then save, then hand over.
   const triggeredAt = Date.now();
   conversation.stop();
-  // The recorder lives in the room's page: its last piece is taken before the page leaves (bounded: a crashed page
-  // hands over nothing more).
+  // The recorder lives in the room's page: its last piece is taken before the page leaves.
   const recordingSettled = recording && (await finishRecording(recording, config.LEAVE_TIMEOUT_MS, log));
   // A bot handing over leaves its transcription running for its replacement, but only one seen in the room: after a
   // failed handover (no replacement in time, the session already over) nobody would own it, so it is stopped.
@@ -305,10 +302,7 @@ async function finishRecording(
   return { settled: Promise.resolve() };
 }
 
-/**
- * A scheduled bot is given its session ahead of join_at (a pooled bot, or a task started early): it joins at join_at,
- * not before. A stop meanwhile ends the wait as it ends a join (JoinAbortedError).
- */
+/** A bot given its session ahead of join_at joins then; a stop meanwhile ends the wait as it ends a join. */
 async function untilJoinAt(joinAt: string | undefined, signal: AbortSignal): Promise<void> {
   const waitMs = joinAt ? Date.parse(joinAt) - Date.now() : 0;
   if (waitMs > 0) await sleep(waitMs, undefined, { signal }).catch(() => {});

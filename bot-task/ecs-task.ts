@@ -1,6 +1,5 @@
-// The bot task's view of its own ECS task: its ARN (the task metadata endpoint v4) and scale-in protection (the ECS
-// agent's endpoint), for a pooled bot. Both endpoints are local to the task; off ECS (locally, in tests
-// without the variables) each call is a no-op.
+// A pooled bot's view of its own ECS task: its ARN (task metadata endpoint v4) and scale-in protection (the agent's
+// endpoint). Both are local to the task; off ECS each call is a no-op.
 // https://docs.aws.amazon.com/AmazonECS/latest/developerguide/task-metadata-endpoint-v4-fargate.html
 // https://docs.aws.amazon.com/AmazonECS/latest/developerguide/task-scale-in-protection-endpoint.html
 
@@ -29,19 +28,12 @@ export async function ecsTaskArn(env: EcsTaskEnvironment = process.env): Promise
   return body.TaskARN;
 }
 
-/**
- * How long a bot whose session may last `longestStaySeconds` (from its claim: joining, a waiting room, its time in the
- * room) protects its task: the stay plus a margin, ≤ 48 h.
- */
+/** How long a bot whose session may last `longestStaySeconds` from its claim protects its task: ≤ 48 h. */
 export function scaleInProtectionMinutes(longestStaySeconds: number): number {
   return Math.min(maxProtectionMinutes, Math.ceil(longestStaySeconds / 60) + protectionMarginMinutes);
 }
 
-/**
- * Protects this task from the service's scale-in and from deployments for `minutes` (the agent calls
- * ecs:UpdateTaskProtection with the task role). False off ECS; throws when the agent refuses (the answer's `error`:
- * e.g. a task not in a service, or the task role lacking the permission).
- */
+/** Protects this task from scale-in and deployments for `minutes`; false off ECS, throws when the agent refuses. */
 export async function protectFromScaleIn(
   minutes: number,
   env: EcsTaskEnvironment = process.env,

@@ -1,6 +1,4 @@
-// The bot task's heartbeat: every beat writes `heartbeatAt` (no transition: it moves no bot), and until the join time
-// is written it carries the bot's `admit` step too, so a bot that was in the room is charged even when the write at
-// join failed.
+// The heartbeat writes `heartbeatAt`, and the `admit` step until it is written: a bot in the room is always charged.
 import { stepWrite } from '../core/bots/lifecycle';
 import type { Logger } from '../core/log';
 import type { SessionsStore } from '../core/ports/sessions-store';
@@ -29,10 +27,7 @@ export class JoinTimes {
 /** The process's join times: the bot records its own on joining, the heartbeat writes it until it is written. */
 export const joinTimes = new JoinTimes();
 
-/**
- * One beat: the heartbeat, with the admit step while the join time is not yet written. Never throws. Returns false when
- * the session is no longer running (someone else ended it: the bot then leaves as if asked to), true otherwise.
- */
+/** One beat; never throws. False when someone else ended the session (the bot then leaves as if asked to). */
 export async function beat(
   deps: { sessions: Pick<SessionsStore, 'updateRunning' | 'writeStep'>; log: Logger; joinTimes: JoinTimes },
   botId: string,

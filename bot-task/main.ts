@@ -1,6 +1,5 @@
-// The bot runtime's entry (ECS container command; a child process locally). Started with only BOT_ID set:
-// everything else — room, bot_config, meeting token — comes from the session record. Started without BOT_ID, it is a
-// pooled bot: it gets ready, claims one offered session (pool.ts), serves it and exits.
+// The bot runtime's entry (ECS container command; a child process locally). With BOT_ID it serves that session (all
+// else comes from the session record); without, it is a pooled bot: it gets ready, claims one session, serves it.
 import { randomUUID } from 'node:crypto';
 import { languageEngines } from '../core/adapters/language-engines';
 import { useEmfMetrics } from '../core/adapters/metrics/emf-metrics';
@@ -24,8 +23,7 @@ import { claimFromPool } from './pool';
 const terminated = new Promise<void>((resolve) => process.on('SIGTERM', () => resolve()));
 
 const assignedBotId = process.env.BOT_ID;
-// A pooled bot's id: the local runner's name for it, or on ECS the task's ARN (the task-stopped handler finds a stopped
-// pooled task's session by its claim).
+// A pooled bot's id: the local runner's name, or on ECS the task's ARN (task-stopped finds its session by it).
 const pooledTaskArn = assignedBotId ? undefined : await ecsTaskArn().catch(() => undefined);
 const poolBotId = assignedBotId
   ? undefined
@@ -71,9 +69,8 @@ async function providerFor(kind: Provider, session: () => BotSession): Promise<R
         },
         log,
       ),
-    // Building the provider builds the Polly client: the only warming speech gets. Any request, even a free one,
-    // would need credentials and the network before a session needs them; the greeting's first SynthesizeSpeech
-    // still resolves the credentials and opens the TLS connection.
+    // Building the provider builds the Polly client, the only warming speech gets: any request would need credentials
+    // and the network before a session needs them.
     synthesizer: engines.synthesizer,
     allowInsecureFetch: config.ALLOW_INSECURE_WEBHOOKS,
     dailyModulePath: config.DAILY_JS_MODULE_PATH,
@@ -91,7 +88,6 @@ const currentLog: Logger = {
 
 /** A pooled bot's provider, built and warmed while it waits (BOT_POOL_PROVIDER), until a session takes it. */
 let warmed: { kind: Provider; provider: RoomProvider } | undefined;
-/** The session a pooled bot claimed: what its warmed provider reads when it joins. */
 let claimed: BotSession | undefined;
 
 /** A failed warm-up is logged and the bot waits anyway: the join then starts its browser itself. */
@@ -116,7 +112,6 @@ async function sessionProvider(session: BotSession): Promise<RoomProvider> {
     claimed = session;
     return warm.provider;
   }
-  // Its browser (one per session, never reused for another provider's session) goes while this one starts.
   void warm?.provider.close?.().catch(() => {});
   return providerFor(session.provider, () => session);
 }
@@ -197,7 +192,6 @@ async function main(): Promise<number> {
     start_path: session.startPath,
   });
 
-  // Each beat also writes the join time until it is written (bot.ts records it on joining; that write may fail).
   const heartbeatDeps = { sessions: stores.sessions, log, joinTimes };
   let running = await beat(heartbeatDeps, botId);
   const heartbeat = setInterval(async () => {
@@ -236,8 +230,7 @@ async function main(): Promise<number> {
   }
 }
 
-// A warmed provider no session took (a pooled bot stopped while idle or warming, a session that had ended) closes its
-// browser. Bounded: a browser still launching is killed by Playwright when the process exits.
+// A warmed provider no session took closes its browser; bounded: Playwright kills a launching one on exit.
 const discardWarmed = () =>
   Promise.race([warmed?.provider.close?.().catch(() => {}), new Promise((r) => setTimeout(r, 1000))]);
 

@@ -39,10 +39,7 @@ export async function claimFromPool(deps: PoolWaitDeps, o: PoolWaitOptions): Pro
   void o.stopped.then(() => abort.abort(new Error('pooled bot stopped')));
   const stopped = () => abort.signal.aborted;
 
-  /**
-   * The session if this bot wins it, null when another bot or the fallback has it (or it is gone), undefined when the
-   * claim could not be decided (the store failed, and the session does not say this bot holds it).
-   */
+  /** The session if this bot wins it, null when lost (or gone), undefined when the claim could not be decided. */
   const tryClaim = async (botId: string): Promise<BotSession | null | undefined> => {
     o.onClaiming?.(botId);
     const at = now();

@@ -1,5 +1,4 @@
-// The session's warnings as the bot raises them: each one is recorded on the session once (status view,
-// session_complete, the results e-mail; a replacement sees it there too), counted as a metric and logged.
+// The session's warnings as the bot raises them: each recorded on the session once, counted as a metric and logged.
 import type { SessionWarning } from '../core/bots/session';
 import type { Logger } from '../core/log';
 import { metrics } from '../core/metrics';

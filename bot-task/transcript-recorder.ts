@@ -23,7 +23,6 @@ export class TranscriptRecorder {
   private soon: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
   private merged: Utterance[] | undefined;
-  /** Whether the session holds its transcript mark: then the first segment is saved without writing it. */
   private marked: Promise<boolean> = Promise.resolve(false);
 
   constructor(
@@ -46,9 +45,8 @@ export class TranscriptRecorder {
   }
 
   /**
-   * The write that marks the session's transcript (`transcriptAt`; the bot's join write): the first save waits for it
-   * and, when it wrote (true), saves without marking again. A write that failed or found the session ended leaves the
-   * mark to the first save, so no saved line is ever hidden from readers.
+   * The join write, which marks the session's transcript (`transcriptAt`): the first save waits for it and marks the
+   * session itself unless it wrote, so no saved line is ever hidden from readers.
    */
   sessionMarked(write: Promise<boolean>): void {
     this.marked = write.then(

@@ -16,7 +16,7 @@ export interface LocalRecorderOptions {
 }
 
 /** The sample rate of the people's audio on the room's socket (the room page sends it so). */
-export const roomAudioSampleRate = 16_000;
+const roomAudioSampleRate = 16_000;
 
 /** One recorder per connection, started by record(). */
 export interface LocalRecorder extends RoomRecording {
@@ -119,97 +119,88 @@ export async function prepareLocalRecorder(o: LocalRecorderOptions): Promise<Pre
     await browser.close().catch(() => {});
     throw err;
   }
-  const close = () => browser.close().catch(() => {});
+  let closed = false;
+  const close = async () => {
+    closed = true;
+    await browser.close().catch(() => {});
+  };
   return {
     close,
     async start(record) {
       onPiece = record.onPiece;
+      let startedAtMs: number;
       try {
-        const startedAtMs = await page.evaluate(
-          (ms) => (window as unknown as RecorderWindow).recorder.start(ms),
-          record.pieceMs,
-        );
-        return recorderOn(page, startedAtMs, close, o, record.onWarning);
+        startedAtMs = await page.evaluate((ms) => window.recorder.start(ms), record.pieceMs);
       } catch (err) {
         await close();
         throw err;
       }
+      /** The line being said: a newer one (or hush) makes a slow synthesis of the last one moot. */
+      let line = 0;
+      const warned = new Set<string>();
+      /** Each kind of loss once: logged, and the session's recording_failed warning (status, metric). */
+      const warnOnce = (what: string, err: unknown) => {
+        if (warned.has(what)) return;
+        warned.add(what);
+        const detail = err instanceof Error ? err.message : String(err);
+        o.log.error(what, { err: detail });
+        record.onWarning?.(`${what[0]!.toUpperCase()}${what.slice(1)} (${detail}).`);
+      };
+      return {
+        startedAtMs,
+        hear(participantId, pcm) {
+          if (closed || pcm.length < 2) return;
+          page
+            .evaluate(([id, b64, rate]) => window.recorder.hear(id, b64, rate), [
+              participantId,
+              pcm.toString('base64'),
+              roomAudioSampleRate,
+            ] as const)
+            .catch((err) => !closed && warnOnce('the recorder lost a participant’s audio', err));
+        },
+        say(text, voice) {
+          const mine = ++line;
+          o.synthesizer
+            .synthesize(text, voice)
+            .then(({ pcm, sampleRate }) => {
+              if (closed || mine !== line) return;
+              return page.evaluate(([b64, rate]) => window.recorder.say(b64, rate), [
+                pcm.toString('base64'),
+                sampleRate,
+              ] as const);
+            })
+            .catch((err) =>
+              warnOnce('the bot’s voice could not be recorded; the recording has the participants only', err),
+            );
+        },
+        hush() {
+          line++;
+          if (!closed) void page.evaluate(() => window.recorder.hush()).catch(() => {});
+        },
+        async stop() {
+          if (!closed)
+            await page
+              .evaluate(() => window.recorder.stop())
+              .catch((err) =>
+                warnOnce('the recorder did not stop cleanly; its last piece may be missing', err),
+              );
+          await close();
+        },
+        close,
+      };
     },
   };
 }
 
-function recorderOn(
-  page: Page,
-  startedAtMs: number,
-  closeBrowser: () => Promise<void>,
-  o: LocalRecorderOptions,
-  onWarning: RecordOptions['onWarning'],
-): LocalRecorder {
-  let closed = false;
-  /** The line being said: a newer one (or hush) makes a slow synthesis of the last one moot. */
-  let line = 0;
-  const warned = new Set<string>();
-  /** Each kind of loss once: logged, and the session's recording_failed warning (status, metric). */
-  const warnOnce = (what: string, err: unknown) => {
-    if (warned.has(what)) return;
-    warned.add(what);
-    const detail = err instanceof Error ? err.message : String(err);
-    o.log.error(what, { err: detail });
-    onWarning?.(`${what[0]!.toUpperCase()}${what.slice(1)} (${detail}).`);
-  };
-  const close = async () => {
-    closed = true;
-    await closeBrowser();
-  };
-  return {
-    startedAtMs,
-    hear(participantId, pcm) {
-      if (closed || pcm.length < 2) return;
-      page
-        .evaluate(([id, b64, rate]) => (window as unknown as RecorderWindow).recorder.hear(id, b64, rate), [
-          participantId,
-          pcm.toString('base64'),
-          roomAudioSampleRate,
-        ] as const)
-        .catch((err) => !closed && warnOnce('the recorder lost a participant’s audio', err));
-    },
-    say(text, voice) {
-      const mine = ++line;
-      o.synthesizer
-        .synthesize(text, voice)
-        .then(({ pcm, sampleRate }) => {
-          if (closed || mine !== line) return;
-          return page.evaluate(
-            ([b64, rate]) => (window as unknown as RecorderWindow).recorder.say(b64, rate),
-            [pcm.toString('base64'), sampleRate] as const,
-          );
-        })
-        .catch((err) =>
-          warnOnce('the bot’s voice could not be recorded; the recording has the participants only', err),
-        );
-    },
-    hush() {
-      line++;
-      if (!closed)
-        void page.evaluate(() => (window as unknown as RecorderWindow).recorder.hush()).catch(() => {});
-    },
-    async stop() {
-      if (!closed)
-        await page
-          .evaluate(() => (window as unknown as RecorderWindow).recorder.stop())
-          .catch((err) => warnOnce('the recorder did not stop cleanly; its last piece may be missing', err));
-      await close();
-    },
-    close,
-  };
-}
-
-interface RecorderWindow {
-  recorder: {
-    start(pieceMs: number): Promise<number>;
-    hear(id: string, b64: string, rate: number): void;
-    say(b64: string, rate: number): void;
-    hush(): void;
-    stop(): Promise<void>;
-  };
+declare global {
+  interface Window {
+    /** The recorder page's script (pageScript). */
+    recorder: {
+      start(pieceMs: number): Promise<number>;
+      hear(id: string, b64: string, rate: number): void;
+      say(b64: string, rate: number): void;
+      hush(): void;
+      stop(): Promise<void>;
+    };
+  }
 }

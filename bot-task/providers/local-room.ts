@@ -1,4 +1,5 @@
 // RoomProvider for the local room server: joins over WebSocket and maps its events and refusals like Daily's.
+import { once } from 'node:events';
 import WebSocket from 'ws';
 import { joinErrorTypeOf } from '../../core/bots/join-errors';
 import {
@@ -6,21 +7,15 @@ import {
   type JoinOptions,
   type RecordOptions,
   type RoomConnection,
-  type RoomEventName,
-  type RoomEvents,
   RoomJoinError,
   type RoomParticipant,
   type RoomProvider,
   type RoomRecording,
 } from '../../core/ports/room-provider';
 import type { Speech, SpeechOutcome } from '../../core/ports/speech';
+import { timedOut, within } from '../../core/within';
 import { joinLimits } from './join-limits';
-import {
-  type LocalRecorder,
-  type LocalRecorderOptions,
-  type PreparedRecorder,
-  prepareLocalRecorder,
-} from './local-room-recorder';
+import { type LocalRecorder, type LocalRecorderOptions, prepareLocalRecorder } from './local-room-recorder';
 import { RoomEventHub } from './room-events';
 
 type ServerMessage =
@@ -43,10 +38,7 @@ const toParticipant = (p: { id: string; name: string; kind: string }): RoomParti
 });
 
 export class LocalRoomProvider implements RoomProvider {
-  /**
-   * `speechMsPerChar`: how long the bot's voice "plays" per character (the room page speaks it). `recorder`: what
-   * recording needs (a browser, a voice it can hear); without it the provider cannot record.
-   */
+  /** `speechMsPerChar`: how long the room page's voice takes per character; without `recorder` it cannot record. */
   constructor(
     private readonly speechMsPerChar = 55,
     private readonly recorder?: LocalRecorderOptions,
@@ -60,30 +52,29 @@ export class LocalRoomProvider implements RoomProvider {
     url.searchParams.set('kind', 'bot');
     if (options.meetingToken) url.searchParams.set('token', options.meetingToken);
 
-    // A session that records gets its recorder ready before it enters (as the Daily bot's browser is), so the
-    // recording starts as the bot is in the room; a recorder that cannot be made fails the recording, not the join.
+    // A recorder is got ready before the bot enters, so the recording starts as it is in the room; a recorder that
+    // cannot be made fails the recording, not the join.
     const recorderOptions = this.recorder;
-    const prepared: PreparedRecorder | Error | undefined =
-      options.recording && recorderOptions
-        ? await prepareLocalRecorder(recorderOptions).catch((err: unknown) =>
-            err instanceof Error ? err : new Error(String(err)),
-          )
-        : undefined;
+    const prepared = options.recording && recorderOptions ? prepareLocalRecorder(recorderOptions) : undefined;
+    await prepared?.catch(() => {});
+    const closeRecorder = () =>
+      prepared?.then(
+        (r) => r.close(),
+        () => {},
+      );
     const ws = new WebSocket(url);
     const emitter = new RoomEventHub();
     const people = new Map<string, RoomParticipant>();
     let selfId = '';
     let leaving = false;
-    // Reported once (RoomEventHub): the room's message (ejected, room closed) comes first, the socket's close behind it.
     const disconnect = (kind: DisconnectKind, reason: string) => {
       if (!leaving) emitter.emit('disconnected', { kind, reason });
     };
 
     await new Promise<void>((resolve, reject) => {
-      if (prepared && !(prepared instanceof Error))
-        ws.once('close', () => {
-          if (!selfId) void prepared.close();
-        });
+      ws.once('close', () => {
+        if (!selfId) void closeRecorder();
+      });
       const closedWhileJoining = (code: number, reason: Buffer) => {
         settled();
         reject(new RoomJoinError('unknown', `the room closed the connection (${code} ${String(reason)})`));
@@ -95,7 +86,6 @@ export class LocalRoomProvider implements RoomProvider {
         reject(err);
       };
       const limits = joinLimits(options, giveUp, options.roomUrl);
-      // Only while joining: once in (or refused), stopping is the exit pipeline's business.
       const settled = () => {
         limits.settled();
         ws.off('close', closedWhileJoining);
@@ -178,9 +168,8 @@ export class LocalRoomProvider implements RoomProvider {
     let recording: LocalRecorder | undefined;
     ws.on('message', (data, isBinary) => {
       if (!isBinary || !recording) return;
-      const bytes = Buffer.isBuffer(data)
-        ? data
-        : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
+      // ws's default binaryType, nodebuffer: a binary message is one Buffer.
+      const bytes = data as Buffer;
       const idLength = bytes[0] ?? 0;
       recording.hear(bytes.subarray(1, 1 + idLength).toString(), bytes.subarray(1 + idLength));
     });
@@ -189,7 +178,6 @@ export class LocalRoomProvider implements RoomProvider {
     let opening = '';
     const speech: Speech = {
       say: async (said, sayOptions) => {
-        // Nothing to prepare here (the room page speaks the text): the line just waits for its turn.
         if (sayOptions?.startWhen && !(await sayOptions.startWhen)) return 'interrupted';
         if (sayOptions?.continues) {
           opening = `${opening}${said} `;
@@ -232,33 +220,22 @@ export class LocalRoomProvider implements RoomProvider {
       ...(recorderOptions && {
         async record(o: RecordOptions): Promise<RoomRecording> {
           if (recording) throw new Error('already recording');
-          if (prepared instanceof Error) throw prepared;
-          recording = await (prepared ?? (await prepareLocalRecorder(recorderOptions))).start(o);
+          recording = await (await (prepared ?? prepareLocalRecorder(recorderOptions))).start(o);
           send({ type: 'listen', audio: true });
           return recording;
         },
       }),
       participants: () => [...people.values()],
-      on<K extends RoomEventName>(event: K, listener: (payload: RoomEvents[K]) => void) {
-        emitter.on(event, listener);
-      },
+      on: (event, listener) => emitter.on(event, listener),
       async leave() {
         leaving = true;
         speech.stop();
         await recording?.close();
-        if (!recording && prepared && !(prepared instanceof Error)) await prepared.close();
+        if (!recording) await closeRecorder();
         if (ws.readyState === WebSocket.CLOSED) return;
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(() => {
-            ws.terminate();
-            resolve();
-          }, 2000);
-          ws.once('close', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          ws.close(1000, 'bot leaving');
-        });
+        const closed = once(ws, 'close');
+        ws.close(1000, 'bot leaving');
+        if ((await within(closed, 2000).catch(() => timedOut)) === timedOut) ws.terminate();
       },
     };
   }

@@ -1,5 +1,4 @@
-// Exit reason force_leave: the leave endpoint's request, read from the session record every STOP_POLL_MS.
-// (SIGTERM from the runner is the backstop; bot-task/main.ts maps it to the same reason.)
+// Exit reason force_leave: the leave endpoint's request, read every STOP_POLL_MS (SIGTERM is the backstop).
 import type { ExitTrigger, Watcher } from './watcher';
 
 export function forceLeaveWatcher(

@@ -1,6 +1,4 @@
-// Exit reason participant_left: the last human left and only the bot remains — only after someone was there, and
-// only once the room has stayed empty for the bot's everyone-left timeout (a dropped connection that comes back
-// within it does not end the session).
+// Exit reason participant_left: the last human left and the room stayed empty for the everyone-left timeout.
 import type { ExitTrigger, RoomSignals, Watcher } from './watcher';
 
 export interface ParticipantLeftOptions {

@@ -1,12 +1,9 @@
-// The room's transcription is everything the bot hears: when it does not start, or stops with an error
-// and is not running again within TRANSCRIPTION_RECOVERY_MS, the bot gives up instead of sitting in the room deaf.
+// The room's transcription is everything the bot hears: the bot gives up rather than sit in the room deaf.
 import type { RoomSignals, Watcher } from './watcher';
 
 /**
- * Calls `unavailable` with what went wrong once the transcription has not been running for `recoveryMs`: from the
- * join until it first runs, and from each failure until it runs again (the provider keeps trying meanwhile). A
- * transcription a person in the room stopped is their decision, not a failure: the bot stays. Transcription messages
- * from anyone else prove it runs, whatever the events said.
+ * Calls `unavailable` once the transcription has not been running for `recoveryMs`, from the join or from a failure
+ * (a person stopping it is no failure). Messages from anyone else prove it runs, whatever the events said.
  */
 export function transcriptionWatcher(
   room: RoomSignals,

@@ -1,5 +1,4 @@
-// daily-js's fatal errors during a call → how the bot was disconnected (the port's DisconnectKind).
-// Runs in the bot page (bundled into the harness) and in unit tests; daily-js 0.92's index.d.ts names the types.
+// daily-js's fatal errors during a call → the port's DisconnectKind (runs in the bot page; types from daily-js 0.92).
 import type { DailyFatalErrorType } from '@daily-co/daily-js';
 import type { DisconnectKind } from '../../../core/ports/room-provider';
 

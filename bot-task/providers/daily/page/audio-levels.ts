@@ -8,10 +8,7 @@ const activityLevel = 0.02;
 const levelsHeartbeatMs = 1000;
 
 let lastLevelsAt = 0;
-/**
- * When each participant's activity was last told to Node, or 0 after a quiet level: speech resuming after a pause is
- * told at once (a reply held for the person's silence must hear it), sustained speech at most once a second.
- */
+/** When each one's activity was last told, or 0 after a quiet level: speech resuming after a pause is told at once. */
 const lastActivity = new Map<string, number>();
 
 export function heardLevels(e: DailyEventObjectRemoteParticipantsAudioLevel): void {

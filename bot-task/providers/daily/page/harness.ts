@@ -1,5 +1,4 @@
-// Runs inside the bot's Chromium page, bundled by esbuild (page-assets.ts): puts the page's parts together and drives
-// daily-js, loaded from our origin at /vendor/daily-esm.js; room events go to Node through node-channel.ts.
+// The bot's Chromium page (bundled by page-assets.ts): drives daily-js, loaded from our origin, with the page's parts.
 import type {
   DailyCall,
   DailyCallFactory,
@@ -45,12 +44,11 @@ export type HarnessJoinResult =
 declare global {
   interface Window {
     bot: {
-      /** Resolves once daily-js is loaded (the page starts loading it at once), rejects when it cannot be. */
+      /** Resolves once daily-js is loaded, rejects when it cannot be. */
       ready(): Promise<void>;
       join(o: HarnessJoinOptions): Promise<HarnessJoinResult>;
       /** `keepTranscription`: leave a transcription the bot started running (its replacement uses it). */
       leave(keepTranscription?: boolean): Promise<void>;
-      /** A streamed line (speech-player.ts). */
       openAudio(line: number, sampleRate: number): void;
       pushAudio(line: number, pcmBase64: string): void;
       endAudio(line: number): Promise<'done' | 'interrupted'>;
@@ -71,10 +69,7 @@ let leaving = false;
 let transcription: ReturnType<typeof roomTranscription> | undefined;
 let recorder: CallRecorder | undefined;
 
-/**
- * A line for everyone in the call as an app message in the shape Daily Prebuilt's chat shows (`event: 'chat-msg'`);
- * a custom client reads `message` and `name`. Daily caps one app message at 4 KB, and the bot's sentences are short.
- */
+/** A line as an app message in Daily Prebuilt's chat shape (`chat-msg`); Daily caps one app message at 4 KB. */
 function sendText(text: string, name: string): void {
   if (!call) throw new Error('not in a call');
   call.sendAppMessage({ event: 'chat-msg', message: text.slice(0, 3000), name, room: 'main-room' }, '*');

@@ -1,5 +1,4 @@
-// The bot page's one channel to Node: every room event, log line and recording piece goes through `__botEvent`
-// (exposed by daily-provider.ts), in the shapes below.
+// The bot page's one channel to Node, `__botEvent` (daily-provider.ts): room events, log lines, recording pieces.
 import type { RoomEvents } from '../../../../core/ports/room-provider';
 
 /** A room event of the port as the page forwards it: the port's payload, its name in `type`. */

@@ -1,5 +1,4 @@
-// Getting the bot's call into its Daily room: the call object's options, the join, a knocking room's lobby, and what
-// the bot receives from each participant.
+// Getting the bot's call into its Daily room: the call's options, the join, a knocking room's lobby, what it receives.
 import type {
   DailyAccess,
   DailyCall,

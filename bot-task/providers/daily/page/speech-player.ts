@@ -1,5 +1,4 @@
-// The bot's voice in its page: a WebAudio microphone whose track Daily sends, and the player that feeds it the
-// synthesizer's 16-bit little-endian mono PCM (Polly's format) one streamed line at a time (daily-speech.ts).
+// The bot's voice in its page: a WebAudio microphone Daily sends, fed 16-bit mono PCM one streamed line at a time.
 
 let audioContext: AudioContext | undefined;
 /** The bot's voice, on its way to the microphone and the recording. */

@@ -1,5 +1,4 @@
-// The bot's video tile in `static` video mode: the tile image, or a name card drawn from the bot's name, on a canvas
-// redrawn every second so frames keep flowing.
+// The bot's `static` video tile: the image, or a name card, on a canvas redrawn every second so frames keep flowing.
 let redraw: ReturnType<typeof setInterval> | undefined;
 
 export async function tileTrack(
