@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ensureTable, type TableHandle } from '../core/adapters/dynamodb/table';
+import { ensureTable } from '../core/adapters/dynamodb/table';
 import { FileRecordingStore } from '../core/adapters/files/recording-store';
 import { describeEngine, languageEngines } from '../core/adapters/language-engines';
 import { MemoryRateLimiter } from '../core/adapters/memory/rate-limiter';
@@ -13,7 +13,7 @@ import { runScheduler } from '../core/bots/scheduled-joins';
 import { sweepSettings, sweepStaleSessions } from '../core/bots/sweep-stale';
 import { onTaskStopped } from '../core/bots/task-stopped';
 import { type Config, type Group, groupNames, loadConfig } from '../core/config';
-import type { Outbox, OutboxMessage } from '../core/control/outbox';
+import type { OutboxMessage } from '../core/control/outbox';
 import { finishPendingDeletions, sweepDeletionBudgetMs } from '../core/data/delete-meeting-data';
 import { retentionDeadline, sweepRetention } from '../core/data/retention';
 import type { ServiceDeps } from '../core/deps';
@@ -23,14 +23,14 @@ import { makeDeliveryHandler } from '../functions/delivery/handler';
 import { makeResultsHandler } from '../functions/results/handler';
 import { eventSourceLimits, functionLimits, queueConsumers } from '../infra/limits';
 import { apiDocs } from './api-docs';
-import { type ApiServer, startApiServer } from './api-server';
+import { startApiServer } from './api-server';
 import { type BotContainer, detectEngine } from './container-engine';
 import { startDynalite } from './dynalite';
 import { mailViewer } from './mail-viewer';
 import { type PollerOptions, QueuePoller } from './queue-poller';
-import { type LocalQueues, startLocalQueues } from './queues';
+import { startLocalQueues } from './queues';
 import { recordingDownloads } from './recordings';
-import { createRoomServer, type RoomServer } from './room/room-server';
+import { createRoomServer } from './room/room-server';
 import { startLocalSes } from './ses';
 import { stackFileName } from './stack-file';
 import { LocalTaskRunner } from './task-runner';
@@ -68,29 +68,7 @@ export interface DevAccount {
   webhook_secret: string;
 }
 
-export interface LocalStack {
-  baseUrl: string;
-  config: Config;
-  deps: ServiceDeps;
-  table: TableHandle;
-  runner: LocalTaskRunner;
-  api: ApiServer;
-  rooms: RoomServer;
-  queues: LocalQueues;
-  /** Local SES v2 endpoint; GET <sesEndpoint>/store lists the mails sent. */
-  sesEndpoint: string;
-  /** The last messages the control and results stages processed, in the order they were (newest last). */
-  messagesSeen: OutboxMessage[];
-  /** Where a bot's messages go, each to its queue (the bots' own outbox, on this stack's queues). */
-  outbox: Outbox;
-  dynamoEndpoint: string;
-  /** OS thread id of the dynalite worker (Linux only; for benchmarks' CPU accounting). */
-  dynamoThreadId?: number;
-  /** Each event source's poller settings: the deployed batch and function timeout (test/infra/limits.test.ts). */
-  eventSources: Record<Consumer, PollerOptions>;
-  devAccount?: DevAccount;
-  close(): Promise<void>;
-}
+export type LocalStack = Awaited<ReturnType<typeof startLocalStack>>;
 
 /** How long a bot has, once the stack shuts down, to save its transcript and ask for its replacement. */
 const botShutdownGraceMs = 2_000;
@@ -160,7 +138,7 @@ function grouped(
   return out;
 }
 
-export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+export async function startLocalStack(options: LocalStackOptions = {}) {
   const dataDir = options.dataDir === undefined ? resolve(process.env.DATA_DIR ?? '.data') : options.dataDir;
   // Before the first SDK client (the local queues build one): the SDK reads this when a client is created.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -252,6 +230,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const deps = adapters.serviceDeps({ runner, rateLimiter: new MemoryRateLimiter() });
 
   const now = () => new Date();
+  /** The last messages the control and results stages processed, in the order they were (newest last). */
   const messagesSeen: OutboxMessage[] = [];
   const seen = (m: OutboxMessage) => {
     messagesSeen.push(m);
@@ -259,6 +238,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   };
   // The Lambda event sources' stand-ins: each long-polls its queue and hands batches of the deployed size to the
   // function's handler, within the function's timeout.
+  // Each event source's poller settings: the deployed batch and function timeout (test/infra/limits.test.ts).
   const eventSources = {} as Record<Consumer, PollerOptions>;
   const eventSource = (consumer: Consumer, handler: ConstructorParameters<typeof QueuePoller>[2]) => {
     const queue = queues[consumer];
@@ -388,14 +368,17 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     api,
     rooms,
     queues,
+    /** Local SES v2 endpoint; GET <sesEndpoint>/store lists the mails sent. */
     sesEndpoint: ses.endpoint,
     messagesSeen,
+    /** Where a bot's messages go, each to its queue (the bots' own outbox, on this stack's queues). */
     outbox,
     dynamoEndpoint: dynamo.endpoint,
+    /** OS thread id of the dynalite worker (Linux only; for benchmarks' CPU accounting). */
     dynamoThreadId: dynamo.threadId,
     eventSources,
     devAccount,
-    close() {
+    close(): Promise<void> {
       closing ??= (async () => {
         clearInterval(sweeper);
         clearInterval(scheduler);

@@ -88,34 +88,16 @@ export class TooManyRoomsError extends Error {
   }
 }
 
-export interface RoomServer {
-  rooms: Map<string, Room>;
-  /** The bounds in force; tests and benchmarks may lower them on a running server. */
-  limits: RoomServerLimits;
-  /** Timers of scripted participants still pending (their lines, answers, barge-ins and leaving). */
-  pendingTimers(): number;
-  /** Closes the rooms (not `demo`) idle for longer than `limits.idleTtlMs`; returns their names. */
-  sweep(): string[];
-  /** HTTP requests under /rooms; returns true when handled. */
-  handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
-  /** WebSocket upgrades for /rooms/<name>/ws; returns true when handled. */
-  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
-  createRoom(
-    name: string,
-    isPrivate: boolean,
-    options?: { knocking?: boolean; transcriptionError?: string },
-  ): Room;
-  addScripted(room: Room, script: ScriptedParticipant): string;
-  close(): void;
-}
+export type RoomServer = ReturnType<typeof createRoomServer>;
 
 export function createRoomServer(options: {
   baseUrl: () => string;
   /** The clock rooms and their expiry read (tests inject one). */
   now?: () => number;
   limits?: Partial<RoomServerLimits>;
-}): RoomServer {
+}) {
   const now = options.now ?? Date.now;
+  /** The bounds in force; tests and benchmarks may lower them on a running server. */
   const limits: RoomServerLimits = {
     idleTtlMs: localRoomIdleTtlMs,
     maxRooms: localRoomMax,
@@ -146,6 +128,7 @@ export function createRoomServer(options: {
     owned.delete(t);
   };
 
+  /** Closes the rooms (not `demo`) idle for longer than `limits.idleTtlMs`; returns their names. */
   function sweep(): string[] {
     const closed: string[] = [];
     const t = now();
@@ -232,6 +215,7 @@ export function createRoomServer(options: {
     return me.id;
   }
 
+  /** HTTP requests under /rooms; returns true when handled. */
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const parts = url.pathname.split('/').filter(Boolean);
@@ -335,6 +319,7 @@ export function createRoomServer(options: {
     return sendError(res, 404, 'not_found', `no route ${req.method} ${url.pathname}`);
   }
 
+  /** WebSocket upgrades for /rooms/<name>/ws; returns true when handled. */
   function upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const m = /^\/rooms\/([^/]+)\/ws$/.exec(url.pathname);
@@ -431,6 +416,7 @@ export function createRoomServer(options: {
   return {
     rooms,
     limits,
+    /** Timers of scripted participants still pending (their lines, answers, barge-ins and leaving). */
     pendingTimers: () => timers.size,
     sweep,
     handle,
