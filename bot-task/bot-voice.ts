@@ -1,6 +1,5 @@
-// The bot's voice in a conversation: speaks a reply piece by piece as the engine writes it, with no gap between its
-// lines, stops the moment it is talked over, and never goes mute: a line the voice cannot speak is retried once,
-// then the bot goes on in text only (a session warning). It keeps the bot's own lines, as said, for the engine.
+// The bot's voice in a conversation: speaks a reply piece by piece as the engine writes it, stops the moment it is
+// talked over, and never goes mute: a line the voice cannot speak is retried once, then the bot goes on in text only.
 import type { SessionWarning } from '../core/bots/session';
 import type { Utterance } from '../core/bots/transcript';
 import { cutOff } from '../core/conversation/cut-off';
@@ -91,15 +90,13 @@ export class BotVoice {
     };
     try {
       for (;;) {
-        // While the piece before plays, the next is read from the model. A held reply whose person goes on is
-        // dropped while the model is still thinking, not after; a piece cut off meanwhile ends the reply.
+        // A held reply whose person goes on is dropped while the model is still thinking; a piece cut off ends it.
         const next = await Promise.race([
           pieces.next(),
           ...(gate ? [gate.dropped] : []),
           ...(current ? [current.outcome.then((o) => (o === 'interrupted' ? cut : never))] : []),
         ]).catch(async (err: unknown) => {
-          // The model failed mid-reply: the line already playing is heard out before the turn is retried (and
-          // before its holding line), never talked over by the bot itself.
+          // The model failed mid-reply: the line playing is heard out before the turn is retried.
           if (current) await heardOut(current);
           throw err;
         });

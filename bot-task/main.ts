@@ -104,7 +104,7 @@ async function warmPoolProvider(): Promise<void> {
   }
 }
 
-/** The session's provider: the warmed one when it is of the session's kind, else a fresh one as a cold start builds. */
+/** The warmed provider when it is of the session's kind, else a fresh one. */
 async function sessionProvider(session: BotSession): Promise<RoomProvider> {
   const warm = warmed;
   warmed = undefined;

@@ -1,6 +1,5 @@
-// The bot's side of a recording: the room's recorder hands over a piece every RECORDING_PIECE_MS, and each is
-// uploaded at once, in order, retried, so a lost task loses at most the piece it was cutting. The results stage
-// assembles the pieces after the session (core/recording/finalise.ts).
+// The bot's side of a recording: each piece the room's recorder hands over is uploaded at once, in order, retried, so
+// a lost task loses at most the piece it was cutting (core/recording/finalise.ts assembles them).
 
 import type { SessionWarning } from '../core/bots/session';
 import type { Logger } from '../core/log';

@@ -15,7 +15,7 @@ export class TranscriptRecorder {
   /** What earlier tasks of the session saved (a replacement's starting point). */
   private earlier: Utterance[][] = [];
   private earlierUntil = 0;
-  /** When the earlier tasks' lines were last read: re-read at most every TRANSCRIPT_FLUSH_MS, not on every save. */
+  /** Re-read at most every TRANSCRIPT_FLUSH_MS, not on every save. */
   private earlierReadAt = 0;
   private saved = 0;
   private seq = 0;
