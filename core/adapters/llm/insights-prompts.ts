@@ -490,17 +490,12 @@ function nextSpeaker(utterances: readonly Utterance[], line: number, asker: stri
   return null;
 }
 
-interface CheckedPair {
-  pair: QaPair;
-  assessment: QuestionAssessment | null;
-}
-
 /** A model's pair with its names checked against the transcript's speakers and its assessment made consistent. */
 function checkPair(
   p: ModelQaPair,
   utterances: readonly Utterance[],
   speakers: readonly string[],
-): CheckedPair {
+): { pair: QaPair; assessment: QuestionAssessment | null } {
   const u = utterances[p.line];
   const asker = u?.speaker ?? speakerNamed(p.asked_by, speakers);
   const answered = p.answer.trim() !== '';
