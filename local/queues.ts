@@ -19,35 +19,7 @@ export interface LocalQueue {
   arn: string;
 }
 
-export interface LocalQueues {
-  endpoint: string;
-  results: LocalQueue;
-  resultsDlq: LocalQueue;
-  /** The control plane's decisions (cold starts, replacements). */
-  control: LocalQueue;
-  controlDlq: LocalQueue;
-  /** Events of a bot's life: FIFO, one group per bot (fauxqs keeps a group's order and holds it while one is in flight). */
-  botEvents: LocalQueue;
-  botEventsDlq: LocalQueue;
-  delivery: LocalQueue;
-  deliveryDlq: LocalQueue;
-  /** The warm pool's wake-up (POOL_QUEUE_URL): not saved across restarts, an offer is stale in seconds. */
-  pool: LocalQueue;
-  /** How many saved messages the start put back (0 without a state file). */
-  restored: number;
-  /** Set when the state file could not be read: where it was moved aside. */
-  damagedStateFile?: string;
-  /**
-   * Makes visible again the messages of `queueUrl` that are in flight though no poller received them: fauxqs keeps a
-   * long poll's wait after its client gave up (a stopped poller), and hands the next message to it, hidden for the
-   * whole visibility timeout. The stack calls this once its pollers stopped, so a message sent during shutdown (a
-   * bot's replacement request) is kept as ready, not hidden for 6 minutes. Resolves with how many it released.
-   */
-  releaseUnreceived(queueUrl: string, received: (receipt: string) => boolean): Promise<number>;
-  /** Every message of every queue (the pool's too), whatever its state (ready, delayed, in flight): its queue and body. */
-  messages(): { queue: string; body: string }[];
-  stop(): Promise<void>;
-}
+export type LocalQueues = Awaited<ReturnType<typeof startLocalQueues>>;
 
 /** One saved message: its queue's name, body, attributes, and when it becomes visible (epoch ms). */
 interface SavedMessage {
@@ -80,7 +52,7 @@ export async function startLocalQueues(
     /** The queues' limits: the deployed ones by default. */
     limits?: LocalQueueLimits;
   } = {},
-): Promise<LocalQueues> {
+) {
   const server = await startFauxqs({ port: 0, logger: false, host: '127.0.0.1' } as Parameters<
     typeof startFauxqs
   >[0]);
@@ -114,7 +86,9 @@ export async function startLocalQueues(
   // The deployed visibility timeouts: a failed or timed-out batch comes back as late here as on AWS (6 minutes for
   // the control plane's), and a message goes to its DLQ after the deployed number of receives.
   const [results, resultsDlq] = withDlq('results', limits.results);
+  // The control plane's decisions (cold starts, replacements).
   const [control, controlDlq] = withDlq('control', limits.control);
+  // Events of a bot's life: FIFO, one group per bot (fauxqs keeps a group's order and holds it while one is in flight).
   const [botEvents, botEventsDlq] = withDlq('bot-events', limits.botEvents, true);
   const [delivery, deliveryDlq] = withDlq('delivery', limits.delivery);
   // As the stack's: no DLQ (a wake-up that keeps failing only wakes again until it expires), short retention, and
@@ -126,7 +100,7 @@ export async function startLocalQueues(
       MaximumMessageSize: String(limits.pool.maxMessageBytes),
     },
   });
-  const pool = { url: poolQueue.queueUrl, arn: poolQueue.queueArn };
+  const pool: LocalQueue = { url: poolQueue.queueUrl, arn: poolQueue.queueArn };
 
   const stateFile = options.stateFile;
   const maxDelayMs = options.maxDelayMs ?? sqsMaxDelayMs;
@@ -242,10 +216,19 @@ export async function startLocalQueues(
     botEventsDlq,
     delivery,
     deliveryDlq,
+    /** The warm pool's wake-up (POOL_QUEUE_URL): not saved across restarts, an offer is stale in seconds. */
     pool,
+    /** How many saved messages the start put back (0 without a state file). */
     restored,
-    ...(state.movedAside && { damagedStateFile: state.movedAside }),
-    async releaseUnreceived(queueUrl, received) {
+    /** Set when the state file could not be read: where it was moved aside. */
+    damagedStateFile: state.movedAside,
+    /**
+     * Makes visible again the messages of `queueUrl` that are in flight though no poller received them: fauxqs keeps a
+     * long poll's wait after its client gave up (a stopped poller), and hands the next message to it, hidden for the
+     * whole visibility timeout. The stack calls this once its pollers stopped, so a message sent during shutdown (a
+     * bot's replacement request) is kept as ready, not hidden for 6 minutes. Resolves with how many it released.
+     */
+    async releaseUnreceived(queueUrl: string, received: (receipt: string) => boolean): Promise<number> {
       const name = [...urls].find(([, url]) => url === queueUrl)?.[0];
       const inflight = (name && server.inspectQueue(name)?.messages.inflight) || [];
       const lost = inflight.filter((e) => !received(e.receiptHandle));
@@ -260,6 +243,7 @@ export async function startLocalQueues(
       }
       return lost.length;
     },
+    /** Every message of every queue (the pool's too), whatever its state (ready, delayed, in flight): its queue and body. */
     messages() {
       const all: { queue: string; body: string }[] = [];
       for (const name of [...urls.keys(), 'pool']) {
