@@ -89,17 +89,18 @@ export class DailyRoomProvider implements RoomProvider {
   }
 
   async close(): Promise<void> {
+    await (await this.takeWarming())?.browser.close().catch(() => {});
+  }
+
+  private takeWarming(): Promise<PreparedPage | undefined> {
     const warming = this.warming;
     this.warming = undefined;
-    const prepared = await warming?.catch(() => undefined);
-    await prepared?.browser.close().catch(() => {});
+    return warming?.catch(() => undefined) ?? Promise.resolve(undefined);
   }
 
   /** The page warm() prepared, if it is still usable. */
   private async takeWarmPage(): Promise<PreparedPage | null> {
-    const warming = this.warming;
-    this.warming = undefined;
-    const prepared = await warming?.catch(() => undefined);
+    const prepared = await this.takeWarming();
     if (!prepared) return null;
     if (prepared.browser.isConnected() && !prepared.page.isClosed() && !prepared.crashed) return prepared;
     this.options.log.warn('the warm bot page died while waiting; starting a fresh browser');
@@ -253,8 +254,12 @@ export class DailyRoomProvider implements RoomProvider {
       onEvent({ type: 'disconnected', kind: 'crashed', reason: 'the bot browser exited' }),
     );
 
-    const sendText = (text: string) =>
-      page.evaluate(([t, name]) => window.bot.sendText(t, name), [text, options.botName] as const);
+    /** False once the bot is leaving: nothing more is sent. */
+    const sendText = async (text: string) => {
+      if (closing) return false;
+      await page.evaluate(([t, name]) => window.bot.sendText(t, name), [text, options.botName] as const);
+      return true;
+    };
     const speech = dailySpeech({
       synthesizer: this.options.synthesizer,
       voice: options.voice,
@@ -266,8 +271,7 @@ export class DailyRoomProvider implements RoomProvider {
         stop: () => void page.evaluate(() => window.bot.stopSpeech()).catch(() => {}),
       },
       async write(text) {
-        if (closing) return;
-        await sendText(text);
+        if (!(await sendText(text))) return;
         // Nobody transcribes a line that was never spoken: it enters the transcript as the room's words would.
         emitter.emit('utterance', {
           participantId: result.selfId,
@@ -290,10 +294,7 @@ export class DailyRoomProvider implements RoomProvider {
           stop: () => page.evaluate(() => window.bot.stopRecording()),
         };
       },
-      async post(text) {
-        if (closing) return;
-        await sendText(text);
-      },
+      post: async (text) => void (await sendText(text)),
       participants: () => [...people.values()],
       on: (event, listener) => emitter.on(event, listener),
       async leave(leaving) {

@@ -1,5 +1,4 @@
-// The bot page's files: the HTML shell, our harness bundle and daily-js, all served from our own origin.
-// A built task ships them prebuilt in assets/ beside its bundle; from source they are built on first use.
+// The bot page's files, served from our own origin: prebuilt in assets/ in a built task, else built on first use.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -39,17 +38,13 @@ const dailyModules = new Map<string, string>();
 
 /** The daily-js module the page imports: `path` (DAILY_JS_MODULE_PATH), else the task's bundle, else the package's. */
 export function dailyModule(path?: string): string {
-  const key = path ?? '';
-  let js = dailyModules.get(key);
-  if (js === undefined) {
-    const shipped = join(prebuilt, 'daily-esm.js');
-    const file =
-      path ??
-      (existsSync(shipped)
-        ? shipped
-        : createRequire(import.meta.url).resolve('@daily-co/daily-js/dist/daily-esm.js'));
-    js = readFileSync(file, 'utf8');
-    dailyModules.set(key, js);
-  }
+  const shipped = join(prebuilt, 'daily-esm.js');
+  const file =
+    path ??
+    (existsSync(shipped)
+      ? shipped
+      : createRequire(import.meta.url).resolve('@daily-co/daily-js/dist/daily-esm.js'));
+  const js = dailyModules.get(file) ?? readFileSync(file, 'utf8');
+  dailyModules.set(file, js);
   return js;
 }
