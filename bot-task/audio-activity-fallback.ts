@@ -1,7 +1,5 @@
-// Audio activity the bot can rely on: if Daily's audio levels stop arriving for AUDIO_LEVELS_MISSING_MS while
-// transcription messages do, each message counts as its speaker's activity, so turn-taking, barge-in and the idle
-// timer still see people talk, until levels arrive again. Measured on the raw `audio-levels` (quiet ones included),
-// not on `audio-activity`: a quiet room is not a room without levels.
+// Audio activity the bot can rely on: while Daily's raw `audio-levels` (quiet ones too) are missing for
+// AUDIO_LEVELS_MISSING_MS and transcription messages arrive, each message counts as its speaker's activity.
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../core/log';
 import type { RoomConnection, RoomEventName, RoomEvents } from '../core/ports/room-provider';

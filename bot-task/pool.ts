@@ -1,8 +1,6 @@
-// A pooled bot's wait for its one session: it long-polls the pool queue (one wake-up per offered session) and claims
-// the session with a conditional write — of all pooled bots and the join's fallback, exactly one wins it. A wake-up is
-// taken off the queue only once its claim was decided; one whose bot died or whose claim failed comes back after the
-// queue's visibility timeout (1 s, infra/limits.ts). One lost costs time, not the session: the join's fallback starts
-// a cold task (POOL_CLAIM_TIMEOUT_MS).
+// A pooled bot's wait for its one session: it long-polls the pool queue and claims an offered session with a
+// conditional write (exactly one claimant wins). A wake-up leaves the queue only once its claim was decided; else it
+// comes back after the visibility timeout (1 s). One lost costs time: the join's fallback starts a cold task.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { plan } from '../core/bots/lifecycle';
 import type { BotSession, SessionClaim } from '../core/bots/session';

@@ -1,8 +1,6 @@
-// The events of one room connection, for the providers' RoomConnection.on. A connection disconnects once: the first
-// report wins (a room's message and its socket's close, a crashed page and its browser going away, are one). The bot
-// attaches its listeners a moment after join() returns, so the disconnection, the transcription's latest state and the
-// utterances heard before anyone listened are remembered and told to the first listener: an ejected bot must not sit
-// on in the room, nor a transcript lose a line.
+// The events of one room connection. It disconnects once (the first report wins). The bot listens a moment after
+// join() returns, so the disconnection, the transcription's latest state and the utterances heard before anyone
+// listened are remembered and told to the first listener: an ejected bot must not sit on, nor a transcript lose a line.
 import { EventEmitter } from 'node:events';
 import type { RoomEventName, RoomEvents } from '../../core/ports/room-provider';
 

@@ -1,6 +1,5 @@
-// The call's recording in the bot's page: every remote participant's audio (their microphone and their screen share's)
-// and the bot's voice mixed to one mono stream, recorded by MediaRecorder as Opus in WebM at about 32 kb/s and handed
-// to Node a piece at a time (docs/recording.md). harness.ts starts it and tells it of participants as they change.
+// The call's recording in the bot's page: every remote participant's audio and the bot's voice mixed to one mono
+// stream, recorded as Opus in WebM at about 32 kb/s and handed to Node a piece at a time (docs/recording.md).
 import type { DailyParticipant } from '@daily-co/daily-js';
 
 /** A participant's audio tracks the bot records (daily-js `DailyParticipantTracks`): microphone and screen share. */
