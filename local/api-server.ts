@@ -1,6 +1,6 @@
 // Plays API Gateway (HTTP API, payload v2) on localhost: each request becomes a v2 event for the same handlers.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ServiceDeps } from '../core/deps';
 import { ApiError } from '../core/errors';
@@ -83,11 +83,7 @@ function compile(handlers: Record<RouteName, HttpHandler>): CompiledRoute[] {
   });
 }
 
-export interface ApiServer {
-  server: Server;
-  baseUrl: string;
-  close(): Promise<void>;
-}
+export type ApiServer = Awaited<ReturnType<typeof startApiServer>>;
 
 export async function startApiServer(
   deps: ServiceDeps,
@@ -98,7 +94,7 @@ export async function startApiServer(
     /** Each route function's timeout: its deployed one (infra/limits.ts) unless a test shortens it. */
     routeTimeoutMs?: (route: RouteName) => number;
   },
-): Promise<ApiServer> {
+) {
   const timeoutOf = options.routeTimeoutMs ?? ((route) => routeLimits(route).timeoutSeconds * 1000);
   const routes = compile(apiHandlers(deps));
   const server = createServer((req, res) => {
