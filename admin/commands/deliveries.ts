@@ -1,5 +1,5 @@
 // `deliveries redrive`: move deliveries that gave up back from the DLQ to the delivery queue.
-import { redriveDeliveries } from '../../core/delivery/redrive';
+import { redriveDeliveries } from '../../core/adapters/sqs/redrive';
 import { type Command, lines, NotFoundError, UsageError } from './command';
 
 export const deliveriesCommands: Record<string, Command> = {

@@ -236,7 +236,7 @@ describe('DELETE /api/bot/{bot_id}/data', () => {
       expect(hook.received.map((r) => r.body).join('')).toContain(phrase);
       expect((await stack.request('DELETE', `/api/bot/${botId}/data`, { key })).status).toBe(200);
 
-      // What a redrive does (core/delivery/redrive.ts): back to pending, the job queued again.
+      // What a redrive does (core/adapters/sqs/redrive.ts): back to pending, the job queued again.
       expect(await stack.deps.deliveries.reopen(botId, 'webhook', 'session_complete')).toBe(true);
       const outcome = await deliver(
         {

@@ -63,6 +63,16 @@ describe('architecture', () => {
     expect(importsDynamodb('core/bots/finish-session.ts')).toBe(false);
   });
 
+  it('in core, only the adapters import an AWS SDK client; the domain speaks through its ports', () => {
+    const files = sourceFiles('core').filter((f) => !f.startsWith('core/adapters/'));
+    const vendor = files.filter((f) => /from\s*['"]@aws-sdk\//.test(readFileSync(join(root, f), 'utf8')));
+    // The pattern must match the adapters' imports, or the check would pass by matching nothing.
+    expect(
+      /from\s*['"]@aws-sdk\//.test(readFileSync(join(root, 'core/adapters/sqs/redrive.ts'), 'utf8')),
+    ).toBe(true);
+    expect(vendor).toEqual([]);
+  });
+
   it('only the adapters import Powertools metrics; the domain records through core/metrics.ts', () => {
     const files = guarded.flatMap(sourceFiles).filter((f) => !f.startsWith('core/adapters/'));
     const vendor = files.filter((f) =>

@@ -6,8 +6,8 @@ import {
   SendMessageCommand,
   type SQSClient,
 } from '@aws-sdk/client-sqs';
-import type { DeliveriesStore } from '../ports/deliveries-store';
-import type { DeliveryJob } from './deliver';
+import type { DeliveryJob } from '../../delivery/deliver';
+import type { DeliveriesStore } from '../../ports/deliveries-store';
 
 export async function redriveDeliveries(
   deps: { sqs: SQSClient; queueUrl: string; dlqUrl: string; deliveries: DeliveriesStore },
