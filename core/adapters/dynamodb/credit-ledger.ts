@@ -389,8 +389,11 @@ export class DynamoCreditLedger implements CreditLedger {
 }
 
 function entryItem(accountId: string, entryId: string, entry: Omit<LedgerEntry, 'entryId'>): TableItem {
+  // A literal, not a spread of the keys: written on every join, and a spread then added to costs V8 ~20x (toItem).
+  const { pk, sk } = keys.ledgerEntry(accountId, entryId);
   return {
-    ...keys.ledgerEntry(accountId, entryId),
+    pk,
+    sk,
     type: 'ledger',
     kind: entry.kind,
     amount: entry.amount,

@@ -52,11 +52,8 @@ const sessionRecords = (
    * one BatchWriteItem request: unconditional, which is safe because bot ids are fresh random UUIDs.
    */
   async create(session: BotSession, hold?: CreditHold) {
-    const listed: TableItem = {
-      ...keys.accountBot(session.accountId, session.createdAt, session.botId),
-      type: 'account_bot',
-      bot_id: session.botId,
-    };
+    const { pk, sk } = keys.accountBot(session.accountId, session.createdAt, session.botId);
+    const listed: TableItem = { pk, sk, type: 'account_bot', bot_id: session.botId };
     // No retention entry: a running session holds no content the sweep may delete; its end writes the entry
     // (core/data/retention.ts listForRetention), so the join's batch stays one item smaller.
     await putItems(table, [
