@@ -41,4 +41,28 @@ describe('EcsTaskRunner with a RunTask call that hangs', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(server.requests()).toBeGreaterThanOrEqual(1);
   }, 20_000);
+
+  it('sends the call with a fractional time left (a clock of fractional milliseconds), and still gives up in time', async () => {
+    const runner = new EcsTaskRunner(
+      new ECSClient({
+        region: 'eu-west-1',
+        endpoint: server.endpoint,
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+      }),
+      {
+        cluster: 'bots',
+        taskDefinition: 'bot:1',
+        containerName: 'bot',
+        subnets: ['subnet-a'],
+        securityGroups: ['sg-1'],
+        assignPublicIp: true,
+        capacityProviders: ['FARGATE'],
+      },
+    );
+    const before = server.requests();
+    // AbortSignal.timeout refuses 300.5: the call must still be made, and ended by its deadline.
+    const tried = await runner.tryLaunch('5b0c2d8e-4f1a-4c3b-9d2e-7a6f5e4d3c2b', 'FARGATE', {}, 300.5);
+    expect(tried).toMatchObject({ refused: 'unavailable' });
+    expect(server.requests()).toBe(before + 1);
+  }, 20_000);
 });

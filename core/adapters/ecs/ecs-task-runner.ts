@@ -109,7 +109,8 @@ export class EcsTaskRunner implements TaskRunner, TaskPlatform {
     // An aborted call may still have launched the task: the retry carries the same client token, so ECS starts one.
     const sent = await this.ecs
       .send(new RunTaskCommand(this.input(botId, provider, options.attempt ?? 0)), {
-        abortSignal: AbortSignal.timeout(timeoutMs),
+        // AbortSignal.timeout throws on a fractional delay (a clock of fractional milliseconds gives one).
+        abortSignal: AbortSignal.timeout(Math.ceil(timeoutMs)),
       })
       .catch((err: Error) => {
         const kind = runTaskErrorKind(err);
