@@ -14,25 +14,29 @@ afterAll(async () => {
   await server?.close();
 });
 
+/** The real ECS client against the local endpoint that never replies. */
+const runnerAgainstSilentServer = (settings: { retryBudgetMs?: number } = {}) =>
+  new EcsTaskRunner(
+    new ECSClient({
+      region: 'eu-west-1',
+      endpoint: server.endpoint,
+      credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    }),
+    {
+      cluster: 'bots',
+      taskDefinition: 'bot:1',
+      containerName: 'bot',
+      subnets: ['subnet-a'],
+      securityGroups: ['sg-1'],
+      assignPublicIp: true,
+      capacityProviders: ['FARGATE'],
+      ...settings,
+    },
+  );
+
 describe('EcsTaskRunner with a RunTask call that hangs', () => {
   it('gives up within the retry budget with a TaskCapacityError', async () => {
-    const runner = new EcsTaskRunner(
-      new ECSClient({
-        region: 'eu-west-1',
-        endpoint: server.endpoint,
-        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-      }),
-      {
-        cluster: 'bots',
-        taskDefinition: 'bot:1',
-        containerName: 'bot',
-        subnets: ['subnet-a'],
-        securityGroups: ['sg-1'],
-        assignPublicIp: true,
-        capacityProviders: ['FARGATE'],
-        retryBudgetMs: 1_500,
-      },
-    );
+    const runner = runnerAgainstSilentServer({ retryBudgetMs: 1_500 });
     const started = Date.now();
     await expect(runner.start('5b0c2d8e-4f1a-4c3b-9d2e-7a6f5e4d3c2b')).rejects.toBeInstanceOf(
       TaskCapacityError,
@@ -43,22 +47,7 @@ describe('EcsTaskRunner with a RunTask call that hangs', () => {
   }, 20_000);
 
   it('sends the call with a fractional time left (a clock of fractional milliseconds), and still gives up in time', async () => {
-    const runner = new EcsTaskRunner(
-      new ECSClient({
-        region: 'eu-west-1',
-        endpoint: server.endpoint,
-        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-      }),
-      {
-        cluster: 'bots',
-        taskDefinition: 'bot:1',
-        containerName: 'bot',
-        subnets: ['subnet-a'],
-        securityGroups: ['sg-1'],
-        assignPublicIp: true,
-        capacityProviders: ['FARGATE'],
-      },
-    );
+    const runner = runnerAgainstSilentServer();
     const before = server.requests();
     // AbortSignal.timeout refuses 300.5: the call must still be made, and ended by its deadline.
     const tried = await runner.tryLaunch('5b0c2d8e-4f1a-4c3b-9d2e-7a6f5e4d3c2b', 'FARGATE', {}, 300.5);
