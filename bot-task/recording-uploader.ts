@@ -11,7 +11,8 @@ export interface RecordingUploader {
   /** Stops the recorder and waits for every piece to be uploaded (or given up). */
   finish(): Promise<void>;
   /**
-   * The bot stops waiting for finish(): no upload starts from now on, and this resolves once the one under way settled.
+   * The bot stops waiting for finish(): no upload starts from now on (a piece not yet stored is lost, and the session
+   * warned), and this resolves once the one under way settled.
    * The session is handed over only after it: its data may then be deleted, and a piece stored later would outlive it.
    */
   abandon(): Promise<void>;
