@@ -4,15 +4,7 @@ import type { BotSession } from '../../bots/session';
 import type { ScheduledJoin, SessionsStore } from '../../ports/sessions-store';
 import { inStates, updateSession } from './session-item';
 import { claimRecordTtlSeconds } from './session-pool';
-import {
-  deleteItem,
-  keys,
-  queryAll,
-  type TableHandle,
-  type TableItem,
-  ttlAttribute,
-  written,
-} from './table';
+import { deleteItem, keys, queryAll, type TableHandle, type TableItem, ttlAttribute, written } from './table';
 
 /** The schedule entry `create` writes with a session that has a join time and was not handed out. */
 export function scheduledItems(session: BotSession): TableItem[] {
